@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * plumbline.bpf.c - per-process measurement, aggregated in the kernel.
+ *
+ * One entry per process (`procs`, keyed by tgid) holds cumulative counters
+ * for the process's current image; one task-local entry per thread
+ * (`threads`) holds the snapshots that turn the kernel's own cumulative
+ * accounting (se.sum_exec_runtime, sched_info.run_delay) into exact deltas.
+ * Nothing is emitted per syscall: the ring buffer carries one record when an
+ * image starts, one when it ends, and one per distinct failing path, so a
+ * storm of a million identical failed opens costs one record.
+ *
+ * Hooks and why:
+ *   tp_btf/sys_enter            count every syscall by number; stash open paths
+ *   tp/syscalls/sys_exit_open*  failed opens only (cheap: fires on opens alone)
+ *   tp_btf/sched_switch         CPU, run-queue and off-CPU deltas per thread;
+ *                               the final switch of a dead thread ends the process
+ *   tp_btf/sched_process_fork   new processes inherit the parent's image
+ *   tp_btf/sched_process_exec   end the old image, start the new one
+ *   tp_btf/sched_process_exit   count threads in flight to their last switch
+ *   perf_event (cpu-clock)      refresh the running thread's CPU so per-second
+ *                               windows see a spinning process that never
+ *                               switches out
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "plumbline.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define PF_EXITING 0x00000004
+#define PF_KTHREAD 0x00200000
+#define TASK_DEAD 0x00000080
+#define SIGNAL_GROUP_EXIT 0x00000004
+
+/* x86_64 syscall numbers of the open family. */
+#define NR_open 2
+#define NR_creat 85
+#define NR_openat 257
+#define NR_openat2 437
+
+const volatile bool track_open_fail = true;
+
+struct thread_state {
+	__u64 last_sum_exec;  /* se.sum_exec_runtime already accounted */
+	__u64 last_run_delay; /* sched_info.run_delay already accounted */
+	__u64 last_out_ns;    /* when it was switched out; 0 while on CPU */
+	__u64 pending_offcpu; /* off-CPU ns not yet folded into the process */
+	__u64 open_fname;     /* user pointer of the open in flight */
+	__u32 open_nr;        /* its syscall number */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thread_state);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 32768); /* set by user space: --max-procs */
+	__type(key, __u32);
+	__type(value, struct pl_proc);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* set by user space: --max-fail-paths */
+	__type(key, struct pl_fail_key);
+	__type(value, struct pl_fail_val);
+} fail_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20); /* set by user space: --ringbuf-kb */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PL_DROP_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* Never written: the all-zero source that starts a fresh pl_proc. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl_proc);
+} zero_proc SEC(".maps");
+
+/* Scratch for building a failed-path key (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl_fail_key);
+} fail_scratch SEC(".maps");
+
+/*
+ * Set while a CPU is inside a CPU-accounting section, so the perf_event
+ * refresher, which can interrupt a tracepoint program on the same CPU, never
+ * interleaves with it and double-counts a delta.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cpu_busy SEC(".maps");
+
+__u64 image_seq = 0;
+
+static __always_inline void count_drop(__u32 why)
+{
+	__u64 *v = bpf_map_lookup_elem(&drops, &why);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline bool is_user_task(struct task_struct *t)
+{
+	return t->pid != 0 && !(t->flags & PF_KTHREAD);
+}
+
+static __always_inline __u64 task_run_delay(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->sched_info.run_delay))
+		return BPF_CORE_READ(t, sched_info.run_delay);
+	return 0;
+}
+
+/*
+ * The thread's state, created on first sight. A thread seen for the first
+ * time may predate the sensor: its snapshots start at its current totals so
+ * that only what happens from now on is counted.
+ */
+static __always_inline struct thread_state *get_thread(struct task_struct *t)
+{
+	struct thread_state *th = bpf_task_storage_get(&threads, t, 0, 0);
+
+	if (th)
+		return th;
+	th = bpf_task_storage_get(&threads, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!th) {
+		count_drop(PL_DROP_THREAD_STATE);
+		return 0;
+	}
+	th->last_sum_exec = t->se.sum_exec_runtime;
+	th->last_run_delay = task_run_delay(t);
+	return th;
+}
+
+static __always_inline __u64 task_cgroup_id(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+}
+
+static __always_inline void set_exe(struct pl_proc *p, struct file *f)
+{
+	struct inode *ino = BPF_CORE_READ(f, f_inode);
+
+	p->exe_ino = BPF_CORE_READ(ino, i_ino);
+	p->exe_dev = BPF_CORE_READ(ino, i_sb, s_dev);
+}
+
+static __always_inline void set_identity(struct pl_proc *p, struct task_struct *t)
+{
+	struct task_struct *leader = t->group_leader;
+
+	p->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	p->uid = BPF_CORE_READ(t, real_cred, uid.val);
+	p->cgroup_id = task_cgroup_id(t);
+	p->proc_start_ns = BPF_CORE_READ(leader, start_time);
+	bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), leader->comm);
+}
+
+/* Insert an all-zero entry for tgid and return it, or NULL (counted). */
+static __always_inline struct pl_proc *new_proc(__u32 tgid)
+{
+	__u32 zero = 0;
+	struct pl_proc *z = bpf_map_lookup_elem(&zero_proc, &zero);
+
+	if (!z)
+		return 0;
+	if (bpf_map_update_elem(&procs, &tgid, z, BPF_ANY)) {
+		count_drop(PL_DROP_PROC_MAP);
+		return 0;
+	}
+	return bpf_map_lookup_elem(&procs, &tgid);
+}
+
+static __always_inline void *reserve(__u64 size)
+{
+	void *r = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!r)
+		count_drop(PL_DROP_RINGBUF);
+	return r;
+}
+
+static __always_inline void fill_hdr(struct pl_hdr *h, __u16 type, __u32 size, __u32 tgid, __u64 now)
+{
+	h->type = type;
+	h->version = PL_ABI_VERSION;
+	h->size = size;
+	h->ts_ns = now;
+	h->tgid = tgid;
+	h->pad = 0;
+}
+
+static __always_inline void emit_proc(__u16 type, __u32 tgid, struct pl_proc *p, __u64 now)
+{
+	struct pl_ev_proc *ev = reserve(sizeof(*ev));
+
+	if (!ev)
+		return;
+	fill_hdr(&ev->hdr, type, sizeof(*ev), tgid, now);
+	bpf_probe_read_kernel(&ev->proc, sizeof(ev->proc), p);
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/*
+ * The process entry of task t, created for a process that predates the
+ * sensor. Never created for an exiting process: a late event of a process
+ * that has already been reported must not resurrect it.
+ */
+static __always_inline struct pl_proc *get_proc(struct task_struct *t, __u32 tgid)
+{
+	struct pl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	__u64 now;
+
+	if (p || (t->flags & PF_EXITING))
+		return p;
+	p = new_proc(tgid);
+	if (!p)
+		return 0;
+	now = bpf_ktime_get_ns();
+	set_identity(p, t);
+	set_exe(p, BPF_CORE_READ(t, mm, exe_file));
+	p->image_start_ns = p->proc_start_ns;
+	p->image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
+	p->flags = PL_PROC_PARTIAL;
+	emit_proc(PL_EV_SEEN, tgid, p, now);
+	return p;
+}
+
+/* Fold the thread's CPU, run-queue and off-CPU time since the last snapshot. */
+static __always_inline void account(struct task_struct *t, struct thread_state *th, struct pl_proc *p)
+{
+	__u64 rt = t->se.sum_exec_runtime;
+	__u64 rd = task_run_delay(t);
+
+	if (rt > th->last_sum_exec)
+		__sync_fetch_and_add(&p->st.cpu_ns, rt - th->last_sum_exec);
+	th->last_sum_exec = rt;
+	if (rd > th->last_run_delay)
+		__sync_fetch_and_add(&p->st.runq_ns, rd - th->last_run_delay);
+	th->last_run_delay = rd;
+	if (th->pending_offcpu) {
+		__sync_fetch_and_add(&p->st.offcpu_ns, th->pending_offcpu);
+		th->pending_offcpu = 0;
+	}
+}
+
+static __always_inline __u32 *busy_flag(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_busy, &zero);
+}
+
+static __always_inline void emit_end(__u32 tgid, struct pl_proc *p, __u64 now, __u32 reason, __s32 code)
+{
+	struct pl_ev_end *ev = reserve(sizeof(*ev));
+
+	if (!ev)
+		return;
+	fill_hdr(&ev->hdr, PL_EV_END, sizeof(*ev), tgid, now);
+	bpf_probe_read_kernel(&ev->proc, sizeof(ev->proc), p);
+	ev->end_ns = now;
+	ev->reason = reason;
+	ev->exit_code = code;
+	bpf_ringbuf_submit(ev, 0);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(pl_sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct pl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct task_struct *t;
+
+	if (!p) {
+		t = bpf_get_current_task_btf();
+		if (!is_user_task(t))
+			return 0;
+		p = get_proc(t, tgid);
+		if (!p)
+			return 0;
+	}
+	/* unsigned: a negative id (no syscall) fails the bound too */
+	__u64 nr = (__u64)id;
+
+	if (nr < PL_NR_SYSCALLS) {
+		/* opaque to clang, so the mask the verifier needs survives */
+		asm volatile("" : "+r"(nr));
+		__sync_fetch_and_add(&p->st.sc[nr & (PL_NR_SYSCALLS - 1)], 1);
+	}
+	else
+		__sync_fetch_and_add(&p->st.sc_other, 1);
+
+	if (track_open_fail && (id == NR_openat || id == NR_open || id == NR_openat2 || id == NR_creat)) {
+		struct thread_state *th = get_thread(bpf_get_current_task_btf());
+
+		if (th) {
+			th->open_fname = (id == NR_open || id == NR_creat) ? PT_REGS_PARM1_CORE(regs)
+									    : PT_REGS_PARM2_CORE(regs);
+			th->open_nr = id;
+		}
+	}
+	return 0;
+}
+
+/* Layout of a syscalls:sys_exit_* tracepoint record. */
+struct sys_exit_args {
+	__u64 common;
+	long id;
+	long ret;
+};
+
+static __always_inline int open_exit(struct sys_exit_args *ctx)
+{
+	struct task_struct *t;
+	struct thread_state *th;
+	struct pl_fail_key *k;
+	struct pl_fail_val *v, nv;
+	struct pl_proc *p;
+	__u32 zero = 0, tgid;
+	long n, err = -ctx->ret;
+	const char *uptr;
+
+	if (ctx->ret >= 0)
+		return 0;
+	t = bpf_get_current_task_btf();
+	th = bpf_task_storage_get(&threads, t, 0, 0);
+	if (!th || !th->open_fname || th->open_nr != ctx->id)
+		return 0;
+	uptr = (const char *)th->open_fname;
+	th->open_fname = 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p)
+		return 0;
+	__sync_fetch_and_add(&p->st.open_fail, 1);
+	__sync_fetch_and_add(&p->st.open_fail_errno[err < PL_NR_ERRNO - 1 ? err & (PL_NR_ERRNO - 1) : PL_NR_ERRNO - 1], 1);
+
+	k = bpf_map_lookup_elem(&fail_scratch, &zero);
+	if (!k)
+		return 0;
+	__builtin_memset(k->path, 0, sizeof(k->path));
+	k->image_id = p->image_id;
+	k->tgid = tgid;
+	k->err = err;
+	n = bpf_probe_read_user_str(k->path, sizeof(k->path), uptr);
+	if (n < 0) {
+		count_drop(PL_DROP_PATH_FAULT);
+		k->path[0] = 0;
+	}
+
+	v = bpf_map_lookup_elem(&fail_paths, k);
+	if (v) {
+		__sync_fetch_and_add(&v->count, 1);
+		return 0;
+	}
+	nv.count = 1;
+	nv.first_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&fail_paths, k, &nv, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&fail_paths, k);
+		if (v) {
+			/* another thread inserted it first */
+			__sync_fetch_and_add(&v->count, 1);
+			return 0;
+		}
+		count_drop(PL_DROP_FAILPATH_MAP);
+		__sync_fetch_and_add(&p->st.open_fail_unrecorded, 1);
+		return 0;
+	}
+
+	struct pl_ev_fail_path *ev = reserve(sizeof(*ev));
+
+	if (!ev)
+		return 0;
+	fill_hdr(&ev->hdr, PL_EV_FAIL_PATH, sizeof(*ev), tgid, nv.first_ns);
+	bpf_probe_read_kernel(&ev->key, sizeof(ev->key), k);
+	ev->truncated = n == sizeof(k->path);
+	ev->pad = 0;
+	if (ev->truncated)
+		count_drop(PL_DROP_PATH_TRUNC);
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int pl_exit_openat(struct sys_exit_args *ctx) { return open_exit(ctx); }
+
+SEC("tracepoint/syscalls/sys_exit_open")
+int pl_exit_open(struct sys_exit_args *ctx) { return open_exit(ctx); }
+
+SEC("tracepoint/syscalls/sys_exit_openat2")
+int pl_exit_openat2(struct sys_exit_args *ctx) { return open_exit(ctx); }
+
+SEC("tracepoint/syscalls/sys_exit_creat")
+int pl_exit_creat(struct sys_exit_args *ctx) { return open_exit(ctx); }
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct thread_state *th;
+	struct pl_proc *p;
+	__u32 *busy = busy_flag();
+	__u32 tgid;
+
+	if (!busy)
+		return 0;
+	*busy = 1;
+	if (is_user_task(prev)) {
+		tgid = prev->tgid;
+		th = get_thread(prev);
+		p = (prev_state & TASK_DEAD) ? bpf_map_lookup_elem(&procs, &tgid) : get_proc(prev, tgid);
+		if (th && p) {
+			account(prev, th, p);
+			__sync_fetch_and_add(&p->st.ctx_switches, 1);
+			th->last_out_ns = now;
+			if ((prev_state & TASK_DEAD) && __sync_fetch_and_add(&p->exiting, -1) <= 1 &&
+			    BPF_CORE_READ(prev, signal, live.counter) == 0) {
+				struct signal_struct *sig = prev->signal;
+				__s32 code = (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
+						     ? BPF_CORE_READ(sig, group_exit_code)
+						     : prev->exit_code;
+
+				bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), prev->group_leader->comm);
+				emit_end(tgid, p, now, PL_END_EXIT, code);
+				bpf_map_delete_elem(&procs, &tgid);
+			}
+		}
+	}
+	if (is_user_task(next)) {
+		th = get_thread(next);
+		if (th && th->last_out_ns) {
+			th->pending_offcpu += now - th->last_out_ns;
+			th->last_out_ns = 0;
+		}
+	}
+	*busy = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(pl_sched_exit, struct task_struct *t)
+{
+	__u32 tgid = t->tgid;
+	struct pl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (p)
+		__sync_fetch_and_add(&p->exiting, 1);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(pl_sched_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct thread_state *th;
+	struct pl_proc *pp, *p;
+	__u32 tgid = child->tgid, ptgid = parent->tgid;
+	__u64 now;
+
+	if (!is_user_task(child))
+		return 0;
+	/* A new task has run for no time yet: its snapshots start at zero. */
+	th = bpf_task_storage_get(&threads, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!th) {
+		count_drop(PL_DROP_THREAD_STATE);
+	} else {
+		now = bpf_ktime_get_ns();
+		th->last_out_ns = now;
+	}
+	if (child->pid != child->tgid) {
+		p = bpf_map_lookup_elem(&procs, &tgid);
+		if (p)
+			__sync_fetch_and_add(&p->threads, 1);
+		return 0;
+	}
+
+	p = new_proc(tgid);
+	if (!p)
+		return 0;
+	now = bpf_ktime_get_ns();
+	set_identity(p, child);
+	pp = bpf_map_lookup_elem(&procs, &ptgid);
+	if (pp) {
+		p->exe_ino = pp->exe_ino;
+		p->exe_dev = pp->exe_dev;
+	} else {
+		set_exe(p, BPF_CORE_READ(child, mm, exe_file));
+	}
+	p->image_start_ns = now;
+	p->image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
+	p->flags = PL_PROC_FORKED;
+	p->threads = 1;
+	emit_proc(PL_EV_FORK, tgid, p, now);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = t->tgid;
+	__u64 now = bpf_ktime_get_ns();
+	struct thread_state *th = get_thread(t);
+	struct pl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct pl_ev_exec *ev;
+	__u32 *busy = busy_flag();
+	__s32 exiting = 0;
+	unsigned long as, ae;
+	__u32 len;
+	long n;
+
+	if (!busy)
+		return 0;
+	if (p && th) {
+		*busy = 1;
+		account(t, th, p);
+		*busy = 0;
+		emit_end(tgid, p, now, PL_END_EXEC, 0);
+		exiting = p->exiting;
+	}
+	p = new_proc(tgid);
+	if (!p)
+		return 0;
+	set_identity(p, t);
+	set_exe(p, BPF_CORE_READ(bprm, file));
+	p->image_start_ns = now;
+	p->image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
+	p->flags = PL_PROC_EXECED;
+	p->exiting = exiting;
+	p->threads = 1;
+
+	ev = reserve(sizeof(*ev));
+	if (!ev)
+		return 0;
+	fill_hdr(&ev->hdr, PL_EV_EXEC, sizeof(*ev), tgid, now);
+	bpf_probe_read_kernel(&ev->proc, sizeof(ev->proc), p);
+	n = bpf_probe_read_kernel_str(ev->filename, sizeof(ev->filename), BPF_CORE_READ(bprm, filename));
+	ev->filename_len = n > 0 ? n : 0;
+	if (n == sizeof(ev->filename))
+		count_drop(PL_DROP_PATH_TRUNC);
+	as = BPF_CORE_READ(t, mm, arg_start);
+	ae = BPF_CORE_READ(t, mm, arg_end);
+	len = ae > as ? ae - as : 0;
+	if (len > PL_ARGS_LEN) {
+		len = PL_ARGS_LEN;
+		count_drop(PL_DROP_ARGS_TRUNC);
+	}
+	ev->args_len = 0;
+	if (len > 0 && len <= PL_ARGS_LEN && !bpf_probe_read_user(ev->args, len, (void *)as))
+		ev->args_len = len;
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+/*
+ * Runs on every CPU at a low frequency: folds the CPU time of whatever user
+ * thread is running there, so a process spinning without a context switch
+ * still shows its CPU in the current window.
+ */
+SEC("perf_event")
+int pl_cpu_refresh(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct thread_state *th;
+	struct pl_proc *p;
+	__u32 *busy = busy_flag();
+	__u32 tgid;
+
+	if (!busy || *busy || !is_user_task(t) || (t->flags & PF_EXITING))
+		return 0;
+	tgid = t->tgid;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	th = bpf_task_storage_get(&threads, t, 0, 0);
+	if (p && th)
+		account(t, th, p);
+	return 0;
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * plumbline.h - the one contract between the BPF programs and user space.
+ *
+ * Everything that crosses the kernel/user boundary is declared here and
+ * nowhere else: ring-buffer records, map keys and values, drop counters.
+ * Both sides compile this header; the BPF side sees it after vmlinux.h, user
+ * space after <linux/types.h>. Layouts are fixed-width with explicit padding
+ * and _Static_assert'ed sizes, so a change to a layout is a compile error on
+ * one side before it is a silent misread on the other. Every ring-buffer
+ * record starts with struct pl_hdr, carrying its type and the ABI version.
+ *
+ * Times are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns(), the clock of
+ * task_struct::start_time); user space converts to CLOCK_REALTIME.
+ */
+#ifndef PLUMBLINE_H
+#define PLUMBLINE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define PL_ABI_VERSION 1
+
+#define PL_COMM_LEN 16
+#define PL_PATH_LEN 256    /* failed-open paths and exec filenames, incl. NUL */
+#define PL_ARGS_LEN 256    /* bounded cmdline, NUL-separated as in /proc */
+#define PL_NR_SYSCALLS 512 /* per-syscall slots; higher numbers go to sc_other */
+#define PL_NR_ERRNO 64     /* failed opens by errno; errno >= 63 counts in slot 63 */
+
+/* Ring-buffer record types. */
+enum pl_event_type {
+	PL_EV_EXEC = 1,      /* an image started by execve: identity follows */
+	PL_EV_FORK = 2,      /* a new process by fork/clone: inherits its parent's image */
+	PL_EV_SEEN = 3,      /* a process that predates the sensor, first seen */
+	PL_EV_END = 4,       /* an image ended (exit or exec): final measurements */
+	PL_EV_FAIL_PATH = 5, /* first failure of one (image, path, errno) */
+};
+
+/* Why a PL_EV_END was emitted. */
+enum pl_end_reason {
+	PL_END_EXIT = 1, /* the last thread of the process died */
+	PL_END_EXEC = 2, /* the process replaced its image; a PL_EV_EXEC follows */
+};
+
+/* pl_proc.flags */
+enum pl_proc_flags {
+	PL_PROC_PARTIAL = 1u << 0, /* existed before the sensor: counts start at first sight */
+	PL_PROC_FORKED = 1u << 1,  /* image inherited through fork, never exec'd by this process */
+	PL_PROC_EXECED = 1u << 2,  /* image loaded by execve while the sensor watched */
+};
+
+/* Indexes into the per-CPU `drops` array: every loss is counted here. */
+enum pl_drop {
+	PL_DROP_RINGBUF = 0,       /* ring buffer full: a record was not emitted */
+	PL_DROP_PROC_MAP = 1,      /* process table full: a process was not tracked */
+	PL_DROP_FAILPATH_MAP = 2,  /* failed-path table full: path not recorded (count kept) */
+	PL_DROP_PATH_TRUNC = 3,    /* a path was longer than PL_PATH_LEN - 1 */
+	PL_DROP_ARGS_TRUNC = 4,    /* a cmdline was longer than PL_ARGS_LEN */
+	PL_DROP_THREAD_STATE = 5,  /* task storage allocation failed: thread not accounted */
+	PL_DROP_PATH_FAULT = 6,    /* a failed-open path could not be read from user memory */
+	PL_DROP_MAX = 8,
+};
+
+struct pl_hdr {
+	__u16 type;    /* enum pl_event_type */
+	__u16 version; /* PL_ABI_VERSION */
+	__u32 size;    /* sizeof the whole record */
+	__u64 ts_ns;   /* when the record was produced */
+	__u32 tgid;
+	__u32 pad;
+};
+_Static_assert(sizeof(struct pl_hdr) == 24, "pl_hdr layout");
+
+/*
+ * Measurements of one image of one process. All counters are cumulative.
+ * There is no total-syscalls counter: user space sums sc[] and sc_other, so
+ * the syscall hot path makes a single atomic add.
+ */
+struct pl_stats {
+	__u64 cpu_ns;         /* on-CPU: sum of the threads' se.sum_exec_runtime deltas */
+	__u64 offcpu_ns;      /* thread-ns switched out (blocked + runnable-waiting) */
+	__u64 runq_ns;        /* thread-ns runnable but waiting for a CPU (sched_info.run_delay) */
+	__u64 sc_other;       /* entries with a syscall number >= PL_NR_SYSCALLS */
+	__u64 open_fail;      /* open/openat/openat2/creat that returned an error */
+	__u64 open_fail_unrecorded; /* failures whose path did not fit the path table */
+	__u64 ctx_switches;   /* voluntary + involuntary switches out */
+	__u64 pad0;
+	__u64 open_fail_errno[PL_NR_ERRNO];
+	__u64 sc[PL_NR_SYSCALLS];
+};
+
+/* Per-process entry of the `procs` map (key: tgid). */
+struct pl_proc {
+	struct pl_stats st;
+	__u64 proc_start_ns;  /* task_struct::start_time of the process */
+	__u64 image_start_ns; /* exec (or fork) that started this image */
+	__u64 image_id;       /* unique per image: keys the failed-path table */
+	__u64 cgroup_id;      /* cgroup v2 id at image start */
+	__u64 exe_ino;
+	__u32 exe_dev;        /* kernel dev_t of the executable's superblock */
+	__u32 ppid;
+	__u32 uid;
+	__u32 flags;          /* enum pl_proc_flags */
+	__s32 exiting;        /* threads between sched_process_exit and their last switch */
+	__u32 threads;        /* threads seen in this image */
+	char comm[PL_COMM_LEN];
+};
+
+struct pl_ev_exec {
+	struct pl_hdr hdr;
+	struct pl_proc proc; /* identity; measurements start at zero */
+	__u32 filename_len;  /* bytes read including NUL; PL_PATH_LEN means truncated */
+	__u32 args_len;      /* bytes of args, PL_ARGS_LEN means truncated */
+	char filename[PL_PATH_LEN];
+	char args[PL_ARGS_LEN];
+};
+
+/* PL_EV_FORK and PL_EV_SEEN share one layout. */
+struct pl_ev_proc {
+	struct pl_hdr hdr;
+	struct pl_proc proc;
+};
+
+struct pl_ev_end {
+	struct pl_hdr hdr;
+	struct pl_proc proc;
+	__u64 end_ns;
+	__u32 reason;    /* enum pl_end_reason */
+	__s32 exit_code; /* wait(2) status: (code << 8) | signal; valid for PL_END_EXIT */
+};
+
+/* Key of the in-kernel failed-open dedupe table `fail_paths`. */
+struct pl_fail_key {
+	__u64 image_id;
+	__u32 tgid;
+	__s32 err; /* positive errno */
+	char path[PL_PATH_LEN];
+};
+
+struct pl_fail_val {
+	__u64 count;
+	__u64 first_ns;
+};
+
+struct pl_ev_fail_path {
+	struct pl_hdr hdr;
+	struct pl_fail_key key;
+	__u32 truncated;
+	__u32 pad;
+};
+
+_Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
+_Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");
+_Static_assert(sizeof(struct pl_ev_exec) % 8 == 0, "pl_ev_exec alignment");
+_Static_assert(sizeof(struct pl_ev_end) % 8 == 0, "pl_ev_end alignment");
+_Static_assert(sizeof(struct pl_fail_key) == 16 + PL_PATH_LEN, "pl_fail_key layout");
+
+#endif /* PLUMBLINE_H */

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpfsensor.c - skeleton lifecycle.
+ *
+ * Configuration goes in between __open() and __load(): map sizes and the
+ * rodata switches. Optional programs whose feature is missing are not loaded
+ * at all (autoload off) rather than failing the whole object.
+ */
+#include "bpfsensor.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "plumbline_bpf.skel.h"
+
+struct bpfsensor {
+	struct plumbline_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **perf_links;
+	int *perf_fds;
+	int ncpus;
+	bool open_fail;
+	bool refresh;
+};
+
+/* libbpf's warnings (verifier logs included, which can be long) go to
+ * stderr whole; its info and debug chatter only with --verbose. */
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN && log_get_level() < LOG_LVL_DEBUG)
+		return 0;
+	fputs("plumbline: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int attach_refresher(struct bpfsensor *s, uint32_t hz)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000000ull / hz, /* cpu-clock counts ns */
+	};
+
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return s->ncpus ? s->ncpus : -EINVAL;
+	s->perf_links = calloc(s->ncpus, sizeof(*s->perf_links));
+	s->perf_fds = calloc(s->ncpus, sizeof(*s->perf_fds));
+	if (!s->perf_links || !s->perf_fds)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		s->perf_fds[cpu] = -1;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == ENODEV) /* possible but offline */
+				continue;
+			return -errno;
+		}
+		s->perf_fds[cpu] = fd;
+		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.pl_cpu_refresh, fd);
+		if (!s->perf_links[cpu])
+			return -errno;
+	}
+	return 0;
+}
+
+int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, ring_buffer_sample_fn cb,
+		    void *ctx, struct bpfsensor **ret)
+{
+	struct bpfsensor *s;
+	int r;
+
+	libbpf_set_print(libbpf_log);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return log_error_errno(ENOMEM, "Out of memory");
+	s->skel = plumbline_bpf__open();
+	if (!s->skel) {
+		r = log_error_errno(errno, "Failed to open the BPF object: %m");
+		goto fail;
+	}
+	s->open_fail = feat->have[PL_FEAT_SYSCALL_TP];
+	s->refresh = feat->have[PL_FEAT_PERF_EVENT] && opts->refresh_hz > 0;
+	s->skel->rodata->track_open_fail = s->open_fail;
+	if (!s->open_fail) {
+		bpf_program__set_autoload(s->skel->progs.pl_exit_openat, false);
+		bpf_program__set_autoload(s->skel->progs.pl_exit_open, false);
+		bpf_program__set_autoload(s->skel->progs.pl_exit_openat2, false);
+		bpf_program__set_autoload(s->skel->progs.pl_exit_creat, false);
+	}
+	if (!s->refresh)
+		bpf_program__set_autoload(s->skel->progs.pl_cpu_refresh, false);
+	bpf_map__set_max_entries(s->skel->maps.procs, opts->max_procs);
+	bpf_map__set_max_entries(s->skel->maps.fail_paths, opts->max_fail_paths);
+	bpf_map__set_max_entries(s->skel->maps.events, opts->ringbuf_kb * 1024);
+
+	r = plumbline_bpf__load(s->skel);
+	if (r) {
+		r = log_error_errno(r, "Failed to load the BPF programs: %m (see the libbpf messages above)");
+		goto fail;
+	}
+	r = plumbline_bpf__attach(s->skel);
+	if (r) {
+		r = log_error_errno(r, "Failed to attach the BPF programs: %m");
+		goto fail;
+	}
+	if (s->refresh) {
+		r = attach_refresher(s, opts->refresh_hz);
+		if (r < 0) {
+			r = log_error_errno(r, "Failed to attach the CPU refresher to perf events: %m");
+			goto fail;
+		}
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), cb, ctx, NULL);
+	if (!s->rb) {
+		r = log_error_errno(errno, "Failed to set up the ring buffer: %m");
+		goto fail;
+	}
+	*ret = s;
+	return 0;
+fail:
+	bpfsensor__free(s);
+	return r;
+}
+
+int bpfsensor__epoll_fd(const struct bpfsensor *s)
+{
+	return ring_buffer__epoll_fd(s->rb);
+}
+
+int bpfsensor__consume(struct bpfsensor *s)
+{
+	return ring_buffer__consume(s->rb);
+}
+
+int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	_cleanup_free_ uint64_t *vals = NULL;
+
+	if (ncpus <= 0)
+		return -EINVAL;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < PL_DROP_MAX; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.drops), &k, vals))
+			return -errno;
+		for (int c = 0; c < ncpus; c++)
+			out[k] += vals[c];
+	}
+	return 0;
+}
+
+int bpfsensor__procs_fd(const struct bpfsensor *s)
+{
+	return bpf_map__fd(s->skel->maps.procs);
+}
+
+int bpfsensor__fail_paths_fd(const struct bpfsensor *s)
+{
+	return bpf_map__fd(s->skel->maps.fail_paths);
+}
+
+bool bpfsensor__tracks_open_fail(const struct bpfsensor *s)
+{
+	return s->open_fail;
+}
+
+bool bpfsensor__refreshes_cpu(const struct bpfsensor *s)
+{
+	return s->refresh;
+}
+
+void bpfsensor__free(struct bpfsensor *s)
+{
+	if (!s)
+		return;
+	ring_buffer__free(s->rb);
+	for (int i = 0; s->perf_links && i < s->ncpus; i++)
+		bpf_link__destroy(s->perf_links[i]);
+	for (int i = 0; s->perf_fds && i < s->ncpus; i++)
+		if (s->perf_fds[i] >= 0)
+			close(s->perf_fds[i]);
+	free(s->perf_links);
+	free(s->perf_fds);
+	plumbline_bpf__destroy(s->skel);
+	free(s);
+}

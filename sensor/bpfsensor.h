@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfsensor.h - the BPF side, as one object: open, configure, load, attach.
+ *
+ * Owns the skeleton, its links and the ring buffer. The daemon owns the event
+ * loop: it polls bpfsensor__epoll_fd() and calls bpfsensor__consume().
+ */
+#ifndef PL_BPFSENSOR_H
+#define PL_BPFSENSOR_H
+
+#include <bpf/libbpf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kfeatures.h"
+#include "plumbline.h"
+
+struct bpfsensor_opts {
+	uint32_t max_procs;      /* entries of the in-kernel process table */
+	uint32_t max_fail_paths; /* entries of the failed-open dedupe table */
+	uint32_t ringbuf_kb;     /* ring buffer size, power of two */
+	uint32_t refresh_hz;     /* CPU refresh frequency per CPU; 0 disables */
+};
+
+struct bpfsensor;
+
+/*
+ * Open, configure from opts and the probed features, load and attach.
+ * cb is called for every ring-buffer record with ctx. Logs what fails.
+ * Returns 0 and *ret, or -errno.
+ */
+int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, ring_buffer_sample_fn cb,
+		    void *ctx, struct bpfsensor **ret);
+
+int bpfsensor__epoll_fd(const struct bpfsensor *s);
+/* Deliver every pending record. Returns the number consumed or -errno. */
+int bpfsensor__consume(struct bpfsensor *s);
+
+/* Loss counters summed over CPUs. 0 or -errno. */
+int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX]);
+
+int bpfsensor__procs_fd(const struct bpfsensor *s);
+int bpfsensor__fail_paths_fd(const struct bpfsensor *s);
+bool bpfsensor__tracks_open_fail(const struct bpfsensor *s);
+bool bpfsensor__refreshes_cpu(const struct bpfsensor *s);
+
+/* Detach and free. NULL-safe. */
+void bpfsensor__free(struct bpfsensor *s);
+
+#endif

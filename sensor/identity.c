@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * identity.c - exe paths, ELF build-ids (libelf) and cgroup paths.
+ */
+#include "identity.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "textsafe.h"
+
+#define BUILDID_CACHE_SIZE 4096 /* power of two */
+#define CGROUP_MAX 65536
+#define CGROUP_MAX_DEPTH 32
+#define CGROUP_RESCAN_NS 50000000ull
+
+struct buildid_slot {
+	bool used;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	char *build_id; /* NULL: the file has none */
+};
+
+struct cgroup_ent {
+	uint64_t id;
+	char *path;
+};
+
+struct identity {
+	char cgroup2_root[256];
+	struct buildid_slot buildids[BUILDID_CACHE_SIZE];
+	struct cgroup_ent *cgroups;
+	size_t ncgroups;
+	uint64_t last_scan_ns;
+};
+
+static uint64_t now_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int identity__new(const char *cgroup2_root, struct identity **ret)
+{
+	struct identity *id = calloc(1, sizeof(*id));
+
+	if (!id)
+		return -ENOMEM;
+	snprintf(id->cgroup2_root, sizeof(id->cgroup2_root), "%s", cgroup2_root ? cgroup2_root : "");
+	elf_version(EV_CURRENT);
+	*ret = id;
+	return 0;
+}
+
+static void cgroups_clear(struct identity *id)
+{
+	for (size_t i = 0; i < id->ncgroups; i++)
+		free(id->cgroups[i].path);
+	free(id->cgroups);
+	id->cgroups = NULL;
+	id->ncgroups = 0;
+}
+
+void identity__free(struct identity *id)
+{
+	if (!id)
+		return;
+	for (size_t i = 0; i < BUILDID_CACHE_SIZE; i++)
+		free(id->buildids[i].build_id);
+	cgroups_clear(id);
+	free(id);
+}
+
+dev_t identity__dev_from_kernel(uint32_t kdev)
+{
+	return makedev(kdev >> 20, kdev & 0xfffff);
+}
+
+int identity__read_build_id(int fd, char *buf, size_t size)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	int r = -ENOENT;
+
+	if (!elf)
+		return -EINVAL;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return -EINVAL;
+	}
+	while (r == -ENOENT && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const unsigned char *d = (const unsigned char *)data->d_buf + desc_off;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name_off, "GNU", 4) != 0)
+				continue;
+			if (nh.n_descsz == 0 || nh.n_descsz * 2 + 1 > size) {
+				r = -EINVAL;
+				break;
+			}
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(buf + i * 2, 3, "%02x", d[i]);
+			r = 0;
+			break;
+		}
+	}
+	elf_end(elf);
+	return r;
+}
+
+static char *cached_build_id(struct identity *id, int fd, const struct stat *st)
+{
+	size_t h = (size_t)((st->st_ino * 0x9e3779b97f4a7c15ull) ^ st->st_dev) & (BUILDID_CACHE_SIZE - 1);
+	struct buildid_slot *s = &id->buildids[h];
+	char buf[129];
+
+	if (s->used && s->dev == st->st_dev && s->ino == st->st_ino && s->size == st->st_size &&
+	    s->mtime.tv_sec == st->st_mtim.tv_sec && s->mtime.tv_nsec == st->st_mtim.tv_nsec)
+		return s->build_id ? strdup(s->build_id) : NULL;
+	/* direct-mapped: a colliding binary replaces the slot */
+	free(s->build_id);
+	*s = (struct buildid_slot){ .used = true, .dev = st->st_dev, .ino = st->st_ino, .mtime = st->st_mtim,
+				    .size = st->st_size };
+	if (identity__read_build_id(fd, buf, sizeof(buf)) == 0)
+		s->build_id = strdup(buf);
+	return s->build_id ? strdup(s->build_id) : NULL;
+}
+
+void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64_t ino, const char *filename,
+			   struct exe_info *ret)
+{
+	dev_t dev = identity__dev_from_kernel(kdev);
+	char proc[64], link[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	ssize_t n;
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)pid);
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino) {
+		n = readlink(proc, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			ret->path = text_sanitize(link, (size_t)n);
+		}
+		ret->build_id = cached_build_id(id, fd, &st);
+		if (ret->path)
+			return;
+	}
+	/* The process is gone (or exec'd again): fall back to the exec'd name. */
+	if (fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (filename && filename[0] == '/') {
+		fd = open(filename, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && !ret->build_id)
+			ret->build_id = cached_build_id(id, fd, &st);
+	}
+	if (!ret->path && filename && filename[0])
+		ret->path = text_sanitize(filename, strlen(filename));
+}
+
+void exe_info__clear(struct exe_info *e)
+{
+	free(e->path);
+	free(e->build_id);
+	memset(e, 0, sizeof(*e));
+}
+
+static void cgroup_scan(struct identity *id, int dfd, char *rel, size_t rel_len, size_t cap, int depth)
+{
+	_cleanup_(closedirp_) DIR *d = NULL;
+	struct dirent *de;
+	struct stat st;
+
+	if (fstat(dfd, &st) == 0 && id->ncgroups < CGROUP_MAX) {
+		struct cgroup_ent *n = realloc(id->cgroups, (id->ncgroups + 1) * sizeof(*n));
+
+		if (n) {
+			id->cgroups = n;
+			n[id->ncgroups].id = st.st_ino;
+			n[id->ncgroups].path = strdup(rel_len ? rel : "/");
+			if (n[id->ncgroups].path)
+				id->ncgroups++;
+		}
+	}
+	if (depth >= CGROUP_MAX_DEPTH)
+		return;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		int sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' || rel_len + 1 + l + 1 > cap)
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (sub < 0)
+			continue;
+		rel[rel_len] = '/';
+		memcpy(rel + rel_len + 1, de->d_name, l + 1);
+		cgroup_scan(id, sub, rel, rel_len + 1 + l, cap, depth + 1);
+		rel[rel_len] = '\0';
+	}
+}
+
+const char *identity__cgroup_path(struct identity *id, uint64_t cgid)
+{
+	char rel[PATH_MAX];
+	uint64_t now;
+	int fd;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < id->ncgroups; i++)
+			if (id->cgroups[i].id == cgid)
+				return id->cgroups[i].path;
+		now = now_mono_ns();
+		if (pass || !id->cgroup2_root[0] || now - id->last_scan_ns < CGROUP_RESCAN_NS)
+			return NULL;
+		id->last_scan_ns = now;
+		cgroups_clear(id);
+		fd = open(id->cgroup2_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		rel[0] = '\0';
+		cgroup_scan(id, fd, rel, 0, sizeof(rel), 0);
+	}
+	return NULL;
+}
+
+char *identity__proc_cmdline(pid_t pid, size_t max)
+{
+	char p[64];
+	_cleanup_free_ char *buf = malloc(max);
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	snprintf(p, sizeof(p), "/proc/%d/cmdline", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, max);
+	if (n <= 0)
+		return NULL;
+	return text_cmdline(buf, (size_t)n);
+}

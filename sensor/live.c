@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * live.c - per-binary totals over one interval, printed as a small table.
+ *
+ * Bounded: at most LIVE_MAX distinct binaries per interval; the rest are
+ * folded into one "(other)" row so totals stay true.
+ */
+#include "live.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LIVE_MAX 512
+#define LIVE_TOP 10
+
+struct live_row {
+	char name[96];
+	uint64_t cpu_ns, offcpu_ns, syscalls, open_fail;
+	uint32_t procs, ended;
+};
+
+struct live {
+	struct live_row rows[LIVE_MAX + 1]; /* last one: (other) */
+	uint32_t n;
+	uint64_t intervals;
+};
+
+int live__new(struct live **ret)
+{
+	struct live *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	*ret = l;
+	return 0;
+}
+
+void live__free(struct live *l)
+{
+	free(l);
+}
+
+static struct live_row *row(struct live *l, const char *name)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (strcmp(l->rows[i].name, name) == 0)
+			return &l->rows[i];
+	if (l->n == LIVE_MAX) {
+		snprintf(l->rows[LIVE_MAX].name, sizeof(l->rows[LIVE_MAX].name), "(other)");
+		return &l->rows[LIVE_MAX];
+	}
+	snprintf(l->rows[l->n].name, sizeof(l->rows[l->n].name), "%s", name);
+	return &l->rows[l->n++];
+}
+
+void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcpu_ns, uint64_t syscalls,
+	       uint64_t open_fail, int ended)
+{
+	struct live_row *r = row(l, name && name[0] ? name : "?");
+
+	r->cpu_ns += cpu_ns;
+	r->offcpu_ns += offcpu_ns;
+	r->syscalls += syscalls;
+	r->open_fail += open_fail;
+	r->procs++;
+	r->ended += ended ? 1 : 0;
+}
+
+static int by_cpu(const void *a, const void *b)
+{
+	const struct live_row *x = a, *y = b;
+
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns < y->cpu_ns ? 1 : -1;
+	return x->syscalls < y->syscalls ? 1 : (x->syscalls > y->syscalls ? -1 : 0);
+}
+
+static const char *tail(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n > max ? s + n - max : s;
+}
+
+void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t tracked, uint64_t drops)
+{
+	double secs = interval_ns / 1e9;
+	uint32_t n = l->n;
+
+	if (l->rows[LIVE_MAX].procs)
+		l->rows[n++] = l->rows[LIVE_MAX];
+	qsort(l->rows, n, sizeof(l->rows[0]), by_cpu);
+	fprintf(out, "\n%-44s %6s %7s %9s %9s %5s\n", "BINARY (busiest, last interval)", "CPU%", "WAIT%", "SYSCALL/s",
+		"FAILOPN/s", "PROCS");
+	for (uint32_t i = 0; i < n && i < LIVE_TOP; i++) {
+		const struct live_row *r = &l->rows[i];
+
+		if (!r->cpu_ns && !r->syscalls)
+			break;
+		fprintf(out, "%-44s %6.1f %7.1f %9.0f %9.0f %5u\n", tail(r->name, 44), r->cpu_ns / 1e7 / secs,
+			r->offcpu_ns / 1e7 / secs, r->syscalls / secs, r->open_fail / secs, r->procs);
+	}
+	fprintf(out, "-- %u processes tracked, %llu records lost so far (CPU%%: 100 = one core)\n", tracked,
+		(unsigned long long)drops);
+	fflush(out);
+	memset(l->rows, 0, sizeof(l->rows));
+	l->n = 0;
+	l->intervals++;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - command dispatch. Kept thin: every command is a function that
+ * returns 0 or -errno, and only here does that become an exit status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "kfeatures.h"
+#include "plumbline.h"
+#include "log.h"
+#include "options.h"
+#include "run.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: plumbline [COMMAND] [OPTIONS]\n"
+	      "\n"
+	      "A Linux security sensor: watches every process through eBPF and measures\n"
+	      "what each one costs (CPU, off-CPU, syscalls, failed opens).\n"
+	      "\n"
+	      "Commands:\n"
+	      "  run        start the sensor in the foreground (the default command)\n"
+	      "  features   probe the kernel and print what is available and what is not\n"
+	      "  version    print the version\n"
+	      "  help       this help; `plumbline run --help` for the sensor's options\n"
+	      "\n"
+	      "With no command, `plumbline` runs the sensor with the shipped defaults and\n"
+	      "prints a live view of the busiest binaries. Needs root.\n"
+	      "Documentation: docs/cli.md, docs/records.md, docs/architecture.md.\n",
+	      out);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_opts opts;
+	int r = run_opts__parse(argc, argv, &opts);
+
+	if (r)
+		return r > 0 ? 0 : r;
+	if (opts.quiet)
+		log_set_level(LOG_LVL_ERROR);
+	if (opts.verbose)
+		log_set_level(LOG_LVL_DEBUG);
+	return sensor_run(&opts);
+}
+
+static int cmd_features(void)
+{
+	struct pl_features f;
+
+	features__probe(&f, false);
+	features__print(&f, stdout);
+	return features__check_required(&f) < 0 ? -ENOTSUP : 0;
+}
+
+static int run(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "run";
+
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("plumbline %s (libbpf %s, BPF ABI %d)\n", PL_VERSION, libbpf_version_string(), PL_ABI_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "features") == 0)
+		return cmd_features();
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : (char *[]){ "run", NULL });
+	if (cmd[0] == '-') /* options without a command belong to run */
+		return cmd_run(argc, argv);
+	log_error("unknown command '%s' (see plumbline --help)", cmd);
+	return -EINVAL;
+}
+
+int main(int argc, char **argv)
+{
+	return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.h - the `plumbline run` command line (docs/cli.md).
+ */
+#ifndef PL_OPTIONS_H
+#define PL_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum live_mode { LIVE_AUTO = 0, LIVE_ON, LIVE_OFF };
+
+struct run_opts {
+	const char *json_path;  /* NULL: no JSON output */
+	bool process_records;
+	bool window_records;
+	double duration_s;      /* 0: until SIGINT/SIGTERM */
+	enum live_mode live;
+	uint32_t live_interval_s;
+	uint32_t max_procs;
+	uint32_t max_fail_paths;
+	uint32_t ringbuf_kb;
+	uint32_t refresh_hz;
+	uint32_t stats_interval_s; /* 0: stats record at shutdown only */
+	bool quiet;
+	bool verbose;
+};
+
+/*
+ * Parse `run` options (argv[0] is "run"). Returns 0, 1 when --help was
+ * printed (the caller exits 0), or -EINVAL after printing the error.
+ */
+int run_opts__parse(int argc, char **argv, struct run_opts *ret);
+void run_opts__usage(FILE *out);
+
+#endif

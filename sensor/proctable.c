@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proctable.c - chained hash table of proc_info keyed by tgid.
+ */
+#include "proctable.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS 16384 /* power of two; pid_max is 4M but live processes are few */
+
+struct proctable {
+	struct proc_info *buckets[NBUCKETS];
+	uint32_t count;
+	uint32_t max;
+};
+
+static size_t bucket(uint32_t tgid)
+{
+	return (tgid * 2654435761u) & (NBUCKETS - 1);
+}
+
+int proctable__new(uint32_t max, struct proctable **ret)
+{
+	struct proctable *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->max = max;
+	*ret = t;
+	return 0;
+}
+
+static void clear_strings(struct proc_info *pi)
+{
+	free(pi->exe);
+	free(pi->build_id);
+	free(pi->cmdline);
+	free(pi->filename);
+	free(pi->fails);
+	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;
+	pi->fails = NULL;
+	pi->nfails = pi->fails_cap = 0;
+	pi->fails_overflow = false;
+}
+
+void proctable__free(struct proctable *t)
+{
+	if (!t)
+		return;
+	for (size_t b = 0; b < NBUCKETS; b++) {
+		struct proc_info *pi = t->buckets[b], *n;
+
+		for (; pi; pi = n) {
+			n = pi->next;
+			clear_strings(pi);
+			free(pi);
+		}
+	}
+	free(t);
+}
+
+struct proc_info *proctable__get(struct proctable *t, uint32_t tgid)
+{
+	for (struct proc_info *pi = t->buckets[bucket(tgid)]; pi; pi = pi->next)
+		if (pi->tgid == tgid)
+			return pi;
+	return NULL;
+}
+
+struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t image_id)
+{
+	struct proc_info *pi = proctable__get(t, tgid);
+
+	if (!pi) {
+		if (t->count >= t->max)
+			return NULL;
+		pi = calloc(1, sizeof(*pi));
+		if (!pi)
+			return NULL;
+		pi->tgid = tgid;
+		pi->next = t->buckets[bucket(tgid)];
+		t->buckets[bucket(tgid)] = pi;
+		t->count++;
+	} else {
+		clear_strings(pi);
+	}
+	pi->image_id = image_id;
+	pi->flags = 0;
+	pi->have_last = false;
+	pi->exec_comm[0] = '\0';
+	return pi;
+}
+
+void proctable__remove(struct proctable *t, uint32_t tgid)
+{
+	for (struct proc_info **pp = &t->buckets[bucket(tgid)]; *pp; pp = &(*pp)->next) {
+		struct proc_info *pi = *pp;
+
+		if (pi->tgid != tgid)
+			continue;
+		*pp = pi->next;
+		clear_strings(pi);
+		free(pi);
+		t->count--;
+		return;
+	}
+}
+
+uint32_t proctable__count(const struct proctable *t)
+{
+	return t->count;
+}
+
+bool proc_info__add_fail(struct proc_info *pi, const struct pl_fail_key *k, bool truncated)
+{
+	if (pi->nfails == pi->fails_cap) {
+		uint32_t cap = pi->fails_cap ? pi->fails_cap * 2 : 4;
+		struct fail_ref *n;
+
+		if (cap > PROC_MAX_FAIL_KEYS) {
+			pi->fails_overflow = true;
+			return false;
+		}
+		n = realloc(pi->fails, cap * sizeof(*n));
+		if (!n) {
+			pi->fails_overflow = true;
+			return false;
+		}
+		pi->fails = n;
+		pi->fails_cap = cap;
+	}
+	pi->fails[pi->nfails].key = *k;
+	pi->fails[pi->nfails].truncated = truncated;
+	pi->nfails++;
+	return true;
+}
+
+void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx)
+{
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct proc_info *pi = t->buckets[b]; pi; pi = pi->next)
+			fn(pi, ctx);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proctable.h - user space's view of every process the sensor tracks.
+ *
+ * The kernel's `procs` map holds the counters; this table holds what only
+ * user space can know (exe path, build-id, cgroup path, cmdline), the keys of
+ * the failed paths reported for the current image, and the snapshot that the
+ * next per-second window is computed against. Keyed by tgid; bounded.
+ */
+#ifndef PL_PROCTABLE_H
+#define PL_PROCTABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plumbline.h"
+
+#define PROC_MAX_FAIL_KEYS 256 /* failed-path keys remembered per image */
+
+struct fail_ref {
+	struct pl_fail_key key;
+	bool truncated;
+};
+
+struct proc_info {
+	uint32_t tgid;
+	uint64_t image_id;       /* the image these strings describe */
+	uint32_t flags;          /* pl_proc_flags of the image */
+	char exec_comm[PL_COMM_LEN];
+	char *exe;
+	char *build_id;
+	char *cmdline;
+	char *filename;          /* as passed to execve, NULL for fork/pre-existing */
+	struct fail_ref *fails;
+	uint32_t nfails;
+	uint32_t fails_cap;
+	bool fails_overflow;     /* keys beyond PROC_MAX_FAIL_KEYS were not remembered */
+	bool have_last;          /* `last` holds a snapshot */
+	uint64_t last_ns;        /* when `last` was taken (monotonic) */
+	struct pl_stats last;    /* counters at the previous window */
+	struct proc_info *next;  /* hash chain */
+};
+
+struct proctable;
+
+/* max bounds the number of entries. 0 or -ENOMEM. */
+int proctable__new(uint32_t max, struct proctable **ret);
+void proctable__free(struct proctable *t);
+
+struct proc_info *proctable__get(struct proctable *t, uint32_t tgid);
+
+/* The entry for tgid, reset for a new image (strings freed, failed keys
+ * forgotten). NULL when the table is full or out of memory. */
+struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t image_id);
+
+void proctable__remove(struct proctable *t, uint32_t tgid);
+uint32_t proctable__count(const struct proctable *t);
+
+/* Remember a failed-path key for the image. false when not remembered. */
+bool proc_info__add_fail(struct proc_info *pi, const struct pl_fail_key *k, bool truncated);
+
+/* Call fn for every entry; fn may not add or remove entries. */
+void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx);
+
+#endif

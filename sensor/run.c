@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run.c - the sensor daemon: one epoll loop over the ring buffer, a
+ * signalfd and timerfds.
+ *
+ * Ring-buffer records are untrusted input like any other: each is checked
+ * for size and version before use. Records for a process are built when its
+ * image ends (PL_EV_END); per-second windows are computed by reading the
+ * kernel's `procs` map and differencing against the previous snapshot. The
+ * loop has room for more fds (perf sampling, metrics, PSI triggers).
+ */
+#include "run.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpfsensor.h"
+#include "cleanup.h"
+#include "kfeatures.h"
+#include "identity.h"
+#include "live.h"
+#include "log.h"
+#include "output.h"
+#include "proctable.h"
+#include "record.h"
+#include "textsafe.h"
+
+#define FAIL_GC_TICKS 10 /* sweep orphaned failed-path keys every 10 s */
+
+enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP };
+
+struct sensor {
+	const struct run_opts *opts;
+	struct pl_features feat;
+	struct bpfsensor *bpf;
+	struct proctable *procs;
+	struct identity *ident;
+	struct pl_output *out;
+	struct live *live;
+	int epfd, sigfd, tickfd, stopfd;
+	bool stop;
+	uint64_t start_ns;
+	uint64_t last_live_ns;
+	uint64_t ticks;
+	struct pl_proc scratch; /* one map value, read per process per tick */
+	/* counters for the stats record */
+	uint64_t events[PL_EV_FAIL_PATH + 1];
+	uint64_t invalid_events;
+	uint64_t process_records, window_records;
+	uint64_t proctable_full, fail_keys_unremembered, fail_keys_swept;
+	uint64_t output_errors_logged;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Offset from CLOCK_MONOTONIC to CLOCK_REALTIME, read fresh for each record
+ * so a wall-clock step shows up in the records that follow it. */
+static int64_t mono_to_real(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000ll + ((int64_t)r.tv_nsec - m.tv_nsec);
+}
+
+static void emit(struct sensor *s, struct json_object *rec)
+{
+	int r;
+
+	if (!rec || !s->out) {
+		json_object_put(rec);
+		return;
+	}
+	r = output__write(s->out, rec);
+	json_object_put(rec);
+	/* Say it once per burst of failures, never silently; every drop is counted. */
+	if (r < 0 && s->out->dropped == s->output_errors_logged + 1)
+		log_warn_errno(r, "Cannot write records to %s: %m (dropping and counting them)", s->opts->json_path);
+	if (r < 0)
+		s->output_errors_logged = s->out->dropped;
+}
+
+static const char *display_name(const struct proc_info *pi, const struct pl_proc *p)
+{
+	return pi && pi->exe ? pi->exe : p->comm;
+}
+
+/* ---- ring-buffer records ---- */
+
+static struct proc_info *start_image(struct sensor *s, uint32_t tgid, const struct pl_proc *p)
+{
+	struct proc_info *pi = proctable__reset(s->procs, tgid, p->image_id);
+
+	if (!pi) {
+		s->proctable_full++;
+		return NULL;
+	}
+	pi->flags = p->flags;
+	memcpy(pi->exec_comm, p->comm, sizeof(pi->exec_comm));
+	pi->exec_comm[PL_COMM_LEN - 1] = '\0';
+	return pi;
+}
+
+static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
+{
+	struct proc_info *pi = start_image(s, ev->hdr.tgid, &ev->proc);
+	struct exe_info exe;
+	char filename[PL_PATH_LEN];
+
+	if (!pi)
+		return;
+	memcpy(filename, ev->filename, sizeof(filename));
+	filename[sizeof(filename) - 1] = '\0';
+	pi->filename = text_sanitize(filename, sizeof(filename));
+	pi->cmdline = text_cmdline(ev->args, ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN);
+	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, filename, &exe);
+	pi->exe = exe.path;
+	pi->build_id = exe.build_id;
+}
+
+static char *dup_or_null(const char *x)
+{
+	return x ? strdup(x) : NULL;
+}
+
+static void on_fork_or_seen(struct sensor *s, const struct pl_ev_proc *ev)
+{
+	const struct proc_info *parent = ev->hdr.type == PL_EV_FORK ? proctable__get(s->procs, ev->proc.ppid) : NULL;
+	struct proc_info *pi = start_image(s, ev->hdr.tgid, &ev->proc);
+	struct exe_info exe;
+
+	if (!pi)
+		return;
+	if (parent && parent->exe) {
+		/* a fork child runs its parent's image: same identity */
+		pi->exe = dup_or_null(parent->exe);
+		pi->build_id = dup_or_null(parent->build_id);
+		pi->cmdline = dup_or_null(parent->cmdline);
+		return;
+	}
+	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, NULL, &exe);
+	pi->exe = exe.path;
+	pi->build_id = exe.build_id;
+	pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
+}
+
+static void on_fail_path(struct sensor *s, const struct pl_ev_fail_path *ev)
+{
+	struct proc_info *pi = proctable__get(s->procs, ev->hdr.tgid);
+
+	/* Keys not remembered here are reclaimed by the periodic sweep. */
+	if (!pi || pi->image_id != ev->key.image_id || !proc_info__add_fail(pi, &ev->key, ev->truncated))
+		s->fail_keys_unremembered++;
+}
+
+/* Delete every failed-path key of (tgid, image_id), or with keep_live, every
+ * key whose image is no longer the current image of a tracked process. */
+static void sweep_fail_keys(struct sensor *s, uint32_t tgid, uint64_t image_id, bool orphans)
+{
+	int fd = bpfsensor__fail_paths_fd(s->bpf), pfd = bpfsensor__procs_fd(s->bpf);
+	struct pl_fail_key key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		bool del;
+
+		key = next;
+		prev = &key;
+		if (orphans) {
+			/* compare only the image id of the live entry: reading a whole value per key would be wasteful */
+			struct proc_info *pi = proctable__get(s->procs, key.tgid);
+			uint32_t t = key.tgid;
+
+			del = !pi || pi->image_id != key.image_id;
+			if (del && pi == NULL && bpf_map_lookup_elem(pfd, &t, &s->scratch) == 0 &&
+			    s->scratch.image_id == key.image_id)
+				del = false; /* tracked in the kernel, user space not caught up */
+		} else {
+			del = key.tgid == tgid && key.image_id == image_id;
+		}
+		if (del && bpf_map_delete_elem(fd, &key) == 0) {
+			s->fail_keys_swept += orphans;
+			prev = NULL; /* restart: deleting the cursor invalidates it */
+		}
+	}
+}
+
+static void on_end(struct sensor *s, const struct pl_ev_end *ev)
+{
+	uint32_t tgid = ev->hdr.tgid;
+	struct proc_info *pi = proctable__get(s->procs, tgid);
+	const struct proc_info *match = pi && pi->image_id == ev->proc.image_id ? pi : NULL;
+	_cleanup_free_ struct fail_count *fails = NULL;
+	struct record_end end = {
+		.end_ns = ev->end_ns,
+		.reason = ev->reason == PL_END_EXEC ? "exec" : "exit",
+		.has_exit = ev->reason == PL_END_EXIT,
+		.exit_status = ev->exit_code,
+	};
+	const struct pl_stats *prev = match && match->have_last ? &match->last : NULL;
+	uint32_t nfails = 0;
+	int fd = bpfsensor__fail_paths_fd(s->bpf);
+
+	if (match && match->nfails) {
+		fails = calloc(match->nfails, sizeof(*fails));
+		for (uint32_t i = 0; fails && i < match->nfails; i++) {
+			struct pl_fail_val v;
+
+			if (bpf_map_lookup_elem(fd, &match->fails[i].key, &v) == 0) {
+				fails[nfails].ref = &match->fails[i];
+				fails[nfails].count = v.count;
+				nfails++;
+			}
+			bpf_map_delete_elem(fd, &match->fails[i].key);
+		}
+	}
+	if (!match || match->fails_overflow || ev->proc.st.open_fail_unrecorded)
+		sweep_fail_keys(s, tgid, ev->proc.image_id, false);
+
+	if (s->live) {
+		static const struct pl_stats zero;
+		const struct pl_stats *base = prev ? prev : &zero;
+
+		live__add(s->live, display_name(match, &ev->proc), ev->proc.st.cpu_ns - base->cpu_ns,
+			  ev->proc.st.offcpu_ns - base->offcpu_ns,
+			  stats__syscalls(&ev->proc.st) - stats__syscalls(base), ev->proc.st.open_fail - base->open_fail,
+			  1);
+	}
+	if (s->opts->process_records) {
+		const char *cg = identity__cgroup_path(s->ident, ev->proc.cgroup_id);
+
+		emit(s, record__process(tgid, match, &ev->proc, cg, fails, nfails, &end, mono_to_real()));
+		s->process_records++;
+	}
+	if (ev->reason == PL_END_EXIT)
+		proctable__remove(s->procs, tgid);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct sensor *s = ctx;
+	const struct pl_hdr *h = data;
+	static const size_t want[] = {
+		[PL_EV_EXEC] = sizeof(struct pl_ev_exec),
+		[PL_EV_FORK] = sizeof(struct pl_ev_proc),
+		[PL_EV_SEEN] = sizeof(struct pl_ev_proc),
+		[PL_EV_END] = sizeof(struct pl_ev_end),
+		[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path),
+	};
+
+	if (size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC || h->type > PL_EV_FAIL_PATH ||
+	    size < want[h->type] || h->size != want[h->type]) {
+		s->invalid_events++;
+		return 0;
+	}
+	s->events[h->type]++;
+	switch (h->type) {
+	case PL_EV_EXEC:
+		on_exec(s, data);
+		break;
+	case PL_EV_FORK:
+	case PL_EV_SEEN:
+		on_fork_or_seen(s, data);
+		break;
+	case PL_EV_END:
+		on_end(s, data);
+		break;
+	case PL_EV_FAIL_PATH:
+		on_fail_path(s, data);
+		break;
+	}
+	return 0;
+}
+
+/* ---- periodic work ---- */
+
+/* Visit every process in the kernel table with its current counters. */
+static void foreach_kernel_proc(struct sensor *s, void (*fn)(struct sensor *, uint32_t, struct pl_proc *, uint64_t))
+{
+	int fd = bpfsensor__procs_fd(s->bpf);
+	uint64_t now = mono_ns();
+	uint32_t key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &s->scratch) == 0)
+			fn(s, key, &s->scratch, now);
+	}
+}
+
+static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64_t now)
+{
+	struct proc_info *pi = proctable__get(s->procs, tgid);
+	const struct pl_stats *prev;
+	uint64_t start, sc;
+
+	if (!pi || pi->image_id != p->image_id)
+		return; /* its start record is still in the ring buffer */
+	if (pi->have_last && pi->last_ns == now)
+		return; /* already seen this tick (iteration restarted) */
+	prev = pi->have_last ? &pi->last : NULL;
+	start = pi->have_last ? pi->last_ns : p->image_start_ns;
+	sc = stats__syscalls(&p->st) - (prev ? stats__syscalls(prev) : 0);
+	if (!prev || p->st.cpu_ns != prev->cpu_ns || sc) {
+		if (s->live)
+			live__add(s->live, display_name(pi, p), p->st.cpu_ns - (prev ? prev->cpu_ns : 0),
+				  p->st.offcpu_ns - (prev ? prev->offcpu_ns : 0), sc,
+				  p->st.open_fail - (prev ? prev->open_fail : 0), 0);
+		if (s->opts->window_records && (sc || p->st.cpu_ns != (prev ? prev->cpu_ns : 0))) {
+			const char *cg = identity__cgroup_path(s->ident, p->cgroup_id);
+
+			emit(s, record__window(tgid, pi, p, cg, prev, start, now, mono_to_real()));
+			s->window_records++;
+		}
+	}
+	pi->last = p->st;
+	pi->last_ns = now;
+	pi->have_last = true;
+}
+
+static void final_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64_t now)
+{
+	struct proc_info *pi = proctable__get(s->procs, tgid);
+	const struct proc_info *match = pi && pi->image_id == p->image_id ? pi : NULL;
+	_cleanup_free_ struct fail_count *fails = NULL;
+	struct record_end end = { .end_ns = now, .reason = "running" };
+	int fd = bpfsensor__fail_paths_fd(s->bpf);
+	uint32_t nfails = 0;
+
+	if (match && match->nfails) {
+		fails = calloc(match->nfails, sizeof(*fails));
+		for (uint32_t i = 0; fails && i < match->nfails; i++) {
+			struct pl_fail_val v;
+
+			if (bpf_map_lookup_elem(fd, &match->fails[i].key, &v) == 0) {
+				fails[nfails].ref = &match->fails[i];
+				fails[nfails].count = v.count;
+				nfails++;
+			}
+		}
+	}
+	emit(s, record__process(tgid, match, p, identity__cgroup_path(s->ident, p->cgroup_id), fails, nfails, &end,
+				mono_to_real()));
+	s->process_records++;
+}
+
+static uint64_t total_drops(struct sensor *s, uint64_t k[PL_DROP_MAX])
+{
+	uint64_t n = s->invalid_events + s->proctable_full + (s->out ? s->out->dropped : 0);
+
+	if (bpfsensor__drops(s->bpf, k) == 0)
+		for (int i = 0; i < PL_DROP_MAX; i++)
+			if (i != PL_DROP_PATH_TRUNC && i != PL_DROP_ARGS_TRUNC)
+				n += k[i];
+	return n;
+}
+
+static struct json_object *stats_record(struct sensor *s)
+{
+	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path" };
+	static const char *const drop_names[PL_DROP_MAX] = {
+		"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
+		"args_truncated", "thread_state", "path_fault", "reserved",
+	};
+	struct json_object *o = json_object_new_object(), *ev, *kd, *ud, *out, *feat;
+	uint64_t k[PL_DROP_MAX] = { 0 };
+	struct rusage ru;
+
+	bpfsensor__drops(s->bpf, k);
+	getrusage(RUSAGE_SELF, &ru);
+	json_object_object_add(o, "type", json_object_new_string("stats"));
+	json_object_object_add(o, "time_ns", json_object_new_uint64(mono_ns() + mono_to_real()));
+	json_object_object_add(o, "uptime_ns", json_object_new_uint64(mono_ns() - s->start_ns));
+	ev = json_object_new_object();
+	for (int i = PL_EV_EXEC; i <= PL_EV_FAIL_PATH; i++)
+		json_object_object_add(ev, ev_names[i], json_object_new_uint64(s->events[i]));
+	json_object_object_add(o, "ringbuf_records", ev);
+	json_object_object_add(o, "invalid_records", json_object_new_uint64(s->invalid_events));
+	json_object_object_add(o, "process_records", json_object_new_uint64(s->process_records));
+	json_object_object_add(o, "window_records", json_object_new_uint64(s->window_records));
+	kd = json_object_new_object();
+	for (int i = 0; i < PL_DROP_MAX - 1; i++)
+		json_object_object_add(kd, drop_names[i], json_object_new_uint64(k[i]));
+	json_object_object_add(o, "kernel_drops", kd);
+	ud = json_object_new_object();
+	json_object_object_add(ud, "proctable_full", json_object_new_uint64(s->proctable_full));
+	json_object_object_add(ud, "fail_keys_unremembered", json_object_new_uint64(s->fail_keys_unremembered));
+	json_object_object_add(ud, "fail_keys_swept", json_object_new_uint64(s->fail_keys_swept));
+	json_object_object_add(o, "userspace_drops", ud);
+	out = json_object_new_object();
+	json_object_object_add(out, "written", json_object_new_uint64(s->out ? s->out->written : 0));
+	json_object_object_add(out, "dropped", json_object_new_uint64(s->out ? s->out->dropped : 0));
+	json_object_object_add(o, "output", out);
+	json_object_object_add(o, "tracked_processes", json_object_new_uint64(proctable__count(s->procs)));
+	json_object_object_add(o, "sensor_cpu_ns",
+			       json_object_new_uint64((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+						      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull));
+	json_object_object_add(o, "sensor_maxrss_kb", json_object_new_uint64(ru.ru_maxrss));
+	feat = json_object_new_object();
+	for (int i = 0; i < PL_FEAT_MAX; i++)
+		json_object_object_add(feat, features__id(i), json_object_new_boolean(s->feat.have[i]));
+	json_object_object_add(o, "features", feat);
+	return o;
+}
+
+static void on_tick(struct sensor *s)
+{
+	uint64_t now = mono_ns(), k[PL_DROP_MAX];
+
+	s->ticks++;
+	bpfsensor__consume(s->bpf); /* starts first, so windows see every started image */
+	foreach_kernel_proc(s, window_one);
+	if (s->ticks % FAIL_GC_TICKS == 0)
+		sweep_fail_keys(s, 0, 0, true);
+	if (s->live && now - s->last_live_ns >= s->opts->live_interval_s * 1000000000ull - 50000000ull) {
+		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), total_drops(s, k));
+		s->last_live_ns = now;
+	}
+	if (s->opts->stats_interval_s && s->ticks % s->opts->stats_interval_s == 0)
+		emit(s, stats_record(s));
+}
+
+static void on_signal(struct sensor *s)
+{
+	struct signalfd_siginfo si;
+	int r;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			struct pl_output *n;
+
+			if (!s->out || strcmp(s->opts->json_path, "-") == 0)
+				continue;
+			r = jsonl_output__open(s->opts->json_path, &n);
+			if (r < 0) {
+				log_warn_errno(r, "SIGHUP: cannot reopen %s: %m (keeping the old file)", s->opts->json_path);
+				continue;
+			}
+			n->written = s->out->written;
+			n->dropped = s->out->dropped;
+			output__free(s->out);
+			s->out = n;
+			log_info("SIGHUP: reopened %s", s->opts->json_path);
+			continue;
+		}
+		log_info("%s: stopping", strsignal((int)si.ssi_signo));
+		s->stop = true;
+	}
+}
+
+/* ---- set-up ---- */
+
+static int add_fd(struct sensor *s, int fd, uint32_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = tag };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static int timer_fd(uint64_t first_ns, uint64_t period_ns)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = first_ns / 1000000000ull, .tv_nsec = first_ns % 1000000000ull },
+		.it_interval = { .tv_sec = period_ns / 1000000000ull, .tv_nsec = period_ns % 1000000000ull },
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* sd_notify(3) READY=1 when started by a service manager (or a test). */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+	size_t len;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	len = strlen(path);
+	memcpy(sa.sun_path, path, len);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, "READY=1", 7, MSG_NOSIGNAL, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + len) < 0)
+		log_warn("Cannot notify readiness on NOTIFY_SOCKET: %m");
+}
+
+static void sensor_close(struct sensor *s)
+{
+	bpfsensor__free(s->bpf);
+	proctable__free(s->procs);
+	identity__free(s->ident);
+	if (s->out)
+		output__flush(s->out);
+	output__free(s->out);
+	live__free(s->live);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->tickfd >= 0)
+		close(s->tickfd);
+	if (s->stopfd >= 0)
+		close(s->stopfd);
+}
+
+static int sensor_open(struct sensor *s)
+{
+	struct bpfsensor_opts bo = {
+		.max_procs = s->opts->max_procs,
+		.max_fail_paths = s->opts->max_fail_paths,
+		.ringbuf_kb = s->opts->ringbuf_kb,
+		.refresh_hz = s->opts->refresh_hz,
+	};
+	sigset_t mask;
+	int r;
+
+	features__probe(&s->feat, true);
+	r = features__check_required(&s->feat);
+	if (r < 0)
+		return r;
+	features__warn_optional(&s->feat);
+
+	if (s->opts->json_path) {
+		r = jsonl_output__open(s->opts->json_path, &s->out);
+		if (r < 0)
+			return log_error_errno(r, "Cannot open JSON output '%s': %m", s->opts->json_path);
+	}
+	if (proctable__new(s->opts->max_procs, &s->procs) < 0 || identity__new(s->feat.cgroup2, &s->ident) < 0 ||
+	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
+		return log_error_errno(ENOMEM, "Out of memory");
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return log_error_errno(errno, "sigprocmask: %m");
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sigfd < 0)
+		return log_error_errno(errno, "signalfd: %m");
+
+	r = bpfsensor__open(&bo, &s->feat, on_record, s, &s->bpf);
+	if (r < 0)
+		return r;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return log_error_errno(errno, "epoll_create1: %m");
+	s->tickfd = timer_fd(1000000000ull, 1000000000ull);
+	if (s->tickfd < 0)
+		return log_error_errno(s->tickfd, "timerfd: %m");
+	if (s->opts->duration_s > 0) {
+		s->stopfd = timer_fd((uint64_t)(s->opts->duration_s * 1e9), 0);
+		if (s->stopfd < 0)
+			return log_error_errno(s->stopfd, "timerfd: %m");
+		r = add_fd(s, s->stopfd, FD_STOP);
+		if (r < 0)
+			return log_error_errno(r, "epoll_ctl: %m");
+	}
+	r = add_fd(s, bpfsensor__epoll_fd(s->bpf), FD_RINGBUF);
+	if (!r)
+		r = add_fd(s, s->sigfd, FD_SIGNAL);
+	if (!r)
+		r = add_fd(s, s->tickfd, FD_TICK);
+	if (r < 0)
+		return log_error_errno(r, "epoll_ctl: %m");
+	return 0;
+}
+
+static void sensor_shutdown(struct sensor *s)
+{
+	bpfsensor__consume(s->bpf);
+	if (s->opts->process_records)
+		foreach_kernel_proc(s, final_one);
+	emit(s, stats_record(s));
+}
+
+int sensor_run(const struct run_opts *opts)
+{
+	struct sensor *s = calloc(1, sizeof(*s));
+	uint64_t k[PL_DROP_MAX];
+	int r;
+
+	if (!s)
+		return log_error_errno(ENOMEM, "Out of memory");
+	s->opts = opts;
+	s->epfd = s->sigfd = s->tickfd = s->stopfd = -1;
+	s->start_ns = s->last_live_ns = mono_ns();
+	r = sensor_open(s);
+	if (r < 0)
+		goto out;
+
+	log_info("attached: watching every process (%s%s)", s->opts->process_records ? "process records" : "no process records",
+		 s->opts->json_path ? "" : ", no JSON output");
+	notify_ready();
+	while (!s->stop) {
+		struct epoll_event evs[8];
+		int n = epoll_wait(s->epfd, evs, 8, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = log_error_errno(errno, "epoll_wait: %m");
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t expirations;
+
+			switch (evs[i].data.u32) {
+			case FD_RINGBUF:
+				bpfsensor__consume(s->bpf);
+				break;
+			case FD_SIGNAL:
+				on_signal(s);
+				break;
+			case FD_TICK:
+				if (read(s->tickfd, &expirations, sizeof(expirations)) > 0)
+					on_tick(s);
+				break;
+			case FD_STOP:
+				s->stop = true;
+				break;
+			}
+		}
+	}
+	sensor_shutdown(s);
+	log_info("detached after %.1f s: %llu process records, %llu records lost", (mono_ns() - s->start_ns) / 1e9,
+		 (unsigned long long)s->process_records, (unsigned long long)total_drops(s, k));
+out:
+	sensor_close(s);
+	free(s);
+	return r;
+}
