@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sensor_harness.c - process plumbing for the real-kernel tests.
+ */
+#include "sensor_harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PL_SENSOR_BIN
+#error PL_SENSOR_BIN must be defined
+#endif
+
+bool harness_bpf_available(char *why, size_t size)
+{
+	if (geteuid() != 0) {
+		snprintf(why, size, "not root: loading BPF needs root");
+		return false;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		snprintf(why, size, "no kernel BTF at /sys/kernel/btf/vmlinux");
+		return false;
+	}
+	return true;
+}
+
+bool harness_require_bpf(void)
+{
+	const char *v = getenv("PLUMBLINE_REQUIRE_BPF");
+
+	return v && strcmp(v, "1") == 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+}
+
+int sensor_start(struct sensor_proc *s, const char *const *extra)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *argv[32];
+	char buf[64];
+	int n = 0, sock;
+	long long deadline;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "/tmp/plumbline-test-XXXXXX");
+	if (!mkdtemp(s->dir))
+		return -errno;
+	snprintf(s->json, sizeof(s->json), "%s/records.jsonl", s->dir);
+	snprintf(s->log, sizeof(s->log), "%s/sensor.log", s->dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", s->dir);
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+
+	argv[n++] = PL_SENSOR_BIN;
+	argv[n++] = "run";
+	argv[n++] = "--json";
+	argv[n++] = s->json;
+	argv[n++] = "--no-live";
+	for (int i = 0; extra && extra[i] && n < 30; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+
+	s->pid = fork();
+	if (s->pid < 0)
+		return -errno;
+	if (s->pid == 0) {
+		int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	deadline = now_ms() + 30000;
+	for (;;) {
+		struct pollfd p = { .fd = sock, .events = POLLIN };
+		int st;
+
+		if (poll(&p, 1, 200) == 1) {
+			ssize_t r = recv(sock, buf, sizeof(buf) - 1, 0);
+
+			if (r > 0) {
+				buf[r] = '\0';
+				if (strstr(buf, "READY=1"))
+					break;
+			}
+		}
+		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+			fprintf(stderr, "sensor exited before READY (status %d); its log is %s\n", st, s->log);
+			s->pid = 0;
+			close(sock);
+			return -ECHILD;
+		}
+		if (now_ms() > deadline) {
+			close(sock);
+			return -ETIMEDOUT;
+		}
+	}
+	close(sock);
+	return 0;
+}
+
+int sensor_stop(struct sensor_proc *s)
+{
+	int st;
+
+	if (s->pid <= 0)
+		return -ECHILD;
+	kill(s->pid, SIGINT);
+	if (waitpid(s->pid, &st, 0) < 0)
+		return -errno;
+	s->pid = 0;
+	return st;
+}
+
+void sensor_cleanup(struct sensor_proc *s)
+{
+	if (s->pid > 0)
+		sensor_stop(s);
+	if (getenv("PLUMBLINE_KEEP_TEST_FILES")) {
+		fprintf(stderr, "kept %s\n", s->dir);
+		return;
+	}
+	unlink(s->json);
+	unlink(s->log);
+	rmdir(s->dir);
+}
+
+pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
+{
+	int p[2];
+	size_t got = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n = read(p[0], out + got, size - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (got == size - 1)
+			break;
+	}
+	out[got] = '\0';
+	close(p[0]);
+	waitpid(pid, status, 0);
+	return pid;
+}
+
+struct json_object *records_load(const struct sensor_proc *s)
+{
+	struct json_object *arr = json_object_new_array();
+	FILE *f = fopen(s->json, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (f && getline(&line, &cap, f) > 0) {
+		struct json_object *o = json_tokener_parse(line);
+
+		if (o)
+			json_object_array_add(arr, o);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return arr;
+}
+
+long long rec_int(struct json_object *r, const char *key)
+{
+	struct json_object *v;
+
+	return r && json_object_object_get_ex(r, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+const char *rec_str(struct json_object *r, const char *key)
+{
+	struct json_object *v;
+
+	return r && json_object_object_get_ex(r, key, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+long long rec_syscall(struct json_object *r, const char *name)
+{
+	struct json_object *by;
+
+	return r && json_object_object_get_ex(r, "syscalls_by_name", &by) ? rec_int(by, name) : 0;
+}
+
+static bool is_process_of(struct json_object *r, pid_t pid)
+{
+	const char *t = rec_str(r, "type");
+
+	return t && strcmp(t, "process") == 0 && rec_int(r, "pid") == pid;
+}
+
+struct json_object *records_find(struct json_object *recs, pid_t pid, const char *image)
+{
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *im = rec_str(r, "image");
+
+		if (is_process_of(r, pid) && im && strcmp(im, image) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+struct json_object *records_wait_pid(const struct sensor_proc *s, pid_t pid, int count, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct json_object *recs = records_load(s), *out = json_object_new_array();
+
+		for (size_t i = 0; i < json_object_array_length(recs); i++) {
+			struct json_object *r = json_object_array_get_idx(recs, i);
+
+			if (is_process_of(r, pid))
+				json_object_array_add(out, json_object_get(r));
+		}
+		json_object_put(recs);
+		if ((int)json_object_array_length(out) >= count)
+			return out;
+		json_object_put(out);
+		if (now_ms() > deadline)
+			return NULL;
+		usleep(50000);
+	}
+}
+
+struct json_object *records_last_stats(struct json_object *recs)
+{
+	struct json_object *last = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *t = rec_str(r, "type");
+
+		if (t && strcmp(t, "stats") == 0)
+			last = r;
+	}
+	return last;
+}

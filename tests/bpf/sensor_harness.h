@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sensor_harness.h - start the real sensor, run programs under it, read its
+ * records back. Shared by the tests in tests/bpf/.
+ */
+#ifndef PL_SENSOR_HARNESS_H
+#define PL_SENSOR_HARNESS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct sensor_proc {
+	pid_t pid;
+	char dir[64];   /* private temp dir */
+	char json[128]; /* the sensor's --json file */
+	char log[128];  /* its stderr */
+};
+
+/* Whether this process can load BPF; why not in `why`. */
+bool harness_bpf_available(char *why, size_t size);
+/* PLUMBLINE_REQUIRE_BPF=1: a BPF skip must be a failure. */
+bool harness_require_bpf(void);
+
+/* Start `plumbline run --json FILE --no-live <extra...>` (extra is
+ * NULL-terminated) and wait for its READY=1. 0 or -errno. */
+int sensor_start(struct sensor_proc *s, const char *const *extra);
+/* SIGINT, wait. Returns the exit status (wait(2) form) or -errno. */
+int sensor_stop(struct sensor_proc *s);
+/* Remove the temp dir. */
+void sensor_cleanup(struct sensor_proc *s);
+
+/* Run argv (NULL-terminated) with stdout captured into out (NUL-terminated).
+ * Returns its pid; *status gets the wait(2) status. */
+pid_t run_capture(const char *const *argv, char *out, size_t size, int *status);
+
+/* Every record in the sensor's JSON file (a json array, caller puts it). */
+struct json_object *records_load(const struct sensor_proc *s);
+
+/* Wait up to timeout_ms for `count` process records of pid (any image),
+ * returning them (array, caller puts) in file order, or NULL on timeout. */
+struct json_object *records_wait_pid(const struct sensor_proc *s, pid_t pid, int count, int timeout_ms);
+
+/* The record of pid whose "image" is `image` ("exec", "fork"), or NULL. */
+struct json_object *records_find(struct json_object *recs, pid_t pid, const char *image);
+
+/* Field accessors (0 / NULL when absent). */
+long long rec_int(struct json_object *r, const char *key);
+const char *rec_str(struct json_object *r, const char *key);
+long long rec_syscall(struct json_object *r, const char *name);
+
+/* The last "stats" record, or NULL. Borrowed from recs. */
+struct json_object *records_last_stats(struct json_object *recs);
+
+#endif

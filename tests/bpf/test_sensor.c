@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_sensor.c - the real sensor, the real kernel, programs with known costs.
+ *
+ * Every figure is checked against ground truth: exact syscall and failure
+ * counts that pl_helper is known to make, and CPU time against the kernel's
+ * own accounting of the helper (getrusage, read by the helper itself).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sensor_harness.h"
+
+#define HELPER_BUILD_ID "706c756d626c696e652d68656c7065722d303031"
+#define HELPER2_BUILD_ID "706c756d626c696e652d68656c7065722d303032"
+#define WAIT_MS 10000
+
+static struct sensor_proc shared;
+static bool have_bpf;
+
+static int group_setup(void **state)
+{
+	static const char *const extra[] = { "--process-records", "--stats-interval", "1", "-q", NULL };
+	char why[128];
+
+	have_bpf = harness_bpf_available(why, sizeof(why));
+	if (!have_bpf) {
+		fprintf(stderr, "BPF unavailable: %s\n", why);
+		/* With PLUMBLINE_REQUIRE_BPF=1 a skip is a failure. */
+		return harness_require_bpf() ? -1 : 0;
+	}
+	if (sensor_start(&shared, extra) < 0) {
+		fprintf(stderr, "cannot start the sensor (log: %s)\n", shared.log);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	if (have_bpf) {
+		int st = sensor_stop(&shared);
+
+		sensor_cleanup(&shared);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "sensor exit status %d\n", st);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+#define NEED_BPF()                                                                    \
+	do {                                                                          \
+		if (!have_bpf) {                                                      \
+			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
+			skip();                                                       \
+		}                                                                     \
+	} while (0)
+
+static long long helper_cpu_ns(const char *out)
+{
+	const char *p = strstr(out, "\"ru_cpu_ns\":");
+
+	return p ? strtoll(p + 12, NULL, 10) : -1;
+}
+
+/* The exec'd image of pid whose exe ends with `suffix`. Borrowed. */
+static struct json_object *exec_image(struct json_object *recs, const char *suffix)
+{
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *im = rec_str(r, "image"), *exe = rec_str(r, "exe");
+		size_t l = exe ? strlen(exe) : 0, sl = strlen(suffix);
+
+		if (im && strcmp(im, "exec") == 0 && l >= sl && strcmp(exe + l - sl, suffix) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+static struct json_object *exec_image_of(struct json_object *recs, pid_t pid)
+{
+	struct json_object *r = records_find(recs, pid, "exec");
+
+	assert_non_null(r);
+	return r;
+}
+
+static long long sum_field(struct json_object *recs, const char *key)
+{
+	long long s = 0;
+
+	for (size_t i = 0; i < json_object_array_length(recs); i++)
+		s += rec_int(json_object_array_get_idx(recs, i), key);
+	return s;
+}
+
+/* |got - want| <= max(2 % of want, 2 ms) */
+static void assert_cpu_close(long long got, long long want)
+{
+	long long tol = want / 50 > 2000000 ? want / 50 : 2000000;
+
+	if (llabs(got - want) > tol)
+		fail_msg("cpu_ns %lld vs kernel accounting %lld: off by %lld ns (tolerance %lld)", got, want,
+			 got - want, tol);
+}
+
+/* Run pl_helper truth with zero work: the static binary's own startup syscalls. */
+static long long baseline_syscalls(void)
+{
+	const char *argv[] = { PL_HELPER_BIN, "truth", "0", "0", "/nonexistent/pl-base", "0", "0", NULL };
+	char out[256];
+	int st;
+	pid_t pid = run_capture(argv, out, sizeof(out), &st);
+	struct json_object *recs = records_wait_pid(&shared, pid, 2, WAIT_MS);
+	long long n;
+
+	assert_non_null(recs);
+	n = rec_int(exec_image(recs, "/pl_helper"), "syscalls");
+	json_object_put(recs);
+	assert_true(n > 0);
+	return n;
+}
+
+static void test_truth_counts_and_times_match_the_kernel(void **state)
+{
+	const char *path = "/nonexistent/plumbline/truth.json";
+	const char *argv[] = { PL_HELPER_BIN, "truth", "20000", "777", path, "150", "300", NULL };
+	struct json_object *recs, *r, *fails, *f;
+	char out[256];
+	int st;
+	pid_t pid;
+	long long base, offcpu;
+
+	NEED_BPF();
+	base = baseline_syscalls();
+	pid = run_capture(argv, out, sizeof(out), &st);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	recs = records_wait_pid(&shared, pid, 2, WAIT_MS); /* the test's fork child, then the helper */
+	assert_non_null(recs);
+	r = exec_image(recs, "/pl_helper");
+	assert_non_null(r);
+
+	assert_int_equal(rec_syscall(r, "getppid"), 20000);
+	assert_int_equal(rec_syscall(r, "openat"), 777);
+	assert_int_equal(rec_syscall(r, "nanosleep"), 1);
+	/* the workload's syscalls plus the startup ones, exactly */
+	assert_int_equal(rec_int(r, "syscalls"), base + 20000 + 777 + 1);
+	assert_int_equal(rec_int(r, "open_failures"), 777);
+	assert_true(json_object_object_get_ex(r, "open_fail_paths", &fails));
+	assert_int_equal(json_object_array_length(fails), 1);
+	f = json_object_array_get_idx(fails, 0);
+	assert_string_equal(rec_str(f, "path"), path);
+	assert_int_equal(rec_int(f, "errno"), 2);
+	assert_string_equal(rec_str(f, "errno_name"), "ENOENT");
+	assert_int_equal(rec_int(f, "count"), 777);
+
+	/* CPU: both images of the pid (pre-exec fork child + helper) against getrusage. */
+	assert_cpu_close(sum_field(recs, "cpu_ns"), helper_cpu_ns(out));
+	assert_true(rec_int(r, "cpu_ns") >= 150000000 * 98 / 100);
+	/* off-CPU: the 300 ms sleep, and blocked + run-queue add up */
+	offcpu = rec_int(r, "offcpu_ns");
+	if (offcpu < 300000000 || offcpu > 360000000)
+		fail_msg("offcpu_ns %lld, expected the 300 ms sleep (+ < 60 ms)", offcpu);
+	assert_int_equal(rec_int(r, "blocked_ns") + rec_int(r, "runq_ns"), offcpu);
+	/* run_delay is kept on per-CPU run-queue clocks, offcpu_ns on ktime: on a
+	 * VM with an unstable TSC the split is accurate to a few percent */
+	if (rec_int(r, "blocked_ns") < 280000000)
+		fail_msg("blocked_ns %lld (runq_ns %lld), expected ~ the 300 ms sleep", rec_int(r, "blocked_ns"),
+			 rec_int(r, "runq_ns"));
+
+	assert_string_equal(rec_str(r, "build_id"), HELPER_BUILD_ID);
+	assert_string_equal(rec_str(r, "end_reason"), "exit");
+	assert_int_equal(rec_int(r, "exit_code"), 0);
+	assert_int_equal(rec_int(r, "ppid"), getpid());
+	assert_int_equal(rec_int(r, "uid"), getuid());
+	assert_string_equal(rec_str(r, "comm"), "pl_helper");
+	assert_true(rec_int(r, "start_ns") <= rec_int(r, "image_start_ns"));
+	assert_true(rec_int(r, "image_start_ns") < rec_int(r, "end_ns"));
+	assert_true(llabs(rec_int(r, "end_ns") - (long long)time(NULL) * 1000000000ll) < 60000000000ll);
+	json_object_put(recs);
+}
+
+static void test_concurrent_children_are_each_recorded_exactly(void **state)
+{
+	const char *argv[] = { PL_HELPER_BIN, "children", "40", "1000", NULL };
+	bool seen[40] = { false };
+	struct json_object *recs = NULL;
+	char out[64];
+	int st, n = 0;
+	pid_t pid;
+
+	NEED_BPF();
+	pid = run_capture(argv, out, sizeof(out), &st);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (int tries = 0; tries < 100 && n < 40; tries++) {
+		json_object_put(recs);
+		usleep(100000);
+		recs = records_load(&shared);
+		n = 0;
+		memset(seen, 0, sizeof(seen));
+		for (size_t i = 0; i < json_object_array_length(recs); i++) {
+			struct json_object *r = json_object_array_get_idx(recs, i);
+			const char *t = rec_str(r, "type");
+			long long g = rec_syscall(r, "getppid") - 1000;
+
+			if (!t || strcmp(t, "process") || rec_int(r, "ppid") != pid)
+				continue;
+			assert_string_equal(rec_str(r, "image"), "fork");
+			assert_string_equal(rec_str(r, "build_id"), HELPER_BUILD_ID);
+			/* child i makes exactly 1000 + i getppid */
+			assert_true(g >= 0 && g < 40);
+			assert_false(seen[g]);
+			seen[g] = true;
+			n++;
+		}
+	}
+	json_object_put(recs);
+	assert_int_equal(n, 40);
+}
+
+static void test_threads_aggregate_into_their_process(void **state)
+{
+	const char *argv[] = { PL_HELPER_BIN, "threads", "4", "5000", "100", NULL };
+	struct json_object *recs, *r;
+	char out[256];
+	int st;
+	pid_t pid;
+
+	NEED_BPF();
+	pid = run_capture(argv, out, sizeof(out), &st);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	recs = records_wait_pid(&shared, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	r = exec_image(recs, "/pl_helper");
+	assert_non_null(r);
+	assert_int_equal(rec_syscall(r, "getppid"), 4 * 5000);
+	assert_int_equal(rec_int(r, "threads"), 5);
+	assert_int_equal(rec_syscall(r, "clone3") + rec_syscall(r, "clone"), 4);
+	assert_cpu_close(sum_field(recs, "cpu_ns"), helper_cpu_ns(out));
+	json_object_put(recs);
+}
+
+static void test_renamed_comm_keeps_the_executable_identity(void **state)
+{
+	const char *argv[] = { PL_HELPER_BIN, "rename", "sshd", "10", NULL };
+	char real[PATH_MAX], out[256];
+	struct json_object *recs, *r;
+	struct stat stbuf;
+	int st;
+	pid_t pid;
+
+	NEED_BPF();
+	assert_non_null(realpath(PL_HELPER_BIN, real));
+	assert_int_equal(stat(PL_HELPER_BIN, &stbuf), 0);
+	pid = run_capture(argv, out, sizeof(out), &st);
+	recs = records_wait_pid(&shared, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	r = records_find(recs, pid, "exec");
+	assert_non_null(r);
+	assert_string_equal(rec_str(r, "comm"), "sshd");
+	assert_string_equal(rec_str(r, "exec_comm"), "pl_helper");
+	assert_string_equal(rec_str(r, "exe"), real);
+	assert_int_equal(rec_int(r, "exe_ino"), stbuf.st_ino);
+	assert_string_equal(rec_str(r, "build_id"), HELPER_BUILD_ID);
+	assert_int_equal(rec_syscall(r, "getppid"), 10);
+	json_object_put(recs);
+}
+
+static void test_exec_starts_a_new_record_with_the_new_identity(void **state)
+{
+	const char *argv[] = { PL_HELPER_BIN, "exec", "123", PL_HELPER2_BIN, "pl_helper2", "truth", "456", "0",
+			       "/nonexistent/x", "0", "0", NULL };
+	struct json_object *recs, *first, *second;
+	char out[256];
+	int st;
+	pid_t pid;
+
+	NEED_BPF();
+	pid = run_capture(argv, out, sizeof(out), &st);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	recs = records_wait_pid(&shared, pid, 3, WAIT_MS);
+	assert_non_null(recs);
+	first = exec_image(recs, "/pl_helper");
+	second = exec_image(recs, "/pl_helper2");
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_string_equal(rec_str(first, "end_reason"), "exec");
+	assert_int_equal(rec_syscall(first, "getppid"), 123);
+	assert_int_equal(rec_syscall(first, "execve"), 1);
+	assert_string_equal(rec_str(first, "build_id"), HELPER_BUILD_ID);
+	assert_string_equal(rec_str(second, "end_reason"), "exit");
+	assert_int_equal(rec_syscall(second, "getppid"), 456);
+	assert_string_equal(rec_str(second, "build_id"), HELPER2_BUILD_ID);
+	assert_string_equal(rec_str(second, "cmdline"), "pl_helper2 truth 456 0 /nonexistent/x 0 0");
+	assert_true(rec_int(first, "end_ns") <= rec_int(second, "image_start_ns") + 1000000);
+	/* all images of the pid together account for all its CPU */
+	assert_cpu_close(sum_field(recs, "cpu_ns"), helper_cpu_ns(out));
+	json_object_put(recs);
+}
+
+static long long ringbuf_records(struct json_object *stats, const char *kind)
+{
+	struct json_object *rb;
+
+	assert_non_null(stats);
+	assert_true(json_object_object_get_ex(stats, "ringbuf_records", &rb));
+	return rec_int(rb, kind);
+}
+
+static void test_a_million_failed_opens_are_exact_and_cost_few_records(void **state)
+{
+	const char *path = "/etc/plumbline-test/feature-flags.json";
+	const char *argv[] = { PL_HELPER_BIN, "truth", "0", "1000000", path, "0", "0", NULL };
+	struct json_object *recs, *all, *r, *fails, *f;
+	long long before, after, before_all = 0, after_all = 0;
+	static const char *const kinds[] = { "exec", "fork", "seen", "end", "fail_path" };
+	char out[256];
+	int st;
+	pid_t pid;
+
+	NEED_BPF();
+	usleep(1200000); /* a fresh stats record */
+	all = records_load(&shared);
+	before = ringbuf_records(records_last_stats(all), "fail_path");
+	for (size_t k = 0; k < 5; k++)
+		before_all += ringbuf_records(records_last_stats(all), kinds[k]);
+	json_object_put(all);
+
+	pid = run_capture(argv, out, sizeof(out), &st);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	recs = records_wait_pid(&shared, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	r = exec_image(recs, "/pl_helper");
+	assert_non_null(r);
+	assert_int_equal(rec_int(r, "open_failures"), 1000000);
+	assert_int_equal(rec_syscall(r, "openat"), 1000000);
+	assert_true(json_object_object_get_ex(r, "open_fail_paths", &fails));
+	assert_int_equal(json_object_array_length(fails), 1);
+	f = json_object_array_get_idx(fails, 0);
+	assert_string_equal(rec_str(f, "path"), path);
+	assert_int_equal(rec_int(f, "count"), 1000000);
+	json_object_put(recs);
+
+	usleep(1500000); /* the next stats record covers the storm */
+	all = records_load(&shared);
+	after = ringbuf_records(records_last_stats(all), "fail_path");
+	for (size_t k = 0; k < 5; k++)
+		after_all += ringbuf_records(records_last_stats(all), kinds[k]);
+	json_object_put(all);
+	/* The storm itself costs one fail_path record: user space keeps one
+	 * open_fail_paths entry per record, and there is exactly one. The
+	 * bounds here leave room for whatever else the machine does meanwhile
+	 * and are still 10x below what a record per failure would cost. */
+	if (after - before > 100000 || after_all - before_all > 100000)
+		fail_msg("a storm of 1M failed opens cost %lld fail_path and %lld ring-buffer records", after - before,
+			 after_all - before_all);
+}
+
+static void test_hostile_path_cannot_forge_a_record(void **state)
+{
+	/* a newline, a fake record, a quote, a backslash and two invalid UTF-8 bytes */
+	const char *path = "/nonexistent/evil\n{\"type\":\"process\",\"pid\":999999999}\"\\\xff\xfe";
+	const char *want = "/nonexistent/evil\n{\"type\":\"process\",\"pid\":999999999}\"\\\\xFF\\xFE";
+	const char *argv[] = { PL_HELPER_BIN, "truth", "0", "3", path, "0", "0", NULL };
+	struct json_object *recs, *r, *fails;
+	char out[256], *line = NULL;
+	size_t cap = 0, lines = 0;
+	FILE *fp;
+	int st;
+	pid_t pid;
+
+	NEED_BPF();
+	pid = run_capture(argv, out, sizeof(out), &st);
+	recs = records_wait_pid(&shared, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	r = exec_image(recs, "/pl_helper");
+	assert_non_null(r);
+	assert_true(json_object_object_get_ex(r, "open_fail_paths", &fails));
+	assert_int_equal(json_object_array_length(fails), 1);
+	assert_string_equal(rec_str(json_object_array_get_idx(fails, 0), "path"), want);
+	json_object_put(recs);
+
+	/* every complete line of the file is one valid record, and no forged one exists */
+	fp = fopen(shared.json, "re");
+	assert_non_null(fp);
+	while (getline(&line, &cap, fp) > 0) {
+		struct json_object *o;
+
+		if (line[strlen(line) - 1] != '\n')
+			break; /* the sensor is writing this one right now */
+		o = json_tokener_parse(line);
+		if (!o)
+			fail_msg("line %zu is not one JSON record: %s", lines, line);
+		assert_int_not_equal(rec_int(o, "pid"), 999999999);
+		json_object_put(o);
+		lines++;
+	}
+	free(line);
+	fclose(fp);
+	assert_true(lines > 0);
+}
+
+static void test_exit_code_and_killing_signal_are_reported(void **state)
+{
+	const char *exit3[] = { PL_HELPER_BIN, "exit", "3", NULL };
+	struct json_object *recs, *r;
+	char out[64];
+	int st;
+	pid_t pid;
+
+	NEED_BPF();
+	pid = run_capture(exit3, out, sizeof(out), &st);
+	assert_int_equal(WEXITSTATUS(st), 3);
+	recs = records_wait_pid(&shared, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	r = exec_image(recs, "/pl_helper");
+	assert_int_equal(rec_int(r, "exit_code"), 3);
+	assert_null(rec_str(r, "exit_signal"));
+	json_object_put(recs);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(PL_HELPER_BIN, PL_HELPER_BIN, "spin", "30", (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	recs = records_wait_pid(&shared, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	r = exec_image(recs, "/pl_helper");
+	assert_non_null(r);
+	assert_int_equal(rec_int(r, "exit_signal"), SIGKILL);
+	assert_null(rec_str(r, "exit_code"));
+	json_object_put(recs);
+}
+
+/* A second sensor: per-second windows and the shutdown flush. */
+static void test_windows_see_a_spinning_process_and_shutdown_flushes(void **state)
+{
+	static const char *const extra[] = { "--window-records", "--process-records", "-q", NULL };
+	struct sensor_proc s;
+	struct json_object *recs;
+	long long window_cpu = 0, total;
+	int st, good = 0;
+	pid_t spin, run;
+
+	NEED_BPF();
+	assert_int_equal(sensor_start(&s, extra), 0);
+	spin = fork();
+	if (spin == 0) {
+		execl(PL_HELPER_BIN, PL_HELPER_BIN, "spin", "4", (char *)NULL);
+		_exit(127);
+	}
+	run = fork();
+	if (run == 0) {
+		execl(PL_HELPER_BIN, PL_HELPER_BIN, "spin", "60", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(spin, &st, 0);
+	st = sensor_stop(&s);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	kill(run, SIGKILL);
+	waitpid(run, &st, 0);
+
+	recs = records_load(&s);
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *t = rec_str(r, "type");
+		long long len, cpu;
+
+		if (!t || strcmp(t, "window") || rec_int(r, "pid") != spin || strcmp(rec_str(r, "image"), "exec"))
+			continue;
+		len = rec_int(r, "window_end_ns") - rec_int(r, "window_start_ns");
+		cpu = rec_int(r, "cpu_ns");
+		window_cpu += cpu;
+		assert_true(cpu <= len + len / 20);
+		/* a CPU-bound process is on-CPU for most of each whole window,
+		 * even without switching out (the perf_event refresher) */
+		if (len > 900000000 && len < 1100000000 && cpu > len / 2)
+			good++;
+	}
+	if (good < 2)
+		fail_msg("expected >= 2 one-second windows mostly on-CPU for the spinning pid %d, got %d", spin, good);
+	/* windows are deltas of the lifetime counter: they add up to it, less the last partial window */
+	total = rec_int(exec_image_of(recs, spin), "cpu_ns");
+	if (window_cpu > total || total - window_cpu > 1050000000)
+		fail_msg("windows sum to %lld ns of CPU, the process record says %lld", window_cpu, total);
+	/* the process still running at shutdown gets its record */
+	{
+		struct json_object *r = records_find(recs, run, "exec");
+
+		assert_non_null(r);
+		assert_string_equal(rec_str(r, "end_reason"), "running");
+		assert_true(rec_int(r, "cpu_ns") > 100000000);
+	}
+	json_object_put(recs);
+	sensor_cleanup(&s);
+}
+
+static void test_sensor_refuses_to_run_without_privileges(void **state)
+{
+	int p[2], st;
+	char buf[4096];
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		skip(); /* needs root to drop to nobody */
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDERR_FILENO);
+		if (setgid(65534) || setuid(65534))
+			_exit(126);
+		execl(PL_SENSOR_BIN, PL_SENSOR_BIN, "run", "--duration", "1", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	assert_non_null(strstr(buf, "missing privileges"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_truth_counts_and_times_match_the_kernel),
+		cmocka_unit_test(test_concurrent_children_are_each_recorded_exactly),
+		cmocka_unit_test(test_threads_aggregate_into_their_process),
+		cmocka_unit_test(test_renamed_comm_keeps_the_executable_identity),
+		cmocka_unit_test(test_exec_starts_a_new_record_with_the_new_identity),
+		cmocka_unit_test(test_a_million_failed_opens_are_exact_and_cost_few_records),
+		cmocka_unit_test(test_hostile_path_cannot_forge_a_record),
+		cmocka_unit_test(test_exit_code_and_killing_signal_are_reported),
+		cmocka_unit_test(test_windows_see_a_spinning_process_and_shutdown_flushes),
+		cmocka_unit_test(test_sensor_refuses_to_run_without_privileges),
+	};
+
+	return cmocka_run_group_tests_name("bpf_sensor", tests, group_setup, group_teardown);
+}
