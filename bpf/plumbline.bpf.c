@@ -4,8 +4,10 @@
  *
  * One entry per process (`procs`, keyed by tgid) holds cumulative counters
  * for the process's current image; one task-local entry per thread
- * (`threads`) holds the snapshots that turn the kernel's own cumulative
- * accounting (se.sum_exec_runtime, sched_info.run_delay) into exact deltas.
+ * (`threads`) holds the snapshot that turns the kernel's own cumulative CPU
+ * accounting (se.sum_exec_runtime) into exact deltas, and the timestamps
+ * that split off-CPU time into blocked and runnable-but-waiting. Both halves
+ * of that split are taken on one clock (bpf_ktime_get_ns) so they add up.
  * Nothing is emitted per syscall: the ring buffer carries one record when an
  * image starts, one when it ends, and one per distinct failing path, so a
  * storm of a million identical failed opens costs one record.
@@ -15,6 +17,8 @@
  *   tp/syscalls/sys_exit_open*  failed opens only (cheap: fires on opens alone)
  *   tp_btf/sched_switch         CPU, run-queue and off-CPU deltas per thread;
  *                               the final switch of a dead thread ends the process
+ *   tp_btf/sched_wakeup         a blocked thread becomes runnable: its run-queue
+ *                               wait starts
  *   tp_btf/sched_process_fork   new processes inherit the parent's image
  *   tp_btf/sched_process_exec   end the old image, start the new one
  *   tp_btf/sched_process_exit   count threads in flight to their last switch
@@ -45,9 +49,10 @@ const volatile bool track_open_fail = true;
 
 struct thread_state {
 	__u64 last_sum_exec;  /* se.sum_exec_runtime already accounted */
-	__u64 last_run_delay; /* sched_info.run_delay already accounted */
 	__u64 last_out_ns;    /* when it was switched out; 0 while on CPU */
+	__u64 queued_ns;      /* when it became runnable while off CPU; 0 while blocked */
 	__u64 pending_offcpu; /* off-CPU ns not yet folded into the process */
+	__u64 pending_runq;   /* of which runnable, waiting for a CPU */
 	__u64 open_fname;     /* user pointer of the open in flight */
 	__u32 open_nr;        /* its syscall number */
 	__u32 pad;
@@ -130,13 +135,6 @@ static __always_inline bool is_user_task(struct task_struct *t)
 	return t->pid != 0 && !(t->flags & PF_KTHREAD);
 }
 
-static __always_inline __u64 task_run_delay(struct task_struct *t)
-{
-	if (bpf_core_field_exists(t->sched_info.run_delay))
-		return BPF_CORE_READ(t, sched_info.run_delay);
-	return 0;
-}
-
 /*
  * The thread's state, created on first sight. A thread seen for the first
  * time may predate the sensor: its snapshots start at its current totals so
@@ -154,7 +152,6 @@ static __always_inline struct thread_state *get_thread(struct task_struct *t)
 		return 0;
 	}
 	th->last_sum_exec = t->se.sum_exec_runtime;
-	th->last_run_delay = task_run_delay(t);
 	return th;
 }
 
@@ -195,6 +192,21 @@ static __always_inline struct pl_proc *new_proc(__u32 tgid)
 		return 0;
 	}
 	return bpf_map_lookup_elem(&procs, &tgid);
+}
+
+/*
+ * A string read into a buffer of len + 1 bytes filled it: was it exactly len
+ * bytes long (its NUL at offset len), or longer and cut?
+ */
+static __always_inline bool str_ends_at(const void *str, __u32 len, bool user)
+{
+	char c = 1;
+
+	if (user)
+		bpf_probe_read_user(&c, 1, str + len);
+	else
+		bpf_probe_read_kernel(&c, 1, str + len);
+	return c == 0;
 }
 
 static __always_inline void *reserve(__u64 size)
@@ -245,9 +257,10 @@ static __always_inline struct pl_proc *get_proc(struct task_struct *t, __u32 tgi
 	now = bpf_ktime_get_ns();
 	set_identity(p, t);
 	set_exe(p, BPF_CORE_READ(t, mm, exe_file));
-	p->image_start_ns = p->proc_start_ns;
+	p->image_start_ns = now; /* measurement starts now; proc_start_ns says when it began */
 	p->image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
 	p->flags = PL_PROC_PARTIAL;
+	p->threads = BPF_CORE_READ(t, signal, nr_threads);
 	emit_proc(PL_EV_SEEN, tgid, p, now);
 	return p;
 }
@@ -256,17 +269,15 @@ static __always_inline struct pl_proc *get_proc(struct task_struct *t, __u32 tgi
 static __always_inline void account(struct task_struct *t, struct thread_state *th, struct pl_proc *p)
 {
 	__u64 rt = t->se.sum_exec_runtime;
-	__u64 rd = task_run_delay(t);
 
 	if (rt > th->last_sum_exec)
 		__sync_fetch_and_add(&p->st.cpu_ns, rt - th->last_sum_exec);
 	th->last_sum_exec = rt;
-	if (rd > th->last_run_delay)
-		__sync_fetch_and_add(&p->st.runq_ns, rd - th->last_run_delay);
-	th->last_run_delay = rd;
 	if (th->pending_offcpu) {
 		__sync_fetch_and_add(&p->st.offcpu_ns, th->pending_offcpu);
+		__sync_fetch_and_add(&p->st.runq_ns, th->pending_runq);
 		th->pending_offcpu = 0;
+		th->pending_runq = 0;
 	}
 }
 
@@ -400,7 +411,7 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 		return 0;
 	fill_hdr(&ev->hdr, PL_EV_FAIL_PATH, sizeof(*ev), tgid, nv.first_ns);
 	bpf_probe_read_kernel(&ev->key, sizeof(ev->key), k);
-	ev->truncated = n == sizeof(k->path);
+	ev->truncated = n == sizeof(k->path) && !str_ends_at(uptr, sizeof(k->path) - 1, true);
 	ev->pad = 0;
 	if (ev->truncated)
 		count_drop(PL_DROP_PATH_TRUNC);
@@ -441,6 +452,8 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			account(prev, th, p);
 			__sync_fetch_and_add(&p->st.ctx_switches, 1);
 			th->last_out_ns = now;
+			/* preempted, or yielded while runnable: waiting for a CPU from now */
+			th->queued_ns = (preempt || prev_state == 0) ? now : 0;
 			if ((prev_state & TASK_DEAD) && __sync_fetch_and_add(&p->exiting, -1) <= 1 &&
 			    BPF_CORE_READ(prev, signal, live.counter) == 0) {
 				struct signal_struct *sig = prev->signal;
@@ -458,10 +471,27 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		th = get_thread(next);
 		if (th && th->last_out_ns) {
 			th->pending_offcpu += now - th->last_out_ns;
+			if (th->queued_ns)
+				th->pending_runq += now - (th->queued_ns > th->last_out_ns ? th->queued_ns : th->last_out_ns);
 			th->last_out_ns = 0;
+			th->queued_ns = 0;
 		}
 	}
 	*busy = 0;
+	return 0;
+}
+
+/* A blocked thread became runnable: the rest of its off-CPU time is run-queue wait. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(pl_sched_wakeup, struct task_struct *t)
+{
+	struct thread_state *th;
+
+	if (!is_user_task(t))
+		return 0;
+	th = bpf_task_storage_get(&threads, t, 0, 0);
+	if (th && th->last_out_ns && !th->queued_ns)
+		th->queued_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -491,8 +521,10 @@ int BPF_PROG(pl_sched_fork, struct task_struct *parent, struct task_struct *chil
 	if (!th) {
 		count_drop(PL_DROP_THREAD_STATE);
 	} else {
+		/* runnable from birth: its first wait for a CPU is run-queue time */
 		now = bpf_ktime_get_ns();
 		th->last_out_ns = now;
+		th->queued_ns = now;
 	}
 	if (child->pid != child->tgid) {
 		p = bpf_map_lookup_elem(&procs, &tgid);
@@ -562,8 +594,10 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	bpf_probe_read_kernel(&ev->proc, sizeof(ev->proc), p);
 	n = bpf_probe_read_kernel_str(ev->filename, sizeof(ev->filename), BPF_CORE_READ(bprm, filename));
 	ev->filename_len = n > 0 ? n : 0;
-	if (n == sizeof(ev->filename))
+	if (n == sizeof(ev->filename) && !str_ends_at(BPF_CORE_READ(bprm, filename), sizeof(ev->filename) - 1, false)) {
+		ev->filename_len = sizeof(ev->filename) + 1; /* tells user space it was cut */
 		count_drop(PL_DROP_PATH_TRUNC);
+	}
 	as = BPF_CORE_READ(t, mm, arg_start);
 	ae = BPF_CORE_READ(t, mm, arg_end);
 	len = ae > as ? ae - as : 0;

@@ -55,7 +55,7 @@ enum pl_drop {
 	PL_DROP_RINGBUF = 0,       /* ring buffer full: a record was not emitted */
 	PL_DROP_PROC_MAP = 1,      /* process table full: a process was not tracked */
 	PL_DROP_FAILPATH_MAP = 2,  /* failed-path table full: path not recorded (count kept) */
-	PL_DROP_PATH_TRUNC = 3,    /* a path was longer than PL_PATH_LEN - 1 */
+	PL_DROP_PATH_TRUNC = 3,    /* a path was longer than PL_PATH_LEN - 1 and was cut */
 	PL_DROP_ARGS_TRUNC = 4,    /* a cmdline was longer than PL_ARGS_LEN */
 	PL_DROP_THREAD_STATE = 5,  /* task storage allocation failed: thread not accounted */
 	PL_DROP_PATH_FAULT = 6,    /* a failed-open path could not be read from user memory */
@@ -80,7 +80,7 @@ _Static_assert(sizeof(struct pl_hdr) == 24, "pl_hdr layout");
 struct pl_stats {
 	__u64 cpu_ns;         /* on-CPU: sum of the threads' se.sum_exec_runtime deltas */
 	__u64 offcpu_ns;      /* thread-ns switched out (blocked + runnable-waiting) */
-	__u64 runq_ns;        /* thread-ns runnable but waiting for a CPU (sched_info.run_delay) */
+	__u64 runq_ns;        /* of offcpu_ns: runnable but waiting for a CPU (preempted, or woken) */
 	__u64 sc_other;       /* entries with a syscall number >= PL_NR_SYSCALLS */
 	__u64 open_fail;      /* open/openat/openat2/creat that returned an error */
 	__u64 open_fail_unrecorded; /* failures whose path did not fit the path table */
@@ -110,7 +110,7 @@ struct pl_proc {
 struct pl_ev_exec {
 	struct pl_hdr hdr;
 	struct pl_proc proc; /* identity; measurements start at zero */
-	__u32 filename_len;  /* bytes read including NUL; PL_PATH_LEN means truncated */
+	__u32 filename_len;  /* bytes read including NUL; PL_PATH_LEN + 1 means truncated */
 	__u32 args_len;      /* bytes of args, PL_ARGS_LEN means truncated */
 	char filename[PL_PATH_LEN];
 	char args[PL_ARGS_LEN];

@@ -21,12 +21,12 @@ add_custom_command(
   VERBATIM)
 add_custom_target(vmlinux_h DEPENDS "${PL_BPF_OUT}/vmlinux.h")
 
+# The BPF side hard-codes x86_64 syscall numbers (the open family) and the
+# name table comes from asm/unistd_64.h: other architectures need both first.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   set(PL_BPF_ARCH x86)
-elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
-  set(PL_BPF_ARCH arm64)
 else()
-  message(FATAL_ERROR "plumbline's BPF programs support x86_64 and arm64, not ${CMAKE_SYSTEM_PROCESSOR}")
+  message(FATAL_ERROR "plumbline supports x86_64 only for now, not ${CMAKE_SYSTEM_PROCESSOR}")
 endif()
 
 function(pl_bpf_skeleton name src)

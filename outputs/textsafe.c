@@ -54,7 +54,9 @@ char *text_sanitize(const char *s, size_t len)
 	for (size_t i = 0; i < n;) {
 		size_t l = utf8_seq_len(u + i, n - i);
 
-		if (l == 0) {
+		/* a literal backslash is escaped too, so "\x41" in a name can't
+		 * pass for an escaped byte: the output is reversible */
+		if (l == 0 || u[i] == '\\') {
 			snprintf(out + o, 5, "\\x%02X", u[i]);
 			o += 4;
 			i++;

@@ -6,8 +6,9 @@
  * may hold any byte. JSON escaping (json-c) already makes quotes, newlines
  * and control characters harmless; what remains is invalid UTF-8, which would
  * make a strict JSON reader reject the whole line. text_sanitize() keeps
- * valid UTF-8 as it is and writes each invalid byte as the four characters
- * \xNN, so no byte is lost and the output is always valid UTF-8.
+ * valid UTF-8 as it is and writes each invalid byte, and each backslash, as
+ * the four characters \xNN: no byte is lost, the output is always valid
+ * UTF-8, and it decodes back to the original bytes unambiguously.
  */
 #ifndef PL_TEXTSAFE_H
 #define PL_TEXTSAFE_H

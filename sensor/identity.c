@@ -95,10 +95,12 @@ dev_t identity__dev_from_kernel(uint32_t kdev)
 
 int identity__read_build_id(int fd, char *buf, size_t size)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf;
 	Elf_Scn *scn = NULL;
 	int r = -ENOENT;
 
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -EINVAL;
 	if (elf_kind(elf) != ELF_K_ELF) {
@@ -214,8 +216,10 @@ static void cgroup_scan(struct identity *id, int dfd, char *rel, size_t rel_len,
 				id->ncgroups++;
 		}
 	}
-	if (depth >= CGROUP_MAX_DEPTH)
+	if (depth >= CGROUP_MAX_DEPTH) {
+		close(dfd);
 		return;
+	}
 	d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);

@@ -30,7 +30,7 @@ static const struct {
 	bool required;
 	const char *disables;
 } feature_info[PL_FEAT_MAX] = {
-	[PL_FEAT_ROOT] = { "root", "privileges", true, "everything: loading BPF needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN)" },
+	[PL_FEAT_ROOT] = { "root", "privileges", true, "everything: loading BPF needs root, CAP_SYS_ADMIN, or CAP_BPF + CAP_PERFMON" },
 	[PL_FEAT_BTF] = { "btf", "kernel BTF", true, "everything: CO-RE programs need /sys/kernel/btf/vmlinux" },
 	[PL_FEAT_BPF_SYSCALL] = { "bpf_syscall", "bpf(2)", true, "everything" },
 	[PL_FEAT_RINGBUF] = { "ringbuf", "BPF ring buffer", true, "everything: records reach user space through it" },
@@ -38,7 +38,6 @@ static const struct {
 	[PL_FEAT_TP_BTF] = { "tp_btf", "tp_btf programs", true, "everything: syscall, scheduler and exec hooks are tp_btf" },
 	[PL_FEAT_SYSCALL_TP] = { "syscall_tracepoints", "syscall tracepoints", false, "failed-open tracking (open_failures, open_fail_paths stay 0)" },
 	[PL_FEAT_PERF_EVENT] = { "perf_event", "perf_event cpu-clock", false, "mid-slice CPU refresh: per-second windows see CPU only at context switches" },
-	[PL_FEAT_RUN_DELAY] = { "run_delay", "sched_info.run_delay", false, "the run-queue/blocked split of off-CPU time (runq_ns stays 0)" },
 	[PL_FEAT_CGROUP2] = { "cgroup2", "cgroup v2 mount", false, "cgroup paths in records (cgroup_id is still reported)" },
 	[PL_FEAT_KPROBES] = { "kprobes", "kprobes", false, "nothing: plumbline does not use kprobes" },
 	[PL_FEAT_FENTRY] = { "fentry", "fentry/fexit", false, "nothing: plumbline does not use fentry/fexit" },
@@ -98,19 +97,29 @@ static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum
 	return 0;
 }
 
-static bool member_exists(struct btf *btf, const char *type, const char *member)
+/*
+ * Root, or the capabilities that stand in for it: CAP_SYS_ADMIN, or
+ * CAP_BPF + CAP_PERFMON (Linux 5.8+), read from our own CapEff.
+ */
+static bool have_privileges(char *why, size_t size)
 {
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	const struct btf_type *t;
-	const struct btf_member *m;
+	_cleanup_fclose_ FILE *f = NULL;
+	unsigned long long eff = 0;
+	char line[256];
 
-	if (id < 0)
-		return false;
-	t = btf__type_by_id(btf, id);
-	m = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, m++)
-		if (strcmp(btf__name_by_offset(btf, m->name_off), member) == 0)
-			return true;
+	if (geteuid() == 0) {
+		snprintf(why, size, "running as root");
+		return true;
+	}
+	f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	if ((eff & (1ull << 21)) || ((eff & (1ull << 39)) && (eff & (1ull << 38)))) {
+		snprintf(why, size, "capabilities %s", (eff & (1ull << 21)) ? "CAP_SYS_ADMIN" : "CAP_BPF+CAP_PERFMON");
+		return true;
+	}
+	snprintf(why, size, "not root (euid %u) and no CAP_SYS_ADMIN or CAP_BPF+CAP_PERFMON", (unsigned)geteuid());
 	return false;
 }
 
@@ -185,10 +194,12 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	if (geteuid() == 0)
-		set(f, PL_FEAT_ROOT, true, "running as root");
-	else
-		set(f, PL_FEAT_ROOT, false, "not root (euid %u)", (unsigned)geteuid());
+	{
+		char why[128];
+		bool ok = have_privileges(why, sizeof(why));
+
+		set(f, PL_FEAT_ROOT, ok, "%s", why);
+	}
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
 		set(f, PL_FEAT_BTF, true, "/sys/kernel/btf/vmlinux");
@@ -209,15 +220,10 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 		set(f, PL_FEAT_TP_BTF, r == 0, r == 0 ? "ok" : "load refused: %s", strerror(-r));
 		r = probe_tracing(vmlinux, "do_exit", BTF_KIND_FUNC, BPF_TRACE_FENTRY);
 		set(f, PL_FEAT_FENTRY, r == 0, r == 0 ? "ok" : "load refused: %s", strerror(-r));
-		if (member_exists(vmlinux, "sched_info", "run_delay"))
-			set(f, PL_FEAT_RUN_DELAY, true, "ok");
-		else
-			set(f, PL_FEAT_RUN_DELAY, false, "struct sched_info has no run_delay");
 		btf__free(vmlinux);
 	} else {
 		set(f, PL_FEAT_TP_BTF, false, "needs kernel BTF");
 		set(f, PL_FEAT_FENTRY, false, "needs kernel BTF");
-		set(f, PL_FEAT_RUN_DELAY, false, "needs kernel BTF");
 	}
 
 	probe_tracefs(f, mount_tracefs);
@@ -263,8 +269,7 @@ int features__check_required(const struct pl_features *f)
 
 void features__warn_optional(const struct pl_features *f)
 {
-	static const enum pl_feature used[] = { PL_FEAT_SYSCALL_TP, PL_FEAT_PERF_EVENT, PL_FEAT_RUN_DELAY,
-						PL_FEAT_CGROUP2 };
+	static const enum pl_feature used[] = { PL_FEAT_SYSCALL_TP, PL_FEAT_PERF_EVENT, PL_FEAT_CGROUP2 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(used); i++)
 		if (!f->have[used[i]])

@@ -22,7 +22,6 @@ enum pl_feature {
 	PL_FEAT_TP_BTF,       /* BTF-typed tracepoints */
 	PL_FEAT_SYSCALL_TP,   /* tracefs syscalls:sys_exit_open* tracepoints */
 	PL_FEAT_PERF_EVENT,   /* perf_event cpu-clock per CPU */
-	PL_FEAT_RUN_DELAY,    /* task_struct::sched_info.run_delay (CONFIG_SCHED_INFO) */
 	PL_FEAT_CGROUP2,      /* a cgroup v2 mount to resolve cgroup ids to paths */
 	PL_FEAT_KPROBES,      /* not used: reported for the operator's information */
 	PL_FEAT_FENTRY,       /* not used: reported for the operator's information */

@@ -43,6 +43,11 @@ void live__free(struct live *l)
 
 static struct live_row *row(struct live *l, const char *name)
 {
+	size_t len = strlen(name), keep = sizeof(l->rows[0].name) - 1;
+
+	/* the end of a path names the binary: keep that when it is too long */
+	if (len > keep)
+		name += len - keep;
 	for (uint32_t i = 0; i < l->n; i++)
 		if (strcmp(l->rows[i].name, name) == 0)
 			return &l->rows[i];
@@ -54,8 +59,13 @@ static struct live_row *row(struct live *l, const char *name)
 	return &l->rows[l->n++];
 }
 
+uint64_t live__interval(const struct live *l)
+{
+	return l->intervals;
+}
+
 void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcpu_ns, uint64_t syscalls,
-	       uint64_t open_fail, int ended)
+	       uint64_t open_fail, bool new_proc, bool ended)
 {
 	struct live_row *r = row(l, name && name[0] ? name : "?");
 
@@ -63,8 +73,8 @@ void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcp
 	r->offcpu_ns += offcpu_ns;
 	r->syscalls += syscalls;
 	r->open_fail += open_fail;
-	r->procs++;
-	r->ended += ended ? 1 : 0;
+	r->procs += new_proc;
+	r->ended += ended;
 }
 
 static int by_cpu(const void *a, const void *b)

@@ -53,7 +53,7 @@ static int cmd_features(void)
 {
 	struct pl_features f;
 
-	features__probe(&f, false);
+	features__probe(&f, true); /* as `run` would: mounts tracefs if it is not */
 	features__print(&f, stdout);
 	return features__check_required(&f) < 0 ? -ENOTSUP : 0;
 }

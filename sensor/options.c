@@ -122,7 +122,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.ringbuf_kb = 4096,
 		.refresh_hz = 10,
 	};
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "j:qvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -146,7 +146,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_INTERVAL:
 			r = parse_seconds("--interval", optarg, &secs);
-			o->live_interval_s = secs < 1 ? 1 : (uint32_t)secs;
+			if (!r)
+				o->live_interval_s = secs < 1 ? 1 : (uint32_t)secs;
 			break;
 		case OPT_MAX_PROCS:
 			r = parse_u32("--max-procs", optarg, 64, 4194304, &o->max_procs);
@@ -166,7 +167,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_STATS_INTERVAL:
 			r = parse_seconds("--stats-interval", optarg, &secs);
-			o->stats_interval_s = secs < 1 ? 1 : (uint32_t)secs;
+			if (!r)
+				o->stats_interval_s = secs < 1 ? 1 : (uint32_t)secs;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -90,6 +90,9 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 	pi->flags = 0;
 	pi->have_last = false;
 	pi->exec_comm[0] = '\0';
+	pi->exe_dev = 0;
+	pi->exe_ino = 0;
+	pi->filename_truncated = false;
 	return pi;
 }
 

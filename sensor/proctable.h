@@ -27,6 +27,10 @@ struct proc_info {
 	uint64_t image_id;       /* the image these strings describe */
 	uint32_t flags;          /* pl_proc_flags of the image */
 	char exec_comm[PL_COMM_LEN];
+	uint32_t exe_dev;        /* kernel dev_t and inode the strings below describe */
+	uint64_t exe_ino;
+	bool filename_truncated;
+	uint64_t live_interval;  /* last live-view interval this process was counted in */
 	char *exe;
 	char *build_id;
 	char *cmdline;

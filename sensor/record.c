@@ -154,6 +154,7 @@ static void add_identity(struct json_object *o, uint32_t tgid, const struct proc
 	add_u64(o, "exe_ino", p->exe_ino);
 	add_str(o, "build_id", pi ? pi->build_id : NULL, 129);
 	add_str(o, "filename", pi ? pi->filename : NULL, 4096);
+	json_object_object_add(o, "filename_truncated", json_object_new_boolean(pi && pi->filename_truncated));
 	add_str(o, "cmdline", pi ? pi->cmdline : NULL, 4096);
 	add_u64(o, "cgroup_id", p->cgroup_id);
 	add_str(o, "cgroup", cgroup, 4096);
@@ -190,6 +191,7 @@ struct json_object *record__process(uint32_t tgid, const struct proc_info *pi, c
 	add_stats(o, &p->st, NULL);
 
 	paths = json_object_new_array();
+	uint64_t listed = 0;
 	for (uint32_t i = 0; i < nfails; i++) {
 		struct json_object *f = json_object_new_object();
 		const struct pl_fail_key *k = &fails[i].ref->key;
@@ -199,12 +201,14 @@ struct json_object *record__process(uint32_t tgid, const struct proc_info *pi, c
 		add_i64(f, "errno", k->err);
 		add_str(f, "errno_name", en, 32);
 		add_u64(f, "count", fails[i].count);
+		listed += fails[i].count;
 		json_object_object_add(f, "truncated", json_object_new_boolean(fails[i].ref->truncated));
 		json_object_array_add(paths, f);
 	}
 	json_object_object_add(o, "open_fail_paths", paths);
-	json_object_object_add(o, "open_fail_paths_incomplete",
-			       json_object_new_boolean((pi && pi->fails_overflow) || p->st.open_fail_unrecorded));
+	/* whatever the reason (table full, a lost record), the paths listed
+	 * don't account for every failure */
+	json_object_object_add(o, "open_fail_paths_incomplete", json_object_new_boolean(listed != p->st.open_fail));
 	return o;
 }
 

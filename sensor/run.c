@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -103,6 +104,19 @@ static const char *display_name(const struct proc_info *pi, const struct pl_proc
 	return pi && pi->exe ? pi->exe : p->comm;
 }
 
+/* Whether pi is counted for the first time in the current live interval. */
+static bool live_first(struct sensor *s, struct proc_info *pi)
+{
+	uint64_t now = live__interval(s->live) + 1; /* 0 means never */
+
+	if (!pi)
+		return true;
+	if (pi->live_interval == now)
+		return false;
+	pi->live_interval = now;
+	return true;
+}
+
 /* ---- ring-buffer records ---- */
 
 static struct proc_info *start_image(struct sensor *s, uint32_t tgid, const struct pl_proc *p)
@@ -114,6 +128,8 @@ static struct proc_info *start_image(struct sensor *s, uint32_t tgid, const stru
 		return NULL;
 	}
 	pi->flags = p->flags;
+	pi->exe_dev = p->exe_dev;
+	pi->exe_ino = p->exe_ino;
 	memcpy(pi->exec_comm, p->comm, sizeof(pi->exec_comm));
 	pi->exec_comm[PL_COMM_LEN - 1] = '\0';
 	return pi;
@@ -130,6 +146,7 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	memcpy(filename, ev->filename, sizeof(filename));
 	filename[sizeof(filename) - 1] = '\0';
 	pi->filename = text_sanitize(filename, sizeof(filename));
+	pi->filename_truncated = ev->filename_len > PL_PATH_LEN;
 	pi->cmdline = text_cmdline(ev->args, ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN);
 	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, filename, &exe);
 	pi->exe = exe.path;
@@ -149,7 +166,7 @@ static void on_fork_or_seen(struct sensor *s, const struct pl_ev_proc *ev)
 
 	if (!pi)
 		return;
-	if (parent && parent->exe) {
+	if (parent && parent->exe && parent->exe_dev == ev->proc.exe_dev && parent->exe_ino == ev->proc.exe_ino) {
 		/* a fork child runs its parent's image: same identity */
 		pi->exe = dup_or_null(parent->exe);
 		pi->build_id = dup_or_null(parent->build_id);
@@ -171,36 +188,51 @@ static void on_fail_path(struct sensor *s, const struct pl_ev_fail_path *ev)
 		s->fail_keys_unremembered++;
 }
 
-/* Delete every failed-path key of (tgid, image_id), or with keep_live, every
- * key whose image is no longer the current image of a tracked process. */
+/* Whether a failed-path key belongs to no live image any more. */
+static bool fail_key_orphaned(struct sensor *s, const struct pl_fail_key *k)
+{
+	struct proc_info *pi = proctable__get(s->procs, k->tgid);
+	uint32_t t = k->tgid;
+
+	if (pi)
+		return pi->image_id != k->image_id;
+	/* not in user space's table: keep it while the kernel still tracks that image */
+	return bpf_map_lookup_elem(bpfsensor__procs_fd(s->bpf), &t, &s->scratch) != 0 ||
+	       s->scratch.image_id != k->image_id;
+}
+
+/*
+ * Delete every failed-path key of (tgid, image_id), or with `orphans`, every
+ * key whose image is gone. Keys are collected first and deleted after the
+ * walk: deleting under the iteration cursor would restart it each time.
+ */
 static void sweep_fail_keys(struct sensor *s, uint32_t tgid, uint64_t image_id, bool orphans)
 {
-	int fd = bpfsensor__fail_paths_fd(s->bpf), pfd = bpfsensor__procs_fd(s->bpf);
-	struct pl_fail_key key, next;
+	int fd = bpfsensor__fail_paths_fd(s->bpf);
+	struct pl_fail_key key, next, *doomed = NULL;
+	size_t n = 0, cap = 0;
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		bool del;
-
 		key = next;
 		prev = &key;
-		if (orphans) {
-			/* compare only the image id of the live entry: reading a whole value per key would be wasteful */
-			struct proc_info *pi = proctable__get(s->procs, key.tgid);
-			uint32_t t = key.tgid;
+		if (orphans ? !fail_key_orphaned(s, &key) : (key.tgid != tgid || key.image_id != image_id))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct pl_fail_key *d = realloc(doomed, ncap * sizeof(*d));
 
-			del = !pi || pi->image_id != key.image_id;
-			if (del && pi == NULL && bpf_map_lookup_elem(pfd, &t, &s->scratch) == 0 &&
-			    s->scratch.image_id == key.image_id)
-				del = false; /* tracked in the kernel, user space not caught up */
-		} else {
-			del = key.tgid == tgid && key.image_id == image_id;
+			if (!d)
+				break; /* the next sweep gets the rest */
+			doomed = d;
+			cap = ncap;
 		}
-		if (del && bpf_map_delete_elem(fd, &key) == 0) {
-			s->fail_keys_swept += orphans;
-			prev = NULL; /* restart: deleting the cursor invalidates it */
-		}
+		doomed[n++] = key;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (bpf_map_delete_elem(fd, &doomed[i]) == 0 && orphans)
+			s->fail_keys_swept++;
+	free(doomed);
 }
 
 static void on_end(struct sensor *s, const struct pl_ev_end *ev)
@@ -242,7 +274,7 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 		live__add(s->live, display_name(match, &ev->proc), ev->proc.st.cpu_ns - base->cpu_ns,
 			  ev->proc.st.offcpu_ns - base->offcpu_ns,
 			  stats__syscalls(&ev->proc.st) - stats__syscalls(base), ev->proc.st.open_fail - base->open_fail,
-			  1);
+			  live_first(s, pi), 1);
 	}
 	if (s->opts->process_records) {
 		const char *cg = identity__cgroup_path(s->ident, ev->proc.cgroup_id);
@@ -292,20 +324,50 @@ static int on_record(void *ctx, void *data, size_t size)
 
 /* ---- periodic work ---- */
 
-/* Visit every process in the kernel table with its current counters. */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Visit every process in the kernel table once, with its current counters.
+ * The keys are collected first: when an entry is deleted under the cursor
+ * (a process exits meanwhile) the kernel restarts the walk, which would
+ * otherwise visit processes twice.
+ */
 static void foreach_kernel_proc(struct sensor *s, void (*fn)(struct sensor *, uint32_t, struct pl_proc *, uint64_t))
 {
 	int fd = bpfsensor__procs_fd(s->bpf);
 	uint64_t now = mono_ns();
-	uint32_t key, next;
+	uint32_t key, next, *keys = NULL;
+	size_t n = 0, cap = 0;
 	void *prev = NULL;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(fd, prev, &next) == 0 && n < s->opts->max_procs * 2u) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &s->scratch) == 0)
-			fn(s, key, &s->scratch, now);
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			uint32_t *k = realloc(keys, ncap * sizeof(*k));
+
+			if (!k)
+				break;
+			keys = k;
+			cap = ncap;
+		}
+		keys[n++] = key;
 	}
+	if (n)
+		qsort(keys, n, sizeof(*keys), cmp_u32);
+	for (size_t i = 0; i < n; i++) {
+		if (i && keys[i] == keys[i - 1])
+			continue;
+		if (bpf_map_lookup_elem(fd, &keys[i], &s->scratch) == 0)
+			fn(s, keys[i], &s->scratch, now);
+	}
+	free(keys);
 }
 
 static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64_t now)
@@ -316,8 +378,6 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 
 	if (!pi || pi->image_id != p->image_id)
 		return; /* its start record is still in the ring buffer */
-	if (pi->have_last && pi->last_ns == now)
-		return; /* already seen this tick (iteration restarted) */
 	prev = pi->have_last ? &pi->last : NULL;
 	start = pi->have_last ? pi->last_ns : p->image_start_ns;
 	sc = stats__syscalls(&p->st) - (prev ? stats__syscalls(prev) : 0);
@@ -325,7 +385,7 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 		if (s->live)
 			live__add(s->live, display_name(pi, p), p->st.cpu_ns - (prev ? prev->cpu_ns : 0),
 				  p->st.offcpu_ns - (prev ? prev->offcpu_ns : 0), sc,
-				  p->st.open_fail - (prev ? prev->open_fail : 0), 0);
+				  p->st.open_fail - (prev ? prev->open_fail : 0), live_first(s, pi), 0);
 		if (s->opts->window_records && (sc || p->st.cpu_ns != (prev ? prev->cpu_ns : 0))) {
 			const char *cg = identity__cgroup_path(s->ident, p->cgroup_id);
 

@@ -13,12 +13,16 @@
  *   pl_helper rename NAME N                     prctl(PR_SET_NAME, NAME), N getppid
  *   pl_helper exec N PROG ARGV0 ARGS...         N getppid, then execv(PROG, [ARGV0, ARGS...])
  *   pl_helper children K N                      K concurrent children; child i makes N+i getppid
- *   pl_helper spin SECONDS                      burn CPU for SECONDS of wall time
+ *   pl_helper spin SECONDS [CPU]                burn CPU for SECONDS of wall time [pinned to CPU]
  *   pl_helper exit CODE                         exit with CODE after one getppid
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_setaffinity */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,8 +175,17 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "children") == 0 && argc == 4)
 		return mode_children(argv + 2);
-	if (strcmp(mode, "spin") == 0 && argc == 3) {
+	if (strcmp(mode, "spin") == 0 && (argc == 3 || argc == 4)) {
+		if (argc == 4) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET((int)arg_u64(argv[3]), &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				return 71;
+		}
 		burn_ms(arg_u64(argv[2]) * 1000);
+		report();
 		return 0;
 	}
 	if (strcmp(mode, "exit") == 0 && argc == 3) {

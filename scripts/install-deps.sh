@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install what plumbline needs to build, run and test, from Debian 12
+# packages. Idempotent: installs only what is missing. Run as root.
+set -eu
+
+PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
+libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev linux-libc-dev"
+# The benchmark compares against libbpf-tools' syscount.
+[ "${1:-}" = "--bench" ] && PKGS="$PKGS libbpf-tools"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "install-deps: missing packages:$missing (run as root to install them)" >&2
+		exit 1
+	fi
+	echo "install-deps: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_identity.c - build-ids, kernel dev_t, exe resolution, cgroup paths.
+ *
+ * This executable is linked with a fixed build-id (TEST_BUILD_ID, see
+ * CMakeLists.txt), so the reader is checked against a known value.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <elf.h>
+
+#include "identity.h"
+#include "unit_helpers.h"
+
+struct fixture {
+	struct identity *id;
+	char tmpdir[64];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->tmpdir, sizeof(f->tmpdir), "/tmp/pl-unit-identity-XXXXXX");
+	if (!mkdtemp(f->tmpdir) || identity__new("", &f->id) != 0) {
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	identity__free(f->id);
+	ut_rm_rf(f->tmpdir);
+	free(f);
+	return 0;
+}
+
+static uint32_t kernel_dev(dev_t d)
+{
+	return (uint32_t)(major(d) << 20 | minor(d));
+}
+
+static int write_tmp(struct fixture *f, const char *name, const void *data, size_t len)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", f->tmpdir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+static void test_identity_read_build_id_of_own_binary(void **state)
+{
+	char buf[129];
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	memset(buf, 'Z', sizeof(buf));
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, TEST_BUILD_ID);
+	close(fd);
+}
+
+static void test_identity_read_build_id_needs_room_for_hex_and_nul(void **state)
+{
+	char buf[129];
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	/* 20 bytes -> 40 hex digits + NUL */
+	assert_int_equal(identity__read_build_id(fd, buf, 40), -EINVAL);
+	assert_int_equal(identity__read_build_id(fd, buf, 41), 0);
+	assert_string_equal(buf, TEST_BUILD_ID);
+	close(fd);
+}
+
+static void test_identity_read_build_id_of_non_elf_is_einval(void **state)
+{
+	struct fixture *f = *state;
+	char buf[129];
+	int fd = write_tmp(f, "text", "#!/bin/sh\necho hello\n", 21);
+
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), -EINVAL);
+	close(fd);
+	fd = write_tmp(f, "empty", "", 0);
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), -EINVAL);
+	close(fd);
+}
+
+static void test_identity_read_build_id_of_elf_without_note_is_enoent(void **state)
+{
+	struct fixture *f = *state;
+	Elf64_Ehdr eh = { 0 };
+	char buf[129];
+	int fd;
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_REL;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	/* no sections at all */
+	fd = write_tmp(f, "bare.o", &eh, sizeof(eh));
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), -ENOENT);
+	close(fd);
+}
+
+static void test_identity_dev_from_kernel_splits_major_minor(void **state)
+{
+	assert_true(identity__dev_from_kernel(8u << 20 | 1) == makedev(8, 1));
+	assert_true(identity__dev_from_kernel(0) == makedev(0, 0));
+	assert_true(identity__dev_from_kernel(259u << 20 | 0xfffff) == makedev(259, 0xfffff));
+	assert_int_equal(major(identity__dev_from_kernel(253u << 20 | 3)), 253);
+	assert_int_equal(minor(identity__dev_from_kernel(253u << 20 | 3)), 3);
+	assert_int_equal(minor(identity__dev_from_kernel(0 << 20 | 300)), 300);
+}
+
+static void test_identity_resolve_exe_of_self(void **state)
+{
+	struct fixture *f = *state;
+	char want[PATH_MAX];
+	struct exe_info e;
+	struct stat st;
+
+	assert_non_null(realpath(TEST_BINARY, want));
+	assert_int_equal(stat("/proc/self/exe", &st), 0);
+	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino, NULL, &e);
+	assert_non_null(e.path);
+	assert_string_equal(e.path, want);
+	assert_non_null(e.build_id);
+	assert_string_equal(e.build_id, TEST_BUILD_ID);
+	exe_info__clear(&e);
+	assert_null(e.path);
+	assert_null(e.build_id);
+
+	/* second time: from the build-id cache, same answer */
+	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino, NULL, &e);
+	assert_string_equal(e.build_id, TEST_BUILD_ID);
+	exe_info__clear(&e);
+}
+
+static void test_identity_resolve_exe_other_inode_falls_back_to_filename(void **state)
+{
+	struct fixture *f = *state;
+	struct exe_info e;
+	struct stat st;
+
+	assert_int_equal(stat("/proc/self/exe", &st), 0);
+	/* (dev, ino) don't match: /proc/self/exe is somebody else's now */
+	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino + 1, "/nonexistent/bin/tool", &e);
+	assert_string_equal(e.path, "/nonexistent/bin/tool");
+	assert_null(e.build_id);
+	exe_info__clear(&e);
+
+	/* the filename exists but is not the (dev, ino) the kernel saw: no build-id */
+	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino + 1, TEST_BINARY, &e);
+	assert_string_equal(e.path, TEST_BINARY);
+	assert_null(e.build_id);
+	exe_info__clear(&e);
+
+	/* nothing known at all */
+	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino + 1, NULL, &e);
+	assert_null(e.path);
+	assert_null(e.build_id);
+}
+
+static void test_identity_resolve_exe_gone_process_uses_filename_and_its_build_id(void **state)
+{
+	struct fixture *f = *state;
+	struct exe_info e;
+	struct stat st;
+
+	assert_int_equal(stat(TEST_BINARY, &st), 0);
+	/* pid_max is at most 4194304: this pid cannot exist */
+	identity__resolve_exe(f->id, 0x7fffff00, kernel_dev(st.st_dev), st.st_ino, TEST_BINARY, &e);
+	assert_string_equal(e.path, TEST_BINARY);
+	assert_non_null(e.build_id);
+	assert_string_equal(e.build_id, TEST_BUILD_ID);
+	exe_info__clear(&e);
+}
+
+/* The cgroup2 mount point from /proc/self/mountinfo, or "" when none. */
+static void find_cgroup2(char *out, size_t size)
+{
+	char *mi = ut_read_file("/proc/self/mountinfo", NULL), *line, *next;
+
+	out[0] = '\0';
+	if (!mi)
+		return;
+	for (line = mi; line && *line; line = next) {
+		char *sep, *p = line, *mnt;
+		size_t len;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		sep = strstr(line, " - ");
+
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		/* fields: id parent maj:min root mountpoint ... */
+		for (int i = 0; i < 4 && p; i++) {
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+		}
+		if (!p)
+			continue;
+		mnt = p;
+		len = strcspn(mnt, " ");
+		if (len + 1 > size || memchr(mnt, '\\', len)) /* skip escaped (odd) paths */
+			continue;
+		memcpy(out, mnt, len);
+		out[len] = '\0';
+		break;
+	}
+	free(mi);
+}
+
+static void test_identity_cgroup_path_of_root_is_slash(void **state)
+{
+	char root[PATH_MAX];
+	struct identity *id = NULL;
+	struct stat st;
+
+	find_cgroup2(root, sizeof(root));
+	if (!root[0]) {
+		print_message("no cgroup2 mount in /proc/self/mountinfo: skipping\n");
+		skip();
+	}
+	assert_int_equal(stat(root, &st), 0);
+	assert_int_equal(identity__new(root, &id), 0);
+	assert_non_null(identity__cgroup_path(id, st.st_ino));
+	assert_string_equal(identity__cgroup_path(id, st.st_ino), "/");
+	/* an id that no cgroup has */
+	assert_null(identity__cgroup_path(id, UINT64_MAX));
+	identity__free(id);
+}
+
+static void test_identity_cgroup_path_without_root_is_null(void **state)
+{
+	struct identity *id = NULL;
+
+	assert_int_equal(identity__new("", &id), 0);
+	assert_null(identity__cgroup_path(id, 1));
+	identity__free(id);
+	assert_int_equal(identity__new(NULL, &id), 0);
+	assert_null(identity__cgroup_path(id, 1));
+	identity__free(id);
+	identity__free(NULL);
+}
+
+/* A directory tree stands in for the cgroup2 hierarchy: ids are inodes. */
+static void test_identity_cgroup_path_of_nested_dir_and_no_fd_leak(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX], w32[PATH_MAX];
+	struct identity *id = NULL;
+	struct stat st2, st32, st33;
+	size_t off, n32 = 0;
+	int before, after;
+
+	off = (size_t)snprintf(path, sizeof(path), "%s/cg", f->tmpdir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	/* 34 levels: deeper than the scanner's depth limit (32) */
+	for (int i = 1; i <= 34; i++) {
+		off += (size_t)snprintf(path + off, sizeof(path) - off, "/d%d", i);
+		if (i <= 32)
+			n32 += (size_t)snprintf(w32 + n32, sizeof(w32) - n32, "/d%d", i);
+		assert_int_equal(mkdir(path, 0700), 0);
+		if (i == 2)
+			assert_int_equal(stat(path, &st2), 0);
+		if (i == 32)
+			assert_int_equal(stat(path, &st32), 0);
+		if (i == 33)
+			assert_int_equal(stat(path, &st33), 0);
+	}
+	snprintf(path, sizeof(path), "%s/cg", f->tmpdir);
+	assert_int_equal(identity__new(path, &id), 0);
+
+	before = ut_count_fds();
+	assert_non_null(identity__cgroup_path(id, st2.st_ino)); /* first lookup scans the tree */
+	after = ut_count_fds();
+	assert_string_equal(identity__cgroup_path(id, st2.st_ino), "/d1/d2");
+	assert_non_null(identity__cgroup_path(id, st32.st_ino));
+	assert_string_equal(identity__cgroup_path(id, st32.st_ino), w32);
+	assert_null(identity__cgroup_path(id, st33.st_ino)); /* beyond the depth limit */
+	identity__free(id);
+	/* the scan must close every directory it opened, the deepest ones too */
+	assert_int_equal(after, before);
+}
+
+static void test_identity_proc_cmdline_of_self(void **state)
+{
+	char *s = identity__proc_cmdline(getpid(), 4096);
+	size_t n;
+
+	assert_non_null(s);
+	/* ctest runs us with no arguments: the line is argv[0], no trailing space */
+	n = strlen(s);
+	assert_true(n >= strlen("unit_identity"));
+	assert_string_equal(s + n - strlen("unit_identity"), "unit_identity");
+	free(s);
+	assert_null(identity__proc_cmdline(0x7fffff00, 4096));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_of_own_binary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_needs_room_for_hex_and_nul, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_of_non_elf_is_einval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_of_elf_without_note_is_enoent, setup,
+						teardown),
+		cmocka_unit_test(test_identity_dev_from_kernel_splits_major_minor),
+		cmocka_unit_test_setup_teardown(test_identity_resolve_exe_of_self, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_resolve_exe_other_inode_falls_back_to_filename, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_identity_resolve_exe_gone_process_uses_filename_and_its_build_id,
+						setup, teardown),
+		cmocka_unit_test(test_identity_cgroup_path_of_root_is_slash),
+		cmocka_unit_test(test_identity_cgroup_path_without_root_is_null),
+		cmocka_unit_test_setup_teardown(test_identity_cgroup_path_of_nested_dir_and_no_fd_leak, setup,
+						teardown),
+		cmocka_unit_test(test_identity_proc_cmdline_of_self),
+	};
+
+	return cmocka_run_group_tests_name("identity", tests, NULL, NULL);
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_live.c - the live table: rows per binary, busiest first, reset after
+ * each print.
+ */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "live.h"
+
+#define SEC 1000000000ull
+
+static const char header[] = "\nBINARY (busiest, last interval)                CPU%   WAIT% SYSCALL/s FAILOPN/s PROCS\n";
+
+static int setup(void **state)
+{
+	struct live *l = NULL;
+
+	if (live__new(&l) != 0 || !l)
+		return -1;
+	*state = l;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	live__free(*state);
+	return 0;
+}
+
+/* live__print into a string (caller frees). */
+static char *print_to_string(struct live *l, uint64_t interval_ns, uint32_t tracked, uint64_t drops)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	live__print(l, f, interval_ns, tracked, drops);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
+/* One table row: name left-aligned in 44 columns, then the literal rest. */
+static void row(char *out, size_t size, const char *name, const char *rest)
+{
+	snprintf(out, size, "%-44s%s\n", name, rest);
+}
+
+/* Concatenate NULL-terminated pieces into out. */
+static void join(char *out, size_t size, const char *const *pieces)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (; *pieces; pieces++) {
+		size_t l = strlen(*pieces);
+
+		assert_true(n + l < size);
+		memcpy(out + n, *pieces, l + 1);
+		n += l;
+	}
+}
+
+static void test_live_print_orders_rows_by_cpu(void **state)
+{
+	struct live *l = *state;
+	char ra[128], rb[128], rc[128], want[1024];
+	char *got;
+
+	live__add(l, "/usr/bin/a", SEC / 2, 0, 100, 0, true, false);
+	live__add(l, "/usr/bin/b", SEC, SEC / 2, 300, 2, true, false);
+	live__add(l, "/usr/bin/c", 0, 0, 10, 0, true, true);
+	live__add(l, "/usr/bin/a", SEC / 4, SEC / 4, 50, 1, true, true);
+	got = print_to_string(l, SEC, 7, 3);
+
+	row(rb, sizeof(rb), "/usr/bin/b", "  100.0    50.0       300         2     1");
+	row(ra, sizeof(ra), "/usr/bin/a", "   75.0    25.0       150         1     2");
+	row(rc, sizeof(rc), "/usr/bin/c", "    0.0     0.0        10         0     1");
+	join(want, sizeof(want),
+	     (const char *const[]){ header, rb, ra, rc,
+				    "-- 7 processes tracked, 3 records lost so far (CPU%: 100 = one core)\n", NULL });
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_live_print_scales_by_interval(void **state)
+{
+	struct live *l = *state;
+	char r[128], want[1024];
+	char *got;
+
+	live__add(l, "x", SEC, 0, 1000, 10, true, false);
+	got = print_to_string(l, 2 * SEC, 1, 0);
+	row(r, sizeof(r), "x", "   50.0     0.0       500         5     1");
+	join(want, sizeof(want),
+	     (const char *const[]){ header, r,
+				    "-- 1 processes tracked, 0 records lost so far (CPU%: 100 = one core)\n", NULL });
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_live_print_resets_for_next_interval(void **state)
+{
+	struct live *l = *state;
+	char want[512];
+	char *got;
+
+	live__add(l, "/usr/bin/a", SEC, 0, 1, 0, true, false);
+	free(print_to_string(l, SEC, 1, 0));
+	got = print_to_string(l, SEC, 0, 0);
+	join(want, sizeof(want),
+	     (const char *const[]){ header,
+				    "-- 0 processes tracked, 0 records lost so far (CPU%: 100 = one core)\n", NULL });
+	assert_string_equal(got, want);
+	free(got);
+
+	/* and counts start from zero again */
+	live__add(l, "/usr/bin/a", SEC / 10, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 0, 0);
+	assert_non_null(strstr(got, "   10.0     0.0         1         0     1\n"));
+	free(got);
+}
+
+static void test_live_print_skips_idle_rows(void **state)
+{
+	struct live *l = *state;
+	char *got;
+
+	live__add(l, "/usr/bin/busy", SEC, 0, 1, 0, true, false);
+	live__add(l, "/usr/bin/idle", 0, SEC, 0, 0, true, false);
+	got = print_to_string(l, SEC, 2, 0);
+	assert_non_null(strstr(got, "/usr/bin/busy"));
+	assert_null(strstr(got, "/usr/bin/idle"));
+	free(got);
+}
+
+static void test_live_print_ties_on_cpu_ordered_by_syscalls(void **state)
+{
+	struct live *l = *state;
+	char *got, *few, *many;
+
+	live__add(l, "few", SEC, 0, 1, 0, true, false);
+	live__add(l, "many", SEC, 0, 9, 0, true, false);
+	got = print_to_string(l, SEC, 2, 0);
+	few = strstr(got, "\nfew ");
+	many = strstr(got, "\nmany ");
+	assert_non_null(few);
+	assert_non_null(many);
+	assert_true(many < few);
+	free(got);
+}
+
+static void test_live_print_shows_top_ten_only(void **state)
+{
+	struct live *l = *state;
+	char name[32], *got;
+	int lines = 0;
+
+	for (int i = 1; i <= 12; i++) {
+		snprintf(name, sizeof(name), "/bin/p%02d", i);
+		live__add(l, name, (uint64_t)i * 1000000, 0, 1, 0, true, false);
+	}
+	got = print_to_string(l, SEC, 12, 0);
+	for (const char *p = got; (p = strchr(p, '\n')); p++)
+		lines++;
+	/* leading blank, header, 10 rows, footer */
+	assert_int_equal(lines, 13);
+	assert_non_null(strstr(got, "/bin/p12"));
+	assert_non_null(strstr(got, "/bin/p03"));
+	assert_null(strstr(got, "/bin/p02"));
+	assert_null(strstr(got, "/bin/p01"));
+	assert_true(strstr(got, "/bin/p12") < strstr(got, "/bin/p03"));
+	free(got);
+}
+
+static void test_live_add_without_name_counts_as_question_mark(void **state)
+{
+	struct live *l = *state;
+	char r[128], *got;
+
+	live__add(l, NULL, SEC, 0, 1, 0, true, false);
+	live__add(l, "", SEC, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 2, 0);
+	row(r, sizeof(r), "?", "  200.0     0.0         2         0     2");
+	assert_non_null(strstr(got, r));
+	free(got);
+}
+
+static void test_live_add_folds_beyond_capacity_into_other(void **state)
+{
+	struct live *l = *state;
+	char name[32], r[128], *got, *first;
+
+	for (int i = 0; i < 512; i++) {
+		snprintf(name, sizeof(name), "/bin/n%d", i);
+		live__add(l, name, 1000, 0, 1, 0, true, false);
+	}
+	live__add(l, "/bin/late1", SEC / 2, 0, 1, 0, true, false);
+	live__add(l, "/bin/late2", SEC / 2, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 514, 0);
+	row(r, sizeof(r), "(other)", "  100.0     0.0         2         0     2");
+	first = strchr(got + 1, '\n'); /* end of the header */
+	assert_non_null(first);
+	assert_true(strncmp(first + 1, r, strlen(r)) == 0);
+	assert_null(strstr(got, "/bin/late"));
+	free(got);
+}
+
+/* A long exe path (longer than the row's name buffer) is still one binary:
+ * its processes must add up in one row, not one row per process. */
+static void test_live_add_long_name_accumulates_in_one_row(void **state)
+{
+	struct live *l = *state;
+	char name[200], *got;
+	int rows = 0;
+
+	memset(name, 'x', sizeof(name));
+	memcpy(name, "/opt/", 5);
+	memcpy(name + 150, "/bin/longtool", 14); /* 163 chars + NUL */
+	live__add(l, name, SEC / 2, 0, 1, 0, true, false);
+	live__add(l, name, SEC / 2, 0, 1, 0, true, false);
+	live__add(l, name, SEC / 2, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 3, 0);
+	for (const char *p = got; (p = strstr(p, "xxxxxxxxxx")); p = strchr(p, '\n'))
+		rows++;
+	assert_int_equal(rows, 1);
+	assert_non_null(strstr(got, "  150.0     0.0         3         0     3\n"));
+	free(got);
+}
+
+static void test_live_add_counts_a_process_once_per_interval(void **state)
+{
+	struct live *l = *state;
+	char r[128], *got;
+
+	assert_int_equal(live__interval(l), 0);
+	live__add(l, "/bin/svc", SEC / 10, 0, 1, 0, true, false); /* first sight this interval */
+	live__add(l, "/bin/svc", SEC / 10, 0, 1, 0, false, false); /* same process again */
+	live__add(l, "/bin/svc", SEC / 10, 0, 1, 0, false, true);  /* and its exit */
+	got = print_to_string(l, SEC, 1, 0);
+	row(r, sizeof(r), "/bin/svc", "   30.0     0.0         3         0     1");
+	assert_non_null(strstr(got, r));
+	free(got);
+	assert_int_equal(live__interval(l), 1);
+	free(print_to_string(l, SEC, 1, 0));
+	assert_int_equal(live__interval(l), 2);
+}
+
+/* The table shows the end of a path (tail of 44 columns): for a long path
+ * that must still be the binary's own name, not a cut-off middle. */
+static void test_live_print_long_name_shows_its_end(void **state)
+{
+	struct live *l = *state;
+	char name[200], *got;
+
+	memset(name, 'x', sizeof(name));
+	memcpy(name, "/opt/", 5);
+	memcpy(name + 150, "/bin/longtool", 14);
+	live__add(l, name, SEC / 2, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 1, 0);
+	assert_non_null(strstr(got, "/bin/longtool "));
+	free(got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_live_print_orders_rows_by_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_scales_by_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_resets_for_next_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_skips_idle_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_ties_on_cpu_ordered_by_syscalls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_shows_top_ten_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_add_without_name_counts_as_question_mark, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_add_folds_beyond_capacity_into_other, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_add_counts_a_process_once_per_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_add_long_name_accumulates_in_one_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_long_name_shows_its_end, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("live", tests, NULL, NULL);
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_options.c - `plumbline run` option parsing and validation.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+
+#define MAX_ARGS 32
+
+/*
+ * argv must be writable and outlive the parse (json_path points into it).
+ * Every parse gets buffers of its own, never reused, so that what getopt may
+ * still point to from a previous parse is not silently rewritten under it.
+ */
+#define MAX_PARSES 128
+static char arg_buf[MAX_PARSES][MAX_ARGS][64];
+static char *arg_v[MAX_PARSES][MAX_ARGS + 1];
+static int nparses;
+
+/* Parse a NULL-terminated list of arguments after "run". */
+static int parse_args(struct run_opts *o, const char *const *args)
+{
+	char (*buf)[64];
+	char **v;
+	int argc = 0;
+
+	assert_true(nparses < MAX_PARSES);
+	buf = arg_buf[nparses];
+	v = arg_v[nparses];
+	nparses++;
+	snprintf(buf[argc], sizeof(buf[argc]), "run");
+	v[argc] = buf[argc];
+	argc++;
+	for (; *args; args++) {
+		assert_true(argc < MAX_ARGS);
+		assert_true(strlen(*args) < sizeof(buf[argc]));
+		snprintf(buf[argc], sizeof(buf[argc]), "%s", *args);
+		v[argc] = buf[argc];
+		argc++;
+	}
+	v[argc] = NULL;
+	return run_opts__parse(argc, v, o);
+}
+
+#define PARSE(o, ...) parse_args((o), (const char *const[]){ __VA_ARGS__, NULL })
+#define PARSE_NONE(o) parse_args((o), (const char *const[]){ NULL })
+
+static void test_options_defaults(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_null(o.json_path);
+	assert_false(o.process_records);
+	assert_false(o.window_records);
+	assert_true(o.duration_s == 0.0);
+	assert_int_equal(o.live, LIVE_ON); /* no JSON: the live view */
+	assert_int_equal(o.live_interval_s, 2);
+	assert_int_equal(o.max_procs, 32768);
+	assert_int_equal(o.max_fail_paths, 16384);
+	assert_int_equal(o.ringbuf_kb, 4096);
+	assert_int_equal(o.refresh_hz, 10);
+	assert_int_equal(o.stats_interval_s, 0);
+	assert_false(o.quiet);
+	assert_false(o.verbose);
+}
+
+static void test_options_process_records_implies_json_stdout_and_no_live(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--process-records"), 0);
+	assert_true(o.process_records);
+	assert_non_null(o.json_path);
+	assert_string_equal(o.json_path, "-");
+	assert_int_equal(o.live, LIVE_OFF);
+
+	assert_int_equal(PARSE(&o, "--window-records"), 0);
+	assert_true(o.window_records);
+	assert_string_equal(o.json_path, "-");
+	assert_int_equal(o.live, LIVE_OFF);
+}
+
+static void test_options_json_file_keeps_live_on(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--process-records", "--json", "/var/log/pl.jsonl"), 0);
+	assert_string_equal(o.json_path, "/var/log/pl.jsonl");
+	assert_int_equal(o.live, LIVE_ON);
+
+	assert_int_equal(PARSE(&o, "-j", "-"), 0);
+	assert_string_equal(o.json_path, "-");
+	assert_int_equal(o.live, LIVE_OFF);
+}
+
+static void test_options_explicit_live_wins(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--json", "-", "--live"), 0);
+	assert_int_equal(o.live, LIVE_ON);
+	assert_int_equal(PARSE(&o, "--no-live"), 0);
+	assert_int_equal(o.live, LIVE_OFF);
+}
+
+static void test_options_numbers_are_parsed(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--duration", "1.5", "--interval", "0.5", "--max-procs", "64", "--max-fail-paths",
+			       "4194304", "--ringbuf-kb", "64", "--refresh-hz", "0", "--stats-interval", "30", "-q",
+			       "-v"),
+			 0);
+	assert_true(o.duration_s == 1.5);
+	assert_int_equal(o.live_interval_s, 1); /* below one second rounds up to 1 */
+	assert_int_equal(o.max_procs, 64);
+	assert_int_equal(o.max_fail_paths, 4194304);
+	assert_int_equal(o.ringbuf_kb, 64);
+	assert_int_equal(o.refresh_hz, 0);
+	assert_int_equal(o.stats_interval_s, 30);
+	assert_true(o.quiet);
+	assert_true(o.verbose);
+
+	assert_int_equal(PARSE(&o, "--ringbuf-kb=1048576"), 0);
+	assert_int_equal(o.ringbuf_kb, 1048576);
+}
+
+static void test_options_rejects_ringbuf_not_power_of_two(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--ringbuf-kb", "1000"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--ringbuf-kb", "3072"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--ringbuf-kb", "32"), -EINVAL);      /* below 64 */
+	assert_int_equal(PARSE(&o, "--ringbuf-kb", "2097152"), -EINVAL); /* above 1 GiB */
+}
+
+static void test_options_rejects_bad_durations(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--duration", "-1"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration", "abc"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration", "5s"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration", ""), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration", "nan"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration", "inf"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration", "2e9"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--interval", "abc"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--stats-interval", "-3"), -EINVAL);
+}
+
+static void test_options_rejects_bad_integers(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--max-procs", "63"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--max-procs", "-1"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--max-procs", "4194305"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--max-procs", "18446744073709551617"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--max-procs", "12x"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--refresh-hz", "1001"), -EINVAL);
+}
+
+static void test_options_rejects_unknown_option(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--bogus"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-x"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--duration"), -EINVAL); /* missing argument */
+	assert_int_equal(PARSE(&o, "--quiet=1"), -EINVAL);  /* argument to a flag */
+}
+
+static void test_options_rejects_stray_argument(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "stray"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--quiet", "stray"), -EINVAL);
+	assert_int_equal(PARSE(&o, "stray", "--quiet"), -EINVAL); /* after getopt's permutation */
+}
+
+static void test_options_help_returns_one(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--help"), 1);
+	assert_int_equal(PARSE(&o, "-h"), 1);
+	assert_int_equal(PARSE(&o, "--quiet", "--help", "--bogus"), 1);
+}
+
+static void test_options_usage_mentions_every_option(void **state)
+{
+	static const char *const opts[] = { "--json",	  "--process-records", "--window-records", "--stats-interval",
+					    "--live",	  "--no-live",	       "--interval",	   "--quiet",
+					    "--verbose",  "--duration",	       "--max-procs",	   "--max-fail-paths",
+					    "--ringbuf-kb", "--refresh-hz",    "--help" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	run_opts__usage(f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strstr(buf, opts[i]))
+			fail_msg("usage does not mention %s", opts[i]);
+	free(buf);
+}
+
+/* Each parse must start from a clean getopt state, even when the previous
+ * one stopped in the middle of a cluster of short options. */
+static void test_options_reparse_after_stop_mid_cluster_is_clean(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "-hq"), 1); /* --help returns before reaching q */
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_false(o.quiet); /* must not see the previous argv's "q" */
+
+	assert_int_equal(PARSE(&o, "-xv"), -EINVAL); /* error before reaching v */
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_false(o.verbose);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options_defaults),
+		cmocka_unit_test(test_options_process_records_implies_json_stdout_and_no_live),
+		cmocka_unit_test(test_options_json_file_keeps_live_on),
+		cmocka_unit_test(test_options_explicit_live_wins),
+		cmocka_unit_test(test_options_numbers_are_parsed),
+		cmocka_unit_test(test_options_rejects_ringbuf_not_power_of_two),
+		cmocka_unit_test(test_options_rejects_bad_durations),
+		cmocka_unit_test(test_options_rejects_bad_integers),
+		cmocka_unit_test(test_options_rejects_unknown_option),
+		cmocka_unit_test(test_options_rejects_stray_argument),
+		cmocka_unit_test(test_options_help_returns_one),
+		cmocka_unit_test(test_options_usage_mentions_every_option),
+		cmocka_unit_test(test_options_reparse_after_stop_mid_cluster_is_clean),
+	};
+
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}
