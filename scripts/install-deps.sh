@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev linux-libc-dev"
+libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev"
 # The benchmark compares against libbpf-tools' syscount.
 [ "${1:-}" = "--bench" ] && PKGS="$PKGS libbpf-tools"
 

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <openssl/evp.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ struct buildid_slot {
 	struct timespec mtime;
 	off_t size;
 	char *build_id; /* NULL: the file has none */
+	char *sha256;   /* content hash, only computed when there is no build-id */
 };
 
 struct cgroup_ent {
@@ -82,8 +84,10 @@ void identity__free(struct identity *id)
 {
 	if (!id)
 		return;
-	for (size_t i = 0; i < BUILDID_CACHE_SIZE; i++)
+	for (size_t i = 0; i < BUILDID_CACHE_SIZE; i++) {
 		free(id->buildids[i].build_id);
+		free(id->buildids[i].sha256);
+	}
 	cgroups_clear(id);
 	free(id);
 }
@@ -138,7 +142,59 @@ int identity__read_build_id(int fd, char *buf, size_t size)
 	return r;
 }
 
-static char *cached_build_id(struct identity *id, int fd, const struct stat *st)
+#define HASH_MAX_BYTES (512ull << 20)
+
+int identity__sha256_fd(int fd, char *buf, size_t size)
+{
+	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx;
+	uint64_t off = 0;
+	struct stat st;
+	int r = 0;
+
+	if (size < 65)
+		return -EINVAL;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size > HASH_MAX_BYTES)
+		return -EFBIG;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(ctx);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = pread(fd, chunk, sizeof(chunk), (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (!EVP_DigestUpdate(ctx, chunk, (size_t)n)) {
+			r = -EIO;
+			break;
+		}
+		off += (uint64_t)n;
+		if (off > HASH_MAX_BYTES) {
+			r = -EFBIG;
+			break;
+		}
+	}
+	if (!r && !EVP_DigestFinal_ex(ctx, md, &mdlen))
+		r = -EIO;
+	EVP_MD_CTX_free(ctx);
+	for (unsigned int i = 0; !r && i < mdlen && i * 2 + 2 < size; i++)
+		snprintf(buf + i * 2, 3, "%02x", md[i]);
+	return r;
+}
+
+/* The cache slot of the file open at fd, filled on first sight. */
+static struct buildid_slot *cached_ids(struct identity *id, int fd, const struct stat *st)
 {
 	size_t h = (size_t)((st->st_ino * 0x9e3779b97f4a7c15ull) ^ st->st_dev) & (BUILDID_CACHE_SIZE - 1);
 	struct buildid_slot *s = &id->buildids[h];
@@ -146,14 +202,32 @@ static char *cached_build_id(struct identity *id, int fd, const struct stat *st)
 
 	if (s->used && s->dev == st->st_dev && s->ino == st->st_ino && s->size == st->st_size &&
 	    s->mtime.tv_sec == st->st_mtim.tv_sec && s->mtime.tv_nsec == st->st_mtim.tv_nsec)
-		return s->build_id ? strdup(s->build_id) : NULL;
+		return s;
 	/* direct-mapped: a colliding binary replaces the slot */
 	free(s->build_id);
+	free(s->sha256);
 	*s = (struct buildid_slot){ .used = true, .dev = st->st_dev, .ino = st->st_ino, .mtime = st->st_mtim,
 				    .size = st->st_size };
 	if (identity__read_build_id(fd, buf, sizeof(buf)) == 0)
 		s->build_id = strdup(buf);
-	return s->build_id ? strdup(s->build_id) : NULL;
+	else if (identity__sha256_fd(fd, buf, sizeof(buf)) == 0)
+		s->sha256 = strdup(buf);
+	return s;
+}
+
+static void take_ids(struct exe_info *ret, const struct buildid_slot *s)
+{
+	char *id = NULL;
+
+	if (ret->binary_id)
+		return;
+	ret->build_id = s->build_id ? strdup(s->build_id) : NULL;
+	if (s->build_id && asprintf(&id, "build-id:%s", s->build_id) < 0)
+		id = NULL;
+	else if (!s->build_id && s->sha256 && asprintf(&id, "sha256:%s", s->sha256) < 0)
+		id = NULL;
+	free(ret->binary_id);
+	ret->binary_id = id;
 }
 
 void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64_t ino, const char *filename,
@@ -174,9 +248,9 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 			link[n] = '\0';
 			ret->path = text_sanitize(link, (size_t)n);
 		}
-		ret->build_id = cached_build_id(id, fd, &st);
+		take_ids(ret, cached_ids(id, fd, &st));
 		if (ret->path)
-			return;
+			goto done;
 	}
 	/* The process is gone (or exec'd again): fall back to the exec'd name. */
 	if (fd >= 0) {
@@ -185,17 +259,23 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 	}
 	if (filename && filename[0] == '/') {
 		fd = open(filename, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && !ret->build_id)
-			ret->build_id = cached_build_id(id, fd, &st);
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && !ret->binary_id)
+			take_ids(ret, cached_ids(id, fd, &st));
 	}
 	if (!ret->path && filename && filename[0])
 		ret->path = text_sanitize(filename, strlen(filename));
+done:
+	/* the file itself is gone: its kernel identity is all there is */
+	if (!ret->binary_id && asprintf(&ret->binary_id, "file:%u:%u:%llu", major(dev), minor(dev),
+					(unsigned long long)ino) < 0)
+		ret->binary_id = NULL;
 }
 
 void exe_info__clear(struct exe_info *e)
 {
 	free(e->path);
 	free(e->build_id);
+	free(e->binary_id);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -24,8 +24,10 @@ void identity__free(struct identity *id);
 dev_t identity__dev_from_kernel(uint32_t kdev);
 
 struct exe_info {
-	char *path;     /* canonical path, or the exec'd filename when the process is gone; may be NULL */
-	char *build_id; /* lowercase hex, NULL if the ELF has none or could not be read */
+	char *path;      /* canonical path, or the exec'd filename when the process is gone; may be NULL */
+	char *build_id;  /* lowercase hex, NULL if the ELF has none or could not be read */
+	char *binary_id; /* the baseline identity: "build-id:<hex>", else "sha256:<hex>" of the
+			  * content, else "file:<maj>:<min>:<ino>"; never NULL after resolve */
 };
 
 /*
@@ -45,6 +47,10 @@ void exe_info__clear(struct exe_info *e);
  * when it is not ELF.
  */
 int identity__read_build_id(int fd, char *buf, size_t size);
+
+/* SHA-256 of the file open at fd, as lowercase hex into buf (65 bytes).
+ * Files over 512 MiB are not hashed (-EFBIG). 0 or -errno. */
+int identity__sha256_fd(int fd, char *buf, size_t size);
 
 /* The cgroup v2 path of cgroup id (relative to the cgroup2 mount, "/" for
  * the root), or NULL. The string is owned by the cache. */

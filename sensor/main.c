@@ -10,6 +10,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "cmd_baseline.h"
 #include "kfeatures.h"
 #include "plumbline.h"
 #include "log.h"
@@ -26,6 +27,7 @@ static void usage(FILE *out)
 	      "Commands:\n"
 	      "  run        start the sensor in the foreground (the default command)\n"
 	      "  features   probe the kernel and print what is available and what is not\n"
+	      "  baseline   list, show, export, import, merge or forget learned baselines\n"
 	      "  version    print the version\n"
 	      "  help       this help; `plumbline run --help` for the sensor's options\n"
 	      "\n"
@@ -72,6 +74,8 @@ static int run(int argc, char **argv)
 	}
 	if (strcmp(cmd, "features") == 0)
 		return cmd_features();
+	if (strcmp(cmd, "baseline") == 0)
+		return cmd_baseline(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : (char *[]){ "run", NULL });
 	if (cmd[0] == '-') /* options without a command belong to run */

@@ -24,6 +24,14 @@ enum {
 	OPT_RINGBUF_KB,
 	OPT_REFRESH_HZ,
 	OPT_STATS_INTERVAL,
+	OPT_STATE_DIR,
+	OPT_MODE,
+	OPT_NO_BASELINES,
+	OPT_MIN_SAMPLES,
+	OPT_MIN_WINDOWS,
+	OPT_ALERT_SCORE,
+	OPT_LEARN_PER_HOUR,
+	OPT_FLUSH_INTERVAL,
 };
 
 void run_opts__usage(FILE *out)
@@ -45,6 +53,19 @@ void run_opts__usage(FILE *out)
 	      "  --interval SEC         live view refresh period (default 2)\n"
 	      "  -q, --quiet            only errors on stderr\n"
 	      "  -v, --verbose          debug messages, including libbpf's\n"
+	      "\n"
+	      "Baselines (docs/baselines.md):\n"
+	      "  --state-dir DIR        where learned baselines live (default /var/lib/plumbline)\n"
+	      "  --mode auto|learn|detect\n"
+	      "                         auto (default): learn until ready, then score and keep\n"
+	      "                         learning, guarded; learn: learn all, never score;\n"
+	      "                         detect: score, never learn\n"
+	      "  --min-samples N        process samples before a baseline is ready (default 20)\n"
+	      "  --min-windows N        1-second windows before window scores are ready (default 60)\n"
+	      "  --alert-score X        once ready, samples scoring >= X are not learned (default 4)\n"
+	      "  --learn-per-hour N     once ready, samples learned per hour per baseline (default 60)\n"
+	      "  --flush-interval SEC   how often baselines are saved (default 60; and at exit)\n"
+	      "  --no-baselines         neither learn nor score; no state directory\n"
 	      "\n"
 	      "Run control:\n"
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
@@ -76,6 +97,7 @@ static int parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
 	return 0;
 }
 
+/* A positive number (seconds, or a score or rate for the baseline options). */
 static int parse_seconds(const char *opt, const char *s, double *ret)
 {
 	char *end;
@@ -84,7 +106,7 @@ static int parse_seconds(const char *opt, const char *s, double *ret)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e9) {
-		log_error("invalid value '%s' for %s: expected a positive number of seconds", s, opt);
+		log_error("invalid value '%s' for %s: expected a positive number", s, opt);
 		return -EINVAL;
 	}
 	*ret = v;
@@ -106,6 +128,14 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB },
 		{ "refresh-hz", required_argument, NULL, OPT_REFRESH_HZ },
 		{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "no-baselines", no_argument, NULL, OPT_NO_BASELINES },
+		{ "min-samples", required_argument, NULL, OPT_MIN_SAMPLES },
+		{ "min-windows", required_argument, NULL, OPT_MIN_WINDOWS },
+		{ "alert-score", required_argument, NULL, OPT_ALERT_SCORE },
+		{ "learn-per-hour", required_argument, NULL, OPT_LEARN_PER_HOUR },
+		{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -121,7 +151,11 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.max_fail_paths = 16384,
 		.ringbuf_kb = 4096,
 		.refresh_hz = 10,
+		.baselines = true,
+		.state_dir = "/var/lib/plumbline",
+		.flush_interval_s = 60,
 	};
+	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "j:qvh", longopts, NULL)) != -1) {
@@ -169,6 +203,45 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			r = parse_seconds("--stats-interval", optarg, &secs);
 			if (!r)
 				o->stats_interval_s = secs < 1 ? 1 : (uint32_t)secs;
+			break;
+		case OPT_STATE_DIR:
+			if (!optarg[0]) {
+				log_error("--state-dir needs a directory");
+				r = -EINVAL;
+			}
+			o->state_dir = optarg;
+			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "auto") == 0)
+				o->policy.mode = BL_MODE_AUTO;
+			else if (strcmp(optarg, "learn") == 0)
+				o->policy.mode = BL_MODE_LEARN;
+			else if (strcmp(optarg, "detect") == 0)
+				o->policy.mode = BL_MODE_DETECT;
+			else {
+				log_error("invalid value '%s' for --mode: expected auto, learn or detect", optarg);
+				r = -EINVAL;
+			}
+			break;
+		case OPT_NO_BASELINES:
+			o->baselines = false;
+			break;
+		case OPT_MIN_SAMPLES:
+			r = parse_u32("--min-samples", optarg, 1, 1000000, &o->policy.min_samples);
+			break;
+		case OPT_MIN_WINDOWS:
+			r = parse_u32("--min-windows", optarg, 1, 1000000, &o->policy.min_windows);
+			break;
+		case OPT_ALERT_SCORE:
+			r = parse_seconds("--alert-score", optarg, &o->policy.alert_score);
+			break;
+		case OPT_LEARN_PER_HOUR:
+			r = parse_seconds("--learn-per-hour", optarg, &o->policy.learn_per_hour);
+			break;
+		case OPT_FLUSH_INTERVAL:
+			r = parse_seconds("--flush-interval", optarg, &secs);
+			if (!r)
+				o->flush_interval_s = secs < 1 ? 1 : (uint32_t)secs;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "baseline.h"
+
 enum live_mode { LIVE_AUTO = 0, LIVE_ON, LIVE_OFF };
 
 struct run_opts {
@@ -25,6 +27,11 @@ struct run_opts {
 	uint32_t stats_interval_s; /* 0: stats record at shutdown only */
 	bool quiet;
 	bool verbose;
+	/* baselines */
+	bool baselines;            /* false: --no-baselines */
+	const char *state_dir;
+	struct bl_policy policy;
+	uint32_t flush_interval_s;
 };
 
 /*

@@ -39,7 +39,13 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->cmdline);
 	free(pi->filename);
 	free(pi->fails);
+	free(pi->binary_id);
+	free(pi->parent_binary_id);
+	free(pi->parent_exe);
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;
+	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;
+	pi->bl = NULL;
+	pi->parent_new_child = false;
 	pi->fails = NULL;
 	pi->nfails = pi->fails_cap = 0;
 	pi->fails_overflow = false;

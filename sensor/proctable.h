@@ -15,6 +15,8 @@
 
 #include "plumbline.h"
 
+struct baseline;
+
 #define PROC_MAX_FAIL_KEYS 256 /* failed-path keys remembered per image */
 
 struct fail_ref {
@@ -35,6 +37,11 @@ struct proc_info {
 	char *build_id;
 	char *cmdline;
 	char *filename;          /* as passed to execve, NULL for fork/pre-existing */
+	char *binary_id;         /* baseline identity of the image (identity.h) */
+	char *parent_binary_id;  /* of the parent process's image, when known */
+	char *parent_exe;
+	struct baseline *bl;     /* its baseline (owned by the store), or NULL */
+	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	struct fail_ref *fails;
 	uint32_t nfails;
 	uint32_t fails_cap;

@@ -30,6 +30,7 @@
 #include "cleanup.h"
 #include "kfeatures.h"
 #include "identity.h"
+#include "learn.h"
 #include "live.h"
 #include "log.h"
 #include "output.h"
@@ -49,6 +50,7 @@ struct sensor {
 	struct identity *ident;
 	struct pl_output *out;
 	struct live *live;
+	struct learner *learn; /* NULL: baselines off or unavailable */
 	int epfd, sigfd, tickfd, stopfd;
 	bool stop;
 	uint64_t start_ns;
@@ -135,14 +137,39 @@ static struct proc_info *start_image(struct sensor *s, uint32_t tgid, const stru
 	return pi;
 }
 
+static char *dup_or_null(const char *x)
+{
+	return x ? strdup(x) : NULL;
+}
+
+/* The parent context of a new image: the parent process's image when user
+ * space knows it, else what was captured when this process was forked. */
+static void set_parent(struct proc_info *pi, const struct proc_info *parent, char *fork_bin, char *fork_exe)
+{
+	if (parent && parent->binary_id) {
+		free(fork_bin);
+		free(fork_exe);
+		fork_bin = dup_or_null(parent->binary_id);
+		fork_exe = dup_or_null(parent->exe);
+	}
+	pi->parent_binary_id = fork_bin;
+	pi->parent_exe = fork_exe;
+}
+
 static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 {
-	struct proc_info *pi = start_image(s, ev->hdr.tgid, &ev->proc);
+	struct proc_info *old = proctable__get(s->procs, ev->hdr.tgid), *pi, *parent;
+	char *fork_bin = old ? TAKE_PTR(old->parent_binary_id) : NULL;
+	char *fork_exe = old ? TAKE_PTR(old->parent_exe) : NULL;
 	struct exe_info exe;
 	char filename[PL_PATH_LEN];
 
-	if (!pi)
+	pi = start_image(s, ev->hdr.tgid, &ev->proc);
+	if (!pi) {
+		free(fork_bin);
+		free(fork_exe);
 		return;
+	}
 	memcpy(filename, ev->filename, sizeof(filename));
 	filename[sizeof(filename) - 1] = '\0';
 	pi->filename = text_sanitize(filename, sizeof(filename));
@@ -151,32 +178,40 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, filename, &exe);
 	pi->exe = exe.path;
 	pi->build_id = exe.build_id;
-}
-
-static char *dup_or_null(const char *x)
-{
-	return x ? strdup(x) : NULL;
+	pi->binary_id = exe.binary_id;
+	parent = proctable__get(s->procs, ev->proc.ppid);
+	set_parent(pi, parent, fork_bin, fork_exe);
+	if (s->learn) {
+		learner__attach(s->learn, pi);
+		learner__child(s->learn, parent, pi);
+	}
 }
 
 static void on_fork_or_seen(struct sensor *s, const struct pl_ev_proc *ev)
 {
-	const struct proc_info *parent = ev->hdr.type == PL_EV_FORK ? proctable__get(s->procs, ev->proc.ppid) : NULL;
+	const struct proc_info *parent = proctable__get(s->procs, ev->proc.ppid);
 	struct proc_info *pi = start_image(s, ev->hdr.tgid, &ev->proc);
 	struct exe_info exe;
 
 	if (!pi)
 		return;
-	if (parent && parent->exe && parent->exe_dev == ev->proc.exe_dev && parent->exe_ino == ev->proc.exe_ino) {
+	set_parent(pi, parent, NULL, NULL);
+	if (ev->hdr.type == PL_EV_FORK && parent && parent->exe && parent->binary_id &&
+	    parent->exe_dev == ev->proc.exe_dev && parent->exe_ino == ev->proc.exe_ino) {
 		/* a fork child runs its parent's image: same identity */
 		pi->exe = dup_or_null(parent->exe);
 		pi->build_id = dup_or_null(parent->build_id);
+		pi->binary_id = dup_or_null(parent->binary_id);
 		pi->cmdline = dup_or_null(parent->cmdline);
-		return;
+	} else {
+		identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, NULL, &exe);
+		pi->exe = exe.path;
+		pi->build_id = exe.build_id;
+		pi->binary_id = exe.binary_id;
+		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
 	}
-	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, NULL, &exe);
-	pi->exe = exe.path;
-	pi->build_id = exe.build_id;
-	pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
+	if (s->learn)
+		learner__attach(s->learn, pi);
 }
 
 static void on_fail_path(struct sensor *s, const struct pl_ev_fail_path *ev)
@@ -235,6 +270,45 @@ static void sweep_fail_keys(struct sensor *s, uint32_t tgid, uint64_t image_id, 
 	free(doomed);
 }
 
+/*
+ * The failed paths remembered for an image, with their counts from the
+ * kernel's table (NULL when none); with `consume` the keys are deleted.
+ */
+static struct fail_count *collect_fails(struct sensor *s, const struct proc_info *pi, bool consume, uint32_t *ret_n)
+{
+	int fd = bpfsensor__fail_paths_fd(s->bpf);
+	struct fail_count *fails;
+	uint32_t n = 0;
+
+	*ret_n = 0;
+	if (!pi || !pi->nfails)
+		return NULL;
+	fails = calloc(pi->nfails, sizeof(*fails));
+	for (uint32_t i = 0; fails && i < pi->nfails; i++) {
+		struct pl_fail_val v;
+
+		if (bpf_map_lookup_elem(fd, &pi->fails[i].key, &v) == 0) {
+			fails[n].ref = &pi->fails[i];
+			fails[n].count = v.count;
+			n++;
+		}
+		if (consume)
+			bpf_map_delete_elem(fd, &pi->fails[i].key);
+	}
+	*ret_n = n;
+	return fails;
+}
+
+/* rec with its "baseline" verdict (consumed; null when there is none). */
+static struct json_object *with_baseline(struct json_object *rec, struct json_object *verdict)
+{
+	if (rec)
+		json_object_object_add(rec, "baseline", verdict);
+	else
+		json_object_put(verdict);
+	return rec;
+}
+
 static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 {
 	uint32_t tgid = ev->hdr.tgid;
@@ -248,22 +322,10 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 		.exit_status = ev->exit_code,
 	};
 	const struct pl_stats *prev = match && match->have_last ? &match->last : NULL;
+	struct json_object *verdict = NULL;
 	uint32_t nfails = 0;
-	int fd = bpfsensor__fail_paths_fd(s->bpf);
 
-	if (match && match->nfails) {
-		fails = calloc(match->nfails, sizeof(*fails));
-		for (uint32_t i = 0; fails && i < match->nfails; i++) {
-			struct pl_fail_val v;
-
-			if (bpf_map_lookup_elem(fd, &match->fails[i].key, &v) == 0) {
-				fails[nfails].ref = &match->fails[i];
-				fails[nfails].count = v.count;
-				nfails++;
-			}
-			bpf_map_delete_elem(fd, &match->fails[i].key);
-		}
-	}
+	fails = collect_fails(s, match, true, &nfails);
 	if (!match || match->fails_overflow || ev->proc.st.open_fail_unrecorded)
 		sweep_fail_keys(s, tgid, ev->proc.image_id, false);
 
@@ -276,12 +338,16 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 			  stats__syscalls(&ev->proc.st) - stats__syscalls(base), ev->proc.st.open_fail - base->open_fail,
 			  live_first(s, pi), 1);
 	}
+	if (s->learn)
+		verdict = learner__process(s->learn, pi == match ? pi : NULL, &ev->proc, fails, nfails, ev->end_ns, true);
 	if (s->opts->process_records) {
 		const char *cg = identity__cgroup_path(s->ident, ev->proc.cgroup_id);
 
-		emit(s, record__process(tgid, match, &ev->proc, cg, fails, nfails, &end, mono_to_real()));
+		emit(s, with_baseline(record__process(tgid, match, &ev->proc, cg, fails, nfails, &end, mono_to_real()),
+				      TAKE_PTR(verdict)));
 		s->process_records++;
 	}
+	json_object_put(verdict);
 	if (ev->reason == PL_END_EXIT)
 		proctable__remove(s->procs, tgid);
 }
@@ -373,26 +439,29 @@ static void foreach_kernel_proc(struct sensor *s, void (*fn)(struct sensor *, ui
 static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64_t now)
 {
 	struct proc_info *pi = proctable__get(s->procs, tgid);
+	struct json_object *verdict = NULL;
 	const struct pl_stats *prev;
-	uint64_t start, sc;
+	uint64_t start, sc, cpu;
 
 	if (!pi || pi->image_id != p->image_id)
 		return; /* its start record is still in the ring buffer */
 	prev = pi->have_last ? &pi->last : NULL;
 	start = pi->have_last ? pi->last_ns : p->image_start_ns;
 	sc = stats__syscalls(&p->st) - (prev ? stats__syscalls(prev) : 0);
-	if (!prev || p->st.cpu_ns != prev->cpu_ns || sc) {
-		if (s->live)
-			live__add(s->live, display_name(pi, p), p->st.cpu_ns - (prev ? prev->cpu_ns : 0),
-				  p->st.offcpu_ns - (prev ? prev->offcpu_ns : 0), sc,
-				  p->st.open_fail - (prev ? prev->open_fail : 0), live_first(s, pi), 0);
-		if (s->opts->window_records && (sc || p->st.cpu_ns != (prev ? prev->cpu_ns : 0))) {
-			const char *cg = identity__cgroup_path(s->ident, p->cgroup_id);
+	cpu = p->st.cpu_ns - (prev ? prev->cpu_ns : 0);
+	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */
+	if (s->learn && prev && now - start > 500000000ull && now - start < 1500000000ull)
+		verdict = learner__window(s->learn, pi, &p->st, prev, now - start);
+	if (s->live && (!prev || cpu || sc))
+		live__add(s->live, display_name(pi, p), cpu, p->st.offcpu_ns - (prev ? prev->offcpu_ns : 0), sc,
+			  p->st.open_fail - (prev ? prev->open_fail : 0), live_first(s, pi), 0);
+	if (s->opts->window_records && (sc || cpu)) {
+		const char *cg = identity__cgroup_path(s->ident, p->cgroup_id);
 
-			emit(s, record__window(tgid, pi, p, cg, prev, start, now, mono_to_real()));
-			s->window_records++;
-		}
+		emit(s, with_baseline(record__window(tgid, pi, p, cg, prev, start, now, mono_to_real()), TAKE_PTR(verdict)));
+		s->window_records++;
 	}
+	json_object_put(verdict);
 	pi->last = p->st;
 	pi->last_ns = now;
 	pi->have_last = true;
@@ -401,27 +470,20 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 static void final_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64_t now)
 {
 	struct proc_info *pi = proctable__get(s->procs, tgid);
-	const struct proc_info *match = pi && pi->image_id == p->image_id ? pi : NULL;
-	_cleanup_free_ struct fail_count *fails = NULL;
+	struct proc_info *match = pi && pi->image_id == p->image_id ? pi : NULL;
 	struct record_end end = { .end_ns = now, .reason = "running" };
-	int fd = bpfsensor__fail_paths_fd(s->bpf);
-	uint32_t nfails = 0;
+	struct json_object *verdict = NULL;
+	struct fail_count *fails;
+	uint32_t nfails;
 
-	if (match && match->nfails) {
-		fails = calloc(match->nfails, sizeof(*fails));
-		for (uint32_t i = 0; fails && i < match->nfails; i++) {
-			struct pl_fail_val v;
-
-			if (bpf_map_lookup_elem(fd, &match->fails[i].key, &v) == 0) {
-				fails[nfails].ref = &match->fails[i];
-				fails[nfails].count = v.count;
-				nfails++;
-			}
-		}
-	}
-	emit(s, record__process(tgid, match, p, identity__cgroup_path(s->ident, p->cgroup_id), fails, nfails, &end,
-				mono_to_real()));
+	fails = collect_fails(s, match, false, &nfails);
+	if (s->learn) /* scored, not learned: a running process is not a finished sample */
+		verdict = learner__process(s->learn, match, p, fails, nfails, now, false);
+	emit(s, with_baseline(record__process(tgid, match, p, identity__cgroup_path(s->ident, p->cgroup_id), fails,
+					      nfails, &end, mono_to_real()),
+			      verdict));
 	s->process_records++;
+	free(fails);
 }
 
 static uint64_t total_drops(struct sensor *s, uint64_t k[PL_DROP_MAX])
@@ -480,6 +542,10 @@ static struct json_object *stats_record(struct sensor *s)
 	for (int i = 0; i < PL_FEAT_MAX; i++)
 		json_object_object_add(feat, features__id(i), json_object_new_boolean(s->feat.have[i]));
 	json_object_object_add(o, "features", feat);
+	if (s->learn)
+		learner__stats(s->learn, o);
+	else
+		json_object_object_add(o, "baselines", NULL);
 	return o;
 }
 
@@ -498,6 +564,8 @@ static void on_tick(struct sensor *s)
 	}
 	if (s->opts->stats_interval_s && s->ticks % s->opts->stats_interval_s == 0)
 		emit(s, stats_record(s));
+	if (s->learn && s->ticks % s->opts->flush_interval_s == 0)
+		learner__flush(s->learn);
 }
 
 static void on_signal(struct sensor *s)
@@ -586,6 +654,7 @@ static void sensor_close(struct sensor *s)
 		output__flush(s->out);
 	output__free(s->out);
 	live__free(s->live);
+	learner__free(s->learn); /* saves */
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->sigfd >= 0)
@@ -631,6 +700,10 @@ static int sensor_open(struct sensor *s)
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (s->sigfd < 0)
 		return log_error_errno(errno, "signalfd: %m");
+
+	/* Without its state directory the sensor still measures: say so, go on. */
+	if (s->opts->baselines && learner__open(s->opts->state_dir, &s->opts->policy, &s->learn) < 0)
+		log_warn("continuing without baselines: nothing is learned or scored");
 
 	r = bpfsensor__open(&bo, &s->feat, on_record, s, &s->bpf);
 	if (r < 0)

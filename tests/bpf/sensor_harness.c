@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,19 +53,26 @@ static long long now_ms(void)
 
 int sensor_start(struct sensor_proc *s, const char *const *extra)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *argv[32];
-	char buf[64];
-	int n = 0, sock;
-	long long deadline;
-
 	memset(s, 0, sizeof(*s));
 	snprintf(s->dir, sizeof(s->dir), "/tmp/plumbline-test-XXXXXX");
 	if (!mkdtemp(s->dir))
 		return -errno;
 	snprintf(s->json, sizeof(s->json), "%s/records.jsonl", s->dir);
 	snprintf(s->log, sizeof(s->log), "%s/sensor.log", s->dir);
+	snprintf(s->state, sizeof(s->state), "%s/state", s->dir);
+	return sensor_restart(s, extra);
+}
+
+int sensor_restart(struct sensor_proc *s, const char *const *extra)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *argv[40];
+	char buf[64];
+	int n = 0, sock;
+	long long deadline;
+
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", s->dir);
+	unlink(sa.sun_path);
 	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
@@ -74,7 +82,9 @@ int sensor_start(struct sensor_proc *s, const char *const *extra)
 	argv[n++] = "--json";
 	argv[n++] = s->json;
 	argv[n++] = "--no-live";
-	for (int i = 0; extra && extra[i] && n < 30; i++)
+	argv[n++] = "--state-dir";
+	argv[n++] = s->state;
+	for (int i = 0; extra && extra[i] && n < 38; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
 
@@ -82,7 +92,7 @@ int sensor_start(struct sensor_proc *s, const char *const *extra)
 	if (s->pid < 0)
 		return -errno;
 	if (s->pid == 0) {
-		int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
@@ -132,17 +142,23 @@ int sensor_stop(struct sensor_proc *s)
 	return st;
 }
 
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	return remove(path) < 0 ? 0 : 0; /* best effort: keep going */
+}
+
 void sensor_cleanup(struct sensor_proc *s)
 {
 	if (s->pid > 0)
 		sensor_stop(s);
+	json_object_put(s->cache);
+	s->cache = NULL;
+	s->read_off = 0;
 	if (getenv("PLUMBLINE_KEEP_TEST_FILES")) {
 		fprintf(stderr, "kept %s\n", s->dir);
 		return;
 	}
-	unlink(s->json);
-	unlink(s->log);
-	rmdir(s->dir);
+	nftw(s->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
@@ -177,23 +193,31 @@ pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
 	return pid;
 }
 
-struct json_object *records_load(const struct sensor_proc *s)
+struct json_object *records_load(struct sensor_proc *s)
 {
-	struct json_object *arr = json_object_new_array();
 	FILE *f = fopen(s->json, "re");
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t n;
 
-	while (f && getline(&line, &cap, f) > 0) {
-		struct json_object *o = json_tokener_parse(line);
+	if (!s->cache)
+		s->cache = json_object_new_array();
+	if (f && fseek(f, s->read_off, SEEK_SET) == 0) {
+		while ((n = getline(&line, &cap, f)) > 0) {
+			struct json_object *o;
 
-		if (o)
-			json_object_array_add(arr, o);
+			if (line[n - 1] != '\n')
+				break; /* being written: next time */
+			s->read_off += n;
+			o = json_tokener_parse(line);
+			if (o)
+				json_object_array_add(s->cache, o);
+		}
 	}
 	free(line);
 	if (f)
 		fclose(f);
-	return arr;
+	return json_object_get(s->cache);
 }
 
 long long rec_int(struct json_object *r, const char *key)
@@ -236,7 +260,7 @@ struct json_object *records_find(struct json_object *recs, pid_t pid, const char
 	return NULL;
 }
 
-struct json_object *records_wait_pid(const struct sensor_proc *s, pid_t pid, int count, int timeout_ms)
+struct json_object *records_wait_pid(struct sensor_proc *s, pid_t pid, int count, int timeout_ms)
 {
 	long long deadline = now_ms() + timeout_ms;
 
@@ -255,7 +279,7 @@ struct json_object *records_wait_pid(const struct sensor_proc *s, pid_t pid, int
 		json_object_put(out);
 		if (now_ms() > deadline)
 			return NULL;
-		usleep(50000);
+		usleep(20000);
 	}
 }
 

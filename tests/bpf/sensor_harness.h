@@ -16,6 +16,9 @@ struct sensor_proc {
 	char dir[64];   /* private temp dir */
 	char json[128]; /* the sensor's --json file */
 	char log[128];  /* its stderr */
+	char state[128]; /* its --state-dir */
+	long read_off;   /* records_load() has parsed the file up to here */
+	struct json_object *cache; /* ... into these records */
 };
 
 /* Whether this process can load BPF; why not in `why`. */
@@ -23,24 +26,28 @@ bool harness_bpf_available(char *why, size_t size);
 /* PLUMBLINE_REQUIRE_BPF=1: a BPF skip must be a failure. */
 bool harness_require_bpf(void);
 
-/* Start `plumbline run --json FILE --no-live <extra...>` (extra is
- * NULL-terminated) and wait for its READY=1. 0 or -errno. */
+/* Start `plumbline run --json FILE --no-live --state-dir DIR <extra...>`
+ * (extra is NULL-terminated) in a new private temp dir and wait for its
+ * READY=1. 0 or -errno. */
 int sensor_start(struct sensor_proc *s, const char *const *extra);
+/* The same, reusing s's temp dir and state dir (a restart). */
+int sensor_restart(struct sensor_proc *s, const char *const *extra);
 /* SIGINT, wait. Returns the exit status (wait(2) form) or -errno. */
 int sensor_stop(struct sensor_proc *s);
-/* Remove the temp dir. */
+/* Remove the temp dir and everything in it. */
 void sensor_cleanup(struct sensor_proc *s);
 
 /* Run argv (NULL-terminated) with stdout captured into out (NUL-terminated).
  * Returns its pid; *status gets the wait(2) status. */
 pid_t run_capture(const char *const *argv, char *out, size_t size, int *status);
 
-/* Every record in the sensor's JSON file (a json array, caller puts it). */
-struct json_object *records_load(const struct sensor_proc *s);
+/* Every record in the sensor's JSON file so far (a json array, caller puts
+ * its reference). Reads only what was appended since the last call. */
+struct json_object *records_load(struct sensor_proc *s);
 
 /* Wait up to timeout_ms for `count` process records of pid (any image),
  * returning them (array, caller puts) in file order, or NULL on timeout. */
-struct json_object *records_wait_pid(const struct sensor_proc *s, pid_t pid, int count, int timeout_ms);
+struct json_object *records_wait_pid(struct sensor_proc *s, pid_t pid, int count, int timeout_ms);
 
 /* The record of pid whose "image" is `image` ("exec", "fork"), or NULL. */
 struct json_object *records_find(struct json_object *recs, pid_t pid, const char *image);

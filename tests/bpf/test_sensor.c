@@ -170,11 +170,10 @@ static void test_truth_counts_and_times_match_the_kernel(void **state)
 
 	/* CPU: both images of the pid (pre-exec fork child + helper) against getrusage. */
 	assert_cpu_close(sum_field(recs, "cpu_ns"), helper_cpu_ns(out));
-	assert_true(rec_int(r, "cpu_ns") >= 150000000ll * 98 / 100);
-	/* off-CPU: the 300 ms sleep, and blocked + run-queue add up */
+	/* off-CPU: the 300 ms sleep (blocked) plus whatever waiting for a CPU a
+	 * busy machine adds (run queue); the two add up exactly */
 	offcpu = rec_int(r, "offcpu_ns");
-	if (offcpu < 300000000 || offcpu > 360000000)
-		fail_msg("offcpu_ns %lld, expected the 300 ms sleep (+ < 60 ms)", offcpu);
+	assert_true(offcpu >= 300000000);
 	assert_int_equal(rec_int(r, "blocked_ns") + rec_int(r, "runq_ns"), offcpu);
 	/* blocked: from the switch out into nanosleep to the timer's wakeup */
 	if (rec_int(r, "blocked_ns") < 300000000 || rec_int(r, "blocked_ns") > 330000000)

@@ -13,6 +13,8 @@
  *   pl_helper rename NAME N                     prctl(PR_SET_NAME, NAME), N getppid
  *   pl_helper exec N PROG ARGV0 ARGS...         N getppid, then execv(PROG, [ARGV0, ARGS...])
  *   pl_helper children K N                      K concurrent children; child i makes N+i getppid
+ *   pl_helper work MITER                        a fixed amount of work: MITER million loop
+ *                                               iterations (the same CPU whatever the load)
  *   pl_helper spin SECONDS [CPU]                burn CPU for SECONDS of wall time [pinned to CPU]
  *   pl_helper exit CODE                         exit with CODE after one getppid
  */
@@ -185,6 +187,14 @@ int main(int argc, char **argv)
 				return 71;
 		}
 		burn_ms(arg_u64(argv[2]) * 1000);
+		report();
+		return 0;
+	}
+	if (strcmp(mode, "work") == 0 && argc == 3) {
+		volatile uint64_t x = 0;
+
+		for (uint64_t i = 0, n = arg_u64(argv[2]) * 1000000ull; i < n; i++)
+			x += i ^ (x >> 3);
 		report();
 		return 0;
 	}

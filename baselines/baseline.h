@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * baseline.h - what one binary, in one context, normally costs.
+ *
+ * A baseline is keyed by the executable's identity (its ELF build-id, or a
+ * content hash when it has none) and its context: the identity of the parent
+ * binary. So "sshd started by sshd" (a login) is learned apart from "sshd
+ * started by systemd" (the listener), and a rebuilt binary starts afresh,
+ * with the baseline of the binary it replaced kept as its prior. Paths are
+ * labels for people, never part of the key: renaming or copying a binary
+ * doesn't escape its history.
+ *
+ * It holds distributions (sketch.h) of per-process-lifetime and per-window
+ * costs and bounded sets (strset.h) of what the binary has been seen doing.
+ * baseline__observe_*() score a sample against what was learned and then,
+ * by the policy, learn it or not; see docs/baselines.md for the model.
+ */
+#ifndef PL_BASELINE_H
+#define PL_BASELINE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sketch.h"
+#include "strset.h"
+
+#define BL_FORMAT_VERSION 1
+
+/* Distributions. LIFE_*: one sample per process image; WIN_*: one per
+ * 1-second window of a running process, normalized to per-second. */
+enum bl_dist {
+	BL_LIFE_CPU,       /* on-CPU ns per lifetime */
+	BL_LIFE_WALL,      /* wall ns per lifetime */
+	BL_LIFE_OFFCPU,    /* off-CPU thread-ns per lifetime */
+	BL_LIFE_SYSCALLS,  /* syscalls per lifetime */
+	BL_LIFE_OPEN_FAIL, /* failed opens per lifetime */
+	BL_WIN_CPU,        /* on-CPU ns per second */
+	BL_WIN_SYSCALLS,   /* syscalls per second */
+	BL_WIN_OPEN_FAIL,  /* failed opens per second */
+	BL_WIN_SC_FILE,    /* syscalls per second by class (syscall_class()) */
+	BL_WIN_SC_NET,
+	BL_WIN_SC_PROC,
+	BL_WIN_SC_MEM,
+	BL_WIN_SC_IPC,
+	BL_WIN_SC_TIME,
+	BL_WIN_SC_OTHER,
+	BL_DIST_MAX,
+};
+
+/* Sets. */
+enum bl_set {
+	BL_SET_FAIL_PATHS, /* paths whose open failed */
+	BL_SET_CHILDREN,   /* exe paths of the binaries it executed */
+	BL_SET_SYSCALLS,   /* syscall names it used */
+	BL_SET_MAX,
+};
+
+enum bl_sc_class { BL_SC_FILE, BL_SC_NET, BL_SC_PROC, BL_SC_MEM, BL_SC_IPC, BL_SC_TIME, BL_SC_OTHER, BL_SC_MAX };
+
+enum bl_mode {
+	BL_MODE_AUTO = 0, /* learn until ready, then score and keep learning, guarded */
+	BL_MODE_LEARN,    /* learn everything, never score */
+	BL_MODE_DETECT,   /* score, never learn */
+};
+
+struct bl_policy {
+	enum bl_mode mode;
+	uint32_t min_samples;   /* process samples before lifetime features are ready */
+	uint32_t min_windows;   /* window samples before window features are ready */
+	double alert_score;     /* a sample scoring >= this, or with a never-seen set member, is not learned once ready */
+	double learn_per_hour;  /* once ready, at most this many samples learned per hour per baseline */
+	double mad_floor;       /* floor of the MAD in ln units (sketch__score) */
+};
+
+/* The defaults documented in docs/baselines.md. */
+void bl_policy__defaults(struct bl_policy *p);
+
+struct baseline {
+	char *key;        /* "<binary_id>@<parent_id>" */
+	char *binary_id;  /* "build-id:<hex>" or "sha256:<hex>" or "file:<dev>:<ino>" */
+	char *parent_id;  /* the parent's binary_id, "-" when unknown */
+	char *exe;        /* label: last exe path seen */
+	char *parent_exe; /* label */
+	char *prior_key;  /* the baseline this one replaced (same labels, older binary), or NULL */
+	uint64_t created_ns, updated_ns; /* CLOCK_REALTIME */
+	uint64_t samples;     /* process samples learned */
+	uint64_t windows;     /* window samples learned */
+	uint64_t quarantined; /* samples scored anomalous and not learned */
+	uint64_t rate_limited;/* samples not learned because of learn_per_hour */
+	double tokens;        /* learning budget, refilled at learn_per_hour */
+	uint64_t tokens_ns;
+	struct sketch dist[BL_DIST_MAX];
+	struct strset set[BL_SET_MAX];
+	bool dirty;           /* changed since the last save */
+};
+
+/* One process image, as learned and scored. */
+struct bl_process_sample {
+	uint64_t cpu_ns, wall_ns, offcpu_ns, syscalls, open_fail;
+	const char *const *fail_paths; /* distinct paths that failed */
+	uint32_t nfail_paths;
+	const char *const *syscall_names; /* distinct syscalls used */
+	uint32_t nsyscall_names;
+};
+
+/* One window of a running process. Counts are over duration_ns. */
+struct bl_window_sample {
+	uint64_t duration_ns;
+	uint64_t cpu_ns, syscalls, open_fail;
+	uint64_t sc_class[BL_SC_MAX];
+};
+
+struct bl_feature {
+	bool valid;        /* this distribution was ready and scored */
+	double value;      /* the sample's value */
+	double p50, p99;   /* of the baseline */
+	double ratio_p50;  /* value / p50 (value when p50 is 0) */
+	double ratio_p99;
+	double score;      /* robust log-space score, MAD units */
+};
+
+struct bl_verdict {
+	bool ready;               /* scored against a ready baseline */
+	bool from_prior;          /* ... which was the prior (this one not ready yet) */
+	uint64_t samples;         /* samples behind the baseline used */
+	struct bl_feature f[BL_DIST_MAX];
+	double max_score;         /* highest score among valid features */
+	int max_dist;             /* its enum bl_dist, -1 if none */
+	uint32_t new_members[BL_SET_MAX]; /* sample members never seen before (when ready) */
+	const char *new_list[BL_SET_MAX][8]; /* the first of them, pointing into the sample */
+	bool anomalous;           /* max_score >= alert_score or a new member */
+	bool learned;             /* the sample went into the baseline */
+};
+
+/* An empty baseline. NULL on ENOMEM. Strings are copied. */
+struct baseline *baseline__new(const char *binary_id, const char *parent_id, const char *exe, const char *parent_exe,
+			       uint64_t now_ns);
+void baseline__free(struct baseline *b);
+
+/* Lifetime features are ready: enough process samples. */
+bool baseline__ready(const struct baseline *b, const struct bl_policy *p);
+bool baseline__windows_ready(const struct baseline *b, const struct bl_policy *p);
+
+/*
+ * Score s against b (or against prior when b is not ready and prior is),
+ * then learn it as the policy says. *ret gets the verdict, including the
+ * sample's set members that the baseline had never seen. prior may be NULL.
+ * 0 or -ENOMEM.
+ */
+int baseline__observe_process(struct baseline *b, const struct baseline *prior, const struct bl_process_sample *s,
+			      const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret);
+int baseline__observe_window(struct baseline *b, const struct baseline *prior, const struct bl_window_sample *s,
+			     const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret);
+
+/*
+ * Record that b's binary executed child_exe. Returns 1 when b is ready and
+ * had never executed it (the build-host canary's event), 0 otherwise, or
+ * -errno. Learned like any sample: always before ready and in learn mode,
+ * never in detect mode, and once ready only when already known (a new child
+ * is anomalous by definition, so it is not learned: see docs/baselines.md).
+ */
+int baseline__observe_child(struct baseline *b, const char *child_exe, const struct bl_policy *p, uint64_t now_ns);
+
+/* dst += src (same key). 0, -EINVAL for different keys, -ENOMEM. */
+int baseline__merge(struct baseline *dst, const struct baseline *src);
+
+/* The class of a syscall by name (file, net, ...). */
+enum bl_sc_class syscall_class(const char *name);
+const char *bl_dist__name(enum bl_dist d);
+/* Deviations below this (in the distribution's unit) score 0. */
+double bl_dist__noise_floor(enum bl_dist d);
+const char *bl_set__name(enum bl_set s);
+
+/* Serialize / parse-and-validate (every field and bound). */
+struct json_object *baseline__to_json(const struct baseline *b);
+int baseline__from_json(struct json_object *o, struct baseline **ret, char *err, size_t errlen);
+
+#endif

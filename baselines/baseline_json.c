@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * baseline_json.c - the on-disk form of a baseline, and its validation.
+ *
+ * Every field is checked for type and bound on the way in; a file that
+ * fails any check is rejected whole (the store moves it aside), because a
+ * baseline that is half-trusted is worse than one relearned.
+ */
+#include "baseline.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_MAX 4096
+
+struct json_object *baseline__to_json(const struct baseline *b)
+{
+	struct json_object *o = json_object_new_object(), *d = json_object_new_object(), *s = json_object_new_object();
+
+	if (!o || !d || !s)
+		goto fail;
+	json_object_object_add(o, "version", json_object_new_int(BL_FORMAT_VERSION));
+	json_object_object_add(o, "key", json_object_new_string(b->key));
+	json_object_object_add(o, "binary_id", json_object_new_string(b->binary_id));
+	json_object_object_add(o, "parent_id", json_object_new_string(b->parent_id));
+	json_object_object_add(o, "exe", json_object_new_string(b->exe));
+	json_object_object_add(o, "parent_exe", json_object_new_string(b->parent_exe));
+	json_object_object_add(o, "prior_key", b->prior_key ? json_object_new_string(b->prior_key) : NULL);
+	json_object_object_add(o, "created_ns", json_object_new_uint64(b->created_ns));
+	json_object_object_add(o, "updated_ns", json_object_new_uint64(b->updated_ns));
+	json_object_object_add(o, "samples", json_object_new_uint64(b->samples));
+	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
+	json_object_object_add(o, "quarantined", json_object_new_uint64(b->quarantined));
+	json_object_object_add(o, "rate_limited", json_object_new_uint64(b->rate_limited));
+	json_object_object_add(o, "tokens", json_object_new_double(b->tokens));
+	json_object_object_add(o, "tokens_ns", json_object_new_uint64(b->tokens_ns));
+	for (int i = 0; i < BL_DIST_MAX; i++) {
+		struct json_object *x = sketch__to_json(&b->dist[i]);
+
+		if (!x)
+			goto fail;
+		json_object_object_add(d, bl_dist__name(i), x);
+	}
+	json_object_object_add(o, "dists", d);
+	d = NULL;
+	for (int i = 0; i < BL_SET_MAX; i++) {
+		struct json_object *x = strset__to_json(&b->set[i]);
+
+		if (!x)
+			goto fail;
+		json_object_object_add(s, bl_set__name(i), x);
+	}
+	json_object_object_add(o, "sets", s);
+	return o;
+fail:
+	json_object_put(o);
+	json_object_put(d);
+	json_object_put(s);
+	return NULL;
+}
+
+static int bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int get_str(struct json_object *o, const char *key, bool nullable, char **ret, char *err, size_t errlen)
+{
+	struct json_object *v;
+	const char *s;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return bad(err, errlen, "missing \"%s\"", key);
+	if (!v && nullable) {
+		*ret = NULL;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return bad(err, errlen, "\"%s\" is not a string", key);
+	s = json_object_get_string(v);
+	if (json_object_get_string_len(v) > LABEL_MAX || strlen(s) != (size_t)json_object_get_string_len(v))
+		return bad(err, errlen, "\"%s\" is longer than %d bytes or holds a NUL", key, LABEL_MAX);
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int get_u64(struct json_object *o, const char *key, uint64_t *ret, char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return bad(err, errlen, "\"%s\" is missing or not an integer", key);
+	if (json_object_get_int64(v) < 0 && json_object_get_uint64(v) < (uint64_t)INT64_MAX)
+		return bad(err, errlen, "\"%s\" is negative", key);
+	*ret = json_object_get_uint64(v);
+	return 0;
+}
+
+int baseline__from_json(struct json_object *o, struct baseline **ret, char *err, size_t errlen)
+{
+	struct baseline *b = baseline__new("x", "x", "", "", 0);
+	struct json_object *v, *d, *s;
+	uint64_t ver;
+	char *expect;
+	int r;
+
+	if (!b)
+		return -ENOMEM;
+	free(b->key);
+	free(b->binary_id);
+	free(b->parent_id);
+	free(b->exe);
+	free(b->parent_exe);
+	b->key = b->binary_id = b->parent_id = b->exe = b->parent_exe = NULL;
+	if (!json_object_is_type(o, json_type_object)) {
+		r = bad(err, errlen, "not a JSON object");
+		goto fail;
+	}
+	if ((r = get_u64(o, "version", &ver, err, errlen)) < 0)
+		goto fail;
+	if (ver != BL_FORMAT_VERSION) {
+		r = bad(err, errlen, "format version %llu, this plumbline reads version %d", (unsigned long long)ver,
+			BL_FORMAT_VERSION);
+		goto fail;
+	}
+	if ((r = get_str(o, "key", false, &b->key, err, errlen)) < 0 ||
+	    (r = get_str(o, "binary_id", false, &b->binary_id, err, errlen)) < 0 ||
+	    (r = get_str(o, "parent_id", false, &b->parent_id, err, errlen)) < 0 ||
+	    (r = get_str(o, "exe", false, &b->exe, err, errlen)) < 0 ||
+	    (r = get_str(o, "parent_exe", false, &b->parent_exe, err, errlen)) < 0 ||
+	    (r = get_str(o, "prior_key", true, &b->prior_key, err, errlen)) < 0 ||
+	    (r = get_u64(o, "created_ns", &b->created_ns, err, errlen)) < 0 ||
+	    (r = get_u64(o, "updated_ns", &b->updated_ns, err, errlen)) < 0 ||
+	    (r = get_u64(o, "samples", &b->samples, err, errlen)) < 0 ||
+	    (r = get_u64(o, "windows", &b->windows, err, errlen)) < 0 ||
+	    (r = get_u64(o, "quarantined", &b->quarantined, err, errlen)) < 0 ||
+	    (r = get_u64(o, "rate_limited", &b->rate_limited, err, errlen)) < 0 ||
+	    (r = get_u64(o, "tokens_ns", &b->tokens_ns, err, errlen)) < 0)
+		goto fail;
+	if (!b->binary_id[0] || !b->parent_id[0] || strchr(b->binary_id, '@') || strchr(b->parent_id, '@')) {
+		r = bad(err, errlen, "binary_id and parent_id must be non-empty and hold no '@'");
+		goto fail;
+	}
+	if (asprintf(&expect, "%s@%s", b->binary_id, b->parent_id) < 0) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = strcmp(expect, b->key) ? bad(err, errlen, "\"key\" is not binary_id@parent_id") : 0;
+	free(expect);
+	if (r)
+		goto fail;
+	if (b->created_ns > b->updated_ns) {
+		r = bad(err, errlen, "created_ns is after updated_ns");
+		goto fail;
+	}
+	if (!json_object_object_get_ex(o, "tokens", &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
+	    !(json_object_get_double(v) >= -1 && json_object_get_double(v) <= 1e6)) {
+		r = bad(err, errlen, "\"tokens\" is missing or out of [-1, 1e6]");
+		goto fail;
+	}
+	b->tokens = json_object_get_double(v);
+
+	if (!json_object_object_get_ex(o, "dists", &d) || !json_object_is_type(d, json_type_object) ||
+	    json_object_object_length(d) != BL_DIST_MAX) {
+		r = bad(err, errlen, "\"dists\" must be an object of exactly %d distributions", BL_DIST_MAX);
+		goto fail;
+	}
+	for (int i = 0; i < BL_DIST_MAX; i++) {
+		char e[160];
+
+		sketch__clear(&b->dist[i]);
+		if (!json_object_object_get_ex(d, bl_dist__name(i), &v)) {
+			r = bad(err, errlen, "distribution \"%s\" is missing", bl_dist__name(i));
+			goto fail;
+		}
+		if (sketch__from_json(v, &b->dist[i], e, sizeof(e)) < 0) {
+			r = bad(err, errlen, "distribution \"%s\": %s", bl_dist__name(i), e);
+			goto fail;
+		}
+	}
+	if (!json_object_object_get_ex(o, "sets", &s) || !json_object_is_type(s, json_type_object) ||
+	    json_object_object_length(s) != BL_SET_MAX) {
+		r = bad(err, errlen, "\"sets\" must be an object of exactly %d sets", BL_SET_MAX);
+		goto fail;
+	}
+	for (int i = 0; i < BL_SET_MAX; i++) {
+		uint32_t max = b->set[i].max;
+		char e[160];
+
+		strset__clear(&b->set[i]);
+		if (!json_object_object_get_ex(s, bl_set__name(i), &v)) {
+			r = bad(err, errlen, "set \"%s\" is missing", bl_set__name(i));
+			goto fail;
+		}
+		if (strset__from_json(v, max, &b->set[i], e, sizeof(e)) < 0) {
+			r = bad(err, errlen, "set \"%s\": %s", bl_set__name(i), e);
+			goto fail;
+		}
+	}
+	if (b->dist[BL_LIFE_CPU].count != b->samples || b->dist[BL_WIN_CPU].count != b->windows) {
+		r = bad(err, errlen, "sample counts disagree with the distributions");
+		goto fail;
+	}
+	b->dirty = false;
+	*ret = b;
+	return 0;
+fail:
+	baseline__free(b);
+	return r;
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+/*
+ * store.c - the state directory: load, validate, save atomically, bundles.
+ *
+ * Bad files are never trusted and never lost silently: each is reported
+ * through the caller's callback with what was wrong, and renamed aside so a
+ * person can look at it, while its baseline is relearned from scratch.
+ */
+#include "store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FILE_FORMAT "plumbline-baseline"
+#define BUNDLE_FORMAT "plumbline-baselines"
+
+struct bl_store {
+	char *dir;
+	struct baseline **b;
+	size_t n, cap;
+	uint64_t refused;
+	bl_report_fn report;
+	void *ctx;
+};
+
+uint64_t bl_key_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static void report(struct bl_store *st, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void report(struct bl_store *st, const char *path, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!st->report)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	st->report(st->ctx, path, msg);
+}
+
+int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, dfd, r = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1, path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	for (size_t off = 0; off < len && !r;) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0 && errno != EINTR)
+			r = -errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	if (!r && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r) {
+		unlink(tmp);
+		return r;
+	}
+	/* the rename itself must reach the disk */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (fsync(dfd) < 0)
+		r = -errno;
+	close(dfd);
+	return r;
+}
+
+/* Read a whole file of at most max bytes. -EFBIG when larger. */
+static int read_file(const char *path, size_t max, char **ret, size_t *len)
+{
+	struct stat sb;
+	char *buf;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if ((uint64_t)sb.st_size > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	buf[got] = '\0';
+	*ret = buf;
+	*len = got;
+	return 0;
+}
+
+static struct json_object *parse_json(const char *buf, size_t len, char *err, size_t errlen)
+{
+	struct json_tokener *tok = json_tokener_new_ex(64);
+	struct json_object *o;
+
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (!o || json_tokener_get_parse_end(tok) != len) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		snprintf(err, errlen, "not valid JSON (%s at byte %zu)",
+			 e == json_tokener_continue ? "truncated" : json_tokener_error_desc(e),
+			 json_tokener_get_parse_end(tok));
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+static void move_aside(struct bl_store *st, const char *path, const char *why)
+{
+	char aside[PATH_MAX];
+
+	snprintf(aside, sizeof(aside), "%s.bad-%lld", path, (long long)time(NULL));
+	if (rename(path, aside) == 0)
+		report(st, path, "%s; moved aside to its .bad-* name, its baseline will be relearned", why);
+	else
+		report(st, path, "%s; could not move it aside either, ignoring it", why);
+}
+
+static int append(struct bl_store *st, struct baseline *b)
+{
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 64;
+		struct baseline **nb = realloc(st->b, cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		st->b = nb;
+		st->cap = cap;
+	}
+	st->b[st->n++] = b;
+	return 0;
+}
+
+static void load_one(struct bl_store *st, const char *name)
+{
+	char path[PATH_MAX], err[256] = "", expect[32];
+	struct json_object *o = NULL, *fmt;
+	struct baseline *b = NULL;
+	size_t len;
+	char *buf = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s", st->dir, name);
+	r = read_file(path, BL_FILE_MAX, &buf, &len);
+	if (r == -EFBIG) {
+		move_aside(st, path, "larger than the 8 MiB a baseline file may be");
+		return;
+	}
+	if (r < 0) {
+		report(st, path, "cannot be read (%s), skipping it", strerror(-r));
+		return;
+	}
+	o = parse_json(buf, len, err, sizeof(err));
+	free(buf);
+	if (o && (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
+		  strcmp(json_object_get_string(fmt), FILE_FORMAT) != 0))
+		snprintf(err, sizeof(err), "not a plumbline baseline file (format)");
+	else if (o && baseline__from_json(o, &b, err, sizeof(err)) == 0) {
+		snprintf(expect, sizeof(expect), "%016llx.json", (unsigned long long)bl_key_hash(b->key));
+		if (strcmp(expect, name) != 0)
+			snprintf(err, sizeof(err), "holds key '%.128s', which belongs in %s", b->key, expect);
+		else if (bl_store__get(st, b->key))
+			snprintf(err, sizeof(err), "duplicate key '%.128s'", b->key);
+		else if (st->n >= BL_STORE_MAX)
+			snprintf(err, sizeof(err), "over the %u baselines the store keeps", BL_STORE_MAX);
+		else if (append(st, b) == 0) {
+			b->dirty = false;
+			b = NULL;
+			err[0] = '\0';
+		}
+	}
+	json_object_put(o);
+	baseline__free(b);
+	if (err[0])
+		move_aside(st, path, err);
+}
+
+int bl_store__open(const char *dir, bl_report_fn report_fn, void *ctx, struct bl_store **ret)
+{
+	struct bl_store *st;
+	struct dirent *de;
+	DIR *d;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->dir = strdup(dir))) {
+		free(st);
+		return -ENOMEM;
+	}
+	st->report = report_fn;
+	st->ctx = ctx;
+	d = opendir(dir);
+	if (!d) {
+		int r = -errno;
+
+		bl_store__free(st);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (strstr(de->d_name, ".json.tmp.")) {
+			/* a save interrupted by a crash: the .json beside it is intact */
+			char p[PATH_MAX];
+
+			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			if (unlink(p) == 0)
+				report(st, p, "%s", "removed a temp file left by an interrupted save");
+			continue;
+		}
+		if (l == 21 && strcmp(de->d_name + 16, ".json") == 0)
+			load_one(st, de->d_name);
+	}
+	closedir(d);
+	*ret = st;
+	return 0;
+}
+
+void bl_store__free(struct bl_store *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->n; i++)
+		baseline__free(st->b[i]);
+	free(st->b);
+	free(st->dir);
+	free(st);
+}
+
+size_t bl_store__count(const struct bl_store *st)
+{
+	return st->n;
+}
+
+struct baseline *bl_store__at(struct bl_store *st, size_t i)
+{
+	return i < st->n ? st->b[i] : NULL;
+}
+
+struct baseline *bl_store__get(struct bl_store *st, const char *key)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (strcmp(st->b[i]->key, key) == 0)
+			return st->b[i];
+	return NULL;
+}
+
+uint64_t bl_store__refused(const struct bl_store *st)
+{
+	return st->refused;
+}
+
+struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
+				  const char *parent_exe, uint64_t now_ns)
+{
+	struct baseline *b = baseline__new(binary_id, parent_id, exe, parent_exe, now_ns), *found, *prior = NULL;
+
+	if (!b)
+		return NULL;
+	found = bl_store__get(st, b->key);
+	if (found) {
+		baseline__free(b);
+		return found;
+	}
+	if (st->n >= BL_STORE_MAX) {
+		st->refused++;
+		baseline__free(b);
+		return NULL;
+	}
+	/* the same program in the same place, rebuilt: its history is the prior */
+	for (size_t i = 0; i < st->n; i++) {
+		struct baseline *o = st->b[i];
+
+		if (strcmp(o->binary_id, b->binary_id) != 0 && strcmp(o->exe, b->exe) == 0 &&
+		    strcmp(o->parent_exe, b->parent_exe) == 0 && (!prior || o->updated_ns > prior->updated_ns))
+			prior = o;
+	}
+	if (prior && !(b->prior_key = strdup(prior->key))) {
+		baseline__free(b);
+		return NULL;
+	}
+	if (append(st, b) < 0) {
+		baseline__free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static int save_one(struct bl_store *st, struct baseline *b)
+{
+	char path[PATH_MAX];
+	struct json_object *o = baseline__to_json(b);
+	const char *s;
+	size_t len;
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "format", json_object_new_string(FILE_FORMAT));
+	s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(b->key));
+	r = s ? atomic_write_file(path, s, len, 0600) : -ENOMEM;
+	json_object_put(o);
+	if (!r)
+		b->dirty = false;
+	return r;
+}
+
+int bl_store__save(struct bl_store *st)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		int r;
+
+		if (!st->b[i]->dirty)
+			continue;
+		r = save_one(st, st->b[i]);
+		if (r < 0 && !first)
+			first = r;
+	}
+	return first;
+}
+
+int bl_store__forget(struct bl_store *st, const char *key)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < st->n; i++) {
+		if (strcmp(st->b[i]->key, key) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(key));
+		if (unlink(path) < 0 && errno != ENOENT)
+			return -errno;
+		baseline__free(st->b[i]);
+		st->b[i] = st->b[--st->n];
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int bl_store__absorb(struct bl_store *st, struct baseline *b)
+{
+	struct baseline *have = bl_store__get(st, b->key);
+	int r;
+
+	if (have) {
+		r = baseline__merge(have, b);
+		baseline__free(b);
+		return r;
+	}
+	if (st->n >= BL_STORE_MAX) {
+		st->refused++;
+		baseline__free(b);
+		return -ENOSPC;
+	}
+	b->dirty = true;
+	r = append(st, b);
+	if (r < 0)
+		baseline__free(b);
+	return r;
+}
+
+int bl_bundle__write(const char *path, struct baseline *const *bs, size_t n)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	const char *s;
+	size_t len;
+	int r = 0;
+
+	if (!o || !arr) {
+		json_object_put(o);
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	json_object_object_add(o, "format", json_object_new_string(BUNDLE_FORMAT));
+	json_object_object_add(o, "version", json_object_new_int(BL_FORMAT_VERSION));
+	json_object_object_add(o, "baselines", arr);
+	for (size_t i = 0; i < n && !r; i++) {
+		struct json_object *b = baseline__to_json(bs[i]);
+
+		if (!b)
+			r = -ENOMEM;
+		else
+			json_object_array_add(arr, b);
+	}
+	s = r ? NULL : json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	if (!r)
+		r = s ? atomic_write_file(path, s, len, 0600) : -ENOMEM;
+	json_object_put(o);
+	return r;
+}
+
+int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *err, size_t errlen)
+{
+	struct json_object *o, *fmt, *ver, *arr;
+	struct baseline **bs = NULL;
+	size_t len, cnt = 0;
+	char *buf;
+	int r = read_file(path, BL_BUNDLE_MAX, &buf, &len);
+
+	if (r < 0) {
+		snprintf(err, errlen, "%s", r == -EFBIG ? "larger than 1 GiB" : strerror(-r));
+		return r;
+	}
+	o = parse_json(buf, len, err, errlen);
+	free(buf);
+	if (!o)
+		return -EINVAL;
+	if (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
+	    strcmp(json_object_get_string(fmt), BUNDLE_FORMAT) != 0) {
+		snprintf(err, errlen, "not a plumbline baseline bundle (\"format\" is not \"%s\")", BUNDLE_FORMAT);
+		r = -EINVAL;
+	} else if (!json_object_object_get_ex(o, "version", &ver) || !json_object_is_type(ver, json_type_int) ||
+		   json_object_get_int64(ver) != BL_FORMAT_VERSION) {
+		snprintf(err, errlen, "unsupported bundle version (this plumbline reads version %d)", BL_FORMAT_VERSION);
+		r = -EINVAL;
+	} else if (!json_object_object_get_ex(o, "baselines", &arr) || !json_object_is_type(arr, json_type_array)) {
+		snprintf(err, errlen, "\"baselines\" is missing or not an array");
+		r = -EINVAL;
+	} else {
+		size_t total = json_object_array_length(arr);
+
+		bs = calloc(total ? total : 1, sizeof(*bs));
+		if (!bs)
+			r = -ENOMEM;
+		for (size_t i = 0; !r && i < total; i++) {
+			char e[200];
+
+			if (baseline__from_json(json_object_array_get_idx(arr, i), &bs[cnt], e, sizeof(e)) < 0) {
+				snprintf(err, errlen, "baseline #%zu: %s", i, e);
+				r = -EINVAL;
+			} else {
+				cnt++;
+			}
+		}
+	}
+	json_object_put(o);
+	if (r) {
+		for (size_t i = 0; i < cnt; i++)
+			baseline__free(bs[i]);
+		free(bs);
+		return r;
+	}
+	*ret = bs;
+	*n = cnt;
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * store.h - baselines on disk: a state directory of one file per baseline.
+ *
+ * Each baseline lives in <dir>/<16 hex digits>.json (the FNV-1a 64 hash of
+ * its key; the file repeats the key, which is checked). A save writes a temp
+ * file, fsyncs it, renames it over the old one and fsyncs the directory, so
+ * a crash or SIGKILL at any instant leaves either the old or the new file,
+ * both loadable. Loading validates every field and bound: a corrupt,
+ * truncated, oversized or wrong-version file is reported by name, moved
+ * aside to <name>.bad-<unix time> and relearned, never trusted.
+ *
+ * Bundles (`baseline export/import/merge`) are one JSON file holding many
+ * baselines, written the same atomic way.
+ */
+#ifndef PL_STORE_H
+#define PL_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "baseline.h"
+
+#define BL_FILE_MAX (8u << 20)   /* a baseline file larger than this is rejected */
+#define BL_BUNDLE_MAX (1u << 30) /* a bundle larger than this is rejected */
+#define BL_STORE_MAX 65536       /* baselines kept at once */
+
+/* Told about every file that could not be used, and what was done. */
+typedef void (*bl_report_fn)(void *ctx, const char *path, const char *problem);
+
+struct bl_store;
+
+/* Open dir (created 0700 if missing) and load it. 0 and *ret or -errno. */
+int bl_store__open(const char *dir, bl_report_fn report, void *ctx, struct bl_store **ret);
+void bl_store__free(struct bl_store *st);
+
+size_t bl_store__count(const struct bl_store *st);
+struct baseline *bl_store__at(struct bl_store *st, size_t i);
+struct baseline *bl_store__get(struct bl_store *st, const char *key);
+
+/*
+ * The baseline of (binary_id, parent_id), created when missing: then, if a
+ * baseline with the same labels (exe, parent exe) but another binary exists,
+ * the newest such becomes its prior. NULL when the store is full (counted in
+ * bl_store__refused()) or on ENOMEM.
+ */
+struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
+				  const char *parent_exe, uint64_t now_ns);
+uint64_t bl_store__refused(const struct bl_store *st);
+
+/* Write every dirty baseline. 0, or the first -errno (the rest are still tried;
+ * a baseline that failed stays dirty for the next save). */
+int bl_store__save(struct bl_store *st);
+
+/* Remove one baseline from memory and disk. 0 or -ENOENT / -errno. */
+int bl_store__forget(struct bl_store *st, const char *key);
+
+/* Merge b (consumed) into the store: added, or merged into the baseline of
+ * the same key. 0 or -errno (b freed either way). */
+int bl_store__absorb(struct bl_store *st, struct baseline *b);
+
+/* Bundles. */
+int bl_bundle__write(const char *path, struct baseline *const *bs, size_t n);
+/* Load and validate a bundle; *ret is an array of n baselines (free each and
+ * the array). -EINVAL with err on a bad bundle. */
+int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *err, size_t errlen);
+
+/* Write data to path atomically (temp, fsync, rename, fsync dir). 0 or -errno. */
+int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
+
+/* FNV-1a 64 of s, the file name of a key. */
+uint64_t bl_key_hash(const char *s);
+
+#endif

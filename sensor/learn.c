@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * learn.c - samples from kernel counters, verdicts into records.
+ *
+ * What is learned from what:
+ *   an image that ended by exit or exec (not one the sensor saw only in
+ *   part, nor one still running at shutdown) -> one lifetime sample;
+ *   every 1-second window of a running image -> one window sample;
+ *   an exec -> the child's exe in the parent image's set of children.
+ */
+#include "learn.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "log.h"
+#include "store.h"
+#include "syscalls.h"
+
+struct learner {
+	struct bl_policy pol;
+	struct bl_store *store;
+	char *dir;
+	enum bl_sc_class sc_class[PL_NR_SYSCALLS];
+	bool save_failing;
+	uint64_t process_samples, window_samples, anomalous, no_baseline, saves, save_errors;
+};
+
+static const char *const feature_names[BL_DIST_MAX] = {
+	[BL_LIFE_CPU] = "cpu_ns",
+	[BL_LIFE_WALL] = "wall_ns",
+	[BL_LIFE_OFFCPU] = "offcpu_ns",
+	[BL_LIFE_SYSCALLS] = "syscalls",
+	[BL_LIFE_OPEN_FAIL] = "open_failures",
+	[BL_WIN_CPU] = "cpu_ns_per_s",
+	[BL_WIN_SYSCALLS] = "syscalls_per_s",
+	[BL_WIN_OPEN_FAIL] = "open_failures_per_s",
+	[BL_WIN_SC_FILE] = "sc_file_per_s",
+	[BL_WIN_SC_NET] = "sc_net_per_s",
+	[BL_WIN_SC_PROC] = "sc_proc_per_s",
+	[BL_WIN_SC_MEM] = "sc_mem_per_s",
+	[BL_WIN_SC_IPC] = "sc_ipc_per_s",
+	[BL_WIN_SC_TIME] = "sc_time_per_s",
+	[BL_WIN_SC_OTHER] = "sc_other_per_s",
+};
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* mkdir -p; the last component private (0700): it holds what the sensor learned. */
+static int mkdir_p_state(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void report_bad_file(void *ctx, const char *path, const char *problem)
+{
+	log_warn("baseline store: %s: %s", path, problem);
+}
+
+int learner__open(const char *state_dir, const struct bl_policy *pol, struct learner **ret)
+{
+	struct learner *l = calloc(1, sizeof(*l));
+	char dir[PATH_MAX];
+	int r;
+
+	if (!l)
+		return log_error_errno(ENOMEM, "Out of memory");
+	l->pol = *pol;
+	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
+		const char *n = syscall_name(i);
+
+		l->sc_class[i] = n ? syscall_class(n) : BL_SC_OTHER;
+	}
+	if (mkdir_p_state(state_dir) < 0) {
+		r = log_error_errno(errno, "Cannot create the state directory '%s': %m", state_dir);
+		free(l);
+		return r;
+	}
+	snprintf(dir, sizeof(dir), "%s/baselines", state_dir);
+	l->dir = strdup(dir);
+	r = bl_store__open(dir, report_bad_file, l, &l->store);
+	if (r < 0 || !l->dir) {
+		r = log_error_errno(r < 0 ? r : -ENOMEM, "Cannot open the baseline store '%s': %m", dir);
+		free(l->dir);
+		free(l);
+		return r;
+	}
+	log_info("baselines: %zu loaded from %s (mode %s)", bl_store__count(l->store), dir,
+		 pol->mode == BL_MODE_LEARN ? "learn" : pol->mode == BL_MODE_DETECT ? "detect" : "auto");
+	*ret = l;
+	return 0;
+}
+
+void learner__free(struct learner *l)
+{
+	if (!l)
+		return;
+	learner__flush(l);
+	bl_store__free(l->store);
+	free(l->dir);
+	free(l);
+}
+
+void learner__attach(struct learner *l, struct proc_info *pi)
+{
+	if (!pi->binary_id) {
+		l->no_baseline++;
+		return;
+	}
+	pi->bl = bl_store__obtain(l->store, pi->binary_id, pi->parent_binary_id ? pi->parent_binary_id : "-",
+				  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", real_ns());
+	if (!pi->bl)
+		l->no_baseline++;
+}
+
+void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child)
+{
+	if (!parent || !parent->bl || !child->exe)
+		return;
+	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, real_ns()) == 1;
+}
+
+static void add_double(struct json_object *o, const char *key, double v)
+{
+	json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
+}
+
+static struct json_object *verdict_json(const struct proc_info *pi, const struct bl_verdict *v, int first, int last)
+{
+	static const char *const new_names[BL_SET_MAX] = {
+		[BL_SET_FAIL_PATHS] = "new_fail_paths",
+		[BL_SET_CHILDREN] = "new_children",
+		[BL_SET_SYSCALLS] = "new_syscalls",
+	};
+	struct json_object *o = json_object_new_object(), *f = json_object_new_object();
+
+	json_object_object_add(o, "key", json_object_new_string(pi->bl->key));
+	json_object_object_add(o, "ready", json_object_new_boolean(v->ready));
+	json_object_object_add(o, "from_prior", json_object_new_boolean(v->from_prior));
+	json_object_object_add(o, "samples", json_object_new_uint64(v->samples));
+	json_object_object_add(o, "learned", json_object_new_boolean(v->learned));
+	json_object_object_add(o, "anomalous", json_object_new_boolean(v->anomalous));
+	if (v->max_dist >= 0) {
+		add_double(o, "max_score", v->max_score);
+		json_object_object_add(o, "max_feature", json_object_new_string(feature_names[v->max_dist]));
+	} else {
+		json_object_object_add(o, "max_score", NULL);
+		json_object_object_add(o, "max_feature", NULL);
+	}
+	for (int d = first; d <= last; d++) {
+		const struct bl_feature *x = &v->f[d];
+		struct json_object *e;
+
+		if (!x->valid)
+			continue;
+		e = json_object_new_object();
+		add_double(e, "value", x->value);
+		add_double(e, "p50", x->p50);
+		add_double(e, "p99", x->p99);
+		add_double(e, "ratio_p50", x->ratio_p50);
+		add_double(e, "ratio_p99", x->ratio_p99);
+		add_double(e, "score", x->score);
+		json_object_object_add(f, feature_names[d], e);
+	}
+	json_object_object_add(o, "features", f);
+	for (int s = 0; s < BL_SET_MAX; s++) {
+		struct json_object *a;
+
+		if (s == BL_SET_CHILDREN)
+			continue;
+		a = json_object_new_array();
+		for (uint32_t i = 0; i < v->new_members[s] && i < 8; i++)
+			json_object_array_add(a, json_object_new_string(v->new_list[s][i]));
+		json_object_object_add(o, new_names[s], a);
+	}
+	return o;
+}
+
+struct json_object *learner__process(struct learner *l, struct proc_info *pi, const struct pl_proc *p,
+				     const struct fail_count *fails, uint32_t nfails, uint64_t end_ns, bool learn)
+{
+	const char *paths[PROC_MAX_FAIL_KEYS], *names[PL_NR_SYSCALLS];
+	struct bl_process_sample s = {
+		.cpu_ns = p->st.cpu_ns,
+		.wall_ns = end_ns > p->image_start_ns ? end_ns - p->image_start_ns : 0,
+		.offcpu_ns = p->st.offcpu_ns,
+		.open_fail = p->st.open_fail,
+		.fail_paths = paths,
+		.syscall_names = names,
+	};
+	struct bl_policy pol = l->pol;
+	struct bl_verdict v;
+	struct json_object *o;
+	const struct baseline *prior;
+
+	if (!pi || !pi->bl)
+		return NULL;
+	for (uint32_t i = 0; i < nfails && i < PROC_MAX_FAIL_KEYS; i++)
+		paths[s.nfail_paths++] = fails[i].ref->key.path;
+	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
+		if (!p->st.sc[i])
+			continue;
+		s.syscalls += p->st.sc[i];
+		if (syscall_name(i))
+			names[s.nsyscall_names++] = syscall_name(i);
+	}
+	s.syscalls += p->st.sc_other;
+	/* what the sensor saw only in part, or is still running, is scored but not learned */
+	if (!learn || (p->flags & PL_PROC_PARTIAL))
+		pol.mode = BL_MODE_DETECT;
+	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
+	if (baseline__observe_process(pi->bl, prior, &s, &pol, real_ns(), &v) < 0)
+		log_warn("baseline %s: out of memory while learning", pi->bl->key);
+	l->process_samples += v.learned;
+	l->anomalous += v.anomalous;
+	o = verdict_json(pi, &v, BL_LIFE_CPU, BL_LIFE_OPEN_FAIL);
+	json_object_object_add(o, "parent_new_child", json_object_new_boolean(pi->parent_new_child));
+	return o;
+}
+
+struct json_object *learner__window(struct learner *l, struct proc_info *pi, const struct pl_stats *cur,
+				    const struct pl_stats *prev, uint64_t duration_ns)
+{
+	static const struct pl_stats zero;
+	struct bl_window_sample s = { .duration_ns = duration_ns };
+	const struct baseline *prior;
+	struct bl_verdict v;
+
+	if (!pi || !pi->bl)
+		return NULL;
+	if (!prev)
+		prev = &zero;
+	s.cpu_ns = cur->cpu_ns - prev->cpu_ns;
+	s.open_fail = cur->open_fail - prev->open_fail;
+	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
+		uint64_t d = cur->sc[i] - prev->sc[i];
+
+		s.syscalls += d;
+		s.sc_class[l->sc_class[i]] += d;
+	}
+	s.syscalls += cur->sc_other - prev->sc_other;
+	s.sc_class[BL_SC_OTHER] += cur->sc_other - prev->sc_other;
+	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
+	if (baseline__observe_window(pi->bl, prior, &s, &l->pol, real_ns(), &v) < 0)
+		log_warn("baseline %s: out of memory while learning", pi->bl->key);
+	l->window_samples += v.learned;
+	l->anomalous += v.anomalous;
+	return verdict_json(pi, &v, BL_WIN_CPU, BL_DIST_MAX - 1);
+}
+
+int learner__flush(struct learner *l)
+{
+	int r = bl_store__save(l->store);
+
+	l->saves++;
+	if (r < 0) {
+		l->save_errors++;
+		if (!l->save_failing)
+			log_warn_errno(r, "Cannot save baselines to %s: %m (keeping them in memory, will retry)", l->dir);
+		l->save_failing = true;
+		return r;
+	}
+	if (l->save_failing)
+		log_info("baselines saved to %s again", l->dir);
+	l->save_failing = false;
+	return 0;
+}
+
+void learner__stats(const struct learner *l, struct json_object *o)
+{
+	struct json_object *b = json_object_new_object();
+
+	json_object_object_add(b, "baselines", json_object_new_uint64(bl_store__count(l->store)));
+	json_object_object_add(b, "process_samples_learned", json_object_new_uint64(l->process_samples));
+	json_object_object_add(b, "window_samples_learned", json_object_new_uint64(l->window_samples));
+	json_object_object_add(b, "anomalous_samples", json_object_new_uint64(l->anomalous));
+	json_object_object_add(b, "without_baseline", json_object_new_uint64(l->no_baseline + bl_store__refused(l->store)));
+	json_object_object_add(b, "save_errors", json_object_new_uint64(l->save_errors));
+	json_object_object_add(o, "baselines", b);
+}

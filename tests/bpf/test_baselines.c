@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_baselines.c - learning and scoring with the real sensor.
+ *
+ * A helper with a known CPU cost runs 30 times: the baseline becomes ready
+ * and its learned median is within the sketch's guarantee of the measured
+ * costs. The sensor restarts (the store persists), then one run costing 10x
+ * gets a high score and is not learned, while 30 more normal runs are not
+ * anomalous. A corrupt baseline file is reported by name and moved aside.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sensor_harness.h"
+
+#define ALPHA 0.01 /* SKETCH_ALPHA */
+#define WAIT_MS 10000
+#define RUNS 30
+#define NORMAL "30" /* million iterations: ~30-60 ms of CPU */
+#define TENX "300"
+
+static bool have_bpf;
+static struct sensor_proc sensor;
+
+static const char *const extra[] = { "--process-records", "--min-samples", "20", NULL };
+
+static int group_setup(void **state)
+{
+	char why[128];
+
+	have_bpf = harness_bpf_available(why, sizeof(why));
+	if (!have_bpf) {
+		fprintf(stderr, "BPF unavailable: %s\n", why);
+		return harness_require_bpf() ? -1 : 0;
+	}
+	return sensor_start(&sensor, extra) < 0 ? -1 : 0;
+}
+
+static int group_teardown(void **state)
+{
+	if (have_bpf)
+		sensor_cleanup(&sensor);
+	return 0;
+}
+
+/* Run the helper doing miter million iterations of work (a CPU cost that
+ * doesn't depend on the machine's load); return its exec image's record. */
+static struct json_object *run_helper(const char *miter, struct json_object **recs)
+{
+	const char *argv[] = { PL_HELPER_BIN, "work", miter, NULL };
+	char out[256];
+	int st;
+	pid_t pid = run_capture(argv, out, sizeof(out), &st);
+
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	*recs = records_wait_pid(&sensor, pid, 2, WAIT_MS);
+	assert_non_null(*recs);
+	return records_find(*recs, pid, "exec");
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static double cpu_score(struct json_object *r)
+{
+	struct json_object *f = get(get(get(r, "baseline"), "features"), "cpu_ns");
+
+	assert_non_null(f);
+	return json_object_get_double(get(f, "score"));
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* `plumbline baseline show KEY --json` on the sensor's state dir. */
+static struct json_object *show(const char *key)
+{
+	const char *argv[] = { PL_SENSOR_BIN, "baseline", "show", key, "--json", "--state-dir", sensor.state, NULL };
+	static char out[1 << 20];
+	struct json_object *arr;
+	int st;
+
+	run_capture(argv, out, sizeof(out), &st);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	arr = json_tokener_parse(out);
+	assert_non_null(arr);
+	assert_int_equal(json_object_array_length(arr), 1);
+	return arr;
+}
+
+static void test_learns_a_known_cost_then_scores_a_10x_run(void **state)
+{
+	long long costs[RUNS];
+	char key[512] = "";
+	struct json_object *recs, *r, *arr, *b, *q;
+	int st, learned = 0;
+	double p50;
+
+	if (!have_bpf)
+		skip();
+	for (int i = 0; i < RUNS; i++) {
+		r = run_helper(NORMAL, &recs);
+		assert_non_null(r);
+		costs[i] = rec_int(r, "cpu_ns");
+		/* learning: the first min-samples runs are learned without being scored */
+		assert_true(json_object_get_boolean(get(get(r, "baseline"), "learned")));
+		assert_int_equal(json_object_get_boolean(get(get(r, "baseline"), "ready")), i >= 20);
+		snprintf(key, sizeof(key), "%s", json_object_get_string(get(get(r, "baseline"), "key")));
+		json_object_put(recs);
+	}
+	/* stopping saves the store; its file is what `baseline show` reads */
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+	arr = show(key);
+	b = json_object_array_get_idx(arr, 0);
+	assert_int_equal(json_object_get_int64(get(b, "samples")), RUNS);
+	assert_true(json_object_get_boolean(get(b, "ready")));
+	q = get(get(b, "quantiles"), "life_cpu_ns");
+	p50 = json_object_get_double(get(q, "p50"));
+	qsort(costs, RUNS, sizeof(costs[0]), cmp_ll);
+	/* the median of 30 lies between the 15th and 16th values; the sketch
+	 * answers within ALPHA of one of them */
+	if (p50 < costs[14] * (1 - ALPHA) || p50 > costs[15] * (1 + ALPHA))
+		fail_msg("learned p50 %.0f ns, measured median between %lld and %lld", p50, costs[14], costs[15]);
+	assert_int_equal(json_object_get_int64(get(q, "min")), costs[0]);
+	assert_int_equal(json_object_get_int64(get(q, "max")), costs[RUNS - 1]);
+	json_object_put(arr);
+
+	/* a restart keeps what was learned */
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+	r = run_helper(TENX, &recs);
+	assert_non_null(r);
+	if (cpu_score(r) < 4)
+		fail_msg("a 10x run scored only %.2f", cpu_score(r));
+	assert_true(json_object_get_boolean(get(get(r, "baseline"), "anomalous")));
+	assert_false(json_object_get_boolean(get(get(r, "baseline"), "learned")));
+	assert_true(json_object_get_double(get(get(get(get(r, "baseline"), "features"), "cpu_ns"), "ratio_p50")) > 5);
+	json_object_put(recs);
+
+	for (int i = 0; i < RUNS; i++) {
+		r = run_helper(NORMAL, &recs);
+		assert_non_null(r);
+		/* the CPU is what this test controls; wall and off-CPU time also
+		 * depend on what else the machine does */
+		if (fabs(cpu_score(r)) >= 4)
+			fail_msg("normal run %d: cpu_ns scored %.2f (%s)", i, cpu_score(r),
+				 json_object_to_json_string(get(r, "baseline")));
+		learned += json_object_get_boolean(get(get(r, "baseline"), "learned"));
+		json_object_put(recs);
+	}
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	arr = show(key);
+	/* the 10x run was not learned; the normal ones were, unless something
+	 * else about them (wall time on a busy machine) was anomalous */
+	assert_true(learned >= RUNS / 2);
+	assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(arr, 0), "samples")), RUNS + learned);
+	assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(arr, 0), "quarantined")),
+			 1 + RUNS - learned);
+	json_object_put(arr);
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+}
+
+static void test_corrupt_baseline_file_is_reported_and_moved_aside(void **state)
+{
+	static const char truncated[] = "{\"format\":\"plumbline-baseline\",\"version\":1,\"key\":";
+	char path[256], line[1024];
+	bool reported = false, moved = false;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int fd, st;
+
+	if (!have_bpf)
+		skip();
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(path, sizeof(path), "%s/baselines/00000000deadbeef.json", sensor.state);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	/* a save cut short: valid JSON up to where it stops */
+	assert_int_equal(write(fd, truncated, sizeof(truncated) - 1), (ssize_t)sizeof(truncated) - 1);
+	close(fd);
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+
+	f = fopen(sensor.log, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		reported |= strstr(line, "00000000deadbeef.json") && strstr(line, "moved aside");
+	fclose(f);
+	assert_true(reported);
+	snprintf(path, sizeof(path), "%s/baselines", sensor.state);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		moved |= strncmp(de->d_name, "00000000deadbeef.json.bad-", 26) == 0;
+	closedir(d);
+	assert_true(moved);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_learns_a_known_cost_then_scores_a_10x_run),
+		cmocka_unit_test(test_corrupt_baseline_file_is_reported_and_moved_aside),
+	};
+
+	return cmocka_run_group_tests_name("bpf_baselines", tests, group_setup, group_teardown);
+}

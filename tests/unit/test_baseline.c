@@ -1,0 +1,998 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_baseline.c - learning and scoring one binary-in-context: readiness,
+ * the modes, robust scores and noise floors, the poisoning guard (anomalous
+ * samples never learned, learning rate-limited), never-seen set members,
+ * priors, windows, children, syscall classes, merges that don't depend on
+ * order, and a JSON form that round-trips and refuses every inconsistency.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "baseline.h"
+
+#define NOW0 1700000000000000000ull /* an arbitrary CLOCK_REALTIME instant */
+#define SEC 1000000000ull
+#define HOUR (3600 * SEC)
+
+#define CPU_MED 100000000ull /* 100 ms: far above the 5 ms noise floor */
+#define WALL_MED 400000000ull
+#define OFF_MED 300000000ull
+#define SYS_MED 5000ull
+#define FAIL_MED 3ull
+
+#define BIN_A "build-id:0123456789abcdef"
+#define PARENT_A "build-id:fedcba9876543210"
+#define KEY_A BIN_A "@" PARENT_A
+
+static const char *const known_paths[] = { "/etc/ld.so.preload", "/usr/lib/locale/C.utf8" };
+static const char *const known_sys[] = { "openat", "read", "mmap", "exit_group" };
+
+static struct bl_policy policy(enum bl_mode mode)
+{
+	struct bl_policy p;
+
+	bl_policy__defaults(&p);
+	p.mode = mode;
+	return p;
+}
+
+/* A sample like the ones learned; cpu scaled by `cpu_x`. Values vary a
+ * little with i so the baseline isn't a single point. */
+static struct bl_process_sample sample(unsigned i, uint64_t cpu_x)
+{
+	uint64_t wobble = 98 + i % 5; /* 98..102 % */
+
+	return (struct bl_process_sample){
+		.cpu_ns = CPU_MED * wobble / 100 * cpu_x,
+		.wall_ns = WALL_MED * wobble / 100,
+		.offcpu_ns = OFF_MED * wobble / 100,
+		.syscalls = SYS_MED * wobble / 100,
+		.open_fail = FAIL_MED,
+		.fail_paths = known_paths,
+		.nfail_paths = 2,
+		.syscall_names = known_sys,
+		.nsyscall_names = 4,
+	};
+}
+
+static struct baseline *new_baseline(void)
+{
+	struct baseline *b = baseline__new(BIN_A, PARENT_A, "/usr/bin/a", "/usr/sbin/sshd", NOW0);
+
+	assert_non_null(b);
+	return b;
+}
+
+/* Learn n samples under p (auto before ready learns everything). */
+static void learn_n(struct baseline *b, const struct bl_policy *p, unsigned n, uint64_t now_ns)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct bl_process_sample s = sample(i, 1);
+		struct bl_verdict v;
+
+		assert_int_equal(baseline__observe_process(b, NULL, &s, p, now_ns, &v), 0);
+		assert_true(v.learned);
+	}
+}
+
+static struct baseline *ready_baseline(const struct bl_policy *p)
+{
+	struct baseline *b = new_baseline();
+
+	learn_n(b, p, p->min_samples, NOW0);
+	assert_true(baseline__ready(b, p));
+	return b;
+}
+
+static void assert_baseline_equal(const struct baseline *a, const struct baseline *b)
+{
+	assert_string_equal(a->key, b->key);
+	assert_string_equal(a->binary_id, b->binary_id);
+	assert_string_equal(a->parent_id, b->parent_id);
+	assert_string_equal(a->exe, b->exe);
+	assert_string_equal(a->parent_exe, b->parent_exe);
+	if (a->prior_key || b->prior_key) {
+		assert_non_null(a->prior_key);
+		assert_non_null(b->prior_key);
+		assert_string_equal(a->prior_key, b->prior_key);
+	}
+	assert_int_equal(a->created_ns, b->created_ns);
+	assert_int_equal(a->updated_ns, b->updated_ns);
+	assert_int_equal(a->samples, b->samples);
+	assert_int_equal(a->windows, b->windows);
+	assert_int_equal(a->quarantined, b->quarantined);
+	assert_int_equal(a->rate_limited, b->rate_limited);
+	assert_true(a->tokens == b->tokens);
+	assert_int_equal(a->tokens_ns, b->tokens_ns);
+	for (int i = 0; i < BL_DIST_MAX; i++)
+		if (!sketch__equal(&a->dist[i], &b->dist[i]))
+			fail_msg("distribution %s differs", bl_dist__name(i));
+	for (int i = 0; i < BL_SET_MAX; i++)
+		if (!strset__equal(&a->set[i], &b->set[i]))
+			fail_msg("set %s differs", bl_set__name(i));
+}
+
+/* ---- readiness and modes ---- */
+
+static void test_baseline_ready_exactly_at_min_samples_and_learns_everything_before(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+
+	(void)state;
+	p.min_samples = 7;
+	for (unsigned i = 0; i < 7; i++) {
+		/* even a wild sample is learned before ready: there is nothing to judge it by */
+		struct bl_process_sample s = sample(i, i == 3 ? 50 : 1);
+		struct bl_verdict v;
+
+		assert_false(baseline__ready(b, &p));
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + i, &v), 0);
+		assert_true(v.learned);
+		assert_false(v.ready);
+		assert_false(v.anomalous);
+		assert_int_equal(v.max_dist, -1);
+		assert_int_equal(b->samples, i + 1);
+	}
+	assert_true(baseline__ready(b, &p));
+	assert_int_equal(b->dist[BL_LIFE_CPU].count, 7);
+	assert_int_equal(b->quarantined, 0);
+	assert_int_equal(b->updated_ns, NOW0 + 6);
+	baseline__free(b);
+}
+
+static void test_baseline_learn_mode_never_scores(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = ready_baseline(&p);
+	struct bl_process_sample s = sample(0, 10);
+	struct bl_verdict v;
+
+	(void)state;
+	p.mode = BL_MODE_LEARN;
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
+		assert_false(v.ready);
+		assert_false(v.anomalous);
+		assert_false(v.f[BL_LIFE_CPU].valid);
+		assert_true(v.learned);
+	}
+	/* learn mode isn't rate-limited either */
+	assert_int_equal(b->samples, p.min_samples + 100);
+	assert_int_equal(b->quarantined, 0);
+	assert_int_equal(b->rate_limited, 0);
+	baseline__free(b);
+}
+
+static void test_baseline_detect_mode_scores_once_ready_and_never_learns(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_DETECT);
+	struct baseline *b = new_baseline();
+	struct bl_process_sample s = sample(0, 1), wild = sample(0, 10);
+	struct bl_verdict v;
+
+	(void)state;
+	/* not ready: neither scored nor learned */
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0, &v), 0);
+	assert_false(v.ready);
+	assert_false(v.learned);
+	assert_int_equal(b->samples, 0);
+	assert_int_equal(b->dist[BL_LIFE_CPU].count, 0);
+	assert_int_equal(b->set[BL_SET_SYSCALLS].n, 0);
+	baseline__free(b);
+
+	p.mode = BL_MODE_AUTO;
+	b = ready_baseline(&p);
+	p.mode = BL_MODE_DETECT;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
+	assert_true(v.ready);
+	assert_false(v.anomalous);
+	assert_false(v.learned);
+	assert_int_equal(baseline__observe_process(b, NULL, &wild, &p, NOW0 + SEC, &v), 0);
+	assert_true(v.ready);
+	assert_true(v.anomalous);
+	assert_int_equal(v.max_dist, BL_LIFE_CPU);
+	assert_false(v.learned);
+	assert_int_equal(b->samples, p.min_samples);
+	assert_int_equal(b->dist[BL_LIFE_CPU].count, p.min_samples);
+	assert_int_equal(b->updated_ns, NOW0);
+	baseline__free(b);
+}
+
+/* ---- scores ---- */
+
+static void test_baseline_sample_at_median_scores_low_and_is_learned(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = ready_baseline(&p);
+	struct bl_process_sample s = sample(2, 1); /* wobble 100 %: the medians */
+	struct bl_verdict v;
+
+	(void)state;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
+	assert_true(v.ready);
+	assert_false(v.from_prior);
+	assert_int_equal(v.samples, p.min_samples);
+	for (int d = BL_LIFE_CPU; d <= BL_LIFE_OPEN_FAIL; d++) {
+		assert_true(v.f[d].valid);
+		assert_true(fabs(v.f[d].score) < 1.0);
+	}
+	for (int d = BL_WIN_CPU; d < BL_DIST_MAX; d++)
+		assert_false(v.f[d].valid);
+	assert_true(fabs(v.f[BL_LIFE_CPU].p50 - (double)CPU_MED) <= CPU_MED * SKETCH_ALPHA);
+	assert_true(fabs(v.f[BL_LIFE_CPU].ratio_p50 - 1.0) < 0.02);
+	assert_int_equal(v.new_members[BL_SET_FAIL_PATHS], 0);
+	assert_int_equal(v.new_members[BL_SET_SYSCALLS], 0);
+	assert_false(v.anomalous);
+	assert_true(v.learned);
+	assert_int_equal(b->samples, p.min_samples + 1);
+	assert_int_equal(b->quarantined, 0);
+	baseline__free(b);
+}
+
+static void test_baseline_ten_times_cpu_is_anomalous_and_quarantined(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = ready_baseline(&p);
+	struct bl_process_sample s = sample(2, 10);
+	struct bl_verdict v;
+
+	(void)state;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
+	assert_true(v.ready);
+	assert_true(v.f[BL_LIFE_CPU].valid);
+	assert_true(v.f[BL_LIFE_CPU].value == (double)(10 * CPU_MED));
+	assert_true(v.f[BL_LIFE_CPU].score >= p.alert_score);
+	assert_true(fabs(v.f[BL_LIFE_CPU].ratio_p50 - 10.0) <= 10.0 * 0.02);
+	assert_true(v.f[BL_LIFE_CPU].ratio_p99 > 9.0);
+	assert_int_equal(v.max_dist, BL_LIFE_CPU);
+	assert_true(v.max_score == v.f[BL_LIFE_CPU].score);
+	/* the other features were at their medians */
+	assert_true(fabs(v.f[BL_LIFE_WALL].score) < 1.0);
+	assert_true(v.anomalous);
+	assert_false(v.learned);
+	assert_int_equal(b->quarantined, 1);
+	assert_int_equal(b->samples, p.min_samples);
+	assert_int_equal(b->dist[BL_LIFE_CPU].max, CPU_MED * 102 / 100);
+	baseline__free(b);
+}
+
+static void test_baseline_deviation_below_noise_floor_scores_zero(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+	const uint64_t cpu = 1000000; /* 1 ms, every time: MAD 0 */
+	const uint64_t floor_cpu = (uint64_t)bl_dist__noise_floor(BL_LIFE_CPU);
+	const uint64_t floor_sys = (uint64_t)bl_dist__noise_floor(BL_LIFE_SYSCALLS);
+	struct bl_process_sample s = { .cpu_ns = cpu, .wall_ns = WALL_MED, .offcpu_ns = OFF_MED, .syscalls = 10 };
+	struct bl_verdict v;
+
+	(void)state;
+	assert_int_equal(floor_cpu, 5000000);
+	assert_int_equal(floor_sys, 100);
+	for (unsigned i = 0; i < p.min_samples; i++)
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0, &v), 0);
+
+	/* 5.9x the CPU, 10.9x the syscalls, yet each under its floor */
+	s.cpu_ns = cpu + floor_cpu - 100000;
+	s.syscalls = 10 + floor_sys - 1;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0, &v), 0);
+	assert_true(v.f[BL_LIFE_CPU].valid);
+	assert_true(v.f[BL_LIFE_CPU].score == 0.0);
+	assert_true(v.f[BL_LIFE_SYSCALLS].score == 0.0);
+	assert_true(v.max_score == 0.0);
+	assert_false(v.anomalous);
+
+	/* just past the floors the same baseline scores them as far off */
+	s.cpu_ns = cpu + floor_cpu + 100000;
+	s.syscalls = 10 + floor_sys + 1;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0, &v), 0);
+	assert_true(v.f[BL_LIFE_CPU].score >= p.alert_score);
+	assert_true(v.f[BL_LIFE_SYSCALLS].score >= p.alert_score);
+	assert_true(v.anomalous);
+	assert_false(v.learned);
+	baseline__free(b);
+}
+
+/* ---- the poisoning guard ---- */
+
+static void test_baseline_repeated_anomaly_is_never_learned(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = ready_baseline(&p);
+	struct bl_process_sample s = sample(2, 10);
+	double p50 = sketch__quantile(&b->dist[BL_LIFE_CPU], 0.5);
+	struct bl_verdict v;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + (uint64_t)i * HOUR, &v), 0);
+		assert_true(v.anomalous);
+		assert_false(v.learned);
+	}
+	assert_int_equal(b->samples, p.min_samples);
+	assert_int_equal(b->dist[BL_LIFE_CPU].count, p.min_samples);
+	assert_true(sketch__quantile(&b->dist[BL_LIFE_CPU], 0.5) == p50);
+	assert_int_equal(b->quarantined, 1000);
+	assert_int_equal(b->rate_limited, 0);
+	baseline__free(b);
+}
+
+static void test_baseline_learning_is_rate_limited_and_refills_with_time(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b;
+	struct bl_verdict v;
+	unsigned learned = 0;
+	const uint64_t t = NOW0 + 10 * SEC;
+
+	(void)state;
+	p.learn_per_hour = 5;
+	b = ready_baseline(&p);
+	for (unsigned i = 0; i < 100; i++) {
+		struct bl_process_sample s = sample(i, 1);
+
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, t, &v), 0);
+		assert_false(v.anomalous);
+		learned += v.learned;
+	}
+	assert_int_equal(learned, 5);
+	assert_int_equal(b->rate_limited, 95);
+	assert_int_equal(b->samples, p.min_samples + 5);
+	assert_int_equal(b->quarantined, 0);
+
+	/* an hour later: 5 more, and no more than 5 (the bucket is capped) */
+	learned = 0;
+	for (unsigned i = 0; i < 100; i++) {
+		struct bl_process_sample s = sample(i, 1);
+
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, t + HOUR, &v), 0);
+		learned += v.learned;
+	}
+	assert_int_equal(learned, 5);
+	assert_int_equal(b->rate_limited, 190);
+
+	/* half an hour later: 2.5 tokens, so 2 */
+	learned = 0;
+	for (unsigned i = 0; i < 10; i++) {
+		struct bl_process_sample s = sample(i, 1);
+
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, t + HOUR + HOUR / 2, &v), 0);
+		learned += v.learned;
+	}
+	assert_int_equal(learned, 2);
+	assert_int_equal(b->samples, p.min_samples + 12);
+	baseline__free(b);
+}
+
+/* ---- set members ---- */
+
+static void test_baseline_never_seen_members_are_anomalous_once_ready(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = ready_baseline(&p);
+	const char *const paths[] = { "/etc/ld.so.preload", "/root/.ssh/id_rsa", "/usr/lib/locale/C.utf8" };
+	const char *const sys[] = { "openat", "ptrace", "read", "process_vm_writev" };
+	struct bl_process_sample s = sample(2, 1);
+	struct bl_verdict v;
+
+	(void)state;
+	s.fail_paths = paths;
+	s.nfail_paths = 3;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
+	assert_true(v.anomalous);
+	assert_true(v.max_score < p.alert_score); /* the members alone made it anomalous */
+	assert_int_equal(v.new_members[BL_SET_FAIL_PATHS], 1);
+	assert_ptr_equal(v.new_list[BL_SET_FAIL_PATHS][0], paths[1]);
+	assert_int_equal(v.new_members[BL_SET_SYSCALLS], 0);
+	assert_int_equal(v.new_members[BL_SET_CHILDREN], 0);
+	assert_false(v.learned);
+	assert_false(strset__contains(&b->set[BL_SET_FAIL_PATHS], "/root/.ssh/id_rsa"));
+	assert_int_equal(b->quarantined, 1);
+
+	s = sample(2, 1);
+	s.syscall_names = sys;
+	s.nsyscall_names = 4;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
+	assert_true(v.anomalous);
+	assert_int_equal(v.new_members[BL_SET_FAIL_PATHS], 0);
+	assert_int_equal(v.new_members[BL_SET_SYSCALLS], 2);
+	assert_ptr_equal(v.new_list[BL_SET_SYSCALLS][0], sys[1]);
+	assert_ptr_equal(v.new_list[BL_SET_SYSCALLS][1], sys[3]);
+	assert_false(v.learned);
+	assert_false(strset__contains(&b->set[BL_SET_SYSCALLS], "ptrace"));
+	assert_int_equal(b->samples, p.min_samples);
+	assert_int_equal(b->quarantined, 2);
+	baseline__free(b);
+}
+
+static void test_baseline_new_members_are_learned_before_ready(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+	const char *const paths[] = { "/root/.ssh/id_rsa" };
+	const char *const sys[] = { "ptrace" };
+	struct bl_process_sample s = sample(0, 1);
+	struct bl_verdict v;
+
+	(void)state;
+	learn_n(b, &p, 3, NOW0);
+	s.fail_paths = paths;
+	s.nfail_paths = 1;
+	s.syscall_names = sys;
+	s.nsyscall_names = 1;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
+	assert_false(v.ready);
+	assert_false(v.anomalous);
+	assert_int_equal(v.new_members[BL_SET_FAIL_PATHS], 0);
+	assert_true(v.learned);
+	assert_true(strset__contains(&b->set[BL_SET_FAIL_PATHS], "/root/.ssh/id_rsa"));
+	assert_true(strset__contains(&b->set[BL_SET_SYSCALLS], "ptrace"));
+	assert_int_equal(b->set[BL_SET_FAIL_PATHS].n, 3);
+	assert_int_equal(b->set[BL_SET_SYSCALLS].n, 5);
+	baseline__free(b);
+}
+
+/* ---- prior ---- */
+
+static void test_baseline_not_ready_is_scored_against_ready_prior(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *prior = new_baseline(), *b;
+	struct bl_process_sample s = sample(2, 10);
+	struct bl_verdict v;
+
+	(void)state;
+	learn_n(prior, &p, 33, NOW0);
+	b = baseline__new("build-id:1111", PARENT_A, "/usr/bin/a", "/usr/sbin/sshd", NOW0);
+	assert_non_null(b);
+	assert_int_equal(baseline__observe_process(b, prior, &s, &p, NOW0 + SEC, &v), 0);
+	assert_true(v.ready);
+	assert_true(v.from_prior);
+	assert_int_equal(v.samples, 33);
+	assert_true(v.f[BL_LIFE_CPU].score >= p.alert_score);
+	assert_true(v.anomalous);
+	/* b itself isn't ready, so it still learns */
+	assert_true(v.learned);
+	assert_int_equal(b->samples, 1);
+	assert_int_equal(prior->samples, 33);
+
+	/* a prior that isn't ready isn't used */
+	baseline__free(prior);
+	prior = new_baseline();
+	learn_n(prior, &p, p.min_samples - 1, NOW0);
+	assert_int_equal(baseline__observe_process(b, prior, &s, &p, NOW0 + SEC, &v), 0);
+	assert_false(v.ready);
+	assert_false(v.from_prior);
+	assert_int_equal(v.samples, 0);
+	baseline__free(prior);
+	baseline__free(b);
+}
+
+/* ---- windows ---- */
+
+static void test_baseline_window_normalized_per_second_and_ready_at_min_windows(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+	struct bl_window_sample w = {
+		.duration_ns = SEC / 2,
+		.cpu_ns = 50000000,
+		.syscalls = 500,
+		.open_fail = 2,
+		.sc_class = { [BL_SC_FILE] = 300, [BL_SC_MEM] = 150, [BL_SC_TIME] = 50 },
+	};
+	struct bl_verdict v;
+
+	(void)state;
+	p.min_windows = 10;
+	for (unsigned i = 0; i < 10; i++) {
+		assert_false(baseline__windows_ready(b, &p));
+		assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + i * SEC, &v), 0);
+		assert_false(v.ready);
+		assert_true(v.learned);
+	}
+	assert_true(baseline__windows_ready(b, &p));
+	assert_int_equal(b->windows, 10);
+	assert_int_equal(b->samples, 0);
+	assert_false(baseline__ready(b, &p));
+	assert_int_equal(b->dist[BL_WIN_SYSCALLS].min, 1000);
+	assert_int_equal(b->dist[BL_WIN_SYSCALLS].max, 1000);
+	assert_int_equal(b->dist[BL_WIN_CPU].min, 100000000);
+	assert_int_equal(b->dist[BL_WIN_OPEN_FAIL].min, 4);
+	assert_int_equal(b->dist[BL_WIN_SC_FILE].min, 600);
+	assert_int_equal(b->dist[BL_WIN_SC_MEM].min, 300);
+	assert_int_equal(b->dist[BL_WIN_SC_TIME].min, 100);
+	assert_int_equal(b->dist[BL_WIN_SC_NET].max, 0);
+	assert_int_equal(b->dist[BL_LIFE_CPU].count, 0);
+
+	/* 1000 syscalls over 1 s is the same rate: scored, unremarkable */
+	w.duration_ns = SEC;
+	w.syscalls = 1000;
+	w.cpu_ns = 100000000;
+	w.open_fail = 4;
+	w.sc_class[BL_SC_FILE] = 600;
+	w.sc_class[BL_SC_MEM] = 300;
+	w.sc_class[BL_SC_TIME] = 100;
+	assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + 20 * SEC, &v), 0);
+	assert_true(v.ready);
+	assert_int_equal(v.samples, 10);
+	assert_true(v.f[BL_WIN_SYSCALLS].valid);
+	assert_true(v.f[BL_WIN_SYSCALLS].value == 1000.0);
+	assert_true(v.f[BL_WIN_SYSCALLS].score == 0.0);
+	assert_false(v.f[BL_LIFE_CPU].valid);
+	assert_false(v.anomalous);
+	assert_true(v.learned);
+	assert_int_equal(b->windows, 11);
+
+	/* 20x the file syscalls is not */
+	w.sc_class[BL_SC_FILE] = 12000;
+	assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + 21 * SEC, &v), 0);
+	assert_true(v.anomalous);
+	assert_int_equal(v.max_dist, BL_WIN_SC_FILE);
+	assert_false(v.learned);
+	assert_int_equal(b->windows, 11);
+	assert_int_equal(b->quarantined, 1);
+	baseline__free(b);
+}
+
+/* ---- children ---- */
+
+static void test_baseline_observe_child_flags_only_new_children_once_ready(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+
+	(void)state;
+	p.min_samples = 3;
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", &p, NOW0), 0);
+	assert_true(strset__contains(&b->set[BL_SET_CHILDREN], "/usr/bin/ls"));
+	learn_n(b, &p, 3, NOW0);
+	assert_true(baseline__ready(b, &p));
+
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/nc", &p, NOW0 + SEC), 1);
+	assert_false(strset__contains(&b->set[BL_SET_CHILDREN], "/usr/bin/nc"));
+	/* and again: still never learned */
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/nc", &p, NOW0 + SEC), 1);
+	assert_int_equal(b->set[BL_SET_CHILDREN].n, 1);
+
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", &p, NOW0 + SEC), 0);
+	assert_int_equal(b->set[BL_SET_CHILDREN].m[0].count, 2);
+
+	/* detect mode reports without learning; learn mode learns without reporting */
+	p.mode = BL_MODE_DETECT;
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, NOW0 + SEC), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", &p, NOW0 + SEC), 0);
+	assert_int_equal(b->set[BL_SET_CHILDREN].m[0].count, 2);
+	p.mode = BL_MODE_LEARN;
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, NOW0 + SEC), 0);
+	assert_true(strset__contains(&b->set[BL_SET_CHILDREN], "/usr/bin/curl"));
+	baseline__free(b);
+}
+
+/* ---- syscall classes ---- */
+
+static void test_syscall_class_by_name(void **state)
+{
+	static const struct {
+		const char *name;
+		enum bl_sc_class cls;
+	} cases[] = {
+		{ "openat", BL_SC_FILE },      { "read", BL_SC_FILE },       { "newfstatat", BL_SC_FILE },
+		{ "getdents64", BL_SC_FILE },  { "ioctl", BL_SC_FILE },      { "sendfile", BL_SC_FILE },
+		{ "connect", BL_SC_NET },      { "socket", BL_SC_NET },      { "sendmsg", BL_SC_NET },
+		{ "recvfrom", BL_SC_NET },     { "clone3", BL_SC_PROC },     { "execve", BL_SC_PROC },
+		{ "getppid", BL_SC_PROC },     { "getpid", BL_SC_PROC },     { "setuid", BL_SC_PROC },
+		{ "rt_sigaction", BL_SC_PROC },{ "prlimit64", BL_SC_PROC },  { "mmap", BL_SC_MEM },
+		{ "mprotect", BL_SC_MEM },     { "brk", BL_SC_MEM },         { "futex", BL_SC_IPC },
+		{ "epoll_wait", BL_SC_IPC },   { "io_uring_enter", BL_SC_IPC }, { "clock_nanosleep", BL_SC_TIME },
+		{ "nanosleep", BL_SC_TIME },   { "timerfd_settime", BL_SC_TIME }, { "frobnicate", BL_SC_OTHER },
+		{ "", BL_SC_OTHER },           { "getrandom", BL_SC_OTHER },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (syscall_class(cases[i].name) != cases[i].cls)
+			fail_msg("syscall_class(\"%s\") = %d, expected %d", cases[i].name, syscall_class(cases[i].name),
+				 cases[i].cls);
+}
+
+/* ---- merge ---- */
+
+static const char *const variant_paths[3][2] = {
+	{ "/a", "/b" },
+	{ "/b", "/c" },
+	{ "/c", "/d" },
+};
+
+/* One of three different histories of the same key. */
+static struct baseline *variant(int which)
+{
+	struct bl_policy p = policy(BL_MODE_LEARN);
+	struct baseline *b = baseline__new(BIN_A, PARENT_A, "/usr/bin/a", "/usr/sbin/sshd", NOW0 + (uint64_t)which * 7);
+	const char *const sys[] = { which == 1 ? "accept4" : "bind", "openat" };
+
+	assert_non_null(b);
+	for (unsigned i = 0; i < 30u + 11u * (unsigned)which; i++) {
+		struct bl_process_sample s = sample(i, 1 + (uint64_t)which * 3);
+		struct bl_window_sample w = { .duration_ns = SEC, .cpu_ns = 1000000ull * (i + 1) * (unsigned)(which + 1),
+					      .syscalls = 17u * i, .sc_class = { [BL_SC_NET] = i } };
+		struct bl_verdict v;
+
+		s.fail_paths = variant_paths[which];
+		s.nsyscall_names = 2;
+		s.syscall_names = sys;
+		s.open_fail = i % 4;
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + 100 * (uint64_t)which + i, &v), 0);
+		assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + 100 * (uint64_t)which + i, &v), 0);
+	}
+	assert_int_equal(baseline__observe_child(b, which == 2 ? "/bin/sh" : "/bin/ls", &p, NOW0 + (uint64_t)which), 0);
+	b->quarantined = 3u * (unsigned)which + 1;
+	b->rate_limited = 5u * (unsigned)which;
+	if (which == 1)
+		b->prior_key = strdup("build-id:old@" PARENT_A);
+	return b;
+}
+
+static struct baseline *merged(const int *order, int n, bool right_first)
+{
+	struct baseline *acc;
+
+	if (right_first && n == 3) {
+		/* a + (b + c) */
+		struct baseline *bc = variant(order[1]);
+		struct baseline *c = variant(order[2]);
+
+		assert_int_equal(baseline__merge(bc, c), 0);
+		baseline__free(c);
+		acc = variant(order[0]);
+		assert_int_equal(baseline__merge(acc, bc), 0);
+		baseline__free(bc);
+		return acc;
+	}
+	acc = variant(order[0]);
+	for (int i = 1; i < n; i++) {
+		struct baseline *x = variant(order[i]);
+
+		assert_int_equal(baseline__merge(acc, x), 0);
+		baseline__free(x);
+	}
+	return acc;
+}
+
+static void test_baseline_merge_adds_counts_and_is_associative_and_commutative(void **state)
+{
+	static const int orders[][3] = { { 0, 1, 2 }, { 2, 1, 0 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 0, 2, 1 } };
+	struct baseline *ref = merged(orders[0], 3, false);
+	struct baseline *v0 = variant(0), *v1 = variant(1), *v2 = variant(2);
+
+	(void)state;
+	assert_int_equal(ref->samples, v0->samples + v1->samples + v2->samples);
+	assert_int_equal(ref->windows, v0->windows + v1->windows + v2->windows);
+	assert_int_equal(ref->quarantined, 1 + 4 + 7);
+	assert_int_equal(ref->rate_limited, 0 + 5 + 10);
+	assert_int_equal(ref->dist[BL_LIFE_CPU].count, ref->samples);
+	assert_int_equal(ref->dist[BL_WIN_CPU].count, ref->windows);
+	assert_int_equal(ref->created_ns, NOW0);
+	assert_int_equal(ref->updated_ns, v2->updated_ns);
+	assert_int_equal(ref->set[BL_SET_FAIL_PATHS].n, 4);
+	assert_true(strset__contains(&ref->set[BL_SET_SYSCALLS], "accept4"));
+	assert_true(strset__contains(&ref->set[BL_SET_CHILDREN], "/bin/sh"));
+	assert_non_null(ref->prior_key);
+	assert_string_equal(ref->prior_key, "build-id:old@" PARENT_A);
+	assert_true(ref->dirty);
+
+	for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		for (int rf = 0; rf < 2; rf++) {
+			struct baseline *m = merged(orders[i], 3, rf);
+
+			assert_baseline_equal(ref, m);
+			baseline__free(m);
+		}
+	}
+	baseline__free(v0);
+	baseline__free(v1);
+	baseline__free(v2);
+	baseline__free(ref);
+}
+
+static void test_baseline_merge_refuses_another_key(void **state)
+{
+	struct baseline *a = variant(0);
+	struct baseline *other = baseline__new("build-id:99", PARENT_A, "/usr/bin/a", "/usr/sbin/sshd", NOW0);
+	struct baseline *same_bin = baseline__new(BIN_A, "build-id:99", "/usr/bin/a", "/usr/sbin/sshd", NOW0);
+	uint64_t samples = a->samples;
+
+	(void)state;
+	assert_non_null(other);
+	assert_non_null(same_bin);
+	other->samples = 5;
+	assert_int_equal(baseline__merge(a, other), -EINVAL);
+	assert_int_equal(baseline__merge(a, same_bin), -EINVAL);
+	assert_int_equal(a->samples, samples);
+	baseline__free(a);
+	baseline__free(other);
+	baseline__free(same_bin);
+}
+
+/* ---- JSON ---- */
+
+static struct baseline *rich_baseline(void)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = variant(1);
+	const char *const sys[] = { "accept4", "openat" };
+	struct bl_process_sample s = sample(0, 10);
+	struct bl_verdict v;
+
+	free(b->exe);
+	b->exe = strdup("/opt/we\"ird/\xc3\xa9t\xc3\xa9 bin\\x");
+	assert_non_null(b->exe);
+	/* quarantine one, rate-limit some, leave a fractional token */
+	p.learn_per_hour = 2;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + HOUR, &v), 0);
+	assert_false(v.learned);
+	assert_int_equal(b->quarantined, 5);
+	for (unsigned i = 0; i < 4; i++) {
+		s = sample(i, 4); /* variant 1's own kind of sample */
+		s.fail_paths = variant_paths[1];
+		s.syscall_names = sys;
+		s.nsyscall_names = 2;
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + HOUR + i * 1000 * SEC, &v), 0);
+	}
+	assert_int_equal(b->rate_limited, 5 + 1);
+	assert_true(b->tokens > 0 && b->tokens < 1);
+	return b;
+}
+
+static struct json_object *reparse(struct json_object *o)
+{
+	struct json_object *r = json_tokener_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+
+	assert_non_null(r);
+	return r;
+}
+
+static void test_baseline_json_round_trips(void **state)
+{
+	struct baseline *b = rich_baseline(), *back = NULL;
+	struct json_object *o = baseline__to_json(b), *p;
+	char err[256] = "";
+
+	(void)state;
+	assert_non_null(o);
+	p = reparse(o);
+	assert_int_equal(baseline__from_json(p, &back, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_non_null(back);
+	assert_baseline_equal(b, back);
+	assert_false(back->dirty);
+	json_object_put(o);
+	json_object_put(p);
+	baseline__free(back);
+
+	/* no prior key: null, and back as NULL */
+	free(b->prior_key);
+	b->prior_key = NULL;
+	o = baseline__to_json(b);
+	p = reparse(o);
+	assert_int_equal(baseline__from_json(p, &back, err, sizeof(err)), 0);
+	assert_null(back->prior_key);
+	assert_baseline_equal(b, back);
+	json_object_put(o);
+	json_object_put(p);
+	baseline__free(back);
+	baseline__free(b);
+}
+
+/* CLOCK_REALTIME steps back (NTP, a restored VM): a baseline learned then
+ * must still be one the loader accepts, or the store throws it away. */
+static void test_baseline_learned_while_clock_behind_creation_still_loads(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline(), *back = NULL;
+	struct bl_process_sample s = sample(0, 1);
+	struct json_object *o;
+	struct bl_verdict v;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 - 60 * SEC, &v), 0);
+	assert_true(v.learned);
+	o = baseline__to_json(b);
+	assert_non_null(o);
+	if (baseline__from_json(o, &back, err, sizeof(err)) != 0)
+		fail_msg("a baseline learned with the clock 60 s behind its creation is rejected: %s", err);
+	json_object_put(o);
+	baseline__free(back);
+	baseline__free(b);
+}
+
+enum mutation {
+	MUT_VERSION,
+	MUT_KEY,
+	MUT_AT_IN_BINARY_ID,
+	MUT_MISSING_DIST,
+	MUT_EXTRA_DIST,
+	MUT_RENAMED_DIST,
+	MUT_MISSING_SET,
+	MUT_CREATED_AFTER_UPDATED,
+	MUT_SAMPLES,
+	MUT_WINDOWS,
+	MUT_LABEL_NOT_STRING,
+	MUT_LABEL_TOO_LONG,
+	MUT_NOT_OBJECT,
+	MUT_NEGATIVE,
+	MUT_MAX,
+};
+
+static const struct {
+	enum mutation m;
+	const char *err; /* a part of the message */
+} rejections[] = {
+	{ MUT_VERSION, "format version 2" },
+	{ MUT_KEY, "\"key\" is not binary_id@parent_id" },
+	{ MUT_AT_IN_BINARY_ID, "'@'" },
+	{ MUT_MISSING_DIST, "exactly 15 distributions" },
+	{ MUT_EXTRA_DIST, "exactly 15 distributions" },
+	{ MUT_RENAMED_DIST, "distribution \"win_sc_other_per_s\" is missing" },
+	{ MUT_MISSING_SET, "exactly 3 sets" },
+	{ MUT_CREATED_AFTER_UPDATED, "created_ns is after updated_ns" },
+	{ MUT_SAMPLES, "sample counts disagree" },
+	{ MUT_WINDOWS, "sample counts disagree" },
+	{ MUT_LABEL_NOT_STRING, "\"exe\" is not a string" },
+	{ MUT_LABEL_TOO_LONG, "\"parent_exe\" is longer than 4096" },
+	{ MUT_NOT_OBJECT, "not a JSON object" },
+	{ MUT_NEGATIVE, "\"quarantined\" is negative" },
+};
+
+static struct json_object *long_string(size_t n)
+{
+	char *s = malloc(n + 1);
+	struct json_object *j;
+
+	assert_non_null(s);
+	memset(s, 'x', n);
+	s[n] = '\0';
+	j = json_object_new_string(s);
+	free(s);
+	return j;
+}
+
+static struct json_object *mutated(const struct baseline *b, enum mutation m)
+{
+	struct json_object *o = baseline__to_json(b), *d, *s, *x;
+
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "dists", &d));
+	assert_true(json_object_object_get_ex(o, "sets", &s));
+	switch (m) {
+	case MUT_VERSION:
+		json_object_object_add(o, "version", json_object_new_int(2));
+		break;
+	case MUT_KEY:
+		json_object_object_add(o, "key", json_object_new_string(BIN_A "@build-id:other"));
+		break;
+	case MUT_AT_IN_BINARY_ID:
+		/* key consistent with the ids: only the '@' rule catches it */
+		json_object_object_add(o, "binary_id", json_object_new_string("build-id:ab@cd"));
+		json_object_object_add(o, "key", json_object_new_string("build-id:ab@cd@" PARENT_A));
+		break;
+	case MUT_MISSING_DIST:
+		json_object_object_del(d, "life_wall_ns");
+		break;
+	case MUT_EXTRA_DIST:
+		assert_true(json_object_object_get_ex(d, "life_cpu_ns", &x));
+		json_object_object_add(d, "life_bogus", json_object_get(x));
+		break;
+	case MUT_RENAMED_DIST:
+		assert_true(json_object_object_get_ex(d, "win_sc_other_per_s", &x));
+		json_object_object_add(d, "win_sc_others_per_s", json_object_get(x));
+		json_object_object_del(d, "win_sc_other_per_s");
+		break;
+	case MUT_MISSING_SET:
+		json_object_object_del(s, "children");
+		break;
+	case MUT_CREATED_AFTER_UPDATED:
+		json_object_object_add(o, "created_ns", json_object_new_uint64(b->updated_ns + 1));
+		break;
+	case MUT_SAMPLES:
+		json_object_object_add(o, "samples", json_object_new_uint64(b->samples + 1));
+		break;
+	case MUT_WINDOWS:
+		json_object_object_add(o, "windows", json_object_new_uint64(b->windows - 1));
+		break;
+	case MUT_LABEL_NOT_STRING:
+		json_object_object_add(o, "exe", json_object_new_int(42));
+		break;
+	case MUT_LABEL_TOO_LONG:
+		json_object_object_add(o, "parent_exe", long_string(4097));
+		break;
+	case MUT_NOT_OBJECT:
+		json_object_put(o);
+		o = json_object_new_array();
+		json_object_array_add(o, json_object_new_int(1));
+		break;
+	case MUT_NEGATIVE:
+		json_object_object_add(o, "quarantined", json_object_new_int(-1));
+		break;
+	case MUT_MAX:
+		break;
+	}
+	return o;
+}
+
+static void test_baseline_json_rejects_each_inconsistency(void **state)
+{
+	struct baseline *b = rich_baseline();
+
+	(void)state;
+	assert_int_equal(sizeof(rejections) / sizeof(rejections[0]), MUT_MAX);
+	for (size_t i = 0; i < sizeof(rejections) / sizeof(rejections[0]); i++) {
+		struct json_object *o = mutated(b, rejections[i].m);
+		struct baseline *sentinel = (struct baseline *)&rejections, *got = sentinel;
+		char err[256] = "";
+		int r = baseline__from_json(o, &got, err, sizeof(err));
+
+		if (r != -EINVAL)
+			fail_msg("mutation %zu: from_json returned %d, expected -EINVAL", i, r);
+		assert_ptr_equal(got, sentinel);
+		if (!strstr(err, rejections[i].err))
+			fail_msg("mutation %zu: error \"%s\" doesn't say \"%s\"", i, err, rejections[i].err);
+		json_object_put(o);
+	}
+	baseline__free(b);
+}
+
+static void test_baseline_json_accepts_label_of_exactly_4096_bytes(void **state)
+{
+	struct baseline *b = rich_baseline(), *back = NULL;
+	struct json_object *o = baseline__to_json(b);
+	char err[256] = "";
+
+	(void)state;
+	json_object_object_add(o, "exe", long_string(4096));
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(strlen(back->exe), 4096);
+	json_object_put(o);
+	baseline__free(back);
+	baseline__free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_baseline_ready_exactly_at_min_samples_and_learns_everything_before),
+		cmocka_unit_test(test_baseline_learn_mode_never_scores),
+		cmocka_unit_test(test_baseline_detect_mode_scores_once_ready_and_never_learns),
+		cmocka_unit_test(test_baseline_sample_at_median_scores_low_and_is_learned),
+		cmocka_unit_test(test_baseline_ten_times_cpu_is_anomalous_and_quarantined),
+		cmocka_unit_test(test_baseline_deviation_below_noise_floor_scores_zero),
+		cmocka_unit_test(test_baseline_repeated_anomaly_is_never_learned),
+		cmocka_unit_test(test_baseline_learning_is_rate_limited_and_refills_with_time),
+		cmocka_unit_test(test_baseline_never_seen_members_are_anomalous_once_ready),
+		cmocka_unit_test(test_baseline_new_members_are_learned_before_ready),
+		cmocka_unit_test(test_baseline_not_ready_is_scored_against_ready_prior),
+		cmocka_unit_test(test_baseline_window_normalized_per_second_and_ready_at_min_windows),
+		cmocka_unit_test(test_baseline_observe_child_flags_only_new_children_once_ready),
+		cmocka_unit_test(test_syscall_class_by_name),
+		cmocka_unit_test(test_baseline_merge_adds_counts_and_is_associative_and_commutative),
+		cmocka_unit_test(test_baseline_merge_refuses_another_key),
+		cmocka_unit_test(test_baseline_json_round_trips),
+		cmocka_unit_test(test_baseline_learned_while_clock_behind_creation_still_loads),
+		cmocka_unit_test(test_baseline_json_rejects_each_inconsistency),
+		cmocka_unit_test(test_baseline_json_accepts_label_of_exactly_4096_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

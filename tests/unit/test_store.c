@@ -1,0 +1,991 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_store.c - the state directory: saves that reload equal, file names
+ * and modes, priors, bad files reported by name and moved aside, stale
+ * temp files, forget/absorb, bundles whose merges don't depend on order,
+ * and saves that survive SIGKILL at any instant.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "store.h"
+#include "unit_helpers.h"
+
+#define NOW0 1700000000000000000ull
+#define SEC 1000000000ull
+#define MAX_REPORTS 32
+#define TEMP_REMOVED "removed a temp file left by an interrupted save"
+
+struct report {
+	char path[PATH_MAX];
+	char problem[512];
+};
+
+struct ctx {
+	char dir[64];
+	size_t nreports;
+	struct report reports[MAX_REPORTS];
+};
+
+static void capture(void *arg, const char *path, const char *problem)
+{
+	struct ctx *c = arg;
+
+	if (c->nreports < MAX_REPORTS) {
+		snprintf(c->reports[c->nreports].path, sizeof(c->reports[0].path), "%s", path);
+		snprintf(c->reports[c->nreports].problem, sizeof(c->reports[0].problem), "%s", problem);
+	}
+	c->nreports++;
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	snprintf(c->dir, sizeof(c->dir), "/tmp/pl-store-XXXXXX");
+	if (!mkdtemp(c->dir)) {
+		free(c);
+		return -1;
+	}
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	ut_rm_rf(c->dir);
+	free(c);
+	return 0;
+}
+
+static void path_in(const struct ctx *c, const char *name, char *buf, size_t len)
+{
+	assert_true(snprintf(buf, len, "%s/%s", c->dir, name) < (int)len);
+}
+
+static void file_of_key(const struct ctx *c, const char *key, char *buf, size_t len)
+{
+	assert_true(snprintf(buf, len, "%s/%016llx.json", c->dir, (unsigned long long)bl_key_hash(key)) < (int)len);
+}
+
+static struct bl_store *open_store(struct ctx *c)
+{
+	struct bl_store *st = NULL;
+
+	c->nreports = 0;
+	assert_int_equal(bl_store__open(c->dir, capture, c, &st), 0);
+	assert_non_null(st);
+	return st;
+}
+
+/* Entries of the test dir, "." and ".." aside. */
+static size_t count_entries(const struct ctx *c)
+{
+	DIR *d = opendir(c->dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* Whether some entry is named <name>.bad-<digits>. */
+static bool has_bad_copy(const struct ctx *c, const char *name)
+{
+	DIR *d = opendir(c->dir);
+	struct dirent *de;
+	size_t l = strlen(name);
+	bool found = false;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, name, l) == 0 && strncmp(de->d_name + l, ".bad-", 5) == 0 &&
+		    strspn(de->d_name + l + 5, "0123456789") == strlen(de->d_name + l + 5) && de->d_name[l + 5])
+			found = true;
+	closedir(d);
+	return found;
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	assert_int_equal(close(fd), 0);
+}
+
+/* A baseline file's JSON (with the store's "format" member), as text. */
+static char *file_json(const struct baseline *b, void (*mutate)(struct json_object *))
+{
+	struct json_object *o = baseline__to_json(b);
+	char *s;
+
+	assert_non_null(o);
+	json_object_object_add(o, "format", json_object_new_string("plumbline-baseline"));
+	if (mutate)
+		mutate(o);
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	assert_non_null(s);
+	json_object_put(o);
+	return s;
+}
+
+static const char *const sys_names[] = { "openat", "read", "mmap" };
+
+/* One process sample and one window, learned. No cmocka asserts: the
+ * crash test's child calls it. 0 or -errno. */
+static int learn_one(struct baseline *b, unsigned i, uint64_t cpu, uint64_t now_ns)
+{
+	struct bl_policy p;
+	const char *path = i % 2 ? "/etc/a" : "/etc/b";
+	struct bl_process_sample s = {
+		.cpu_ns = cpu + i * 1000,
+		.wall_ns = 3 * cpu,
+		.offcpu_ns = 2 * cpu,
+		.syscalls = 100 + i,
+		.open_fail = i % 3,
+		.fail_paths = &path,
+		.nfail_paths = 1,
+		.syscall_names = sys_names,
+		.nsyscall_names = 3,
+	};
+	struct bl_window_sample w = { .duration_ns = SEC, .cpu_ns = cpu / 10, .syscalls = 50 + i,
+				      .sc_class = { [BL_SC_FILE] = 30, [BL_SC_MEM] = 20 + i } };
+	struct bl_verdict v;
+	int r;
+
+	bl_policy__defaults(&p);
+	p.mode = BL_MODE_LEARN;
+	r = baseline__observe_process(b, NULL, &s, &p, now_ns + i, &v);
+	if (!r)
+	r = baseline__observe_window(b, NULL, &w, &p, now_ns + i, &v);
+	if (!r && !(v.learned && b->dist[BL_LIFE_CPU].count == b->samples))
+	r = -EPROTO;
+	return r;
+}
+
+static void learn(struct baseline *b, unsigned n, uint64_t cpu, uint64_t now_ns)
+{
+	struct bl_policy p;
+
+	bl_policy__defaults(&p);
+	p.mode = BL_MODE_LEARN;
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(learn_one(b, i, cpu, now_ns), 0);
+	assert_int_equal(baseline__observe_child(b, "/bin/sh", &p, now_ns), 0);
+}
+
+static void assert_baseline_equal(const struct baseline *a, const struct baseline *b)
+{
+	assert_string_equal(a->key, b->key);
+	assert_string_equal(a->binary_id, b->binary_id);
+	assert_string_equal(a->parent_id, b->parent_id);
+	assert_string_equal(a->exe, b->exe);
+	assert_string_equal(a->parent_exe, b->parent_exe);
+	if (a->prior_key || b->prior_key) {
+		assert_non_null(a->prior_key);
+		assert_non_null(b->prior_key);
+		assert_string_equal(a->prior_key, b->prior_key);
+	}
+	assert_int_equal(a->created_ns, b->created_ns);
+	assert_int_equal(a->updated_ns, b->updated_ns);
+	assert_int_equal(a->samples, b->samples);
+	assert_int_equal(a->windows, b->windows);
+	assert_int_equal(a->quarantined, b->quarantined);
+	assert_int_equal(a->rate_limited, b->rate_limited);
+	assert_true(a->tokens == b->tokens);
+	assert_int_equal(a->tokens_ns, b->tokens_ns);
+	for (int i = 0; i < BL_DIST_MAX; i++)
+		if (!sketch__equal(&a->dist[i], &b->dist[i]))
+			fail_msg("distribution %s of %s differs", bl_dist__name(i), a->key);
+	for (int i = 0; i < BL_SET_MAX; i++)
+		if (!strset__equal(&a->set[i], &b->set[i]))
+			fail_msg("set %s of %s differs", bl_set__name(i), a->key);
+}
+
+/* A deep copy, through the JSON form. */
+static struct baseline *copy_of(const struct baseline *b)
+{
+	struct json_object *o = baseline__to_json(b);
+	struct baseline *c = NULL;
+	char err[256] = "";
+
+	assert_non_null(o);
+	if (baseline__from_json(o, &c, err, sizeof(err)) != 0)
+		fail_msg("copy of %s: %s", b->key, err);
+	json_object_put(o);
+	return c;
+}
+
+static const char *const ids[] = { "build-id:aa01", "build-id:bb02", "sha256:cc03", "file:8:1234" };
+
+/* ---- save, reopen ---- */
+
+static void test_store_save_and_reopen_round_trips(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	struct baseline *copies[4];
+	char path[PATH_MAX];
+	struct stat sb;
+
+	assert_int_equal(bl_store__count(st), 0);
+	for (int i = 0; i < 4; i++) {
+		struct baseline *b = bl_store__obtain(st, ids[i], i == 3 ? NULL : "build-id:9999", "/usr/bin/x",
+						      i ? "/sbin/init" : "/usr/sbin/sshd", NOW0);
+
+		assert_non_null(b);
+		learn(b, 10 + 3 * (unsigned)i, 1000000ull * (unsigned)(i + 1), NOW0 + SEC);
+	}
+	assert_string_equal(bl_store__at(st, 3)->key, "file:8:1234@-");
+	assert_int_equal(bl_store__save(st), 0);
+	for (int i = 0; i < 4; i++) {
+		struct baseline *b = bl_store__at(st, (size_t)i);
+
+		assert_false(b->dirty);
+		copies[i] = copy_of(b);
+		file_of_key(c, b->key, path, sizeof(path));
+		assert_int_equal(lstat(path, &sb), 0);
+		assert_true(S_ISREG(sb.st_mode));
+		assert_int_equal(sb.st_mode & 07777, 0600);
+	}
+	assert_int_equal(count_entries(c), 4); /* no temp file left behind */
+	bl_store__free(st);
+
+	st = open_store(c);
+	assert_int_equal(c->nreports, 0);
+	assert_int_equal(bl_store__count(st), 4);
+	for (int i = 0; i < 4; i++) {
+		struct baseline *b = bl_store__get(st, copies[i]->key);
+
+		assert_non_null(b);
+		assert_false(b->dirty);
+		assert_baseline_equal(copies[i], b);
+		baseline__free(copies[i]);
+	}
+	/* nothing dirty: a save writes nothing */
+	assert_int_equal(bl_store__save(st), 0);
+	assert_int_equal(count_entries(c), 4);
+	bl_store__free(st);
+}
+
+static void test_store_open_creates_missing_dir_0700(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = NULL;
+	char sub[PATH_MAX];
+	struct stat sb;
+
+	path_in(c, "state", sub, sizeof(sub));
+	assert_int_equal(bl_store__open(sub, capture, c, &st), 0);
+	assert_int_equal(stat(sub, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	assert_int_equal(bl_store__count(st), 0);
+	bl_store__free(st);
+}
+
+/* ---- prior ---- */
+
+static void test_store_obtain_sets_prior_of_rebuilt_binary(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	struct baseline *a1, *a2, *b, *other, *again;
+
+	a1 = bl_store__obtain(st, "build-id:a1", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0);
+	a2 = bl_store__obtain(st, "build-id:a2", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0);
+	assert_non_null(a1);
+	assert_non_null(a2);
+	assert_null(a1->prior_key);
+	assert_string_equal(a2->prior_key, "build-id:a1@build-id:p");
+	learn(a1, 3, 1000000, NOW0 + 10 * SEC); /* a1 is now the newest */
+	learn(a2, 3, 1000000, NOW0 + 5 * SEC);
+
+	b = bl_store__obtain(st, "build-id:b", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0 + 20 * SEC);
+	assert_non_null(b);
+	assert_non_null(b->prior_key);
+	assert_string_equal(b->prior_key, "build-id:a1@build-id:p");
+
+	/* other labels: no prior */
+	other = bl_store__obtain(st, "build-id:c", "build-id:p", "/usr/bin/baz", "/usr/bin/bar", NOW0);
+	assert_non_null(other);
+	assert_null(other->prior_key);
+	other = bl_store__obtain(st, "build-id:d", "build-id:p", "/usr/bin/foo", "/usr/bin/qux", NOW0);
+	assert_null(other->prior_key);
+
+	/* obtaining an existing key returns it */
+	again = bl_store__obtain(st, "build-id:b", "build-id:p", "/elsewhere", "/whatever", NOW0);
+	assert_ptr_equal(again, b);
+	assert_int_equal(bl_store__count(st), 5);
+	bl_store__free(st);
+}
+
+/* ---- bad files ---- */
+
+static void set_version_2(struct json_object *o)
+{
+	json_object_object_add(o, "version", json_object_new_int(2));
+}
+
+static void test_store_bad_files_are_reported_moved_aside_and_others_load(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	struct baseline *good, *trunc, *ver, *misnamed, *good_copy;
+	static const char garbage[] = "\x01\x02 not json {{{";
+	char path[PATH_MAX], *s;
+	size_t len = 0;
+	int fd;
+	static const struct {
+		const char *name; /* "" for the truncated file, named by its key */
+		const char *problem;
+	} expect[] = {
+		{ "00000000000000a1.json", "not valid JSON" },
+		{ "", "not valid JSON (truncated" },
+		{ "00000000000000a3.json", "larger than the 8 MiB" },
+		{ "", "format version 2" }, /* named by its key */
+		{ "0123456789abcdef.json", "which belongs in" },
+		{ "00000000000000a6.json", "not a plumbline baseline file" },
+	};
+	char trunc_name[32];
+
+	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	trunc = bl_store__obtain(st, "build-id:trunc", "-", "/usr/bin/trunc", "/sbin/init", NOW0);
+	assert_non_null(good);
+	assert_non_null(trunc);
+	learn(good, 20, 5000000, NOW0 + SEC);
+	learn(trunc, 20, 5000000, NOW0 + SEC);
+	good_copy = copy_of(good);
+	assert_int_equal(bl_store__save(st), 0);
+	snprintf(trunc_name, sizeof(trunc_name), "%016llx.json", (unsigned long long)bl_key_hash(trunc->key));
+
+	/* garbage bytes */
+	path_in(c, expect[0].name, path, sizeof(path));
+	write_file(path, garbage, sizeof(garbage) - 1);
+	/* a valid file cut in half */
+	path_in(c, trunc_name, path, sizeof(path));
+	s = ut_read_file(path, &len);
+	assert_non_null(s);
+	assert_int_equal(truncate(path, (off_t)(len / 2)), 0);
+	free(s);
+	/* one byte over the limit, sparse */
+	path_in(c, expect[2].name, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)BL_FILE_MAX + 1), 0);
+	close(fd);
+	/* wrong version, under its right name */
+	ver = baseline__new("build-id:ver", "-", "/usr/bin/v", "", NOW0);
+	assert_non_null(ver);
+	s = file_json(ver, set_version_2);
+	snprintf(path, sizeof(path), "%s/%016llx.json", c->dir, (unsigned long long)bl_key_hash(ver->key));
+	write_file(path, s, strlen(s));
+	free(s);
+	/* a valid baseline under another key's name */
+	misnamed = baseline__new("build-id:mis", "-", "/usr/bin/m", "", NOW0);
+	assert_non_null(misnamed);
+	learn(misnamed, 2, 1000000, NOW0);
+	s = file_json(misnamed, NULL);
+	path_in(c, expect[4].name, path, sizeof(path));
+	write_file(path, s, strlen(s));
+	free(s);
+	/* an array */
+	path_in(c, expect[5].name, path, sizeof(path));
+	write_file(path, "[1,2,3]", 7);
+	bl_store__free(st);
+
+	st = open_store(c);
+	assert_int_equal(c->nreports, 6);
+	assert_int_equal(bl_store__count(st), 1);
+	assert_baseline_equal(good_copy, bl_store__get(st, good_copy->key));
+	for (size_t i = 0; i < 6; i++) {
+		char name[32], want[PATH_MAX];
+		bool seen = false;
+
+		if (i == 1)
+			snprintf(name, sizeof(name), "%s", trunc_name);
+		else if (i == 3)
+			snprintf(name, sizeof(name), "%016llx.json", (unsigned long long)bl_key_hash(ver->key));
+		else
+			snprintf(name, sizeof(name), "%s", expect[i].name);
+		path_in(c, name, want, sizeof(want));
+		for (size_t k = 0; k < c->nreports && k < MAX_REPORTS; k++) {
+			if (strcmp(c->reports[k].path, want) != 0)
+				continue;
+			assert_false(seen);
+			seen = true;
+			if (!strstr(c->reports[k].problem, expect[i].problem) ||
+			    !strstr(c->reports[k].problem, "moved aside"))
+				fail_msg("%s: report \"%s\" doesn't say \"%s\" and moved aside", name,
+					 c->reports[k].problem, expect[i].problem);
+		}
+		if (!seen)
+			fail_msg("no report names %s", want);
+		if (!has_bad_copy(c, name))
+			fail_msg("%s was not moved aside to %s.bad-*", name, name);
+		assert_int_equal(access(want, F_OK), -1);
+	}
+	/* 1 good + 6 moved aside */
+	assert_int_equal(count_entries(c), 7);
+	bl_store__free(st);
+
+	/* moved aside means never looked at again */
+	st = open_store(c);
+	assert_int_equal(c->nreports, 0);
+	assert_int_equal(bl_store__count(st), 1);
+	bl_store__free(st);
+	baseline__free(ver);
+	baseline__free(misnamed);
+	baseline__free(good_copy);
+}
+
+static void test_store_open_removes_and_reports_stale_temp_files(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	static const char *const temps[] = { "0123456789abcdef.json.tmp.4242", "fedcba9876543210.json.tmp.1" };
+	char path[PATH_MAX];
+	struct baseline *b;
+
+	b = bl_store__obtain(st, "build-id:t", "-", "/usr/bin/t", "", NOW0);
+	learn(b, 2, 1000000, NOW0);
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+	for (int i = 0; i < 2; i++) {
+		path_in(c, temps[i], path, sizeof(path));
+		write_file(path, "{\"half", 6);
+	}
+
+	st = open_store(c);
+	assert_int_equal(c->nreports, 2);
+	for (int i = 0; i < 2; i++) {
+		bool seen = false;
+
+		path_in(c, temps[i], path, sizeof(path));
+		assert_int_equal(access(path, F_OK), -1);
+		for (size_t k = 0; k < 2; k++)
+			if (strcmp(c->reports[k].path, path) == 0) {
+				assert_string_equal(c->reports[k].problem, TEMP_REMOVED);
+				seen = true;
+			}
+		assert_true(seen);
+	}
+	assert_int_equal(bl_store__count(st), 1);
+	assert_int_equal(count_entries(c), 1);
+	bl_store__free(st);
+}
+
+/* ---- forget, absorb ---- */
+
+static void test_store_forget_removes_from_memory_and_disk(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	char path[PATH_MAX];
+	struct baseline *b;
+
+	for (int i = 0; i < 3; i++) {
+		b = bl_store__obtain(st, ids[i], "-", "/x", "", NOW0);
+		assert_non_null(b);
+		learn(b, 2, 1000000, NOW0);
+	}
+	assert_int_equal(bl_store__save(st), 0);
+	file_of_key(c, "build-id:bb02@-", path, sizeof(path));
+	assert_int_equal(access(path, F_OK), 0);
+
+	assert_int_equal(bl_store__forget(st, "build-id:bb02@-"), 0);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_null(bl_store__get(st, "build-id:bb02@-"));
+	assert_non_null(bl_store__get(st, "build-id:aa01@-"));
+	assert_non_null(bl_store__get(st, "sha256:cc03@-"));
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(bl_store__forget(st, "build-id:bb02@-"), -ENOENT);
+	assert_int_equal(bl_store__forget(st, "build-id:nope@-"), -ENOENT);
+	bl_store__free(st);
+
+	st = open_store(c);
+	assert_int_equal(c->nreports, 0);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_null(bl_store__get(st, "build-id:bb02@-"));
+	bl_store__free(st);
+}
+
+static void test_store_absorb_merges_same_key_and_adds_new(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	struct baseline *have, *in, *fresh, *fresh_copy;
+
+	have = bl_store__obtain(st, ids[0], "-", "/x", "", NOW0);
+	learn(have, 5, 1000000, NOW0);
+	assert_int_equal(bl_store__save(st), 0);
+
+	in = baseline__new(ids[0], "-", "/x", "", NOW0 - SEC);
+	assert_non_null(in);
+	learn(in, 7, 2000000, NOW0);
+	assert_int_equal(bl_store__absorb(st, in), 0);
+	assert_int_equal(bl_store__count(st), 1);
+	assert_ptr_equal(bl_store__get(st, "build-id:aa01@-"), have);
+	assert_int_equal(have->samples, 12);
+	assert_int_equal(have->windows, 12);
+	assert_int_equal(have->dist[BL_LIFE_CPU].count, 12);
+	assert_int_equal(have->created_ns, NOW0 - SEC);
+	assert_true(have->dirty);
+
+	fresh = baseline__new(ids[1], "-", "/y", "", NOW0);
+	assert_non_null(fresh);
+	learn(fresh, 4, 3000000, NOW0);
+	fresh_copy = copy_of(fresh);
+	fresh->dirty = false;
+	assert_int_equal(bl_store__absorb(st, fresh), 0);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_true(bl_store__get(st, fresh_copy->key)->dirty);
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+
+	st = open_store(c);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_int_equal(bl_store__get(st, "build-id:aa01@-")->samples, 12);
+	assert_baseline_equal(fresh_copy, bl_store__get(st, fresh_copy->key));
+	baseline__free(fresh_copy);
+	bl_store__free(st);
+}
+
+/* ---- bundles ---- */
+
+struct set_of {
+	struct baseline **b;
+	size_t n;
+};
+
+static struct baseline *bundle_member(const char *id, unsigned seed)
+{
+	struct baseline *b = baseline__new(id, "build-id:p", "/usr/bin/m", "/sbin/init", NOW0 + seed);
+
+	assert_non_null(b);
+	learn(b, 5 + seed, 1000000ull * (seed + 1), NOW0 + 1000 * seed);
+	b->quarantined = seed;
+	b->rate_limited = 2 * seed;
+	return b;
+}
+
+static void write_bundle(const struct ctx *c, const char *name, struct baseline *const *bs, size_t n)
+{
+	char path[PATH_MAX];
+
+	path_in(c, name, path, sizeof(path));
+	assert_int_equal(bl_bundle__write(path, bs, n), 0);
+}
+
+static struct set_of read_bundle(const struct ctx *c, const char *name)
+{
+	struct set_of s = { 0 };
+	char path[PATH_MAX], err[256] = "";
+
+	path_in(c, name, path, sizeof(path));
+	if (bl_bundle__read(path, &s.b, &s.n, err, sizeof(err)) != 0)
+		fail_msg("reading %s: %s", name, err);
+	return s;
+}
+
+static void free_set(struct set_of *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		baseline__free(s->b[i]);
+	free(s->b);
+	s->b = NULL;
+	s->n = 0;
+}
+
+/* acc += every baseline of src, merged by key; src is consumed. */
+static void merge_sets(struct set_of *acc, struct set_of *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		struct baseline *have = NULL;
+
+		for (size_t k = 0; k < acc->n; k++)
+			if (strcmp(acc->b[k]->key, src->b[i]->key) == 0)
+				have = acc->b[k];
+		if (have) {
+			assert_int_equal(baseline__merge(have, src->b[i]), 0);
+			baseline__free(src->b[i]);
+		} else {
+			struct baseline **nb = realloc(acc->b, (acc->n + 1) * sizeof(*nb));
+
+			assert_non_null(nb);
+			acc->b = nb;
+			acc->b[acc->n++] = src->b[i];
+		}
+	}
+	free(src->b);
+	src->b = NULL;
+	src->n = 0;
+}
+
+/* Read bundles x, y, z (names), merge as (x + y) + z or x + (y + z). */
+static struct set_of merge_bundles(const struct ctx *c, const char *x, const char *y, const char *z, bool right)
+{
+	struct set_of a = read_bundle(c, x), b = read_bundle(c, y), r;
+
+	if (right) {
+		struct set_of bc, again;
+
+		r = read_bundle(c, z);
+		merge_sets(&b, &r);
+		/* through a bundle file, as `baseline merge` would */
+		write_bundle(c, "yz.json", b.b, b.n);
+		free_set(&b);
+		bc = read_bundle(c, "yz.json");
+		merge_sets(&a, &bc);
+		again = a;
+		return again;
+	}
+	merge_sets(&a, &b);
+	r = read_bundle(c, z);
+	merge_sets(&a, &r);
+	return a;
+}
+
+static void assert_sets_equal(const struct set_of *x, const struct set_of *y)
+{
+	assert_int_equal(x->n, y->n);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct baseline *other = NULL;
+
+		for (size_t k = 0; k < y->n; k++)
+			if (strcmp(x->b[i]->key, y->b[k]->key) == 0)
+				other = y->b[k];
+		if (!other)
+			fail_msg("%s missing from a merge", x->b[i]->key);
+		assert_baseline_equal(x->b[i], other);
+	}
+}
+
+static void test_bundle_write_read_round_trips(void **state)
+{
+	struct ctx *c = *state;
+	struct baseline *bs[3] = { bundle_member(ids[0], 1), bundle_member(ids[1], 2), bundle_member(ids[2], 3) };
+	struct set_of back;
+	char path[PATH_MAX];
+	struct stat sb;
+
+	bs[1]->prior_key = strdup("build-id:aa01@build-id:p");
+	write_bundle(c, "all.json", bs, 3);
+	path_in(c, "all.json", path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	back = read_bundle(c, "all.json");
+	assert_int_equal(back.n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_baseline_equal(bs[i], back.b[i]);
+		assert_false(back.b[i]->dirty);
+		baseline__free(bs[i]);
+	}
+	free_set(&back);
+
+	/* an empty bundle is fine too */
+	write_bundle(c, "none.json", bs, 0);
+	back = read_bundle(c, "none.json");
+	assert_int_equal(back.n, 0);
+	free_set(&back);
+}
+
+static void test_bundle_merges_are_associative_and_commutative(void **state)
+{
+	struct ctx *c = *state;
+	/* overlapping keys: A {0,1}, B {1,2}, C {0,2,3} */
+	struct baseline *a[2] = { bundle_member(ids[0], 1), bundle_member(ids[1], 2) };
+	struct baseline *b[2] = { bundle_member(ids[1], 3), bundle_member(ids[2], 4) };
+	struct baseline *cc[3] = { bundle_member(ids[0], 5), bundle_member(ids[2], 6), bundle_member(ids[3], 7) };
+	static const char *const orders[][3] = {
+		{ "a.json", "b.json", "c.json" }, { "a.json", "c.json", "b.json" }, { "b.json", "a.json", "c.json" },
+		{ "b.json", "c.json", "a.json" }, { "c.json", "a.json", "b.json" }, { "c.json", "b.json", "a.json" },
+	};
+	struct set_of ref;
+
+	(void)state;
+	a[1]->prior_key = strdup("build-id:old@build-id:p");
+	write_bundle(c, "a.json", a, 2);
+	write_bundle(c, "b.json", b, 2);
+	write_bundle(c, "c.json", cc, 3);
+	ref = merge_bundles(c, "a.json", "b.json", "c.json", false);
+	assert_int_equal(ref.n, 4);
+	for (size_t i = 0; i < ref.n; i++) {
+		const struct baseline *m = ref.b[i];
+
+		if (strcmp(m->key, "build-id:bb02@build-id:p") == 0) {
+			assert_int_equal(m->samples, a[1]->samples + b[0]->samples);
+			assert_int_equal(m->quarantined, 2 + 3);
+			assert_int_equal(m->dist[BL_LIFE_CPU].count, m->samples);
+			assert_string_equal(m->prior_key, "build-id:old@build-id:p");
+		}
+		if (strcmp(m->key, "build-id:aa01@build-id:p") == 0)
+			assert_int_equal(m->samples, a[0]->samples + cc[0]->samples);
+		if (strcmp(m->key, "file:8:1234@build-id:p") == 0)
+			assert_int_equal(m->samples, cc[2]->samples);
+	}
+	for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		for (int right = 0; right < 2; right++) {
+			struct set_of m = merge_bundles(c, orders[i][0], orders[i][1], orders[i][2], right);
+
+			assert_sets_equal(&ref, &m);
+			free_set(&m);
+		}
+	}
+	free_set(&ref);
+	for (int i = 0; i < 2; i++) {
+		baseline__free(a[i]);
+		baseline__free(b[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		baseline__free(cc[i]);
+}
+
+static void expect_bundle_rejected(const struct ctx *c, const char *text, const char *why)
+{
+	struct baseline **sentinel = (struct baseline **)&sentinel, **got = sentinel;
+	char path[PATH_MAX], err[256] = "";
+	size_t n = 12345;
+
+	path_in(c, "bad-bundle.json", path, sizeof(path));
+	write_file(path, text, strlen(text));
+	assert_int_equal(bl_bundle__read(path, &got, &n, err, sizeof(err)), -EINVAL);
+	assert_ptr_equal(got, sentinel);
+	assert_int_equal(n, 12345);
+	if (!strstr(err, why))
+		fail_msg("bundle error \"%s\" doesn't say \"%s\"", err, why);
+}
+
+static void test_bundle_read_rejects_bad_bundles(void **state)
+{
+	struct ctx *c = *state;
+	struct baseline *b = bundle_member(ids[0], 1);
+	char *good, *bad, *text;
+	size_t len;
+
+	expect_bundle_rejected(c, "{\"format\":\"plumbline-baseline\",\"version\":1,\"baselines\":[]}", "format");
+	expect_bundle_rejected(c, "{\"version\":1,\"baselines\":[]}", "format");
+	expect_bundle_rejected(c, "{\"format\":\"plumbline-baselines\",\"version\":2,\"baselines\":[]}", "version");
+	expect_bundle_rejected(c, "{\"format\":\"plumbline-baselines\",\"version\":\"1\",\"baselines\":[]}", "version");
+	expect_bundle_rejected(c, "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":{}}",
+			       "not an array");
+	expect_bundle_rejected(c, "{\"format\":\"plumbline-baselines\",\"version\":1}", "not an array");
+	expect_bundle_rejected(c, "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":[]", "not valid JSON");
+
+	/* a bad baseline at index 2, after two good ones */
+	good = file_json(b, NULL);
+	bad = file_json(b, set_version_2);
+	len = strlen(good) * 2 + strlen(bad) + 128;
+	text = malloc(len);
+	assert_non_null(text);
+	snprintf(text, len, "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":[%s,%s,%s]}", good, good,
+		 bad);
+	expect_bundle_rejected(c, text, "baseline #2: format version 2");
+	snprintf(text, len, "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":[%s,7]}", good);
+	expect_bundle_rejected(c, text, "baseline #1: ");
+	free(text);
+	free(good);
+	free(bad);
+	baseline__free(b);
+}
+
+/* ---- crash safety ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+/* The child: learn and save forever; one byte on fd after the first save. */
+static void __attribute__((noreturn)) saver(const char *dir, int fd)
+{
+	struct bl_store *st;
+	struct baseline *b;
+	bool told = false;
+
+	if (bl_store__open(dir, NULL, NULL, &st) < 0)
+		_exit(2);
+	for (uint64_t i = 0;; i++) {
+		b = bl_store__obtain(st, "build-id:crash", "build-id:p", "/usr/bin/crash", "/sbin/init", NOW0);
+		if (!b)
+			_exit(3);
+		if (learn_one(b, (unsigned)i, 1000000 + (i % 997) * 1000, NOW0 + i) < 0)
+			_exit(6);
+		/* a second baseline, so a save writes more than one file */
+		b = bl_store__obtain(st, "build-id:crash2", "-", "/usr/bin/crash2", "", NOW0);
+		if (!b)
+			_exit(3);
+		if (learn_one(b, (unsigned)i, 2000000 + (i % 991) * 1000, NOW0 + i) < 0)
+			_exit(6);
+		if (bl_store__save(st) < 0)
+			_exit(4);
+		if (!told) {
+			if (write(fd, "x", 1) != 1)
+				_exit(5);
+			close(fd);
+			told = true;
+		}
+	}
+}
+
+static void test_store_survives_sigkill_during_saves(void **state)
+{
+	struct ctx *c = *state;
+	struct timespec t0, t1;
+	char path[PATH_MAX];
+
+	file_of_key(c, "build-id:crash@build-id:p", path, sizeof(path));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int it = 0; it < 100; it++) {
+		struct pollfd pfd;
+		struct bl_store *st;
+		struct baseline *b;
+		struct json_object *o;
+		int fds[2], status;
+		char byte, *text;
+		pid_t pid;
+		struct timespec nap = { 0, (long)(rng_next() % 20000001) }; /* 0..20 ms */
+
+		assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			close(fds[0]);
+			saver(c->dir, fds[1]);
+		}
+		close(fds[1]);
+		pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+		if (poll(&pfd, 1, 10000) != 1 || read(fds[0], &byte, 1) != 1) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fail_msg("iteration %d: the child never finished its first save (status %d)", it, status);
+		}
+		close(fds[0]);
+		nanosleep(&nap, NULL);
+		assert_int_equal(kill(pid, SIGKILL), 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+		c->nreports = 0;
+		assert_int_equal(bl_store__open(c->dir, capture, c, &st), 0);
+		for (size_t k = 0; k < c->nreports && k < MAX_REPORTS; k++)
+			if (strcmp(c->reports[k].problem, TEMP_REMOVED) != 0)
+				fail_msg("iteration %d: %s: %s", it, c->reports[k].path, c->reports[k].problem);
+		b = bl_store__get(st, "build-id:crash@build-id:p");
+		if (!b)
+			fail_msg("iteration %d: the baseline is gone", it);
+		assert_true(b->samples >= 1);
+		assert_int_equal(bl_store__count(st), 2);
+		bl_store__free(st);
+		text = ut_read_file(path, NULL);
+		assert_non_null(text);
+		o = json_tokener_parse(text);
+		if (!o || !json_object_is_type(o, json_type_object))
+			fail_msg("iteration %d: %s is not a JSON object", it, path);
+		json_object_put(o);
+		free(text);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* kept short on purpose; a slow disk's fsyncs shouldn't take 20 s */
+	assert_true(t1.tv_sec - t0.tv_sec < 30);
+}
+
+/* ---- atomic_write_file ---- */
+
+static void test_atomic_write_file_writes_content_and_mode(void **state)
+{
+	struct ctx *c = *state;
+	char path[PATH_MAX], *got;
+	struct stat sb;
+	size_t len;
+
+	path_in(c, "f.txt", path, sizeof(path));
+	assert_int_equal(atomic_write_file(path, "hello, world\n", 13, 0640), 0);
+	got = ut_read_file(path, &len);
+	assert_non_null(got);
+	assert_int_equal(len, 13);
+	assert_memory_equal(got, "hello, world\n", 13);
+	free(got);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);
+
+	/* replaced whole, with the new mode, no temp left */
+	assert_int_equal(atomic_write_file(path, "bye", 3, 0600), 0);
+	got = ut_read_file(path, &len);
+	assert_non_null(got);
+	assert_int_equal(len, 3);
+	assert_memory_equal(got, "bye", 3);
+	free(got);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(count_entries(c), 1);
+
+	/* empty content */
+	assert_int_equal(atomic_write_file(path, "", 0, 0600), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+}
+
+static void test_atomic_write_file_fails_in_missing_directory(void **state)
+{
+	struct ctx *c = *state;
+	char path[PATH_MAX];
+
+	path_in(c, "missing/f.txt", path, sizeof(path));
+	assert_int_equal(atomic_write_file(path, "x", 1, 0600), -ENOENT);
+	assert_int_equal(count_entries(c), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_store_save_and_reopen_round_trips, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_open_creates_missing_dir_0700, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_obtain_sets_prior_of_rebuilt_binary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_bad_files_are_reported_moved_aside_and_others_load, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_store_open_removes_and_reports_stale_temp_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_forget_removes_from_memory_and_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_absorb_merges_same_key_and_adds_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_write_read_round_trips, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_merges_are_associative_and_commutative, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_rejects_bad_bundles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_survives_sigkill_during_saves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atomic_write_file_writes_content_and_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atomic_write_file_fails_in_missing_directory, setup, teardown),
+	};
+
+	/* modes below are checked exactly */
+	umask(022);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
