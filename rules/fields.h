@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fields.h - every field a rule can name: its type, unit, and when it has a
+ * value. docs/rules.md is generated from the same table (`plumbline rules
+ * fields`), so the documentation can't drift from the code.
+ *
+ * Kinds (event.h): E = exec, W = window, X = exit. A field without a value
+ * at some moment (no baseline yet, a window-only field at exit) is absent:
+ * every comparison with an absent field is false, and `exists` tests for it.
+ */
+#ifndef PL_RULES_FIELDS_H
+#define PL_RULES_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
+
+#define RL_E 1u
+#define RL_W 2u
+#define RL_X 4u
+#define RL_EWX 7u
+#define RL_WX 6u
+#define RL_EX 5u
+
+/* X(ID, name, type, kinds, unit, description) */
+#define RL_FIELDS(X)                                                                                              \
+	X(EVT_WHEN, "evt.when", STR, RL_EWX, "", "when the rule runs: exec, window or exit")                     \
+	X(PROC_PID, "proc.pid", NUM, RL_EWX, "", "process id (thread group id)")                                   \
+	X(PROC_PPID, "proc.ppid", NUM, RL_EWX, "", "parent process id")                                           \
+	X(PROC_UID, "proc.uid", NUM, RL_EWX, "", "real user id")                                                  \
+	X(PROC_NAME, "proc.name", STR, RL_EWX, "", "comm: the (renamable) process name")                          \
+	X(PROC_EXE, "proc.exe", STR, RL_EWX, "", "executable path")                                               \
+	X(PROC_EXE_NAME, "proc.exe_name", STR, RL_EWX, "", "executable file name (renaming comm can't change it)") \
+	X(PROC_CMDLINE, "proc.cmdline", STR, RL_EWX, "", "command line, arguments joined by spaces (bounded)")     \
+	X(PROC_FILENAME, "proc.filename", STR, RL_EWX, "", "path given to execve")                                \
+	X(PROC_BUILD_ID, "proc.build_id", STR, RL_EWX, "", "ELF build-id, hex")                                   \
+	X(PROC_BINARY_ID, "proc.binary_id", STR, RL_EWX, "", "baseline identity of the executable")              \
+	X(PROC_CGROUP, "proc.cgroup", STR, RL_EWX, "", "cgroup v2 path")                                          \
+	X(PROC_PEXE, "proc.pexe", STR, RL_EWX, "", "parent's executable path")                                    \
+	X(PROC_PNAME, "proc.pname", STR, RL_EWX, "", "parent's executable file name")                             \
+	X(PROC_ANAME, "proc.aname", STRLIST, RL_EWX, "", "ancestors' executable file names, parent first (up to 8)") \
+	X(PROC_APATH, "proc.apath", STRLIST, RL_EWX, "", "ancestors' executable paths, parent first (up to 8)")  \
+	X(PROC_IMAGE, "proc.image", STR, RL_EWX, "", "how the image started: exec, fork or preexisting")          \
+	X(PROC_PARTIAL, "proc.partial", BOOL, RL_EWX, "", "the sensor saw only part of this image")              \
+	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
+	X(PROC_WALL_MS, "proc.wall_ms", NUM, RL_WX, "ms", "age of the image")                                    \
+	X(PROC_CPU_PCT, "proc.cpu_pct", NUM, RL_WX, "%", "average CPU over the image's life (100 = one core)")   \
+	X(PROC_OFFCPU_MS, "proc.offcpu_ms", NUM, RL_WX, "ms", "off-CPU thread time (blocked + run queue)")       \
+	X(PROC_RUNQ_MS, "proc.runq_ms", NUM, RL_WX, "ms", "time runnable but waiting for a CPU")                 \
+	X(PROC_BLOCKED_MS, "proc.blocked_ms", NUM, RL_WX, "ms", "time blocked (sleeping, waiting for I/O)")     \
+	X(PROC_SYSCALLS, "proc.syscalls", NUM, RL_WX, "", "syscalls made")                                       \
+	X(PROC_SYSCALL, "proc.syscall", NUM, RL_WX, "", "proc.syscall[NAME]: calls of one syscall")              \
+	X(PROC_OPEN_FAILURES, "proc.open_failures", NUM, RL_WX, "", "failed open/openat/openat2/creat")         \
+	X(PROC_FAIL_PATHS, "proc.fail_paths", NUM, RL_WX, "", "distinct paths whose open failed")                \
+	X(PROC_TOP_FAIL_PATH, "proc.top_fail_path", STR, RL_WX, "", "the path that failed most")                 \
+	X(PROC_TOP_FAIL_COUNT, "proc.top_fail_count", NUM, RL_WX, "", "failures of proc.top_fail_path")          \
+	X(PROC_TOP_FAIL_SHARE, "proc.top_fail_share", NUM, RL_WX, "", "its share of all failed opens, 0..1")    \
+	X(PROC_CTX_SWITCHES, "proc.ctx_switches", NUM, RL_WX, "", "context switches out")                        \
+	X(PROC_THREADS, "proc.threads", NUM, RL_WX, "", "threads seen")                                         \
+	X(PROC_EXIT_CODE, "proc.exit_code", NUM, RL_X, "", "exit status (absent when killed by a signal)")      \
+	X(PROC_EXIT_SIGNAL, "proc.exit_signal", NUM, RL_X, "", "the signal that killed it (absent otherwise)")  \
+	X(PROC_END_REASON, "proc.end_reason", STR, RL_X, "", "exit, or exec (it replaced its image)")           \
+	X(WIN_SECONDS, "win.seconds", NUM, RL_W, "s", "length of the window")                                  \
+	X(WIN_CPU_MS, "win.cpu_ms", NUM, RL_W, "ms", "on-CPU time in the window")                               \
+	X(WIN_CPU_PCT, "win.cpu_pct", NUM, RL_W, "%", "CPU in the window (100 = one core)")                    \
+	X(WIN_BUSY_S, "win.busy_s", NUM, RL_W, "s", "seconds in a row the process has been >= 90% on-CPU")     \
+	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window")             \
+	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall") \
+	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window") \
+	X(BIN_PROCS, "bin.procs", NUM, RL_WX, "", "processes of this binary active in the last second")          \
+	X(BIN_OPEN_FAILURES_PER_S, "bin.open_failures_per_s", NUM, RL_WX, "1/s",                                 \
+	  "failed opens per second by all processes of this binary, last second")                                \
+	X(BIN_TOP_FAIL_PATH, "bin.top_fail_path", STR, RL_WX, "", "the path that failed most for this binary, last second") \
+	X(BIN_TOP_FAIL_SHARE, "bin.top_fail_share", NUM, RL_WX, "", "its share of the binary's failed opens, 0..1") \
+	X(BL_KEY, "baseline.key", STR, RL_EWX, "", "the baseline's key (present when one is attached)")          \
+	X(BL_READY, "baseline.ready", BOOL, RL_EWX, "", "enough process samples to score lifetimes")             \
+	X(BL_WINDOWS_READY, "baseline.windows_ready", BOOL, RL_EWX, "", "enough windows to score windows")       \
+	X(BL_SAMPLES, "baseline.samples", NUM, RL_EWX, "", "process samples learned")                          \
+	X(BL_FROM_PRIOR, "baseline.from_prior", BOOL, RL_WX, "", "scored against the prior (rebuilt binary)")   \
+	X(BL_CPU_MS_P50, "baseline.cpu_ms.p50", NUM, RL_EWX, "ms", "median lifetime CPU (when ready)")          \
+	X(BL_CPU_MS_P90, "baseline.cpu_ms.p90", NUM, RL_EWX, "ms", "p90 lifetime CPU (when ready)")             \
+	X(BL_CPU_MS_P99, "baseline.cpu_ms.p99", NUM, RL_EWX, "ms", "p99 lifetime CPU (when ready)")             \
+	X(BL_WALL_MS_P50, "baseline.wall_ms.p50", NUM, RL_EWX, "ms", "median lifetime (when ready)")           \
+	X(BL_WALL_MS_P99, "baseline.wall_ms.p99", NUM, RL_EWX, "ms", "p99 lifetime (when ready)")              \
+	X(BL_OFFCPU_MS_P50, "baseline.offcpu_ms.p50", NUM, RL_EWX, "ms", "median off-CPU time (when ready)")   \
+	X(BL_OFFCPU_MS_P99, "baseline.offcpu_ms.p99", NUM, RL_EWX, "ms", "p99 off-CPU time (when ready)")      \
+	X(BL_SYSCALLS_P50, "baseline.syscalls.p50", NUM, RL_EWX, "", "median syscalls per lifetime (when ready)") \
+	X(BL_SYSCALLS_P99, "baseline.syscalls.p99", NUM, RL_EWX, "", "p99 syscalls per lifetime (when ready)")  \
+	X(BL_OPEN_FAILURES_P50, "baseline.open_failures.p50", NUM, RL_EWX, "", "median failed opens per lifetime (when ready)") \
+	X(BL_OPEN_FAILURES_P99, "baseline.open_failures.p99", NUM, RL_EWX, "", "p99 failed opens per lifetime (when ready)") \
+	X(BL_WIN_CPU_MS_P50, "baseline.win_cpu_ms.p50", NUM, RL_EWX, "ms", "median CPU per second (windows ready)") \
+	X(BL_WIN_CPU_MS_P99, "baseline.win_cpu_ms.p99", NUM, RL_EWX, "ms", "p99 CPU per second (windows ready)") \
+	X(BL_WIN_SYSCALLS_P50, "baseline.win_syscalls.p50", NUM, RL_EWX, "1/s", "median syscall rate (windows ready)") \
+	X(BL_WIN_SYSCALLS_P99, "baseline.win_syscalls.p99", NUM, RL_EWX, "1/s", "p99 syscall rate (windows ready)") \
+	X(BL_WIN_OPEN_FAILURES_P99, "baseline.win_open_failures.p99", NUM, RL_EWX, "1/s", "p99 failed-open rate (windows ready)") \
+	X(BL_CPU_SCORE, "baseline.cpu.score", NUM, RL_X, "", "robust score of this lifetime's CPU (MAD units)")  \
+	X(BL_CPU_RATIO, "baseline.cpu.ratio", NUM, RL_X, "", "this lifetime's CPU / the median")               \
+	X(BL_WALL_SCORE, "baseline.wall.score", NUM, RL_X, "", "robust score of the lifetime")                  \
+	X(BL_OFFCPU_SCORE, "baseline.offcpu.score", NUM, RL_X, "", "robust score of the off-CPU time")          \
+	X(BL_SYSCALLS_SCORE, "baseline.syscalls.score", NUM, RL_X, "", "robust score of the syscall count")     \
+	X(BL_OPEN_FAILURES_SCORE, "baseline.open_failures.score", NUM, RL_X, "", "robust score of the failed opens") \
+	X(BL_WIN_CPU_SCORE, "baseline.win_cpu.score", NUM, RL_W, "", "robust score of this window's CPU")       \
+	X(BL_WIN_CPU_RATIO, "baseline.win_cpu.ratio", NUM, RL_W, "", "this window's CPU / the median")         \
+	X(BL_WIN_SYSCALLS_SCORE, "baseline.win_syscalls.score", NUM, RL_W, "", "robust score of the syscall rate") \
+	X(BL_WIN_OPEN_FAILURES_SCORE, "baseline.win_open_failures.score", NUM, RL_W, "", "robust score of the failed-open rate") \
+	X(BL_MAX_SCORE, "baseline.max_score", NUM, RL_WX, "", "the highest score of this sample")               \
+	X(BL_MAX_FEATURE, "baseline.max_feature", STR, RL_WX, "", "the feature with that score")               \
+	X(BL_ANOMALOUS, "baseline.anomalous", BOOL, RL_WX, "", "a score >= alert score, or a never-seen member") \
+	X(BL_NEW_FAIL_PATHS, "baseline.new_fail_paths", STRLIST, RL_X, "", "failed paths never seen (up to 8)") \
+	X(BL_NEW_SYSCALLS, "baseline.new_syscalls", STRLIST, RL_X, "", "syscalls never used before (up to 8)")  \
+	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's baseline is ready")           \
+	X(BL_PARENT_NEW_CHILD, "baseline.parent_new_child", BOOL, RL_EX, "",                                   \
+	  "the parent binary had never executed this binary (its baseline ready)")
+
+enum rl_field {
+#define RL_FIELD_ENUM(id, name, type, kinds, unit, desc) RL_F_##id,
+	RL_FIELDS(RL_FIELD_ENUM)
+#undef RL_FIELD_ENUM
+	RL_NFIELDS
+};
+
+struct rl_field_info {
+	const char *name;
+	enum rl_type type;
+	unsigned kinds;  /* RL_E | RL_W | RL_X */
+	const char *unit;
+	const char *desc;
+	bool param;      /* takes [NAME]: proc.syscall[openat] */
+};
+
+const struct rl_field_info *rl_field__info(enum rl_field f);
+
+/* The id of the field called name[0..len), or -1. */
+int rl_field__lookup(const char *name, size_t len);
+
+/* The known field name closest to name (edit distance <= 3), or NULL. */
+const char *rl_field__suggest(const char *name, size_t len);
+
+/* Syscall number of a name for [NAME] parameters, or -1. */
+int rl_field__syscall_number(const char *name);
+
+const char *rl_type__name(enum rl_type t);
+
+#endif
