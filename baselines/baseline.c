@@ -309,13 +309,14 @@ static bool take_token(struct baseline *b, const struct bl_policy *p, uint64_t n
 }
 
 /* Whether the verdict's sample may be learned; counts why not. */
-static bool may_learn(struct baseline *b, bool ready, struct bl_verdict *v, const struct bl_policy *p, uint64_t now_ns)
+static bool may_learn(struct baseline *b, bool ready, const struct bl_verdict *v, bool alerted,
+		      const struct bl_policy *p, uint64_t now_ns)
 {
 	if (p->mode == BL_MODE_DETECT)
 		return false;
 	if (p->mode == BL_MODE_LEARN || !ready)
 		return true;
-	if (v->anomalous) {
+	if (v->anomalous || alerted) {
 		b->quarantined++;
 		return false;
 	}
@@ -332,28 +333,46 @@ static void verdict_init(struct bl_verdict *v)
 	v->max_dist = -1;
 }
 
-int baseline__observe_process(struct baseline *b, const struct baseline *prior, const struct bl_process_sample *s,
-			      const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret)
+static void process_values(const struct bl_process_sample *s, uint64_t vals[5])
 {
-	const uint64_t vals[] = { s->cpu_ns, s->wall_ns, s->offcpu_ns, s->syscalls, s->open_fail };
-	bool ready = baseline__ready(b, p);
-	const struct baseline *ref = ready ? b : (baseline__ready(prior, p) ? prior : NULL);
-	int r = 0;
+	vals[0] = s->cpu_ns;
+	vals[1] = s->wall_ns;
+	vals[2] = s->offcpu_ns;
+	vals[3] = s->syscalls;
+	vals[4] = s->open_fail;
+}
+
+void baseline__score_process(const struct baseline *b, const struct baseline *prior,
+			     const struct bl_process_sample *s, const struct bl_policy *p, struct bl_verdict *ret)
+{
+	const struct baseline *ref = baseline__ready(b, p) ? b : (baseline__ready(prior, p) ? prior : NULL);
+	uint64_t vals[5];
 
 	verdict_init(ret);
-	if (ref && p->mode != BL_MODE_LEARN) {
-		ret->ready = true;
-		ret->from_prior = ref != b;
-		ret->samples = ref->samples;
-		for (int d = BL_LIFE_CPU; d <= BL_LIFE_OPEN_FAIL; d++)
-			score_feature(ret, ref, d, vals[d - BL_LIFE_CPU], p);
-		check_members(ret, ref, BL_SET_FAIL_PATHS, s->fail_paths, s->nfail_paths);
-		check_members(ret, ref, BL_SET_SYSCALLS, s->syscall_names, s->nsyscall_names);
-		ret->anomalous = (ret->max_dist >= 0 && ret->max_score >= p->alert_score) ||
-				 ret->new_members[BL_SET_FAIL_PATHS] || ret->new_members[BL_SET_SYSCALLS];
-	}
-	if (!may_learn(b, ready, ret, p, now_ns))
+	if (!ref || p->mode == BL_MODE_LEARN)
+		return;
+	process_values(s, vals);
+	ret->ready = true;
+	ret->from_prior = ref != b;
+	ret->samples = ref->samples;
+	for (int d = BL_LIFE_CPU; d <= BL_LIFE_OPEN_FAIL; d++)
+		score_feature(ret, ref, d, vals[d - BL_LIFE_CPU], p);
+	check_members(ret, ref, BL_SET_FAIL_PATHS, s->fail_paths, s->nfail_paths);
+	check_members(ret, ref, BL_SET_SYSCALLS, s->syscall_names, s->nsyscall_names);
+	ret->anomalous = (ret->max_dist >= 0 && ret->max_score >= p->alert_score) ||
+			 ret->new_members[BL_SET_FAIL_PATHS] || ret->new_members[BL_SET_SYSCALLS];
+}
+
+int baseline__learn_process(struct baseline *b, const struct bl_process_sample *s, const struct bl_policy *p,
+			    uint64_t now_ns, bool alerted, struct bl_verdict *v)
+{
+	uint64_t vals[5];
+	int r = 0;
+
+	v->learned = false;
+	if (!may_learn(b, baseline__ready(b, p), v, alerted, p, now_ns))
 		return 0;
+	process_values(s, vals);
 	/* life_cpu_ns first: its count is the sample count the file format checks */
 	for (int d = BL_LIFE_CPU; d <= BL_LIFE_OPEN_FAIL && !r; d++)
 		r = sketch__add(&b->dist[d], vals[d - BL_LIFE_CPU]);
@@ -367,8 +386,15 @@ int baseline__observe_process(struct baseline *b, const struct baseline *prior, 
 	if (now_ns > b->updated_ns) /* the wall clock can step back */
 		b->updated_ns = now_ns;
 	b->dirty = true;
-	ret->learned = true;
+	v->learned = true;
 	return r;
+}
+
+int baseline__observe_process(struct baseline *b, const struct baseline *prior, const struct bl_process_sample *s,
+			      const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret)
+{
+	baseline__score_process(b, prior, s, p, ret);
+	return baseline__learn_process(b, s, p, now_ns, false, ret);
 }
 
 /* count over duration, as a per-second rate */
@@ -377,31 +403,45 @@ static uint64_t per_second(uint64_t count, uint64_t duration_ns)
 	return duration_ns ? (uint64_t)((double)count * 1e9 / (double)duration_ns + 0.5) : count;
 }
 
-int baseline__observe_window(struct baseline *b, const struct baseline *prior, const struct bl_window_sample *s,
-			     const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret)
+static void window_values(const struct bl_window_sample *s, uint64_t vals[BL_DIST_MAX])
 {
-	uint64_t vals[BL_DIST_MAX] = { 0 };
-	bool ready = baseline__windows_ready(b, p);
-	const struct baseline *ref = ready ? b : (baseline__windows_ready(prior, p) ? prior : NULL);
-	int r = 0;
-
+	memset(vals, 0, BL_DIST_MAX * sizeof(vals[0]));
 	vals[BL_WIN_CPU] = per_second(s->cpu_ns, s->duration_ns);
 	vals[BL_WIN_SYSCALLS] = per_second(s->syscalls, s->duration_ns);
 	vals[BL_WIN_OPEN_FAIL] = per_second(s->open_fail, s->duration_ns);
 	for (int c = 0; c < BL_SC_MAX; c++)
 		vals[BL_WIN_SC_FILE + c] = per_second(s->sc_class[c], s->duration_ns);
+}
+
+void baseline__score_window(const struct baseline *b, const struct baseline *prior, const struct bl_window_sample *s,
+			    const struct bl_policy *p, struct bl_verdict *ret)
+{
+	const struct baseline *ref =
+		baseline__windows_ready(b, p) ? b : (baseline__windows_ready(prior, p) ? prior : NULL);
+	uint64_t vals[BL_DIST_MAX];
 
 	verdict_init(ret);
-	if (ref && p->mode != BL_MODE_LEARN) {
-		ret->ready = true;
-		ret->from_prior = ref != b;
-		ret->samples = ref->windows;
-		for (int d = BL_WIN_CPU; d < BL_DIST_MAX; d++)
-			score_feature(ret, ref, d, vals[d], p);
-		ret->anomalous = ret->max_dist >= 0 && ret->max_score >= p->alert_score;
-	}
-	if (!may_learn(b, ready, ret, p, now_ns))
+	if (!ref || p->mode == BL_MODE_LEARN)
+		return;
+	window_values(s, vals);
+	ret->ready = true;
+	ret->from_prior = ref != b;
+	ret->samples = ref->windows;
+	for (int d = BL_WIN_CPU; d < BL_DIST_MAX; d++)
+		score_feature(ret, ref, d, vals[d], p);
+	ret->anomalous = ret->max_dist >= 0 && ret->max_score >= p->alert_score;
+}
+
+int baseline__learn_window(struct baseline *b, const struct bl_window_sample *s, const struct bl_policy *p,
+			   uint64_t now_ns, bool alerted, struct bl_verdict *v)
+{
+	uint64_t vals[BL_DIST_MAX];
+	int r = 0;
+
+	v->learned = false;
+	if (!may_learn(b, baseline__windows_ready(b, p), v, alerted, p, now_ns))
 		return 0;
+	window_values(s, vals);
 	for (int d = BL_WIN_CPU; d < BL_DIST_MAX && !r; d++)
 		r = sketch__add(&b->dist[d], vals[d]);
 	if (r && b->dist[BL_WIN_CPU].count == b->windows)
@@ -410,8 +450,15 @@ int baseline__observe_window(struct baseline *b, const struct baseline *prior, c
 	if (now_ns > b->updated_ns)
 		b->updated_ns = now_ns;
 	b->dirty = true;
-	ret->learned = true;
+	v->learned = true;
 	return r;
+}
+
+int baseline__observe_window(struct baseline *b, const struct baseline *prior, const struct bl_window_sample *s,
+			     const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret)
+{
+	baseline__score_window(b, prior, s, p, ret);
+	return baseline__learn_window(b, s, p, now_ns, false, ret);
 }
 
 int baseline__observe_child(struct baseline *b, const char *child_exe, const struct bl_policy *p, uint64_t now_ns)

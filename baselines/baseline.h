@@ -148,6 +148,21 @@ bool baseline__windows_ready(const struct baseline *b, const struct bl_policy *p
  * sample's set members that the baseline had never seen. prior may be NULL.
  * 0 or -ENOMEM.
  */
+/*
+ * The two halves of observing, for a caller that decides in between (the
+ * sensor evaluates rules on the verdict first): score (pure), then learn
+ * per the policy, where `alerted` (a rule fired on the sample) forbids
+ * learning once ready, like an anomalous verdict. learn sets v->learned.
+ */
+void baseline__score_process(const struct baseline *b, const struct baseline *prior,
+			     const struct bl_process_sample *s, const struct bl_policy *p, struct bl_verdict *ret);
+int baseline__learn_process(struct baseline *b, const struct bl_process_sample *s, const struct bl_policy *p,
+			    uint64_t now_ns, bool alerted, struct bl_verdict *v);
+void baseline__score_window(const struct baseline *b, const struct baseline *prior, const struct bl_window_sample *s,
+			    const struct bl_policy *p, struct bl_verdict *ret);
+int baseline__learn_window(struct baseline *b, const struct bl_window_sample *s, const struct bl_policy *p,
+			   uint64_t now_ns, bool alerted, struct bl_verdict *v);
+
 int baseline__observe_process(struct baseline *b, const struct baseline *prior, const struct bl_process_sample *s,
 			      const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret);
 int baseline__observe_window(struct baseline *b, const struct baseline *prior, const struct bl_window_sample *s,

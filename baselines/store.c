@@ -27,6 +27,8 @@ struct bl_store {
 	char *dir;
 	struct baseline **b;
 	size_t n, cap;
+	size_t *index;    /* open addressing by bl_key_hash: position + 1, 0 = empty */
+	size_t index_cap; /* power of two, >= 2 * cap */
 	uint64_t refused;
 	bl_report_fn report;
 	void *ctx;
@@ -178,18 +180,49 @@ static void move_aside(struct bl_store *st, const char *path, const char *why)
 		report(st, path, "%s; could not move it aside either, ignoring it", why);
 }
 
+static void index_put(struct bl_store *st, size_t pos)
+{
+	size_t mask = st->index_cap - 1, h = (size_t)bl_key_hash(st->b[pos]->key) & mask;
+
+	while (st->index[h])
+		h = (h + 1) & mask;
+	st->index[h] = pos + 1;
+}
+
+/* Rebuild the index for the current array (after growth or removal). */
+static int reindex(struct bl_store *st)
+{
+	size_t cap = 128;
+	size_t *idx;
+
+	while (cap < st->cap * 2)
+		cap *= 2;
+	idx = calloc(cap, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	free(st->index);
+	st->index = idx;
+	st->index_cap = cap;
+	for (size_t i = 0; i < st->n; i++)
+		index_put(st, i);
+	return 0;
+}
+
 static int append(struct bl_store *st, struct baseline *b)
 {
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 64;
+	if (st->n == st->cap || !st->index) {
+		size_t cap = st->n == st->cap ? (st->cap ? st->cap * 2 : 64) : st->cap;
 		struct baseline **nb = realloc(st->b, cap * sizeof(*nb));
 
 		if (!nb)
 			return -ENOMEM;
 		st->b = nb;
 		st->cap = cap;
+		if (reindex(st) < 0)
+			return -ENOMEM;
 	}
 	st->b[st->n++] = b;
+	index_put(st, st->n - 1);
 	return 0;
 }
 
@@ -286,6 +319,7 @@ void bl_store__free(struct bl_store *st)
 	for (size_t i = 0; i < st->n; i++)
 		baseline__free(st->b[i]);
 	free(st->b);
+	free(st->index);
 	free(st->dir);
 	free(st);
 }
@@ -302,9 +336,14 @@ struct baseline *bl_store__at(struct bl_store *st, size_t i)
 
 struct baseline *bl_store__get(struct bl_store *st, const char *key)
 {
-	for (size_t i = 0; i < st->n; i++)
-		if (strcmp(st->b[i]->key, key) == 0)
-			return st->b[i];
+	size_t mask, h;
+
+	if (!st->index)
+		return NULL;
+	mask = st->index_cap - 1;
+	for (h = (size_t)bl_key_hash(key) & mask; st->index[h]; h = (h + 1) & mask)
+		if (strcmp(st->b[st->index[h] - 1]->key, key) == 0)
+			return st->b[st->index[h] - 1];
 	return NULL;
 }
 
@@ -316,8 +355,18 @@ uint64_t bl_store__refused(const struct bl_store *st)
 struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
 				  const char *parent_exe, uint64_t now_ns)
 {
-	struct baseline *b = baseline__new(binary_id, parent_id, exe, parent_exe, now_ns), *found, *prior = NULL;
+	struct baseline *b, *found, *prior = NULL;
+	char key[1024];
 
+	/* the common case, a known binary, allocates nothing */
+	if (!parent_id || !*parent_id)
+		parent_id = "-";
+	if (snprintf(key, sizeof(key), "%s@%s", binary_id, parent_id) < (int)sizeof(key)) {
+		found = bl_store__get(st, key);
+		if (found)
+			return found;
+	}
+	b = baseline__new(binary_id, parent_id, exe, parent_exe, now_ns);
 	if (!b)
 		return NULL;
 	found = bl_store__get(st, b->key);
@@ -397,7 +446,7 @@ int bl_store__forget(struct bl_store *st, const char *key)
 			return -errno;
 		baseline__free(st->b[i]);
 		st->b[i] = st->b[--st->n];
-		return 0;
+		return reindex(st);
 	}
 	return -ENOENT;
 }

@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct pl_output;
 
@@ -43,5 +44,16 @@ void output__free(struct pl_output *o);
  * stays valid JSONL. Returns 0 and *ret, or -errno (*ret untouched).
  */
 int jsonl_output__open(const char *path, struct pl_output **ret);
+
+/* Alerts as one line each on f (not owned). 0 or -ENOMEM. */
+int text_output__open(FILE *f, struct pl_output **ret);
+
+/*
+ * syslog(3) backend for alert records (rule, output, severity fields).
+ * Always returns a usable backend in *ret; the return value is 0, or
+ * -ENOENT when /dev/log is not there (messages will be lost until a
+ * syslog daemon listens), -ENOMEM (then *ret is untouched).
+ */
+int syslog_output__open(const char *ident, int facility, struct pl_output **ret);
 
 #endif

@@ -40,7 +40,7 @@ struct rl_event {
 	const char *str[RL_NFIELDS];              /* RL_T_STR fields */
 	struct rl_strlist list[RL_NFIELDS];       /* RL_T_STRLIST fields */
 	const uint64_t *sc;     /* lifetime per-syscall counts, or NULL (proc.syscall[NAME]) */
-	const uint64_t *win_sc; /* per-syscall counts in the window, or NULL (win.syscalls_per_s[NAME]) */
+	const uint64_t *win_sc; /* per-syscall counts in the window, or NULL (win.syscall_per_s[NAME]) */
 	double win_seconds;     /* the window's length, to make per-second rates */
 };
 

@@ -23,8 +23,22 @@
 #include "store.h"
 #include "syscalls.h"
 
+/* A scored sample waiting for the rules' decision (learner__commit). */
+enum pending_kind { PENDING_NONE, PENDING_PROCESS, PENDING_WINDOW };
+
+struct pending {
+	enum pending_kind kind;
+	struct baseline *b;
+	struct bl_process_sample ps;
+	struct bl_window_sample ws;
+	struct bl_verdict v;
+	const char *paths[PROC_MAX_FAIL_KEYS]; /* borrowed from the process table until commit */
+	const char *names[PL_NR_SYSCALLS];
+};
+
 struct learner {
 	struct bl_policy pol;
+	struct pending pending;
 	struct bl_store *store;
 	char *dir;
 	enum bl_sc_class sc_class[PL_NR_SYSCALLS];
@@ -145,6 +159,7 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 {
 	if (!parent || !parent->bl || !child->exe)
 		return;
+	child->parent_bl_ready = baseline__ready(parent->bl, &l->pol);
 	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, real_ns()) == 1;
 }
 
@@ -204,45 +219,103 @@ static struct json_object *verdict_json(const struct proc_info *pi, const struct
 	return o;
 }
 
+/* The learned quantiles a rule can compare with (ms for times, per second
+ * for window rates), for the distributions that are ready. */
+static struct json_object *quantiles_json(const struct learner *l, const struct baseline *b)
+{
+	static const struct {
+		const char *name;
+		enum bl_dist d;
+		double scale;
+		bool window;
+	} qs[] = {
+		{ "cpu_ms", BL_LIFE_CPU, 1e-6, false },
+		{ "wall_ms", BL_LIFE_WALL, 1e-6, false },
+		{ "offcpu_ms", BL_LIFE_OFFCPU, 1e-6, false },
+		{ "syscalls", BL_LIFE_SYSCALLS, 1, false },
+		{ "open_failures", BL_LIFE_OPEN_FAIL, 1, false },
+		{ "win_cpu_ms", BL_WIN_CPU, 1e-6, true },
+		{ "win_syscalls", BL_WIN_SYSCALLS, 1, true },
+		{ "win_open_failures", BL_WIN_OPEN_FAIL, 1, true },
+	};
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		struct json_object *q;
+
+		if (qs[i].window ? !baseline__windows_ready(b, &l->pol) : !baseline__ready(b, &l->pol))
+			continue;
+		q = json_object_new_object();
+		add_double(q, "p50", sketch__quantile(&b->dist[qs[i].d], 0.5) * qs[i].scale);
+		add_double(q, "p90", sketch__quantile(&b->dist[qs[i].d], 0.9) * qs[i].scale);
+		add_double(q, "p99", sketch__quantile(&b->dist[qs[i].d], 0.99) * qs[i].scale);
+		json_object_object_add(o, qs[i].name, q);
+	}
+	return o;
+}
+
+/* What every verdict object says about the baseline itself. */
+static void add_baseline_state(const struct learner *l, const struct proc_info *pi, struct json_object *o)
+{
+	json_object_object_add(o, "windows_ready", json_object_new_boolean(baseline__windows_ready(pi->bl, &l->pol)));
+	json_object_object_add(o, "parent_ready", json_object_new_boolean(pi->parent_bl_ready));
+	json_object_object_add(o, "parent_new_child", json_object_new_boolean(pi->parent_new_child));
+	json_object_object_add(o, "quantiles", quantiles_json(l, pi->bl));
+}
+
+struct json_object *learner__exec(struct learner *l, const struct proc_info *pi)
+{
+	struct json_object *o;
+
+	if (!pi || !pi->bl)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "key", json_object_new_string(pi->bl->key));
+	json_object_object_add(o, "ready", json_object_new_boolean(baseline__ready(pi->bl, &l->pol)));
+	json_object_object_add(o, "samples", json_object_new_uint64(pi->bl->samples));
+	add_baseline_state(l, pi, o);
+	return o;
+}
+
 struct json_object *learner__process(struct learner *l, struct proc_info *pi, const struct pl_proc *p,
 				     const struct fail_count *fails, uint32_t nfails, uint64_t end_ns, bool learn)
 {
-	const char *paths[PROC_MAX_FAIL_KEYS], *names[PL_NR_SYSCALLS];
-	struct bl_process_sample s = {
+	struct pending *q = &l->pending;
+	struct bl_process_sample *s = &q->ps;
+	const struct baseline *prior;
+	struct json_object *o;
+
+	q->kind = PENDING_NONE;
+	if (!pi || !pi->bl)
+		return NULL;
+	*s = (struct bl_process_sample){
 		.cpu_ns = p->st.cpu_ns,
 		.wall_ns = end_ns > p->image_start_ns ? end_ns - p->image_start_ns : 0,
 		.offcpu_ns = p->st.offcpu_ns,
 		.open_fail = p->st.open_fail,
-		.fail_paths = paths,
-		.syscall_names = names,
+		.fail_paths = q->paths,
+		.syscall_names = q->names,
 	};
-	struct bl_policy pol = l->pol;
-	struct bl_verdict v;
-	struct json_object *o;
-	const struct baseline *prior;
-
-	if (!pi || !pi->bl)
-		return NULL;
 	for (uint32_t i = 0; i < nfails && i < PROC_MAX_FAIL_KEYS; i++)
-		paths[s.nfail_paths++] = fails[i].ref->key.path;
+		q->paths[s->nfail_paths++] = fails[i].ref->key.path;
 	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
 		if (!p->st.sc[i])
 			continue;
-		s.syscalls += p->st.sc[i];
+		s->syscalls += p->st.sc[i];
 		if (syscall_name(i))
-			names[s.nsyscall_names++] = syscall_name(i);
+			q->names[s->nsyscall_names++] = syscall_name(i);
 	}
-	s.syscalls += p->st.sc_other;
-	/* what the sensor saw only in part, or is still running, is scored but not learned */
-	if (!learn || (p->flags & PL_PROC_PARTIAL))
-		pol.mode = BL_MODE_DETECT;
+	s->syscalls += p->st.sc_other;
 	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
-	if (baseline__observe_process(pi->bl, prior, &s, &pol, real_ns(), &v) < 0)
-		log_warn("baseline %s: out of memory while learning", pi->bl->key);
-	l->process_samples += v.learned;
-	l->anomalous += v.anomalous;
-	o = verdict_json(pi, &v, BL_LIFE_CPU, BL_LIFE_OPEN_FAIL);
-	json_object_object_add(o, "parent_new_child", json_object_new_boolean(pi->parent_new_child));
+	baseline__score_process(pi->bl, prior, s, &l->pol, &q->v);
+	l->anomalous += q->v.anomalous;
+	/* what the sensor saw only in part, or is still running, is scored but not learned */
+	if (learn && !(p->flags & PL_PROC_PARTIAL)) {
+		q->kind = PENDING_PROCESS;
+		q->b = pi->bl;
+	}
+	o = verdict_json(pi, &q->v, BL_LIFE_CPU, BL_LIFE_OPEN_FAIL);
+	add_baseline_state(l, pi, o);
 	return o;
 }
 
@@ -250,30 +323,58 @@ struct json_object *learner__window(struct learner *l, struct proc_info *pi, con
 				    const struct pl_stats *prev, uint64_t duration_ns)
 {
 	static const struct pl_stats zero;
-	struct bl_window_sample s = { .duration_ns = duration_ns };
+	struct pending *q = &l->pending;
+	struct bl_window_sample *s = &q->ws;
 	const struct baseline *prior;
-	struct bl_verdict v;
+	struct json_object *o;
 
+	q->kind = PENDING_NONE;
 	if (!pi || !pi->bl)
 		return NULL;
 	if (!prev)
 		prev = &zero;
-	s.cpu_ns = cur->cpu_ns - prev->cpu_ns;
-	s.open_fail = cur->open_fail - prev->open_fail;
+	*s = (struct bl_window_sample){ .duration_ns = duration_ns };
+	s->cpu_ns = cur->cpu_ns - prev->cpu_ns;
+	s->open_fail = cur->open_fail - prev->open_fail;
 	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
 		uint64_t d = cur->sc[i] - prev->sc[i];
 
-		s.syscalls += d;
-		s.sc_class[l->sc_class[i]] += d;
+		s->syscalls += d;
+		s->sc_class[l->sc_class[i]] += d;
 	}
-	s.syscalls += cur->sc_other - prev->sc_other;
-	s.sc_class[BL_SC_OTHER] += cur->sc_other - prev->sc_other;
+	s->syscalls += cur->sc_other - prev->sc_other;
+	s->sc_class[BL_SC_OTHER] += cur->sc_other - prev->sc_other;
 	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
-	if (baseline__observe_window(pi->bl, prior, &s, &l->pol, real_ns(), &v) < 0)
-		log_warn("baseline %s: out of memory while learning", pi->bl->key);
-	l->window_samples += v.learned;
-	l->anomalous += v.anomalous;
-	return verdict_json(pi, &v, BL_WIN_CPU, BL_DIST_MAX - 1);
+	baseline__score_window(pi->bl, prior, s, &l->pol, &q->v);
+	l->anomalous += q->v.anomalous;
+	q->kind = PENDING_WINDOW;
+	q->b = pi->bl;
+	o = verdict_json(pi, &q->v, BL_WIN_CPU, BL_DIST_MAX - 1);
+	add_baseline_state(l, pi, o);
+	return o;
+}
+
+bool learner__commit(struct learner *l, bool alerted)
+{
+	struct pending *q = &l->pending;
+	int r = 0;
+
+	switch (q->kind) {
+	case PENDING_NONE:
+		return false;
+	case PENDING_PROCESS:
+		r = baseline__learn_process(q->b, &q->ps, &l->pol, real_ns(), alerted, &q->v);
+		l->process_samples += q->v.learned;
+		break;
+	case PENDING_WINDOW:
+		r = baseline__learn_window(q->b, &q->ws, &l->pol, real_ns(), alerted, &q->v);
+		l->window_samples += q->v.learned;
+		break;
+	}
+	if (r < 0)
+		log_warn("baseline %s: out of memory while learning", q->b->key);
+	q->kind = PENDING_NONE;
+	return q->v.learned;
 }
 
 int learner__flush(struct learner *l)

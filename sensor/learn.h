@@ -34,15 +34,27 @@ void learner__attach(struct learner *l, struct proc_info *pi);
 void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child);
 
 /*
- * Score (and, when `learn`, learn) one ended image. Returns the "baseline"
- * object for its record (new reference), or NULL when pi has no baseline.
+ * Score one ended image; when `learn`, keep the sample pending for
+ * learner__commit(). Returns the "baseline" object for its record (new
+ * reference), or NULL when pi has no baseline.
  */
 struct json_object *learner__process(struct learner *l, struct proc_info *pi, const struct pl_proc *p,
 				     const struct fail_count *fails, uint32_t nfails, uint64_t end_ns, bool learn);
 
-/* Score and learn one window [prev, cur] of duration_ns; NULL when none. */
+/* Score one window [prev, cur] of duration_ns, pending for learning; NULL when none. */
 struct json_object *learner__window(struct learner *l, struct proc_info *pi, const struct pl_stats *cur,
 				    const struct pl_stats *prev, uint64_t duration_ns);
+
+/*
+ * Learn the sample scored last, unless `alerted` (a rule fired on it) or
+ * the policy says no. The fail paths it borrowed must still be alive.
+ * Returns whether it was learned.
+ */
+bool learner__commit(struct learner *l, bool alerted);
+
+/* The "baseline" object of an exec record: readiness, quantiles, and
+ * whether the parent had ever executed this binary. NULL without baseline. */
+struct json_object *learner__exec(struct learner *l, const struct proc_info *pi);
 
 /* Save dirty baselines; a failure is logged once per failure streak. */
 int learner__flush(struct learner *l);

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "cmd_baseline.h"
+#include "cmd_rules.h"
 #include "kfeatures.h"
 #include "plumbline.h"
 #include "log.h"
@@ -28,6 +29,8 @@ static void usage(FILE *out)
 	      "  run        start the sensor in the foreground (the default command)\n"
 	      "  features   probe the kernel and print what is available and what is not\n"
 	      "  baseline   list, show, export, import, merge or forget learned baselines\n"
+	      "  rules      check rule files, list rules, list the fields rules can use\n"
+	      "  replay     evaluate rules on recorded records, offline\n"
 	      "  version    print the version\n"
 	      "  help       this help; `plumbline run --help` for the sensor's options\n"
 	      "\n"
@@ -76,6 +79,10 @@ static int run(int argc, char **argv)
 		return cmd_features();
 	if (strcmp(cmd, "baseline") == 0)
 		return cmd_baseline(argc - 1, argv + 1);
+	if (strcmp(cmd, "rules") == 0)
+		return cmd_rules(argc - 1, argv + 1);
+	if (strcmp(cmd, "replay") == 0)
+		return cmd_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : (char *[]){ "run", NULL });
 	if (cmd[0] == '-') /* options without a command belong to run */
@@ -86,5 +93,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	int r = run(argc, argv);
+
+	/* `rules check` returns 1 for invalid rules: a result, exit 1 too */
+	return r != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
 
 #include "log.h"
 
@@ -32,7 +35,17 @@ enum {
 	OPT_ALERT_SCORE,
 	OPT_LEARN_PER_HOUR,
 	OPT_FLUSH_INTERVAL,
+	OPT_RULES,
+	OPT_NO_RULES,
+	OPT_ENABLE_RULE,
+	OPT_DISABLE_RULE,
+	OPT_NO_SYSLOG,
 };
+
+const char *run_opts__default_rules(void)
+{
+	return access(PL_RULES_SOURCE_DIR, R_OK) == 0 ? PL_RULES_SOURCE_DIR : PL_RULES_INSTALL_DIR;
+}
 
 void run_opts__usage(FILE *out)
 {
@@ -66,6 +79,14 @@ void run_opts__usage(FILE *out)
 	      "  --learn-per-hour N     once ready, samples learned per hour per baseline (default 60)\n"
 	      "  --flush-interval SEC   how often baselines are saved (default 60; and at exit)\n"
 	      "  --no-baselines         neither learn nor score; no state directory\n"
+	      "\n"
+	      "Rules (docs/rules.md):\n"
+	      "  --rules PATH           a rule file or directory (repeatable; default: the\n"
+	      "                         shipped rules/default); SIGHUP reloads them\n"
+	      "  --enable-rule NAME     enable a rule by name, or every rule tagged T with tag:T\n"
+	      "  --disable-rule NAME    disable a rule by name, or tag:T (repeatable)\n"
+	      "  --no-rules             evaluate no rules\n"
+	      "  --no-syslog            don't send alerts to syslog (they still go to --json)\n"
 	      "\n"
 	      "Run control:\n"
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
@@ -136,6 +157,11 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "alert-score", required_argument, NULL, OPT_ALERT_SCORE },
 		{ "learn-per-hour", required_argument, NULL, OPT_LEARN_PER_HOUR },
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
+		{ "rules", required_argument, NULL, OPT_RULES },
+		{ "no-rules", no_argument, NULL, OPT_NO_RULES },
+		{ "enable-rule", required_argument, NULL, OPT_ENABLE_RULE },
+		{ "disable-rule", required_argument, NULL, OPT_DISABLE_RULE },
+		{ "no-syslog", no_argument, NULL, OPT_NO_SYSLOG },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -154,6 +180,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.baselines = true,
 		.state_dir = "/var/lib/plumbline",
 		.flush_interval_s = 60,
+		.rules = true,
+		.syslog = true,
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
@@ -242,6 +270,32 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			r = parse_seconds("--flush-interval", optarg, &secs);
 			if (!r)
 				o->flush_interval_s = secs < 1 ? 1 : (uint32_t)secs;
+			break;
+		case OPT_RULES:
+			if (o->nrule_paths == ARRAY_SIZE(o->rule_paths)) {
+				log_error("too many --rules (at most %zu)", ARRAY_SIZE(o->rule_paths));
+				r = -EINVAL;
+			} else {
+				o->rule_paths[o->nrule_paths++] = optarg;
+			}
+			break;
+		case OPT_NO_RULES:
+			o->rules = false;
+			break;
+		case OPT_ENABLE_RULE:
+		case OPT_DISABLE_RULE:
+			if ((c == OPT_ENABLE_RULE ? o->nenable : o->ndisable) == ARRAY_SIZE(o->enable)) {
+				log_error("too many --%s-rule (at most %zu)", c == OPT_ENABLE_RULE ? "enable" : "disable",
+					  ARRAY_SIZE(o->enable));
+				r = -EINVAL;
+			} else if (c == OPT_ENABLE_RULE) {
+				o->enable[o->nenable++] = optarg;
+			} else {
+				o->disable[o->ndisable++] = optarg;
+			}
+			break;
+		case OPT_NO_SYSLOG:
+			o->syslog = false;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -32,7 +32,18 @@ struct run_opts {
 	const char *state_dir;
 	struct bl_policy policy;
 	uint32_t flush_interval_s;
+	/* rules */
+	bool rules;                /* false: --no-rules */
+	const char *rule_paths[32];
+	size_t nrule_paths;        /* 0: the shipped default set */
+	const char *enable[64], *disable[64];
+	size_t nenable, ndisable;
+	bool syslog;               /* alerts to syslog(3) */
 };
+
+/* The shipped default rules: the source tree's rules/default when present
+ * (running from a build tree), else the installed copy. */
+const char *run_opts__default_rules(void);
 
 /*
  * Parse `run` options (argv[0] is "run"). Returns 0, 1 when --help was

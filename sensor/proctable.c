@@ -46,6 +46,8 @@ static void clear_strings(struct proc_info *pi)
 	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;
 	pi->bl = NULL;
 	pi->parent_new_child = false;
+	pi->parent_bl_ready = false;
+	pi->busy_s = 0;
 	pi->fails = NULL;
 	pi->nfails = pi->fails_cap = 0;
 	pi->fails_overflow = false;

@@ -42,6 +42,9 @@ struct proc_info {
 	char *parent_exe;
 	struct baseline *bl;     /* its baseline (owned by the store), or NULL */
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
+	bool parent_bl_ready;    /* ... and that baseline was ready */
+	uint32_t ppid;
+	double busy_s;           /* seconds in a row >= 90 % on-CPU (windows) */
 	struct fail_ref *fails;
 	uint32_t nfails;
 	uint32_t fails_cap;

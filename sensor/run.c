@@ -23,9 +23,12 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "alerts.h"
+#include "binagg.h"
 #include "bpfsensor.h"
 #include "cleanup.h"
 #include "kfeatures.h"
@@ -51,6 +54,11 @@ struct sensor {
 	struct pl_output *out;
 	struct live *live;
 	struct learner *learn; /* NULL: baselines off or unavailable */
+	struct alerts *alerts; /* NULL: --no-rules */
+	struct binagg *bin;
+	struct pl_output *syslog; /* alerts to syslog(3), NULL: --no-syslog */
+	struct pl_output *text;   /* alerts as lines on stdout with the live view */
+	uint64_t last_tick_ns;
 	int epfd, sigfd, tickfd, stopfd;
 	bool stop;
 	uint64_t start_ns;
@@ -63,6 +71,7 @@ struct sensor {
 	uint64_t process_records, window_records;
 	uint64_t proctable_full, fail_keys_unremembered, fail_keys_swept;
 	uint64_t output_errors_logged;
+	uint64_t consumed; /* records handled in the current consume() */
 };
 
 static uint64_t mono_ns(void)
@@ -130,11 +139,70 @@ static struct proc_info *start_image(struct sensor *s, uint32_t tgid, const stru
 		return NULL;
 	}
 	pi->flags = p->flags;
+	pi->ppid = p->ppid;
 	pi->exe_dev = p->exe_dev;
 	pi->exe_ino = p->exe_ino;
 	memcpy(pi->exec_comm, p->comm, sizeof(pi->exec_comm));
 	pi->exec_comm[PL_COMM_LEN - 1] = '\0';
 	return pi;
+}
+
+static uint64_t real_now_ns(void)
+{
+	return mono_ns() + (uint64_t)mono_to_real();
+}
+
+/*
+ * What a record needs beyond its own counters so that rules (live, and in
+ * replay) see everything: identities of the binary, its parent and its
+ * ancestors, and the binary's activity in the last second.
+ */
+static void decorate(struct sensor *s, struct json_object *rec, const struct proc_info *pi)
+{
+	struct json_object *anc = json_object_new_array();
+	uint32_t ppid = pi ? pi->ppid : 0;
+
+	json_object_object_add(rec, "binary_id", pi && pi->binary_id ? json_object_new_string(pi->binary_id) : NULL);
+	json_object_object_add(rec, "parent_exe", pi && pi->parent_exe ? json_object_new_string(pi->parent_exe) : NULL);
+	for (int depth = 0; depth < 8 && ppid > 1; depth++) {
+		const struct proc_info *a = proctable__get(s->procs, ppid);
+
+		if (!a || a->ppid == ppid)
+			break;
+		json_object_array_add(anc, a->exe ? json_object_new_string(a->exe) : NULL);
+		ppid = a->ppid;
+	}
+	json_object_object_add(rec, "ancestors", anc);
+	json_object_object_add(rec, "binary", pi ? binagg__json(s->bin, pi->binary_id) : NULL);
+}
+
+/* Run the rules on a record. Returns whether any rule matched. */
+static bool evaluate(struct sensor *s, struct json_object *rec, enum rl_kind kind)
+{
+	struct pl_output *outs[] = { s->out, s->syslog, s->text };
+
+	if (!s->alerts || !rec)
+		return false;
+	return alerts__eval(s->alerts, rec, kind, real_now_ns(), outs, ARRAY_SIZE(outs)) > 0;
+}
+
+/* Whether some rule, or the JSON output, wants records of this kind. */
+static bool want(const struct sensor *s, enum rl_kind kind, bool records)
+{
+	return records || (s->alerts && (alerts__kinds(s->alerts) & kind));
+}
+
+/* Learn the pending sample unless a rule fired on it; say so in the record. */
+static void commit(struct sensor *s, struct json_object *rec, bool alerted)
+{
+	bool learned;
+	struct json_object *b;
+
+	if (!s->learn)
+		return;
+	learned = learner__commit(s->learn, alerted);
+	if (rec && json_object_object_get_ex(rec, "baseline", &b) && b)
+		json_object_object_add(b, "learned", json_object_new_boolean(learned));
 }
 
 static char *dup_or_null(const char *x)
@@ -154,6 +222,28 @@ static void set_parent(struct proc_info *pi, const struct proc_info *parent, cha
 	}
 	pi->parent_binary_id = fork_bin;
 	pi->parent_exe = fork_exe;
+}
+
+/* What rules see at exec: identity and the baseline's state (docs/records.md, "exec"). */
+static struct json_object *exec_record(struct sensor *s, uint32_t tgid, struct proc_info *pi, const struct pl_proc *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "type", json_object_new_string("exec"));
+	json_object_object_add(o, "pid", json_object_new_uint64(tgid));
+	json_object_object_add(o, "ppid", json_object_new_uint64(p->ppid));
+	json_object_object_add(o, "uid", json_object_new_uint64(p->uid));
+	json_object_object_add(o, "comm", json_object_new_string(pi->exec_comm));
+	json_object_object_add(o, "exe", pi->exe ? json_object_new_string(pi->exe) : NULL);
+	json_object_object_add(o, "build_id", pi->build_id ? json_object_new_string(pi->build_id) : NULL);
+	json_object_object_add(o, "filename", pi->filename ? json_object_new_string(pi->filename) : NULL);
+	json_object_object_add(o, "cmdline", pi->cmdline ? json_object_new_string(pi->cmdline) : NULL);
+	json_object_object_add(o, "image", json_object_new_string("exec"));
+	json_object_object_add(o, "partial", json_object_new_boolean(false));
+	json_object_object_add(o, "time_ns", json_object_new_uint64(p->image_start_ns + mono_to_real()));
+	decorate(s, o, pi);
+	json_object_object_add(o, "baseline", s->learn ? learner__exec(s->learn, pi) : NULL);
+	return o;
 }
 
 static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
@@ -184,6 +274,12 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	if (s->learn) {
 		learner__attach(s->learn, pi);
 		learner__child(s->learn, parent, pi);
+	}
+	if (want(s, RL_KIND_EXEC, false)) {
+		struct json_object *rec = exec_record(s, ev->hdr.tgid, pi, &ev->proc);
+
+		evaluate(s, rec, RL_KIND_EXEC);
+		json_object_put(rec);
 	}
 }
 
@@ -237,11 +333,11 @@ static bool fail_key_orphaned(struct sensor *s, const struct pl_fail_key *k)
 }
 
 /*
- * Delete every failed-path key of (tgid, image_id), or with `orphans`, every
- * key whose image is gone. Keys are collected first and deleted after the
- * walk: deleting under the iteration cursor would restart it each time.
+ * Delete every failed-path key whose image is gone. Keys are collected
+ * first and deleted after the walk: deleting under the iteration cursor
+ * would restart it each time.
  */
-static void sweep_fail_keys(struct sensor *s, uint32_t tgid, uint64_t image_id, bool orphans)
+static void sweep_fail_keys(struct sensor *s)
 {
 	int fd = bpfsensor__fail_paths_fd(s->bpf);
 	struct pl_fail_key key, next, *doomed = NULL;
@@ -251,7 +347,7 @@ static void sweep_fail_keys(struct sensor *s, uint32_t tgid, uint64_t image_id, 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (orphans ? !fail_key_orphaned(s, &key) : (key.tgid != tgid || key.image_id != image_id))
+		if (!fail_key_orphaned(s, &key))
 			continue;
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -265,7 +361,7 @@ static void sweep_fail_keys(struct sensor *s, uint32_t tgid, uint64_t image_id, 
 		doomed[n++] = key;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (bpf_map_delete_elem(fd, &doomed[i]) == 0 && orphans)
+		if (bpf_map_delete_elem(fd, &doomed[i]) == 0)
 			s->fail_keys_swept++;
 	free(doomed);
 }
@@ -325,9 +421,10 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 	struct json_object *verdict = NULL;
 	uint32_t nfails = 0;
 
+	/* keys user space never learned (a lost record, a full list) are left
+	 * to the periodic sweep: walking the whole table here, per process,
+	 * would make a storm of such processes quadratic */
 	fails = collect_fails(s, match, true, &nfails);
-	if (!match || match->fails_overflow || ev->proc.st.open_fail_unrecorded)
-		sweep_fail_keys(s, tgid, ev->proc.image_id, false);
 
 	if (s->live) {
 		static const struct pl_stats zero;
@@ -338,19 +435,43 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 			  stats__syscalls(&ev->proc.st) - stats__syscalls(base), ev->proc.st.open_fail - base->open_fail,
 			  live_first(s, pi), 1);
 	}
+	if (match) {
+		/* this process's failures since its last window count for its binary's second */
+		const struct fail_count *top = NULL;
+
+		for (uint32_t i = 0; i < nfails; i++)
+			if (!top || fails[i].count > top->count)
+				top = &fails[i];
+		binagg__add(s->bin, match->binary_id, ev->proc.st.open_fail - (prev ? prev->open_fail : 0),
+			    top ? top->ref->key.path : NULL, top ? top->count - 0 : 0);
+	}
 	if (s->learn)
 		verdict = learner__process(s->learn, pi == match ? pi : NULL, &ev->proc, fails, nfails, ev->end_ns, true);
-	if (s->opts->process_records) {
+	if (want(s, RL_KIND_EXIT, s->opts->process_records)) {
 		const char *cg = identity__cgroup_path(s->ident, ev->proc.cgroup_id);
+		struct json_object *rec = with_baseline(
+			record__process(tgid, match, &ev->proc, cg, fails, nfails, &end, mono_to_real()), TAKE_PTR(verdict));
 
-		emit(s, with_baseline(record__process(tgid, match, &ev->proc, cg, fails, nfails, &end, mono_to_real()),
-				      TAKE_PTR(verdict)));
-		s->process_records++;
+		if (rec)
+			decorate(s, rec, match);
+		commit(s, rec, evaluate(s, rec, RL_KIND_EXIT));
+		if (s->opts->process_records) {
+			emit(s, rec);
+			s->process_records++;
+		} else {
+			json_object_put(rec);
+		}
+	} else {
+		commit(s, NULL, false);
 	}
 	json_object_put(verdict);
 	if (ev->reason == PL_END_EXIT)
 		proctable__remove(s->procs, tgid);
 }
+
+/* Records handled per consume call: past it the loop comes back to epoll, so
+ * signals and ticks are served during a sustained storm of records. */
+#define CONSUME_BUDGET 4096
 
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -370,6 +491,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	s->events[h->type]++;
+	s->consumed++;
 	switch (h->type) {
 	case PL_EV_EXEC:
 		on_exec(s, data);
@@ -385,7 +507,26 @@ static int on_record(void *ctx, void *data, size_t size)
 		on_fail_path(s, data);
 		break;
 	}
-	return 0;
+	/* the record is consumed either way; a negative return only stops the batch */
+	return s->consumed >= CONSUME_BUDGET ? -EAGAIN : 0;
+}
+
+/* Consume at most CONSUME_BUDGET records. */
+static void consume(struct sensor *s)
+{
+	s->consumed = 0;
+	bpfsensor__consume(s->bpf);
+}
+
+/* Consume what is pending (before a tick reads the process table, and at
+ * shutdown), bounded so that producers faster than us can't hold us here. */
+static void drain(struct sensor *s)
+{
+	int batches = 0;
+
+	do
+		consume(s);
+	while (s->consumed >= CONSUME_BUDGET && ++batches < 64);
 }
 
 /* ---- periodic work ---- */
@@ -436,12 +577,37 @@ static void foreach_kernel_proc(struct sensor *s, void (*fn)(struct sensor *, ui
 	free(keys);
 }
 
+/* The image's lifetime-so-far counters, for rules at window time. */
+static struct json_object *window_total(const struct pl_proc *p, const struct fail_count *fails, uint32_t nfails)
+{
+	static const struct record_end running = { .reason = "running" };
+	struct json_object *full = record__process(0, NULL, p, NULL, NULL, 0, &running, 0), *o, *v;
+	static const char *const keep[] = { "cpu_ns", "offcpu_ns", "runq_ns", "blocked_ns", "syscalls",
+					    "open_failures", "ctx_switches", "threads", "syscalls_by_name" };
+	const struct fail_count *top = NULL;
+
+	o = json_object_new_object();
+	for (size_t i = 0; full && i < ARRAY_SIZE(keep); i++)
+		if (json_object_object_get_ex(full, keep[i], &v))
+			json_object_object_add(o, keep[i], json_object_get(v));
+	json_object_put(full);
+	for (uint32_t i = 0; i < nfails; i++)
+		if (!top || fails[i].count > top->count)
+			top = &fails[i];
+	json_object_object_add(o, "fail_paths", json_object_new_uint64(nfails));
+	json_object_object_add(o, "top_fail_path", top ? json_object_new_string(top->ref->key.path) : NULL);
+	json_object_object_add(o, "top_fail_count", top ? json_object_new_uint64(top->count) : NULL);
+	return o;
+}
+
 static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64_t now)
 {
 	struct proc_info *pi = proctable__get(s->procs, tgid);
-	struct json_object *verdict = NULL;
+	struct json_object *verdict = NULL, *rec = NULL;
+	struct fail_count *fails = NULL;
 	const struct pl_stats *prev;
-	uint64_t start, sc, cpu;
+	uint64_t start, sc, cpu, fail;
+	uint32_t nfails = 0;
 
 	if (!pi || pi->image_id != p->image_id)
 		return; /* its start record is still in the ring buffer */
@@ -449,19 +615,46 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 	start = pi->have_last ? pi->last_ns : p->image_start_ns;
 	sc = stats__syscalls(&p->st) - (prev ? stats__syscalls(prev) : 0);
 	cpu = p->st.cpu_ns - (prev ? prev->cpu_ns : 0);
+	fail = p->st.open_fail - (prev ? prev->open_fail : 0);
+	/* the runaway streak: whole seconds at >= 90 % of a core */
+	if (prev && now > start)
+		pi->busy_s = cpu * 10 >= (now - start) * 9 ? pi->busy_s + (now - start) / 1e9 : 0;
+	if (fail)
+		fails = collect_fails(s, pi, false, &nfails);
+	if (sc || cpu) {
+		const struct fail_count *top = NULL;
+
+		for (uint32_t i = 0; i < nfails; i++)
+			if (!top || fails[i].count > top->count)
+				top = &fails[i];
+		/* a running process's failures this second are put on its top path */
+		binagg__add(s->bin, pi->binary_id, fail, top ? top->ref->key.path : NULL, top ? fail : 0);
+	}
 	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */
 	if (s->learn && prev && now - start > 500000000ull && now - start < 1500000000ull)
 		verdict = learner__window(s->learn, pi, &p->st, prev, now - start);
 	if (s->live && (!prev || cpu || sc))
-		live__add(s->live, display_name(pi, p), cpu, p->st.offcpu_ns - (prev ? prev->offcpu_ns : 0), sc,
-			  p->st.open_fail - (prev ? prev->open_fail : 0), live_first(s, pi), 0);
-	if (s->opts->window_records && (sc || cpu)) {
+		live__add(s->live, display_name(pi, p), cpu, p->st.offcpu_ns - (prev ? prev->offcpu_ns : 0), sc, fail,
+			  live_first(s, pi), 0);
+	if ((sc || cpu) && want(s, RL_KIND_WINDOW, s->opts->window_records)) {
 		const char *cg = identity__cgroup_path(s->ident, p->cgroup_id);
 
-		emit(s, with_baseline(record__window(tgid, pi, p, cg, prev, start, now, mono_to_real()), TAKE_PTR(verdict)));
+		rec = with_baseline(record__window(tgid, pi, p, cg, prev, start, now, mono_to_real()), TAKE_PTR(verdict));
+		if (rec) {
+			decorate(s, rec, pi);
+			json_object_object_add(rec, "total", window_total(p, fails, nfails));
+			json_object_object_add(rec, "busy_s", json_object_new_double(pi->busy_s));
+		}
+	}
+	commit(s, rec, evaluate(s, rec, RL_KIND_WINDOW));
+	if (rec && s->opts->window_records) {
+		emit(s, rec);
 		s->window_records++;
+	} else {
+		json_object_put(rec);
 	}
 	json_object_put(verdict);
+	free(fails);
 	pi->last = p->st;
 	pi->last_ns = now;
 	pi->have_last = true;
@@ -546,6 +739,11 @@ static struct json_object *stats_record(struct sensor *s)
 		learner__stats(s->learn, o);
 	else
 		json_object_object_add(o, "baselines", NULL);
+	if (s->alerts)
+		alerts__stats(s->alerts, o);
+	else
+		json_object_object_add(o, "rules", NULL);
+	json_object_object_add(o, "binaries_untracked", json_object_new_uint64(binagg__overflow(s->bin)));
 	return o;
 }
 
@@ -554,10 +752,12 @@ static void on_tick(struct sensor *s)
 	uint64_t now = mono_ns(), k[PL_DROP_MAX];
 
 	s->ticks++;
-	bpfsensor__consume(s->bpf); /* starts first, so windows see every started image */
+	drain(s); /* starts first, so windows see every started image */
 	foreach_kernel_proc(s, window_one);
+	binagg__tick(s->bin, s->last_tick_ns ? (now - s->last_tick_ns) / 1e9 : 1);
+	s->last_tick_ns = now;
 	if (s->ticks % FAIL_GC_TICKS == 0)
-		sweep_fail_keys(s, 0, 0, true);
+		sweep_fail_keys(s);
 	if (s->live && now - s->last_live_ns >= s->opts->live_interval_s * 1000000000ull - 50000000ull) {
 		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), total_drops(s, k));
 		s->last_live_ns = now;
@@ -577,6 +777,8 @@ static void on_signal(struct sensor *s)
 		if (si.ssi_signo == SIGHUP) {
 			struct pl_output *n;
 
+			if (s->alerts)
+				alerts__reload(s->alerts);
 			if (!s->out || strcmp(s->opts->json_path, "-") == 0)
 				continue;
 			r = jsonl_output__open(s->opts->json_path, &n);
@@ -655,6 +857,10 @@ static void sensor_close(struct sensor *s)
 	output__free(s->out);
 	live__free(s->live);
 	learner__free(s->learn); /* saves */
+	alerts__free(s->alerts);
+	output__free(s->syslog);
+	output__free(s->text);
+	binagg__free(s->bin);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->sigfd >= 0)
@@ -701,6 +907,29 @@ static int sensor_open(struct sensor *s)
 	if (s->sigfd < 0)
 		return log_error_errno(errno, "signalfd: %m");
 
+	if (s->opts->rules) {
+		const char *def = run_opts__default_rules();
+		struct alerts_opts ao = {
+			.paths = s->opts->nrule_paths ? s->opts->rule_paths : &def,
+			.npaths = s->opts->nrule_paths ? s->opts->nrule_paths : 1,
+			.enable = s->opts->enable,
+			.nenable = s->opts->nenable,
+			.disable = s->opts->disable,
+			.ndisable = s->opts->ndisable,
+		};
+
+		/* bad rules at start-up stop the sensor: nobody should believe it is watching */
+		r = alerts__open(&ao, &s->alerts);
+		if (r < 0)
+			return r;
+		if (s->opts->syslog && syslog_output__open("plumbline", LOG_DAEMON, &s->syslog) == -ENOENT)
+			log_warn("/dev/log is missing: alerts sent to syslog are lost until a syslog daemon listens");
+		if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
+			return log_error_errno(ENOMEM, "Out of memory");
+	}
+	if (binagg__new(4096, &s->bin) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+
 	/* Without its state directory the sensor still measures: say so, go on. */
 	if (s->opts->baselines && learner__open(s->opts->state_dir, &s->opts->policy, &s->learn) < 0)
 		log_warn("continuing without baselines: nothing is learned or scored");
@@ -735,7 +964,7 @@ static int sensor_open(struct sensor *s)
 
 static void sensor_shutdown(struct sensor *s)
 {
-	bpfsensor__consume(s->bpf);
+	drain(s);
 	if (s->opts->process_records)
 		foreach_kernel_proc(s, final_one);
 	emit(s, stats_record(s));
@@ -774,7 +1003,7 @@ int sensor_run(const struct run_opts *opts)
 
 			switch (evs[i].data.u32) {
 			case FD_RINGBUF:
-				bpfsensor__consume(s->bpf);
+				consume(s);
 				break;
 			case FD_SIGNAL:
 				on_signal(s);

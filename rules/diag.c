@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diag.c - rule-file diagnostics: collected, counted, printed.
+ *
+ * Diagnostics are plain data (file, 1-based line and column, item, message)
+ * so `plumbline rules check`, the sensor's reload log and the tests can all
+ * format or compare them. The print form is the compiler one editors
+ * understand: "file:line:col: error: rule 'x': message".
+ */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rl_diags__add(struct rl_diags *d, enum rl_severity sev, const char *file, int line, int col, const char *item,
+		  const char *fmt, ...)
+{
+	struct rl_diag *x;
+	va_list ap;
+	int n;
+
+	if (sev == RL_DIAG_ERROR)
+		d->errors++;
+	else
+		d->warnings++;
+	if (d->n >= RL_DIAGS_MAX)
+		return 0;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct rl_diag *nd = realloc(d->d, cap * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		d->d = nd;
+		d->cap = cap;
+	}
+	x = &d->d[d->n];
+	memset(x, 0, sizeof(*x));
+	x->severity = sev;
+	x->line = line;
+	x->col = col;
+	x->file = strdup(file ? file : "");
+	x->item = strdup(item ? item : "");
+	va_start(ap, fmt);
+	n = vasprintf(&x->msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		x->msg = NULL;
+	if (!x->file || !x->item || !x->msg) {
+		free(x->file);
+		free(x->item);
+		free(x->msg);
+		return -ENOMEM;
+	}
+	d->n++;
+	return 0;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], prev;
+
+	if (la >= 63 || lb >= 63)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j], best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *rl_diag__closest(const char *s, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	size_t bestd = 3;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(s, cands[i]);
+
+		if (d < bestd) {
+			bestd = d;
+			best = cands[i];
+		}
+	}
+	return best;
+}
+
+void rl_diags__free(struct rl_diags *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->d[i].file);
+		free(d->d[i].item);
+		free(d->d[i].msg);
+	}
+	free(d->d);
+	memset(d, 0, sizeof(*d));
+}
+
+/* A diagnostic about a whole file (it can't be read, it's too big) has no
+ * position: it prints as "file: error: message". */
+void rl_diags__print(const struct rl_diags *d, FILE *out)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct rl_diag *x = &d->d[i];
+		const char *sev = x->severity == RL_DIAG_ERROR ? "error" : "warning";
+
+		if (x->line > 0)
+			fprintf(out, "%s:%d:%d: %s: ", x->file, x->line, x->col, sev);
+		else
+			fprintf(out, "%s: %s: ", x->file, sev);
+		if (x->item[0])
+			fprintf(out, "%s: ", x->item);
+		fprintf(out, "%s\n", x->msg);
+	}
+	if (d->errors + d->warnings > d->n)
+		fprintf(out, "(%zu more diagnostics not shown)\n", d->errors + d->warnings - d->n);
+}

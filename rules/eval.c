@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * eval.c - evaluate a compiled condition against one event.
+ *
+ * The array is in preorder: a node's first operand follows it, and each
+ * next operand starts `size` nodes after the previous one. `and`/`or`
+ * short-circuit. A value that isn't there (an absent field, arithmetic
+ * on one, a division by zero) makes the comparison reading it false, so
+ * `not` of such a comparison is true. No allocation: regex match data and
+ * sets were prepared at compile time.
+ */
+#include "expr_internal.h"
+
+#include <string.h>
+
+static inline const struct x_enode *second(const struct x_enode *n)
+{
+	return n + 1 + n[1].size;
+}
+
+/* A string operand: a field or a literal; NULL when absent. */
+static inline const char *str_of(const struct x_enode *n, const struct rl_event *ev)
+{
+	return n->op == X_STR ? n->u.str.s : rl_x__field_str(ev, n->field);
+}
+
+bool rl_x__num(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, double *out)
+{
+	double a, b;
+
+	switch (n->op) {
+	case X_NUM:
+		*out = n->u.num;
+		return true;
+	case X_FIELD:
+		return rl_x__field_num(ev, n->field, n->param, out);
+	case X_NEG:
+		if (!rl_x__num(n + 1, ev, stats, &a))
+			return false;
+		*out = -a;
+		return true;
+	case X_ADD:
+	case X_SUB:
+	case X_MUL:
+	case X_DIV:
+		if (!rl_x__num(n + 1, ev, stats, &a) || !rl_x__num(second(n), ev, stats, &b))
+			return false;
+		if (n->op == X_ADD)
+			*out = a + b;
+		else if (n->op == X_SUB)
+			*out = a - b;
+		else if (n->op == X_MUL)
+			*out = a * b;
+		else if (b == 0)
+			return false; /* no ratio, rather than an infinity that compares */
+		else
+			*out = a / b;
+		return true;
+	default: /* X_NONE */
+		return false;
+	}
+}
+
+/* A boolean operand of `=`/`!=`: false when absent. */
+static bool bool_of(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, bool *out)
+{
+	double v;
+
+	if (n->op == X_FIELD) {
+		if (!rl_x__field_num(ev, n->field, n->param, &v))
+			return false;
+		*out = v != 0;
+		return true;
+	}
+	*out = rl_x__test(n, ev, stats);
+	return true;
+}
+
+static bool equal(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, bool *out)
+{
+	const struct x_enode *l = n + 1, *r = second(n);
+
+	if (n->type == RL_T_NUM) {
+		double a, b;
+
+		if (!rl_x__num(l, ev, stats, &a) || !rl_x__num(r, ev, stats, &b))
+			return false;
+		*out = a == b;
+	} else if (n->type == RL_T_BOOL) {
+		bool a, b;
+
+		if (!bool_of(l, ev, stats, &a) || !bool_of(r, ev, stats, &b))
+			return false;
+		*out = a == b;
+	} else {
+		const char *a = str_of(l, ev), *b = str_of(r, ev);
+
+		if (!a || !b)
+			return false;
+		*out = strcmp(a, b) == 0;
+	}
+	return true;
+}
+
+static bool order(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
+{
+	double a, b;
+
+	if (!rl_x__num(n + 1, ev, stats, &a) || !rl_x__num(second(n), ev, stats, &b))
+		return false;
+	switch (n->op) {
+	case X_LT:
+		return a < b;
+	case X_LE:
+		return a <= b;
+	case X_GT:
+		return a > b;
+	default:
+		return a >= b;
+	}
+}
+
+static bool string_op(const struct x_enode *n, const char *s, const char *pat, struct rl_eval_stats *stats)
+{
+	size_t ls, lp;
+
+	switch (n->op) {
+	case X_CONTAINS:
+		return strstr(s, pat) != NULL;
+	case X_ICONTAINS:
+		return rl_x__icontains(s, pat, strlen(pat));
+	case X_STARTSWITH:
+		return strncmp(s, pat, strlen(pat)) == 0;
+	case X_ENDSWITH:
+		ls = strlen(s);
+		lp = strlen(pat);
+		return ls >= lp && memcmp(s + ls - lp, pat, lp) == 0;
+	case X_GLOB:
+		return rl_x__glob(pat, s);
+	default: /* X_REGEX */
+		return rl_x__regex_match(n->u.re, s, stats);
+	}
+}
+
+/* contains / icontains on a string list: membership. */
+static bool list_has(const struct rl_strlist *l, const char *s, bool icase)
+{
+	size_t n = strlen(s);
+
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (!l->v[i])
+			continue;
+		if (icase ? strlen(l->v[i]) == n && rl_x__icontains(l->v[i], s, n) : strcmp(l->v[i], s) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool in_set(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
+{
+	const struct x_enode *l = n + 1;
+	const struct x_set *set = n->u.set;
+
+	if (n->type == RL_T_NUM) {
+		double v;
+
+		return rl_x__num(l, ev, stats, &v) && rl_x__set_has_num(set, v);
+	}
+	if (n->type == RL_T_STRLIST) {
+		if (!rl_event__has(ev, l->field))
+			return false;
+		for (uint32_t i = 0; i < ev->list[l->field].n; i++) {
+			const char *s = ev->list[l->field].v[i];
+
+			if (s && rl_x__set_has_str(set, s))
+				return true;
+		}
+		return false;
+	}
+	{
+		const char *s = str_of(l, ev);
+
+		return s && rl_x__set_has_str(set, s);
+	}
+}
+
+bool rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
+{
+	const struct x_enode *k;
+	double v;
+	bool b;
+
+	switch (n->op) {
+	case X_CONST:
+		return n->u.num != 0;
+	case X_FIELD: /* a boolean field as a condition */
+		return rl_x__field_num(ev, n->field, n->param, &v) && v != 0;
+	case X_AND:
+		k = n + 1;
+		for (uint32_t i = 0; i < n->n; i++, k += k->size)
+			if (!rl_x__test(k, ev, stats))
+				return false;
+		return true;
+	case X_OR:
+		k = n + 1;
+		for (uint32_t i = 0; i < n->n; i++, k += k->size)
+			if (rl_x__test(k, ev, stats))
+				return true;
+		return false;
+	case X_NOT:
+		return !rl_x__test(n + 1, ev, stats);
+	case X_EQ:
+		return equal(n, ev, stats, &b) && b;
+	case X_NE:
+		return equal(n, ev, stats, &b) && !b;
+	case X_LT:
+	case X_LE:
+	case X_GT:
+	case X_GE:
+		return order(n, ev, stats);
+	case X_CONTAINS:
+	case X_ICONTAINS:
+	case X_STARTSWITH:
+	case X_ENDSWITH:
+	case X_GLOB:
+	case X_REGEX: {
+		const char *pat = str_of(second(n), ev), *s;
+
+		if (!pat)
+			return false;
+		if (n->type == RL_T_STRLIST) {
+			unsigned f = n[1].field;
+
+			return rl_event__has(ev, (enum rl_field)f) && list_has(&ev->list[f], pat, n->op == X_ICONTAINS);
+		}
+		s = str_of(n + 1, ev);
+		return s && string_op(n, s, pat, stats);
+	}
+	case X_PMATCH: {
+		const char *s = str_of(n + 1, ev);
+
+		return s && rl_x__pmatch(n->u.set, s);
+	}
+	case X_IN:
+		return in_set(n, ev, stats);
+	case X_EXISTS:
+		return rl_x__field_exists(ev, n[1].field, n[1].param);
+	default:
+		return false;
+	}
+}
+
+bool rl_expr__eval(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats)
+{
+	if (stats)
+		stats->evaluations++;
+	return rl_x__test(e->nodes, ev, stats);
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * expr_internal.h - what the condition compiler's files share (not API).
+ *
+ * A condition goes through three forms:
+ *   parse.c   source -> a typed tree of x_node (names resolved, macros
+ *             inlined, lists expanded, types checked, regexes compiled);
+ *   compile.c that tree -> folded, `and`/`or` operands reordered, and
+ *             flattened into one array of x_enode in preorder, each node
+ *             knowing its subtree size so a parent finds its next child by
+ *             skipping, without pointers;
+ *   eval.c    walks the array: no names, no allocation.
+ * Everything a compiled expression points at (literal strings, sets,
+ * regexes) is owned by it, through the pool below.
+ */
+#ifndef PL_RULES_EXPR_INTERNAL_H
+#define PL_RULES_EXPR_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "expr.h"
+#include "fields.h"
+
+#define X_MAX_SRC	 65536u /* bytes of one condition or macro source */
+#define X_MAX_NODES	 65536u /* tree nodes plus list items after expanding macros and lists */
+#define X_MAX_HEIGHT	 512u	/* tree height: bounds recursion in fold and eval */
+#define X_SET_LINEAR_MAX 8u	/* `in` sets up to this size are scanned, larger ones binary-searched */
+
+enum x_op {
+	X_CONST, /* boolean constant: num is 0 or 1 */
+	X_NUM,	 /* number literal */
+	X_STR,	 /* string literal */
+	X_NONE,	 /* a number without a value (a folded division by zero) */
+	X_FIELD, /* read a field (param: syscall number, or -1) */
+	X_NEG,
+	X_ADD,
+	X_SUB,
+	X_MUL,
+	X_DIV,
+	X_AND,
+	X_OR,
+	X_NOT,
+	X_EQ,
+	X_NE,
+	X_LT,
+	X_LE,
+	X_GT,
+	X_GE,
+	X_CONTAINS,
+	X_ICONTAINS,
+	X_STARTSWITH,
+	X_ENDSWITH,
+	X_GLOB,
+	X_REGEX,
+	X_PMATCH,
+	X_IN,
+	X_EXISTS,
+};
+
+/* A literal set for `in` (numbers or strings) or `pmatch` (path prefixes,
+ * trailing '/' removed). Strings are sorted when n > X_SET_LINEAR_MAX. */
+struct x_set {
+	size_t n;
+	bool num;
+	bool sorted;
+	const char **s;
+	size_t *len;
+	double *v;
+};
+
+struct x_regex {
+	pcre2_code *code;
+	pcre2_match_data *md; /* per regex: why evaluation is thread-compatible, not thread-safe */
+	pcre2_match_context *mctx;
+};
+
+/* Parse tree node. kid[0] is the left operand, kid[1] the right. */
+struct x_node {
+	enum x_op op;
+	enum rl_type type; /* of the value the node produces */
+	size_t off;	   /* where the node starts, in the source it came from */
+	enum rl_field field;
+	int param;
+	double num;
+	const char *str; /* X_STR: NUL-terminated, no embedded NUL */
+	size_t len;
+	struct x_set *set;  /* X_IN, X_PMATCH */
+	struct x_regex *re; /* X_REGEX */
+	struct x_node **kid;
+	size_t nkid;
+	size_t height;
+	/* filled by the compiler */
+	size_t seq; /* position among its siblings, for a stable sort */
+	size_t cost;
+	bool regex;
+	bool fields; /* the subtree reads the event */
+};
+
+/* Evaluation node: 32 bytes, in preorder. Operands of node i start at i+1;
+ * the next operand starts `size` nodes after the previous one. */
+struct x_enode {
+	uint8_t op;
+	uint8_t type; /* comparisons: the operands' type; values: their own */
+	uint16_t field;
+	int32_t param;
+	uint32_t size; /* nodes in this subtree, this one included */
+	uint32_t n;    /* X_AND, X_OR: number of operands */
+	union {
+		double num;
+		struct {
+			const char *s;
+			size_t len;
+		} str;
+		const struct x_set *set;
+		struct x_regex *re;
+	} u;
+};
+
+/* Owned allocations, freed together. */
+struct x_pool {
+	void **p;
+	size_t n, cap;
+};
+
+struct rl_expr {
+	struct x_enode *nodes;
+	size_t nnodes;
+	unsigned kinds;
+	int constant;
+	enum rl_field fields[RL_NFIELDS];
+	size_t nfields;
+	struct x_pool data;
+	struct x_regex **re;
+	size_t nre;
+};
+
+/* Parse src into *ret (a tree allocated in *ast; literals, sets and
+ * regexes in *data / *re). Returns 0, -EINVAL with *err filled, -ENOMEM. */
+int rl_x__parse(const char *src, const struct rl_resolver *res, struct x_pool *ast, struct x_pool *data,
+		struct x_regex ***re, size_t *nre, struct x_node **ret, struct rl_error *err);
+
+/* Pool: add p (freed by x_pool__free). On failure frees p and returns -ENOMEM. */
+int rl_x__pool_add(struct x_pool *pool, void *p);
+void rl_x__pool_free(struct x_pool *pool);
+
+/* match.c: the string matchers and literal sets. */
+bool rl_x__icontains(const char *hay, const char *needle, size_t nlen);
+bool rl_x__glob(const char *pat, const char *s);
+bool rl_x__pmatch(const struct x_set *set, const char *path);
+bool rl_x__set_has_str(const struct x_set *set, const char *s);
+bool rl_x__set_has_num(const struct x_set *set, double v);
+/* Sort and deduplicate a set's members (strings: binary search beyond X_SET_LINEAR_MAX). */
+void rl_x__set_finish(struct x_set *set);
+/* Compile a regex; on failure msg gets PCRE2's text and the offset in the pattern. */
+int rl_x__regex_compile(const char *pat, size_t len, struct x_regex **ret, char *msg, size_t msgsize);
+void rl_x__regex_free(struct x_regex *re);
+bool rl_x__regex_match(struct x_regex *re, const char *s, struct rl_eval_stats *stats);
+
+/* eval.c: evaluate a flattened boolean or number subtree. */
+bool rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats);
+bool rl_x__num(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, double *out);
+
+/* A number (or boolean) field's value, parameterized fields included;
+ * false when absent. */
+static inline bool rl_x__field_num(const struct rl_event *ev, unsigned f, int param, double *out)
+{
+	if (param >= 0) {
+		if (f == RL_F_PROC_SYSCALL) {
+			if (!ev->sc)
+				return false;
+			*out = (double)ev->sc[param];
+			return true;
+		}
+		if (!ev->win_sc || !(ev->win_seconds > 0))
+			return false;
+		*out = (double)ev->win_sc[param] / ev->win_seconds;
+		return true;
+	}
+	if (!rl_event__has(ev, (enum rl_field)f))
+		return false;
+	*out = ev->num[f];
+	return true;
+}
+
+static inline const char *rl_x__field_str(const struct rl_event *ev, unsigned f)
+{
+	return rl_event__has(ev, (enum rl_field)f) ? ev->str[f] : NULL;
+}
+
+static inline bool rl_x__field_exists(const struct rl_event *ev, unsigned f, int param)
+{
+	double v;
+
+	if (param >= 0)
+		return rl_x__field_num(ev, f, param, &v);
+	return rl_event__has(ev, (enum rl_field)f);
+}
+
+#endif

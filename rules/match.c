@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * match.c - the string matchers behind the condition operators: ASCII
+ * case-insensitive search, glob, path-prefix sets, literal sets for `in`,
+ * and PCRE2 regexes with match limits. All of them run without allocating,
+ * because they run for every event; anything that needs memory (sorting a
+ * set, compiling a regex, its match data) happens at compile time.
+ */
+#include "expr_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rl_x__pool_add(struct x_pool *pool, void *p)
+{
+	if (!p)
+		return -ENOMEM;
+	if (pool->n == pool->cap) {
+		size_t cap = pool->cap ? pool->cap * 2 : 16;
+		void **np = realloc(pool->p, cap * sizeof(*np));
+
+		if (!np) {
+			free(p);
+			return -ENOMEM;
+		}
+		pool->p = np;
+		pool->cap = cap;
+	}
+	pool->p[pool->n++] = p;
+	return 0;
+}
+
+void rl_x__pool_free(struct x_pool *pool)
+{
+	for (size_t i = 0; i < pool->n; i++)
+		free(pool->p[i]);
+	free(pool->p);
+	pool->p = NULL;
+	pool->n = pool->cap = 0;
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+bool rl_x__icontains(const char *hay, const char *needle, size_t nlen)
+{
+	if (nlen == 0)
+		return true;
+	for (; *hay; hay++) {
+		size_t i = 0;
+
+		while (i < nlen && hay[i] && lower(hay[i]) == lower(needle[i]))
+			i++;
+		if (i == nlen)
+			return true;
+		if (!hay[i])
+			return false;
+	}
+	return false;
+}
+
+/* One glob element at *pat against c: a literal (possibly \-escaped), '?',
+ * or a [class] ([!..] or [^..] negated, a-z ranges). Sets *next past it. */
+static bool glob_one(const char *pat, char c, const char **next)
+{
+	if (*pat == '?') {
+		*next = pat + 1;
+		return true;
+	}
+	if (*pat == '[') {
+		const char *p = pat + 1;
+		bool neg = false, hit = false;
+
+		if (*p == '!' || *p == '^') {
+			neg = true;
+			p++;
+		}
+		for (bool first = true; *p && (first || *p != ']'); first = false) {
+			char lo = *p, hi = lo;
+
+			if (p[1] == '-' && p[2] && p[2] != ']') {
+				hi = p[2];
+				p += 3;
+			} else {
+				p++;
+			}
+			if ((unsigned char)c >= (unsigned char)lo && (unsigned char)c <= (unsigned char)hi)
+				hit = true;
+		}
+		if (*p == ']') {
+			*next = p + 1;
+			return hit != neg;
+		}
+		/* no closing ']': the '[' is a literal */
+	}
+	if (*pat == '\\' && pat[1]) {
+		*next = pat + 2;
+		return pat[1] == c;
+	}
+	*next = pat + 1;
+	return *pat == c;
+}
+
+/* '*' matches any run of bytes, '/' included (Falco's glob). Backtracks only
+ * to the last '*', so it is O(len(pat) * len(s)). */
+bool rl_x__glob(const char *pat, const char *s)
+{
+	const char *star = NULL, *star_s = NULL;
+
+	while (*s) {
+		const char *next;
+
+		if (*pat == '*') {
+			while (*pat == '*')
+				pat++;
+			if (!*pat)
+				return true;
+			star = pat;
+			star_s = s;
+			continue;
+		}
+		if (*pat && glob_one(pat, *s, &next)) {
+			pat = next;
+			s++;
+			continue;
+		}
+		if (!star)
+			return false;
+		pat = star;
+		s = ++star_s;
+	}
+	while (*pat == '*')
+		pat++;
+	return !*pat;
+}
+
+bool rl_x__pmatch(const struct x_set *set, const char *path)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		size_t n = set->len[i];
+
+		/* "/" was stored as "": every absolute path is under it */
+		if (n == 0 ? path[0] == '/' : strncmp(path, set->s[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+bool rl_x__set_has_str(const struct x_set *set, const char *s)
+{
+	if (!set->sorted) {
+		for (size_t i = 0; i < set->n; i++)
+			if (strcmp(s, set->s[i]) == 0)
+				return true;
+		return false;
+	}
+	for (size_t lo = 0, hi = set->n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s, set->s[mid]);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return false;
+}
+
+bool rl_x__set_has_num(const struct x_set *set, double v)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i] == v)
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void rl_x__set_finish(struct x_set *set)
+{
+	size_t n = 0;
+
+	if (set->num) {
+		/* few enough to scan; drop exact duplicates */
+		for (size_t i = 0; i < set->n; i++) {
+			if (rl_x__set_has_num(&(struct x_set){.n = n, .num = true, .v = set->v}, set->v[i]))
+				continue;
+			set->v[n++] = set->v[i];
+		}
+		set->n = n;
+		return;
+	}
+	if (set->n <= X_SET_LINEAR_MAX || !set->len)
+		return;
+	qsort(set->s, set->n, sizeof(set->s[0]), cmp_str);
+	for (size_t i = 0; i < set->n; i++)
+		if (n == 0 || strcmp(set->s[n - 1], set->s[i]) != 0)
+			set->s[n++] = set->s[i];
+	set->n = n;
+	for (size_t i = 0; i < n; i++)
+		set->len[i] = strlen(set->s[i]);
+	set->sorted = true;
+}
+
+int rl_x__regex_compile(const char *pat, size_t len, struct x_regex **ret, char *msg, size_t msgsize)
+{
+	struct x_regex *re;
+	PCRE2_SIZE erroff;
+	int errcode;
+
+	re = calloc(1, sizeof(*re));
+	if (!re)
+		return -ENOMEM;
+	re->code = pcre2_compile((PCRE2_SPTR)pat, len, 0, &errcode, &erroff, NULL);
+	if (!re->code) {
+		PCRE2_UCHAR text[256];
+
+		if (pcre2_get_error_message(errcode, text, sizeof(text)) < 0)
+			snprintf((char *)text, sizeof(text), "error %d", errcode);
+		snprintf(msg, msgsize, "bad regex: %s at offset %zu of the pattern", (const char *)text,
+			 (size_t)erroff);
+		free(re);
+		return -EINVAL;
+	}
+	/* JIT where the platform has it; the interpreter otherwise, silently */
+	(void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
+	re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
+	re->mctx = pcre2_match_context_create(NULL);
+	if (!re->md || !re->mctx) {
+		rl_x__regex_free(re);
+		return -ENOMEM;
+	}
+	pcre2_set_match_limit(re->mctx, RL_REGEX_MATCH_LIMIT);
+	pcre2_set_depth_limit(re->mctx, RL_REGEX_DEPTH_LIMIT);
+	*ret = re;
+	return 0;
+}
+
+void rl_x__regex_free(struct x_regex *re)
+{
+	if (!re)
+		return;
+	pcre2_match_context_free(re->mctx);
+	pcre2_match_data_free(re->md);
+	pcre2_code_free(re->code);
+	free(re);
+}
+
+bool rl_x__regex_match(struct x_regex *re, const char *s, struct rl_eval_stats *stats)
+{
+	int rc = pcre2_match(re->code, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0, re->md, re->mctx);
+
+	if (rc >= 0)
+		return true;
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return false;
+	if (stats) {
+		/* every way a match can run out of budget is a limit hit */
+		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+		    rc == PCRE2_ERROR_JIT_STACKLIMIT)
+			stats->regex_limit_hits++;
+		else
+			stats->regex_errors++;
+	}
+	return false;
+}

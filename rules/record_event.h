@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_event.h - a rule event from a JSON record.
+ *
+ * The sensor evaluates rules on exactly the records it writes (process,
+ * window and exec records, docs/records.md), and `plumbline replay` reads
+ * those records back: one conversion serves both, so a rule behaves the
+ * same live and in replay. Field names are looked up here, once per event,
+ * never while a rule is evaluated.
+ */
+#ifndef PL_RULES_RECORD_EVENT_H
+#define PL_RULES_RECORD_EVENT_H
+
+#include <json-c/json.h>
+
+#include "event.h"
+
+#define RL_MAX_ANCESTORS 8
+
+/* An event and the storage its arrays point into. */
+struct rl_record_event {
+	struct rl_event ev;
+	uint64_t sc[RL_SC_SLOTS];
+	uint64_t win_sc[RL_SC_SLOTS];
+	const char *aname[RL_MAX_ANCESTORS], *apath[RL_MAX_ANCESTORS];
+	const char *new_paths[8], *new_syscalls[8];
+};
+
+/*
+ * Fill re from rec as an event of `kind`: a "process" record gives an exit
+ * event (or, with RL_KIND_EXEC, the exec event of its image: identity and
+ * baseline only), a "window" record a window event, an "exec" record an
+ * exec event. Strings are borrowed from rec. 0, or -EINVAL when rec is not
+ * a record of a type that kind can come from.
+ */
+int rl_record_event__fill(struct rl_record_event *re, struct json_object *rec, enum rl_kind kind);
+
+#endif

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ruleset.c - loading rule files and directories, selecting and
+ * evaluating rules.
+ *
+ * The load is all-or-nothing: every file is read (bounded), parsed and
+ * merged, every rule compiled, and only a load without errors returns a
+ * ruleset, so a bad edit can never half-replace a working one. Evaluation
+ * walks a per-kind array of the enabled rules in file order, rebuilt
+ * whenever rules are switched on or off, so an event only meets the rules
+ * that can match it.
+ */
+#include "ruleset_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RS_MAX_DIR_FILES 10000u
+
+static const char *const prio_names[] = {"Emergency", "Alert",	"Critical",	 "Error",
+					 "Warning",   "Notice", "Informational", "Debug"};
+
+const char *rl_priority__name(enum rl_priority p)
+{
+	return (unsigned)p < sizeof(prio_names) / sizeof(prio_names[0]) ? prio_names[p] : "Unknown";
+}
+
+void rs_loader__free(struct rs_loader *L)
+{
+	for (size_t i = 0; i < L->nrules; i++) {
+		struct rs_rule *r = &L->rules[i];
+
+		rs_text__free(&r->desc);
+		rs_text__free(&r->cond);
+		rs_text__free(&r->output);
+		free(r->tags);
+		for (size_t j = 0; j < r->nexc; j++) {
+			free(r->exc[j].fields);
+			free(r->exc[j].comps);
+			free(r->exc[j].values);
+		}
+		free(r->exc);
+	}
+	for (size_t i = 0; i < L->nmacros; i++)
+		rs_text__free(&L->macros[i].cond);
+	for (size_t i = 0; i < L->nlists; i++)
+		free(L->lists[i].items);
+	free(L->rules);
+	free(L->macros);
+	free(L->lists);
+	rs_names__free(&L->rule_ix);
+	rs_names__free(&L->macro_ix);
+	rs_names__free(&L->list_ix);
+	for (size_t i = 0; i < L->nfiles; i++) {
+		yd_file__release(L->files[i]);
+		free(L->files[i]);
+	}
+	free(L->files);
+	memset(L, 0, sizeof(*L));
+}
+
+/* Parse a file the loader now owns (buf, name) and merge its items. */
+static int add_parsed(struct rs_loader *L, char *name, char *buf, size_t len)
+{
+	struct yd_file *f = calloc(1, sizeof(*f));
+	struct yd_error err;
+	int r;
+
+	if (!f) {
+		free(name);
+		free(buf);
+		return -ENOMEM;
+	}
+	f->name = name;
+	f->buf = buf;
+	f->len = len;
+	r = yd_file__parse(f, &err);
+	if (r < 0) {
+		/* a file that doesn't parse contributes nothing */
+		if (r == -EINVAL) {
+			rs_diag_at(L, RL_DIAG_ERROR, f->name, err.line + 1, err.col + 1, "", "%s", err.msg);
+			r = L->oom;
+		}
+		yd_file__release(f);
+		free(f);
+		return r;
+	}
+	return rs_loader__add_file(L, f);
+}
+
+static int read_all(int fd, size_t size, char **ret)
+{
+	char *buf = malloc(size + 1);
+	size_t len = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (len < size) {
+		ssize_t n = read(fd, buf + len, size - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	return (int)len;
+}
+
+static int load_file(struct rs_loader *L, const char *path)
+{
+	struct stat st;
+	char *buf = NULL, *name;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->oom;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file");
+		close(fd);
+		return L->oom;
+	}
+	if ((uint64_t)st.st_size > RS_MAX_FILE) {
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
+		close(fd);
+		return L->oom;
+	}
+	r = read_all(fd, (size_t)st.st_size, &buf);
+	close(fd);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(-r));
+		return L->oom;
+	}
+	if (!(name = strdup(path))) {
+		free(buf);
+		return -ENOMEM;
+	}
+	return add_parsed(L, name, buf, (size_t)r);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool yaml_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return (n > 5 && strcmp(s + n - 5, ".yaml") == 0) || (n > 4 && strcmp(s + n - 4, ".yml") == 0);
+}
+
+/* A directory: its *.yaml and *.yml files, in strcmp order. */
+static int load_dir(struct rs_loader *L, const char *dir)
+{
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		rs_diag_at(L, RL_DIAG_ERROR, dir, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->oom;
+	}
+	while ((de = readdir(d))) {
+		char *s;
+
+		if (de->d_name[0] == '.' || !yaml_name(de->d_name))
+			continue;
+		if (n == RS_MAX_DIR_FILES) {
+			rs_diag_at(L, RL_DIAG_ERROR, dir, 0, 0, "", "more than %u rule files", RS_MAX_DIR_FILES);
+			break;
+		}
+		if (n == cap) {
+			char **nn = realloc(names, (cap ? cap * 2 : 16) * sizeof(*nn));
+
+			if (!nn) {
+				r = -ENOMEM;
+				break;
+			}
+			names = nn;
+			cap = cap ? cap * 2 : 16;
+		}
+		if (asprintf(&s, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		names[n++] = s;
+	}
+	closedir(d);
+	if (names)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (r == 0)
+			r = load_file(L, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+int rl_ruleset__load(const char *const *paths, size_t npaths, struct rl_ruleset **ret, struct rl_diags *diags)
+{
+	struct rs_loader L = {.diags = diags, .errors0 = diags->errors};
+	int r = 0;
+
+	for (size_t i = 0; i < npaths && r == 0; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+			r = load_dir(&L, paths[i]);
+		else
+			r = load_file(&L, paths[i]);
+	}
+	if (r == 0)
+		r = rs_loader__finish(&L, ret);
+	rs_loader__free(&L);
+	return r;
+}
+
+int rl_ruleset__load_buffer(const char *name, const char *buf, size_t len, struct rl_ruleset **ret,
+			    struct rl_diags *diags)
+{
+	struct rs_loader L = {.diags = diags, .errors0 = diags->errors};
+	char *copy = NULL, *n;
+	int r;
+
+	if (len > RS_MAX_FILE) {
+		rs_diag_at(&L, RL_DIAG_ERROR, name, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
+		return L.oom ? L.oom : -EINVAL;
+	}
+	copy = malloc(len + 1);
+	n = strdup(name);
+	if (!copy || !n) {
+		free(copy);
+		free(n);
+		return -ENOMEM;
+	}
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	r = add_parsed(&L, n, copy, len);
+	if (r == 0)
+		r = rs_loader__finish(&L, ret);
+	rs_loader__free(&L);
+	return r;
+}
+
+void rl_ruleset__free(struct rl_ruleset *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->n; i++)
+		rs_rule__release(&rs->rules[i]);
+	free(rs->rules);
+	for (int k = 0; k < 3; k++)
+		free(rs->run[k]);
+	free(rs);
+}
+
+void rs_ruleset__select(struct rl_ruleset *rs)
+{
+	rs->kinds = 0;
+	for (int k = 0; k < 3; k++)
+		rs->nrun[k] = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		struct rl_rule *r = &rs->rules[i];
+
+		if (!r->enabled)
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (r->kinds & 1u << k)
+				rs->run[k][rs->nrun[k]++] = r;
+		rs->kinds |= r->kinds;
+	}
+}
+
+size_t rl_ruleset__enable_name(struct rl_ruleset *rs, const char *name, bool enabled)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->rules[i].name, name) == 0) {
+			rs->rules[i].enabled = enabled;
+			n++;
+		}
+	if (n)
+		rs_ruleset__select(rs);
+	return n;
+}
+
+size_t rl_ruleset__enable_tag(struct rl_ruleset *rs, const char *tag, bool enabled)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		for (size_t j = 0; j < rs->rules[i].ntags; j++)
+			if (strcmp(rs->rules[i].tags[j], tag) == 0) {
+				rs->rules[i].enabled = enabled;
+				n++;
+				break;
+			}
+	if (n)
+		rs_ruleset__select(rs);
+	return n;
+}
+
+size_t rl_ruleset__count(const struct rl_ruleset *rs)
+{
+	return rs->n;
+}
+
+const struct rl_rule *rl_ruleset__rule(const struct rl_ruleset *rs, size_t i)
+{
+	return i < rs->n ? &rs->rules[i] : NULL;
+}
+
+unsigned rl_ruleset__kinds(const struct rl_ruleset *rs)
+{
+	return rs->kinds;
+}
+
+size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct rl_event *ev, rl_match_fn fn, void *ctx,
+			struct rl_eval_stats *stats)
+{
+	size_t k, matches = 0;
+
+	switch (ev->kind) {
+	case RL_KIND_EXEC:
+		k = 0;
+		break;
+	case RL_KIND_WINDOW:
+		k = 1;
+		break;
+	case RL_KIND_EXIT:
+		k = 2;
+		break;
+	default:
+		return 0;
+	}
+	for (size_t i = 0; i < rs->nrun[k]; i++) {
+		const struct rl_rule *r = rs->run[k][i];
+
+		if (!rl_expr__eval(r->cond, ev, stats))
+			continue;
+		matches++;
+		if (fn)
+			fn(r, ev, ctx);
+	}
+	return matches;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * alerts.h - rules on records: load the ruleset, evaluate it on every
+ * exec, window and exit record, throttle, and write alerts.
+ *
+ * Used by the daemon (live records) and by `plumbline replay` (records from
+ * a file): both hand it the same JSON records, so a rule behaves the same.
+ */
+#ifndef PL_ALERTS_H
+#define PL_ALERTS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "output.h"
+
+struct alerts_opts {
+	const char *const *paths;  /* rule files or directories */
+	size_t npaths;
+	const char *const *enable; /* "name" or "tag:T" entries to enable */
+	size_t nenable;
+	const char *const *disable;
+	size_t ndisable;
+};
+
+struct alerts;
+
+/* Load the rules. Diagnostics are logged. 0 or -EINVAL (errors) / -ENOMEM. */
+int alerts__open(const struct alerts_opts *o, struct alerts **ret);
+void alerts__free(struct alerts *a);
+
+/* Load the rules again (SIGHUP): on any error the old ruleset stays. 0 or -errno. */
+int alerts__reload(struct alerts *a);
+
+/* Kinds at which some enabled rule runs. */
+unsigned alerts__kinds(const struct alerts *a);
+
+/*
+ * Evaluate the rules for `kind` on rec (a process, window or exec record);
+ * every alert that survives its rule's throttle goes to each of the outputs
+ * (NULL entries skipped). now_ns: CLOCK_REALTIME. Returns the number of
+ * rules that matched (throttled ones included: they still raised an alert).
+ */
+int alerts__eval(struct alerts *a, struct json_object *rec, enum rl_kind kind, uint64_t now_ns,
+		 struct pl_output *const *outs, size_t nouts);
+
+/* The counters for the stats record. */
+void alerts__stats(const struct alerts *a, struct json_object *o);
+
+#endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * binagg.c - two generations of small per-binary tables (current second,
+ * last second), each an open-addressing hash keyed by binary id.
+ */
+#include "binagg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_PATHS 8 /* candidate paths kept per binary per second */
+
+struct path_count {
+	char *path;
+	uint64_t count;
+};
+
+struct bin_entry {
+	char *id;
+	uint64_t procs, open_fail;
+	struct path_count top[TOP_PATHS];
+};
+
+struct gen {
+	struct bin_entry *e;
+	uint32_t cap; /* power of two */
+	uint32_t n;
+	double seconds;
+};
+
+struct binagg {
+	struct gen cur, last;
+	uint32_t max;
+	uint64_t overflow;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static void gen_clear(struct gen *g)
+{
+	for (uint32_t i = 0; i < g->cap; i++) {
+		free(g->e[i].id);
+		for (int k = 0; k < TOP_PATHS; k++)
+			free(g->e[i].top[k].path);
+	}
+	memset(g->e, 0, g->cap * sizeof(*g->e));
+	g->n = 0;
+}
+
+int binagg__new(uint32_t max, struct binagg **ret)
+{
+	struct binagg *a = calloc(1, sizeof(*a));
+	uint32_t cap = 64;
+
+	if (!a)
+		return -ENOMEM;
+	while (cap < max * 2)
+		cap *= 2;
+	a->max = max;
+	a->cur.cap = a->last.cap = cap;
+	a->cur.e = calloc(cap, sizeof(*a->cur.e));
+	a->last.e = calloc(cap, sizeof(*a->last.e));
+	if (!a->cur.e || !a->last.e) {
+		binagg__free(a);
+		return -ENOMEM;
+	}
+	*ret = a;
+	return 0;
+}
+
+void binagg__free(struct binagg *a)
+{
+	if (!a)
+		return;
+	if (a->cur.e)
+		gen_clear(&a->cur);
+	if (a->last.e)
+		gen_clear(&a->last);
+	free(a->cur.e);
+	free(a->last.e);
+	free(a);
+}
+
+static struct bin_entry *find(const struct gen *g, const char *id)
+{
+	uint32_t mask = g->cap - 1;
+
+	for (uint32_t h = (uint32_t)hash(id) & mask;; h = (h + 1) & mask) {
+		if (!g->e[h].id)
+			return &g->e[h];
+		if (strcmp(g->e[h].id, id) == 0)
+			return &g->e[h];
+	}
+}
+
+void binagg__add(struct binagg *a, const char *binary_id, uint64_t open_fail, const char *top_path,
+		 uint64_t top_count)
+{
+	struct bin_entry *e;
+	int slot = -1;
+
+	if (!binary_id)
+		return;
+	e = find(&a->cur, binary_id);
+	if (!e->id) {
+		if (a->cur.n >= a->max || !(e->id = strdup(binary_id))) {
+			a->overflow++;
+			return;
+		}
+		a->cur.n++;
+	}
+	e->procs++;
+	e->open_fail += open_fail;
+	if (!top_path || !top_count)
+		return;
+	for (int k = 0; k < TOP_PATHS; k++) {
+		if (e->top[k].path && strcmp(e->top[k].path, top_path) == 0) {
+			e->top[k].count += top_count;
+			return;
+		}
+		/* else remember a free slot, or the smallest */
+		if (slot < 0 || (e->top[slot].path && (!e->top[k].path || e->top[k].count < e->top[slot].count)))
+			slot = k;
+	}
+	/* a new path takes a free slot, or replaces the smallest if it is bigger */
+	if (!e->top[slot].path || e->top[slot].count < top_count) {
+		char *p = strdup(top_path);
+
+		if (!p)
+			return;
+		free(e->top[slot].path);
+		e->top[slot].path = p;
+		e->top[slot].count = top_count;
+	}
+}
+
+void binagg__tick(struct binagg *a, double seconds)
+{
+	struct gen t = a->last;
+
+	gen_clear(&t);
+	a->last = a->cur;
+	a->last.seconds = seconds > 0 ? seconds : 1;
+	a->cur = t;
+}
+
+struct json_object *binagg__json(const struct binagg *a, const char *binary_id)
+{
+	const struct bin_entry *e;
+	const struct path_count *top = NULL;
+	struct json_object *o;
+
+	if (!binary_id)
+		return NULL;
+	e = find(&a->last, binary_id);
+	if (!e->id)
+		return NULL;
+	for (int k = 0; k < TOP_PATHS; k++)
+		if (e->top[k].path && (!top || e->top[k].count > top->count))
+			top = &e->top[k];
+	o = json_object_new_object();
+	json_object_object_add(o, "procs", json_object_new_uint64(e->procs));
+	json_object_object_add(o, "open_failures_per_s", json_object_new_double(e->open_fail / a->last.seconds));
+	json_object_object_add(o, "top_fail_path", top ? json_object_new_string(top->path) : NULL);
+	json_object_object_add(o, "top_fail_share",
+			       top && e->open_fail ? json_object_new_double((double)top->count / e->open_fail) : NULL);
+	return o;
+}
+
+uint64_t binagg__overflow(const struct binagg *a)
+{
+	return a->overflow;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_rules.c - check rule files, list their rules and the fields they may
+ * use, and replay recorded records through them.
+ */
+#include "cmd_rules.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alerts.h"
+#include "cleanup.h"
+#include "log.h"
+#include "options.h"
+#include "output.h"
+#include "ruleset.h"
+
+#define MAX_PATHS 32
+
+static void rules_usage(FILE *f)
+{
+	fputs("Usage: plumbline rules COMMAND [ARGS]\n"
+	      "\n"
+	      "  check PATH...            validate rule files or directories: exit 0 when valid,\n"
+	      "                           1 when not; every problem as FILE:LINE:COL: error: ITEM: what\n"
+	      "  list [PATH...] [--json]  the rules, with when they run, priority, enabled, tags\n"
+	      "                           (default: the shipped rules)\n"
+	      "  fields [--markdown]      every field a condition or output may use\n"
+	      "\n"
+	      "See docs/rules.md.\n",
+	      f);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	struct rl_ruleset *rs = NULL;
+	struct rl_diags d = { 0 };
+	int r;
+
+	if (argc < 1) {
+		rules_usage(stderr);
+		return -EINVAL;
+	}
+	r = rl_ruleset__load((const char *const *)argv, (size_t)argc, &rs, &d);
+	rl_diags__print(&d, stdout);
+	if (r == 0)
+		printf("%zu rules OK (%zu warnings)\n", rl_ruleset__count(rs), d.warnings);
+	else if (r == -EINVAL)
+		printf("%zu errors, %zu warnings\n", d.errors, d.warnings);
+	rl_diags__free(&d);
+	rl_ruleset__free(rs);
+	if (r == -EINVAL)
+		return 1;
+	return r < 0 ? log_error_errno(r, "Cannot load the rules: %m") : 0;
+}
+
+static const char *kinds_str(unsigned k, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s", k & RL_KIND_EXEC ? "exec," : "", k & RL_KIND_WINDOW ? "window," : "",
+		 k & RL_KIND_EXIT ? "exit," : "", k ? "" : "never,");
+	buf[strlen(buf) - 1] = '\0';
+	return buf;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	const char *def = run_opts__default_rules();
+	struct rl_ruleset *rs = NULL;
+	struct rl_diags d = { 0 };
+	bool json = argc > 0 && strcmp(argv[argc - 1], "--json") == 0;
+	int n = json ? argc - 1 : argc, r;
+	struct json_object *arr = json_object_new_array();
+
+	r = rl_ruleset__load(n ? (const char *const *)argv : &def, n ? (size_t)n : 1, &rs, &d);
+	if (r < 0) {
+		rl_diags__print(&d, stderr);
+		rl_diags__free(&d);
+		json_object_put(arr);
+		return log_error_errno(r, "Cannot load the rules");
+	}
+	rl_diags__free(&d);
+	for (size_t i = 0; i < rl_ruleset__count(rs); i++) {
+		const struct rl_rule *rule = rl_ruleset__rule(rs, i);
+		char k[32];
+
+		if (json) {
+			struct json_object *o = json_object_new_object(), *t = json_object_new_array();
+
+			json_object_object_add(o, "name", json_object_new_string(rule->name));
+			json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(rule->priority)));
+			json_object_object_add(o, "when", json_object_new_string(kinds_str(rule->kinds, k, sizeof(k))));
+			json_object_object_add(o, "enabled", json_object_new_boolean(rule->enabled));
+			for (size_t j = 0; j < rule->ntags; j++)
+				json_object_array_add(t, json_object_new_string(rule->tags[j]));
+			json_object_object_add(o, "tags", t);
+			json_object_object_add(o, "file", json_object_new_string(rule->file));
+			json_object_object_add(o, "line", json_object_new_int(rule->line));
+			json_object_array_add(arr, o);
+		} else {
+			printf("%-3s %-13s %-16s %s\n", rule->enabled ? "on" : "off", rl_priority__name(rule->priority),
+			       kinds_str(rule->kinds, k, sizeof(k)), rule->name);
+		}
+	}
+	if (json)
+		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+	rl_ruleset__free(rs);
+	return 0;
+}
+
+static int cmd_fields(int argc, char **argv)
+{
+	bool md = argc > 0 && strcmp(argv[0], "--markdown") == 0;
+
+	if (md)
+		printf("| field | type | unit | when | meaning |\n|---|---|---|---|---|\n");
+	for (int f = 0; f < RL_NFIELDS; f++) {
+		const struct rl_field_info *fi = rl_field__info(f);
+		char when[32], name[96];
+
+		kinds_str(fi->kinds, when, sizeof(when));
+		snprintf(name, sizeof(name), "%s%s", fi->name, fi->param ? "[NAME]" : "");
+		if (md)
+			printf("| `%s` | %s | %s | %s | %s |\n", name, rl_type__name(fi->type), fi->unit[0] ? fi->unit : "",
+			       when, fi->desc);
+		else
+			printf("%-34s %-12s %-4s %-17s %s\n", name, rl_type__name(fi->type), fi->unit, when, fi->desc);
+	}
+	return 0;
+}
+
+int cmd_rules(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		rules_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? -EINVAL : 0;
+	}
+	if (strcmp(argv[1], "check") == 0)
+		return cmd_check(argc - 2, argv + 2);
+	if (strcmp(argv[1], "list") == 0)
+		return cmd_list(argc - 2, argv + 2);
+	if (strcmp(argv[1], "fields") == 0)
+		return cmd_fields(argc - 2, argv + 2);
+	return log_error_errno(EINVAL, "unknown command 'rules %s' (see plumbline rules --help)", argv[1]);
+}
+
+/* ---- replay ---- */
+
+static void replay_usage(FILE *f)
+{
+	fputs("Usage: plumbline replay RECORDS.jsonl [OPTIONS]\n"
+	      "\n"
+	      "Evaluate rules on recorded process, window and exec records (as written\n"
+	      "by `plumbline run --process-records --window-records`), offline, and print\n"
+	      "the alerts. A process record is evaluated as its exec, then its exit.\n"
+	      "Throttling uses the records' own times, so a replay is repeatable.\n"
+	      "\n"
+	      "  --rules PATH           rule file or directory (repeatable; default: shipped rules)\n"
+	      "  --enable-rule NAME     (or tag:T) enable\n"
+	      "  --disable-rule NAME    (or tag:T) disable\n"
+	      "  --json                 alerts as JSON lines instead of text\n"
+	      "  -h, --help             this help\n"
+	      "RECORDS.jsonl may be - for standard input.\n",
+	      f);
+}
+
+static uint64_t record_time(struct json_object *rec)
+{
+	static const char *const keys[] = { "end_ns", "window_end_ns", "time_ns" };
+	struct json_object *v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (json_object_object_get_ex(rec, keys[i], &v) && json_object_is_type(v, json_type_int))
+			return json_object_get_uint64(v);
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "rules", required_argument, NULL, 'r' },        { "enable-rule", required_argument, NULL, 'e' },
+		{ "disable-rule", required_argument, NULL, 'd' }, { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },               {}
+	};
+	const char *paths[MAX_PATHS], *en[64], *dis[64], *file = NULL, *def = run_opts__default_rules();
+	struct alerts_opts ao = { .enable = en, .disable = dis };
+	size_t np = 0, lineno = 0, bad = 0, records = 0;
+	struct pl_output *out = NULL;
+	_cleanup_fclose_ FILE *in = NULL;
+	struct alerts *a = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	bool json = false;
+	int c, r;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (np == MAX_PATHS)
+				return log_error_errno(EINVAL, "too many --rules");
+			paths[np++] = optarg;
+			break;
+		case 'e':
+		case 'd':
+			if ((c == 'e' ? ao.nenable : ao.ndisable) == 64)
+				return log_error_errno(EINVAL, "too many --enable-rule/--disable-rule");
+			if (c == 'e')
+				en[ao.nenable++] = optarg;
+			else
+				dis[ao.ndisable++] = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			replay_usage(stdout);
+			return 0;
+		default:
+			return log_error_errno(EINVAL, "unknown option '%s' (see plumbline replay --help)", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1) {
+		replay_usage(stderr);
+		return -EINVAL;
+	}
+	file = argv[optind];
+	ao.paths = np ? paths : &def;
+	ao.npaths = np ? np : 1;
+	in = strcmp(file, "-") == 0 ? NULL : fopen(file, "re");
+	if (strcmp(file, "-") != 0 && !in)
+		return log_error_errno(errno, "Cannot open '%s': %m", file);
+	r = alerts__open(&ao, &a);
+	if (r < 0)
+		return r;
+	r = json ? jsonl_output__open("-", &out) : text_output__open(stdout, &out);
+	if (r < 0) {
+		alerts__free(a);
+		return log_error_errno(r, "Cannot write to stdout: %m");
+	}
+	while (getline(&line, &cap, in ? in : stdin) > 0) {
+		struct json_object *rec;
+		struct json_object *type;
+
+		lineno++;
+		rec = json_tokener_parse(line);
+		if (!rec || !json_object_object_get_ex(rec, "type", &type)) {
+			if (bad++ < 10)
+				log_warn("%s:%zu: not a JSON record, skipped", file, lineno);
+			json_object_put(rec);
+			continue;
+		}
+		records++;
+		if (strcmp(json_object_get_string(type), "process") == 0) {
+			alerts__eval(a, rec, RL_KIND_EXEC, record_time(rec), &out, 1);
+			alerts__eval(a, rec, RL_KIND_EXIT, record_time(rec), &out, 1);
+		} else if (strcmp(json_object_get_string(type), "window") == 0) {
+			alerts__eval(a, rec, RL_KIND_WINDOW, record_time(rec), &out, 1);
+		} else if (strcmp(json_object_get_string(type), "exec") == 0) {
+			alerts__eval(a, rec, RL_KIND_EXEC, record_time(rec), &out, 1);
+		}
+		json_object_put(rec);
+	}
+	free(line);
+	{
+		struct json_object *st = json_object_new_object(), *rs;
+
+		alerts__stats(a, st);
+		json_object_object_get_ex(st, "rules", &rs);
+		fprintf(stderr, "replay: %zu records (%zu unreadable lines), %s\n", records, bad,
+			json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN));
+		json_object_put(st);
+	}
+	output__free(out);
+	alerts__free(a);
+	return 0;
+}

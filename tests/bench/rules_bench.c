@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rules_bench.c - how many rule evaluations per second one core does.
+ *
+ * Loads a ruleset (default: the shipped rules), builds a mix of synthetic
+ * records (sshd logins, a storm window, a runaway window, a build exec, a
+ * quiet exit), turns each into an event once, then evaluates the whole
+ * ruleset on them in a loop. Prints events/s and rule evaluations/s, for
+ * evaluation alone and for record->event conversion + evaluation.
+ * Not a test: figures depend on the machine (docs/performance.md).
+ *
+ *   bench_rules [RULES_PATH] [SECONDS]
+ */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "record_event.h"
+#include "ruleset.h"
+
+static const char *const records[] = {
+	"{\"type\":\"process\",\"pid\":4001,\"ppid\":4000,\"uid\":0,\"comm\":\"sshd\",\"exe\":\"/usr/sbin/sshd\","
+	"\"binary_id\":\"build-id:aa01\",\"parent_exe\":\"/usr/sbin/sshd\",\"cmdline\":\"sshd: alice [priv]\","
+	"\"image\":\"exec\",\"partial\":false,\"duration_ns\":1000000000,\"end_reason\":\"exit\",\"exit_code\":0,"
+	"\"cpu_ns\":12600000,\"offcpu_ns\":900000000,\"syscalls\":2050,\"syscalls_by_name\":{\"read\":400,"
+	"\"openat\":60,\"write\":300},\"open_failures\":3,\"open_fail_paths\":[{\"path\":\"/etc/x\",\"errno\":2,"
+	"\"count\":3}],\"baseline\":{\"key\":\"k\",\"ready\":true,\"samples\":212,\"anomalous\":false,"
+	"\"max_score\":0.4,\"max_feature\":\"cpu_ns\",\"parent_ready\":true,\"parent_new_child\":false,"
+	"\"quantiles\":{\"cpu_ms\":{\"p50\":11.8,\"p90\":14,\"p99\":19.5},\"open_failures\":{\"p50\":3,\"p99\":4}},"
+	"\"features\":{\"cpu_ns\":{\"score\":0.4,\"ratio_p50\":1.07}}}}",
+	"{\"type\":\"window\",\"pid\":5001,\"comm\":\"payments-api\",\"exe\":\"/opt/pay/payments-api\","
+	"\"binary_id\":\"build-id:bb02\",\"image\":\"exec\",\"image_start_ns\":1,\"window_start_ns\":10000000000,"
+	"\"window_end_ns\":11000000000,\"cpu_ns\":210000000,\"syscalls\":9000,\"syscalls_by_name\":{\"openat\":4800},"
+	"\"open_failures\":4800,\"busy_s\":0,\"total\":{\"cpu_ns\":2100000000,\"open_failures\":41000,"
+	"\"top_fail_path\":\"/etc/app/flags.json\",\"top_fail_count\":40000},\"binary\":{\"procs\":1,"
+	"\"open_failures_per_s\":4800,\"top_fail_path\":\"/etc/app/flags.json\",\"top_fail_share\":0.99},"
+	"\"baseline\":{\"key\":\"k2\",\"ready\":false,\"windows_ready\":false}}",
+	"{\"type\":\"window\",\"pid\":6001,\"comm\":\"waf\",\"exe\":\"/usr/sbin/waf\",\"binary_id\":\"b3\","
+	"\"image_start_ns\":1,\"window_start_ns\":40000000000,\"window_end_ns\":41000000000,\"cpu_ns\":999000000,"
+	"\"syscalls\":2,\"busy_s\":31,\"total\":{\"cpu_ns\":40000000000},\"baseline\":{\"ready\":false}}",
+	"{\"type\":\"exec\",\"pid\":7001,\"comm\":\"cc\",\"exe\":\"/usr/bin/gcc\",\"binary_id\":\"b4\","
+	"\"parent_exe\":\"/usr/bin/make\",\"cmdline\":\"cc -c foo.c\",\"image\":\"exec\",\"baseline\":{\"ready\":true,"
+	"\"parent_ready\":true,\"parent_new_child\":false}}",
+	"{\"type\":\"process\",\"pid\":8001,\"comm\":\"ls\",\"exe\":\"/usr/bin/ls\",\"binary_id\":\"b5\","
+	"\"parent_exe\":\"/usr/bin/bash\",\"image\":\"exec\",\"partial\":false,\"duration_ns\":4000000,"
+	"\"end_reason\":\"exit\",\"exit_code\":0,\"cpu_ns\":3800000,\"syscalls\":148,\"open_failures\":19,"
+	"\"open_fail_paths\":[],\"baseline\":{\"ready\":true,\"samples\":80,\"max_score\":0.9,\"quantiles\":"
+	"{\"cpu_ms\":{\"p50\":3.5,\"p99\":5}},\"features\":{\"cpu_ns\":{\"score\":0.9}}}}",
+};
+
+static const enum rl_kind kinds[] = { RL_KIND_EXIT, RL_KIND_WINDOW, RL_KIND_WINDOW, RL_KIND_EXEC, RL_KIND_EXIT };
+#define NREC (sizeof(records) / sizeof(records[0]))
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static size_t matches;
+
+static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *ctx)
+{
+	matches++;
+}
+
+/* Rules that run at kind, as the sensor would evaluate them. */
+static size_t rules_at(const struct rl_ruleset *rs, enum rl_kind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rl_ruleset__count(rs); i++)
+		n += rl_ruleset__rule(rs, i)->enabled && (rl_ruleset__rule(rs, i)->kinds & k);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : PL_RULES_SOURCE_DIR;
+	double secs = argc > 2 ? strtod(argv[2], NULL) : 2;
+	static struct rl_record_event re[NREC];
+	struct json_object *rec[NREC];
+	struct rl_eval_stats st = { 0 };
+	struct rl_diags d = { 0 };
+	struct rl_ruleset *rs;
+	size_t n = 0, rule_evals = 0, per_round = 0;
+	double t0, t;
+
+	if (rl_ruleset__load(&path, 1, &rs, &d) < 0) {
+		rl_diags__print(&d, stderr);
+		return 1;
+	}
+	for (size_t i = 0; i < NREC; i++) {
+		rec[i] = json_tokener_parse(records[i]);
+		if (!rec[i] || rl_record_event__fill(&re[i], rec[i], kinds[i]) < 0) {
+			fprintf(stderr, "bad synthetic record %zu\n", i);
+			return 1;
+		}
+		per_round += rules_at(rs, kinds[i]);
+	}
+	t0 = now();
+	do {
+		for (int k = 0; k < 1000; k++)
+			for (size_t i = 0; i < NREC; i++)
+				rl_ruleset__eval(rs, &re[i].ev, on_match, NULL, &st);
+		n += 1000 * NREC;
+		rule_evals += 1000 * per_round;
+		t = now() - t0;
+	} while (t < secs);
+	printf("evaluation only:      %10.0f events/s  %10.0f rule evaluations/s  (%zu rules, %zu matches/round)\n",
+	       n / t, rule_evals / t, rl_ruleset__count(rs), matches * NREC / n);
+	n = 0;
+	t0 = now();
+	do {
+		for (int k = 0; k < 100; k++)
+			for (size_t i = 0; i < NREC; i++) {
+				rl_record_event__fill(&re[i], rec[i], kinds[i]);
+				rl_ruleset__eval(rs, &re[i].ev, on_match, NULL, &st);
+			}
+		n += 100 * NREC;
+		t = now() - t0;
+	} while (t < secs);
+	printf("record->event + eval: %10.0f events/s\n", n / t);
+	for (size_t i = 0; i < NREC; i++)
+		json_object_put(rec[i]);
+	rl_ruleset__free(rs);
+	rl_diags__free(&d);
+	return 0;
+}

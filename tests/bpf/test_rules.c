@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_rules.c - rules in the running sensor: alerts from real processes,
+ * and SIGHUP reloads (good -> bad -> good) that never leave it without
+ * rules.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sensor_harness.h"
+
+#define WAIT_MS 10000
+
+static bool have_bpf;
+
+static int group_setup(void **state)
+{
+	char why[128];
+
+	have_bpf = harness_bpf_available(why, sizeof(why));
+	if (!have_bpf) {
+		fprintf(stderr, "BPF unavailable: %s\n", why);
+		return harness_require_bpf() ? -1 : 0;
+	}
+	return 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Alerts of rule `name` for pid in the sensor's records so far. */
+static int alerts_for(struct sensor_proc *s, const char *name, pid_t pid)
+{
+	struct json_object *recs = records_load(s);
+	int n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *t = rec_str(r, "type"), *rule = rec_str(r, "rule");
+
+		if (t && strcmp(t, "alert") == 0 && rule && strcmp(rule, name) == 0 && rec_int(r, "pid") == pid)
+			n++;
+	}
+	json_object_put(recs);
+	return n;
+}
+
+static pid_t run_exit(struct sensor_proc *s, const char *code)
+{
+	const char *argv[] = { PL_HELPER_BIN, "exit", code, NULL };
+	char out[64];
+	int st;
+	pid_t pid = run_capture(argv, out, sizeof(out), &st);
+	struct json_object *recs;
+
+	/* the process record is written after the rules ran on it */
+	recs = records_wait_pid(s, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	json_object_put(recs);
+	return pid;
+}
+
+static bool log_has(const struct sensor_proc *s, const char *what)
+{
+	char line[2048];
+	bool found = false;
+	FILE *f = fopen(s->log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_sighup_reload_good_bad_good(void **state)
+{
+	static const char good_a[] = "- rule: exit seven\n"
+				     "  desc: the helper exited with 7\n"
+				     "  condition: proc.exe_name = pl_helper and proc.exit_code = 7\n"
+				     "  output: \"pl_helper exited 7 (pid %proc.pid)\"\n"
+				     "  priority: NOTICE\n";
+	static const char bad[] = "- rule: exit seven\n"
+				  "  desc: broken\n"
+				  "  condition: proc.exit_cod = 7\n"
+				  "  output: x\n"
+				  "  priority: NOTICE\n";
+	static const char good_b[] = "- rule: exit nine\n"
+				     "  desc: the helper exited with 9\n"
+				     "  condition: proc.exe_name = pl_helper and proc.exit_code = 9\n"
+				     "  output: \"pl_helper exited 9 (pid %proc.pid)\"\n"
+				     "  priority: NOTICE\n";
+	char rules[256];
+	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules, NULL };
+	struct sensor_proc s;
+	pid_t p;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	/* the rules file lives in a dir of its own, written before the sensor starts */
+	snprintf(rules, sizeof(rules), "/tmp/plumbline-rules-%d.yaml", (int)getpid());
+	write_file(rules, good_a);
+	assert_int_equal(sensor_start(&s, extra), 0);
+
+	p = run_exit(&s, "7");
+	assert_int_equal(alerts_for(&s, "exit seven", p), 1);
+
+	write_file(rules, bad);
+	kill(s.pid, SIGHUP);
+	usleep(500000);
+	assert_true(log_has(&s, "unknown field 'proc.exit_cod'"));
+	assert_true(log_has(&s, "keep running"));
+	p = run_exit(&s, "7"); /* the old rules still run */
+	assert_int_equal(alerts_for(&s, "exit seven", p), 1);
+
+	write_file(rules, good_b);
+	kill(s.pid, SIGHUP);
+	usleep(500000);
+	p = run_exit(&s, "7");
+	assert_int_equal(alerts_for(&s, "exit seven", p), 0);
+	p = run_exit(&s, "9");
+	assert_int_equal(alerts_for(&s, "exit nine", p), 1);
+
+	st = sensor_stop(&s);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	sensor_cleanup(&s);
+	unlink(rules);
+}
+
+static void test_default_rules_catch_a_real_retry_storm(void **state)
+{
+	const char *path = "/etc/plumbline-test/config.d/feature-flags.json";
+	const char *argv[] = { PL_HELPER_BIN, "truth", "0", "50000", path, "0", "0", NULL };
+	static const char *const extra[] = { "--process-records", "--no-syslog", NULL };
+	struct json_object *recs, *alert = NULL, *ev, *fp;
+	struct sensor_proc s;
+	char out[256];
+	int st;
+	pid_t pid;
+
+	if (!have_bpf)
+		skip();
+	assert_int_equal(sensor_start(&s, extra), 0);
+	pid = run_capture(argv, out, sizeof(out), &st);
+	recs = records_wait_pid(&s, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	json_object_put(recs);
+	recs = records_load(&s);
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *t = rec_str(r, "type"), *rule = rec_str(r, "rule");
+
+		if (t && strcmp(t, "alert") == 0 && rec_int(r, "pid") == pid && rule &&
+		    strcmp(rule, "Open retry storm in a short-lived process") == 0)
+			alert = r;
+	}
+	assert_non_null(alert);
+	assert_string_equal(rec_str(alert, "priority"), "Warning");
+	assert_non_null(strstr(rec_str(alert, "output"), path));
+	/* the evidence carries the failing path with its exact count */
+	assert_true(json_object_object_get_ex(alert, "evidence", &ev));
+	assert_true(json_object_object_get_ex(ev, "fail_paths", &fp));
+	assert_string_equal(rec_str(json_object_array_get_idx(fp, 0), "path"), path);
+	assert_int_equal(rec_int(json_object_array_get_idx(fp, 0), "count"), 50000);
+	json_object_put(recs);
+	st = sensor_stop(&s);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	sensor_cleanup(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sighup_reload_good_bad_good),
+		cmocka_unit_test(test_default_rules_catch_a_real_retry_storm),
+	};
+
+	return cmocka_run_group_tests_name("bpf_rules", tests, group_setup, NULL);
+}

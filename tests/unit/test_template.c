@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_template.c - output templates: %field and %{field} substitution by
+ * longest known name, %%, [NAME] parameters, compile errors with offsets,
+ * and rendering that keeps hostile values on one line (control characters,
+ * quotes and backslashes escaped), <NA> for absent values, numbers without
+ * exponents or noise decimals, and snprintf-like truncation.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include <cmocka.h>
+
+#include "expr.h"
+#include "fields.h"
+#include "syscalls.h"
+
+static struct rl_event ev;
+
+static int setup(void **state)
+{
+	(void)state;
+	rl_event__reset(&ev, RL_KIND_EXIT);
+	rl_event__str(&ev, RL_F_PROC_NAME, "sshd");
+	rl_event__num(&ev, RL_F_PROC_PID, 4242);
+	return 0;
+}
+
+/* Compile and render src; the result in a static buffer. */
+static const char *render(const char *src)
+{
+	static char buf[1024];
+	struct rl_template *t = NULL;
+	struct rl_error err;
+	size_t n;
+
+	if (rl_template__compile(src, &t, &err) != 0)
+		fail_msg("'%s' failed at %zu: %s", src, err.offset, err.msg);
+	n = rl_template__render(t, &ev, buf, sizeof(buf));
+	assert_int_equal(n, strlen(buf));
+	rl_template__free(t);
+	return buf;
+}
+
+static void check_error(const char *src, size_t off, const char *msg)
+{
+	struct rl_template *t = NULL;
+	struct rl_error err;
+
+	assert_int_equal(rl_template__compile(src, &t, &err), -EINVAL);
+	assert_null(t);
+	if (strcmp(err.msg, msg) != 0 || err.offset != off)
+		fail_msg("'%s':\n got  %zu %s\n want %zu %s", src, err.offset, err.msg, off, msg);
+}
+
+static void test_template_substitutes_longest_field_name(void **state)
+{
+	assert_string_equal(render("%proc.name started (pid %proc.pid)"), "sshd started (pid 4242)");
+	assert_string_equal(render("%proc.name."), "sshd.");
+	assert_string_equal(render("%proc.names"), "sshds");
+	assert_string_equal(render("%{proc.name}s and %{proc.pid}0"), "sshds and 42420");
+	assert_string_equal(render("100%% of %proc.name%%"), "100% of sshd%");
+	assert_string_equal(render("%%proc.name"), "%proc.name");
+	assert_string_equal(render(""), "");
+	assert_string_equal(render("no fields"), "no fields");
+	assert_string_equal(render("%proc.pid[x]"), "4242[x]");
+}
+
+static void test_template_reports_errors_with_offsets(void **state)
+{
+	check_error("pid %proc.pdi here", 4, "unknown field 'proc.pdi' after '%' (did you mean 'proc.pid'?)");
+	check_error("x %zzzzzzzzzzzz", 2, "unknown field 'zzzzzzzzzzzz' after '%'");
+	check_error("50% done", 2, "'%' must be followed by a field name, {field} or '%' (%% is a literal %)");
+	check_error("end %", 4, "'%' must be followed by a field name, {field} or '%' (%% is a literal %)");
+	check_error("%{proc.name", 11, "expected '}' to close '{' at offset 1");
+	check_error("%{proc.nam}", 0, "unknown field 'proc.nam' after '%' (did you mean 'proc.name'?)");
+	check_error("%proc.syscall", 0, "field 'proc.syscall' needs a syscall name: %proc.syscall[NAME]");
+	check_error("%proc.syscall[nosuch]", 14, "unknown syscall 'nosuch' in proc.syscall[nosuch]");
+	check_error("%proc.syscall[open", 13, "expected NAME] after '[' at offset 13");
+}
+
+static void test_template_escapes_hostile_strings(void **state)
+{
+	const char *out;
+
+	rl_event__str(&ev, RL_F_PROC_NAME, "evil\n{\"x\":1}");
+	out = render("name=\"%proc.name\"");
+	assert_string_equal(out, "name=\"evil\\x0a{\\x22x\\x22:1}\"");
+	assert_null(strchr(out, '\n'));
+	rl_event__str(&ev, RL_F_PROC_NAME, "a\\b\tc\x7f\x1b[31m");
+	assert_string_equal(render("%proc.name"), "a\\x5cb\\x09c\\x7f\\x1b[31m");
+	/* high bytes (UTF-8) pass through */
+	rl_event__str(&ev, RL_F_PROC_NAME, "caf\xc3\xa9");
+	assert_string_equal(render("%proc.name"), "caf\xc3\xa9");
+}
+
+static void test_template_renders_absent_bools_and_lists(void **state)
+{
+	static const char *const anc[] = {"bash", "sshd\n", "init"};
+
+	assert_string_equal(render("%proc.exe|%proc.exit_code|%baseline.ready|%proc.aname"), "<NA>|<NA>|<NA>|<NA>");
+	rl_event__bool(&ev, RL_F_BL_READY, true);
+	rl_event__bool(&ev, RL_F_BL_ANOMALOUS, false);
+	rl_event__list(&ev, RL_F_PROC_ANAME, anc, 3);
+	assert_string_equal(render("%baseline.ready %baseline.anomalous %proc.aname"),
+			    "true false bash,sshd\\x0a,init");
+	rl_event__list(&ev, RL_F_PROC_ANAME, anc, 0);
+	assert_string_equal(render("[%proc.aname]"), "[]");
+}
+
+static void test_template_formats_numbers(void **state)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+	    {0, "0"},
+	    {-0.0, "0"},
+	    {42, "42"},
+	    {-7, "-7"},
+	    {2.5, "2.5"},
+	    {1.0 / 3, "0.333"},
+	    {2.0 / 3, "0.667"},
+	    {0.1, "0.1"},
+	    {1.25, "1.25"},
+	    {-1.5, "-1.5"},
+	    {123456789012345, "123456789012345"},
+	    {1e15, "1000000000000000"},
+	    {1e20, "100000000000000000000"},
+	    {0.0001, "0"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rl_event__num(&ev, RL_F_PROC_CPU_MS, cases[i].v);
+		if (strcmp(render("%proc.cpu_ms"), cases[i].want) != 0)
+			fail_msg("%g rendered '%s', want '%s'", cases[i].v, render("%proc.cpu_ms"), cases[i].want);
+	}
+}
+
+static void test_template_param_fields(void **state)
+{
+	static uint64_t sc[RL_SC_SLOTS], win[RL_SC_SLOTS];
+	int openat = syscall_number("openat");
+	struct rl_template *t;
+	struct rl_error err;
+	enum rl_field f[4];
+	int params[4];
+
+	assert_string_equal(render("%proc.syscall[openat] %{win.syscall_per_s[openat]}"), "<NA> <NA>");
+	sc[openat] = 12;
+	win[openat] = 5;
+	ev.sc = sc;
+	ev.win_sc = win;
+	ev.win_seconds = 2;
+	assert_string_equal(render("%proc.syscall[openat] %{win.syscall_per_s[openat]}/s"), "12 2.5/s");
+
+	assert_int_equal(rl_template__compile("%proc.name %proc.syscall[openat] %proc.pid", &t, &err), 0);
+	assert_int_equal(rl_template__fields(t, f, params, 4), 3);
+	assert_int_equal(f[0], RL_F_PROC_NAME);
+	assert_int_equal(params[0], -1);
+	assert_int_equal(f[1], RL_F_PROC_SYSCALL);
+	assert_int_equal(params[1], openat);
+	assert_int_equal(f[2], RL_F_PROC_PID);
+	assert_int_equal(rl_template__fields(t, f, NULL, 2), 2);
+	rl_template__free(t);
+}
+
+static void test_template_truncates_like_snprintf(void **state)
+{
+	struct rl_template *t;
+	struct rl_error err;
+	char buf[8];
+
+	rl_event__str(&ev, RL_F_PROC_NAME, "a\"bcdef");
+	assert_int_equal(rl_template__compile("name=%proc.name!", &t, &err), 0);
+	assert_int_equal(rl_template__render(t, &ev, buf, sizeof(buf)), 5 + 10 + 1);
+	assert_string_equal(buf, "name=a\\");
+	assert_int_equal(rl_template__render(t, &ev, buf, 1), 16);
+	assert_string_equal(buf, "");
+	assert_int_equal(rl_template__render(t, &ev, NULL, 0), 16);
+	rl_template__free(t);
+	rl_template__free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup(test_template_substitutes_longest_field_name, setup),
+	    cmocka_unit_test_setup(test_template_reports_errors_with_offsets, setup),
+	    cmocka_unit_test_setup(test_template_escapes_hostile_strings, setup),
+	    cmocka_unit_test_setup(test_template_renders_absent_bools_and_lists, setup),
+	    cmocka_unit_test_setup(test_template_formats_numbers, setup),
+	    cmocka_unit_test_setup(test_template_param_fields, setup),
+	    cmocka_unit_test_setup(test_template_truncates_like_snprintf, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
