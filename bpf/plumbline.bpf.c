@@ -46,6 +46,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define NR_openat2 437
 
 const volatile bool track_open_fail = true;
+/* Wake user space only once this much is pending: it polls every 100 ms
+ * anyway, and a wakeup per record costs more than the record (exec storms). */
+const volatile __u64 wakeup_bytes = 256 << 10;
 
 struct thread_state {
 	__u64 last_sum_exec;  /* se.sum_exec_runtime already accounted */
@@ -55,7 +58,17 @@ struct thread_state {
 	__u64 pending_runq;   /* of which runnable, waiting for a CPU */
 	__u64 open_fname;     /* user pointer of the open in flight */
 	__u32 open_nr;        /* its syscall number */
-	__u32 pad;
+	__u32 last_fail_valid;
+	__s64 last_fail_len;  /* bytes of its path read, NUL included */
+	/*
+	 * The thread's last failed open, and how many repeats of it are not in
+	 * `fail_paths` yet. A retry storm repeats one key: comparing with the
+	 * last one costs a few ns, hashing a 272-byte key into the table ~270.
+	 * Repeats are flushed when the key changes, when the thread is switched
+	 * out, and before its image ends, so counts user space reads are exact.
+	 */
+	__u64 last_fail_pending;
+	struct pl_fail_key last_fail;
 };
 
 struct {
@@ -218,6 +231,13 @@ static __always_inline void *reserve(__u64 size)
 	return r;
 }
 
+static __always_inline void submit(void *ev)
+{
+	__u64 pending = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(ev, pending >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline void fill_hdr(struct pl_hdr *h, __u16 type, __u32 size, __u32 tgid, __u64 now)
 {
 	h->type = type;
@@ -236,7 +256,7 @@ static __always_inline void emit_proc(__u16 type, __u32 tgid, struct pl_proc *p,
 		return;
 	fill_hdr(&ev->hdr, type, sizeof(*ev), tgid, now);
 	bpf_probe_read_kernel(&ev->proc, sizeof(ev->proc), p);
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 }
 
 /*
@@ -299,7 +319,7 @@ static __always_inline void emit_end(__u32 tgid, struct pl_proc *p, __u64 now, _
 	ev->end_ns = now;
 	ev->reason = reason;
 	ev->exit_code = code;
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 }
 
 SEC("tp_btf/sys_enter")
@@ -347,6 +367,48 @@ struct sys_exit_args {
 	long ret;
 };
 
+/*
+ * Whether key k (its path len bytes long, NUL included) is the thread's last
+ * failed key. Both are zero-filled past the string, so comparing the words
+ * that hold the string is enough: usually 6 or 7 words, not 34.
+ */
+static __always_inline bool same_as_last(const struct thread_state *th, const struct pl_fail_key *k, long len)
+{
+	const __u64 *x = (const __u64 *)&th->last_fail, *y = (const __u64 *)k;
+
+	if (len != th->last_fail_len || x[0] != y[0] || x[1] != y[1])
+		return false;
+	for (int i = 0; i < PL_PATH_LEN / 8; i++) {
+		if (i * 8 >= len)
+			break;
+		if (x[2 + i] != y[2 + i])
+			return false;
+	}
+	return true;
+}
+
+static __always_inline void remember_fail(struct thread_state *th, const struct pl_fail_key *k, long len)
+{
+	__builtin_memcpy(&th->last_fail, k, sizeof(*k));
+	th->last_fail_len = len;
+	th->last_fail_valid = 1;
+}
+
+/* Add the thread's pending repeats of its last failed path to the table. */
+static __always_inline void flush_fail(struct thread_state *th, struct pl_proc *p)
+{
+	struct pl_fail_val *v;
+
+	if (!th->last_fail_pending)
+		return;
+	v = bpf_map_lookup_elem(&fail_paths, &th->last_fail);
+	if (v)
+		__sync_fetch_and_add(&v->count, th->last_fail_pending);
+	else if (p)
+		__sync_fetch_and_add(&p->st.open_fail_unrecorded, th->last_fail_pending);
+	th->last_fail_pending = 0;
+}
+
 static __always_inline int open_exit(struct sys_exit_args *ctx)
 {
 	struct task_struct *t;
@@ -386,9 +448,16 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 		k->path[0] = 0;
 	}
 
+	if (th->last_fail_valid && same_as_last(th, k, n)) {
+		th->last_fail_pending++;
+		return 0;
+	}
+	flush_fail(th, p);
+	th->last_fail_valid = 0;
 	v = bpf_map_lookup_elem(&fail_paths, k);
 	if (v) {
 		__sync_fetch_and_add(&v->count, 1);
+		remember_fail(th, k, n);
 		return 0;
 	}
 	nv.count = 1;
@@ -398,6 +467,7 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 		if (v) {
 			/* another thread inserted it first */
 			__sync_fetch_and_add(&v->count, 1);
+			remember_fail(th, k, n);
 			return 0;
 		}
 		count_drop(PL_DROP_FAILPATH_MAP);
@@ -405,6 +475,7 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 		return 0;
 	}
 
+	remember_fail(th, k, n);
 	struct pl_ev_fail_path *ev = reserve(sizeof(*ev));
 
 	if (!ev)
@@ -415,7 +486,7 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 	ev->pad = 0;
 	if (ev->truncated)
 		count_drop(PL_DROP_PATH_TRUNC);
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 
@@ -449,6 +520,7 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		th = get_thread(prev);
 		p = (prev_state & TASK_DEAD) ? bpf_map_lookup_elem(&procs, &tgid) : get_proc(prev, tgid);
 		if (th && p) {
+			flush_fail(th, p);
 			account(prev, th, p);
 			__sync_fetch_and_add(&p->st.ctx_switches, 1);
 			th->last_out_ns = now;
@@ -573,9 +645,12 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 		*busy = 1;
 		account(t, th, p);
 		*busy = 0;
+		flush_fail(th, p);
 		emit_end(tgid, p, now, PL_END_EXEC, 0);
 		exiting = p->exiting;
 	}
+	if (th)
+		th->last_fail_valid = 0; /* keys name the old image */
 	p = new_proc(tgid);
 	if (!p)
 		return 0;
@@ -608,7 +683,7 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	ev->args_len = 0;
 	if (len > 0 && len <= PL_ARGS_LEN && !bpf_probe_read_user(ev->args, len, (void *)as))
 		ev->args_len = len;
-	bpf_ringbuf_submit(ev, 0);
+	submit(ev);
 	return 0;
 }
 

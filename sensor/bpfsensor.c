@@ -94,6 +94,7 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	s->open_fail = feat->have[PL_FEAT_SYSCALL_TP];
 	s->refresh = feat->have[PL_FEAT_PERF_EVENT] && opts->refresh_hz > 0;
 	s->skel->rodata->track_open_fail = s->open_fail;
+	s->skel->rodata->wakeup_bytes = (uint64_t)opts->ringbuf_kb * 1024 / 8;
 	if (!s->open_fail) {
 		bpf_program__set_autoload(s->skel->progs.pl_exit_openat, false);
 		bpf_program__set_autoload(s->skel->progs.pl_exit_open, false);

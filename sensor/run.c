@@ -445,8 +445,11 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 		binagg__add(s->bin, match->binary_id, ev->proc.st.open_fail - (prev ? prev->open_fail : 0),
 			    top ? top->ref->key.path : NULL, top ? top->count - 0 : 0);
 	}
+	/* A fork child that exec'd was only ever a step towards another binary:
+	 * its few syscalls would make a second mode in its binary's lifetimes. */
 	if (s->learn)
-		verdict = learner__process(s->learn, pi == match ? pi : NULL, &ev->proc, fails, nfails, ev->end_ns, true);
+		verdict = learner__process(s->learn, pi == match ? pi : NULL, &ev->proc, fails, nfails, ev->end_ns,
+					   !(ev->reason == PL_END_EXEC && (ev->proc.flags & PL_PROC_FORKED)));
 	if (want(s, RL_KIND_EXIT, s->opts->process_records)) {
 		const char *cg = identity__cgroup_path(s->ident, ev->proc.cgroup_id);
 		struct json_object *rec = with_baseline(
@@ -990,7 +993,9 @@ int sensor_run(const struct run_opts *opts)
 	notify_ready();
 	while (!s->stop) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(s->epfd, evs, 8, -1);
+		/* records don't wake us one by one (BPF_RB_NO_WAKEUP until an
+		 * eighth of the ring is pending): collect them every 100 ms */
+		int n = epoll_wait(s->epfd, evs, 8, 100);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -998,6 +1003,8 @@ int sensor_run(const struct run_opts *opts)
 			r = log_error_errno(errno, "epoll_wait: %m");
 			break;
 		}
+		if (n == 0)
+			consume(s);
 		for (int i = 0; i < n; i++) {
 			uint64_t expirations;
 
