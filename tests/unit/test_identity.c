@@ -163,6 +163,7 @@ static void test_identity_resolve_exe_of_self(void **state)
 	/* second time: from the build-id cache, same answer */
 	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino, NULL, &e);
 	assert_string_equal(e.build_id, TEST_BUILD_ID);
+	assert_string_equal(e.binary_id, "build-id:" TEST_BUILD_ID);
 	exe_info__clear(&e);
 }
 
@@ -185,10 +186,18 @@ static void test_identity_resolve_exe_other_inode_falls_back_to_filename(void **
 	assert_null(e.build_id);
 	exe_info__clear(&e);
 
-	/* nothing known at all */
+	/* nothing known at all: the kernel's identity of the file is the binary id */
 	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino + 1, NULL, &e);
 	assert_null(e.path);
 	assert_null(e.build_id);
+	{
+		char want[96];
+
+		snprintf(want, sizeof(want), "file:%u:%u:%llu", major(st.st_dev), minor(st.st_dev),
+			 (unsigned long long)st.st_ino + 1);
+		assert_string_equal(e.binary_id, want);
+	}
+	exe_info__clear(&e);
 }
 
 static void test_identity_resolve_exe_gone_process_uses_filename_and_its_build_id(void **state)
@@ -203,6 +212,7 @@ static void test_identity_resolve_exe_gone_process_uses_filename_and_its_build_i
 	assert_string_equal(e.path, TEST_BINARY);
 	assert_non_null(e.build_id);
 	assert_string_equal(e.build_id, TEST_BUILD_ID);
+	assert_string_equal(e.binary_id, "build-id:" TEST_BUILD_ID);
 	exe_info__clear(&e);
 }
 
