@@ -32,6 +32,7 @@ struct bl_store {
 	uint64_t refused;
 	bl_report_fn report;
 	void *ctx;
+	bool readonly;
 };
 
 uint64_t bl_key_hash(const char *s)
@@ -173,6 +174,10 @@ static void move_aside(struct bl_store *st, const char *path, const char *why)
 {
 	char aside[PATH_MAX];
 
+	if (st->readonly) {
+		report(st, path, "%s; skipped (read-only: left in place)", why);
+		return;
+	}
 	snprintf(aside, sizeof(aside), "%s.bad-%lld", path, (long long)time(NULL));
 	if (rename(path, aside) == 0)
 		report(st, path, "%s; moved aside to its .bad-* name, its baseline will be relearned", why);
@@ -270,13 +275,14 @@ static void load_one(struct bl_store *st, const char *name)
 		move_aside(st, path, err);
 }
 
-int bl_store__open(const char *dir, bl_report_fn report_fn, void *ctx, struct bl_store **ret)
+static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool readonly, struct bl_store **ret)
 {
 	struct bl_store *st;
 	struct dirent *de;
+	struct stat sb;
 	DIR *d;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	if (!readonly && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->dir = strdup(dir))) {
@@ -285,6 +291,10 @@ int bl_store__open(const char *dir, bl_report_fn report_fn, void *ctx, struct bl
 	}
 	st->report = report_fn;
 	st->ctx = ctx;
+	st->readonly = readonly;
+	if (stat(dir, &sb) == 0 && ((sb.st_mode & 022) || sb.st_uid != geteuid()))
+		report(st, dir, "%s", "the state directory is writable by others or owned by another user: "
+				    "its baselines could have been tampered with");
 	d = opendir(dir);
 	if (!d) {
 		int r = -errno;
@@ -296,9 +306,11 @@ int bl_store__open(const char *dir, bl_report_fn report_fn, void *ctx, struct bl
 		size_t l = strlen(de->d_name);
 
 		if (strstr(de->d_name, ".json.tmp.")) {
-			/* a save interrupted by a crash: the .json beside it is intact */
+			/* a save interrupted by a crash (or one in progress, read-only) */
 			char p[PATH_MAX];
 
+			if (readonly)
+				continue;
 			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
 			if (unlink(p) == 0)
 				report(st, p, "%s", "removed a temp file left by an interrupted save");
@@ -310,6 +322,16 @@ int bl_store__open(const char *dir, bl_report_fn report_fn, void *ctx, struct bl
 	closedir(d);
 	*ret = st;
 	return 0;
+}
+
+int bl_store__open(const char *dir, bl_report_fn report_fn, void *ctx, struct bl_store **ret)
+{
+	return store_open(dir, report_fn, ctx, false, ret);
+}
+
+int bl_store__open_readonly(const char *dir, bl_report_fn report_fn, void *ctx, struct bl_store **ret)
+{
+	return store_open(dir, report_fn, ctx, true, ret);
 }
 
 void bl_store__free(struct bl_store *st)
@@ -422,6 +444,8 @@ int bl_store__save(struct bl_store *st)
 {
 	int first = 0;
 
+	if (st->readonly)
+		return -EROFS;
 	for (size_t i = 0; i < st->n; i++) {
 		int r;
 

@@ -30,8 +30,15 @@ typedef void (*bl_report_fn)(void *ctx, const char *path, const char *problem);
 
 struct bl_store;
 
-/* Open dir (created 0700 if missing) and load it. 0 and *ret or -errno. */
+/* Open dir (created 0700 if missing) and load it. A directory that others
+ * can write to, or that another user owns, is reported: its baselines could
+ * be tampered with. 0 and *ret or -errno. */
 int bl_store__open(const char *dir, bl_report_fn report, void *ctx, struct bl_store **ret);
+
+/* The same without changing anything on disk (no directory created, no temp
+ * file removed, bad files reported but left where they are): for reading
+ * while a sensor may be writing. bl_store__save() on it fails with -EROFS. */
+int bl_store__open_readonly(const char *dir, bl_report_fn report, void *ctx, struct bl_store **ret);
 void bl_store__free(struct bl_store *st);
 
 size_t bl_store__count(const struct bl_store *st);

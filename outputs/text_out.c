@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * text_out.c - alerts as one human line each ("ALERT WARNING rule: output"),
+ * text_out.c - alerts as one human line each ("ALERT Warning rule: output"),
  * for the live view and `plumbline replay`.
  */
 #include "output.h"

@@ -5,8 +5,8 @@
  *
  * Values live in arrays indexed by field id (fields.h), so a compiled rule
  * reads a field with one index and one presence bit: no names, no hashing,
- * no JSON while evaluating. The sensor fills an event from its process table
- * and kernel counters; `plumbline replay` fills one from a JSON record.
+ * no JSON while evaluating. Both the sensor and `plumbline replay` fill events
+ * from the JSON records the sensor writes (record_event.h), once per event.
  * Strings are borrowed: they must outlive the evaluation.
  */
 #ifndef PL_RULES_EVENT_H

@@ -16,6 +16,7 @@
 
 #include "log.h"
 #include "record_event.h"
+#include "syscalls.h"
 #include "ruleset.h"
 
 #define THROTTLE_SLOTS 4096 /* power of two; an evicted entry only loses its count */
@@ -52,8 +53,10 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 			d.d[i].line, d.d[i].col, d.d[i].item && d.d[i].item[0] ? d.d[i].item : "",
 			d.d[i].item && d.d[i].item[0] ? ": " : "", d.d[i].msg);
 	if (r < 0) {
+		size_t errors = d.errors;
+
 		rl_diags__free(&d);
-		return r == -EINVAL ? log_error_errno(r, "The rules have %zu errors: not loaded", d.errors) : r;
+		return r == -EINVAL ? log_error_errno(r, "The rules have %zu errors: not loaded", errors) : r;
 	}
 	rl_diags__free(&d);
 	for (size_t i = 0; i < o->nenable + o->ndisable; i++) {
@@ -231,7 +234,8 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 		const struct rl_field_info *fi = rl_field__info(ids[i]);
 
 		if (fi->param)
-			snprintf(name, sizeof(name), "%s[%d]", fi->name, params[i]);
+			snprintf(name, sizeof(name), "%s[%s]", fi->name,
+				 syscall_name((unsigned)params[i]) ? syscall_name((unsigned)params[i]) : "?");
 		else
 			snprintf(name, sizeof(name), "%s", fi->name);
 		json_object_object_add(fields, name, field_value(ev, ids[i], params[i]));
@@ -240,10 +244,19 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	evid = json_object_new_object();
 	if (r->evidence & RL_EV_FAIL_PATHS) {
 		struct json_object *p = copy_of(a->rec, "open_fail_paths");
-		struct json_object *total;
+		struct json_object *total, *path, *count;
 
-		if (!p && json_object_object_get_ex(a->rec, "total", &total) && total)
-			p = copy_of(total, "top_fail_path");
+		/* a window knows its process's top path so far: the same shape, one entry */
+		if (!p && json_object_object_get_ex(a->rec, "total", &total) && total &&
+		    json_object_object_get_ex(total, "top_fail_path", &path) && path &&
+		    json_object_object_get_ex(total, "top_fail_count", &count)) {
+			struct json_object *e = json_object_new_object();
+
+			p = json_object_new_array();
+			json_object_object_add(e, "path", json_object_get(path));
+			json_object_object_add(e, "count", json_object_get(count));
+			json_object_array_add(p, e);
+		}
 		json_object_object_add(evid, "fail_paths", p);
 	}
 	if (r->evidence & RL_EV_SYSCALLS)

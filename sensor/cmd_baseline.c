@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_baseline.c - `plumbline baseline ...`: look at, move and prune what
- * the sensor learned. Works on the state directory directly; safe to run
- * while the sensor runs only for the read-only commands (list, show,
- * export): import and forget should be done with the sensor stopped, or the
- * sensor's next save may write its in-memory copy back.
+ * the sensor learned. Works on the state directory directly. list, show and
+ * export open it read-only and may run beside a sensor; import and forget
+ * change it and should be done with the sensor stopped, or the sensor's
+ * next save may write its in-memory copy back.
  */
 #include "cmd_baseline.h"
 
@@ -58,13 +58,14 @@ static void report_bad(void *ctx, const char *path, const char *problem)
 	log_warn("%s: %s", path, problem);
 }
 
-static int open_store(const struct bopts *o, struct bl_store **ret)
+/* list, show and export only read: they may run beside a sensor that saves */
+static int open_store(const struct bopts *o, bool readonly, struct bl_store **ret)
 {
 	char dir[4096];
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/baselines", o->state_dir);
-	r = bl_store__open(dir, report_bad, NULL, ret);
+	r = readonly ? bl_store__open_readonly(dir, report_bad, NULL, ret) : bl_store__open(dir, report_bad, NULL, ret);
 	if (r < 0)
 		return log_error_errno(r, "Cannot open the baseline store '%s': %m", dir);
 	return 0;
@@ -194,7 +195,7 @@ static int cmd_list(struct bopts *o)
 {
 	struct bl_store *st;
 	struct json_object *arr;
-	int r = open_store(o, &st);
+	int r = open_store(o, true, &st);
 
 	if (r < 0)
 		return r;
@@ -236,7 +237,7 @@ static int cmd_show(struct bopts *o, const char *what)
 	struct bl_store *st;
 	struct json_object *arr = json_object_new_array();
 	size_t found = 0;
-	int r = open_store(o, &st);
+	int r = open_store(o, true, &st);
 
 	if (r < 0)
 		return r;
@@ -265,7 +266,7 @@ static int cmd_export(struct bopts *o, const char *file)
 	struct bl_store *st;
 	struct baseline **all;
 	size_t n;
-	int r = open_store(o, &st);
+	int r = open_store(o, true, &st);
 
 	if (r < 0)
 		return r;
@@ -285,19 +286,20 @@ static int cmd_export(struct bopts *o, const char *file)
 static int cmd_import(struct bopts *o, const char *file)
 {
 	struct baseline **bs;
-	struct bl_store *st;
+	struct bl_store *st = NULL;
 	char err[256];
 	size_t n;
 	int r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
 
 	if (r < 0)
 		return log_error_errno(r, "Cannot import '%s': %s", file, err);
-	r = open_store(o, &st);
+	r = open_store(o, false, &st);
 	for (size_t i = 0; i < n; i++) {
 		if (r < 0)
 			baseline__free(bs[i]);
-		else if (bl_store__absorb(st, bs[i]) < 0)
-			r = log_error_errno(ENOSPC, "The store is full: %zu baselines not imported", n - i);
+		else if ((r = bl_store__absorb(st, bs[i])) < 0)
+			log_error_errno(r, "Cannot import baseline #%zu (%m): it and the %zu after it were not imported", i,
+					n - i - 1);
 	}
 	free(bs);
 	if (r < 0) {
@@ -371,7 +373,7 @@ static int cmd_forget(struct bopts *o, const char *what)
 	struct bl_store *st;
 	char **keys = NULL;
 	size_t n = 0;
-	int r = open_store(o, &st);
+	int r = open_store(o, false, &st);
 
 	if (r < 0)
 		return r;

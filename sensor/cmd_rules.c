@@ -256,8 +256,15 @@ int cmd_replay(int argc, char **argv)
 		}
 		records++;
 		if (strcmp(json_object_get_string(type), "process") == 0) {
+			struct json_object *reason;
+			bool running = json_object_object_get_ex(rec, "end_reason", &reason) &&
+				       json_object_is_type(reason, json_type_string) &&
+				       strcmp(json_object_get_string(reason), "running") == 0;
+
+			/* written at shutdown for a process still running: it has not exited */
 			alerts__eval(a, rec, RL_KIND_EXEC, record_time(rec), &out, 1);
-			alerts__eval(a, rec, RL_KIND_EXIT, record_time(rec), &out, 1);
+			if (!running)
+				alerts__eval(a, rec, RL_KIND_EXIT, record_time(rec), &out, 1);
 		} else if (strcmp(json_object_get_string(type), "window") == 0) {
 			alerts__eval(a, rec, RL_KIND_WINDOW, record_time(rec), &out, 1);
 		} else if (strcmp(json_object_get_string(type), "exec") == 0) {

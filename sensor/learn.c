@@ -297,7 +297,7 @@ struct json_object *learner__process(struct learner *l, struct proc_info *pi, co
 		.syscall_names = q->names,
 	};
 	for (uint32_t i = 0; i < nfails && i < PROC_MAX_FAIL_KEYS; i++)
-		q->paths[s->nfail_paths++] = fails[i].ref->key.path;
+		q->paths[s->nfail_paths++] = fails[i].ref->safe;
 	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
 		if (!p->st.sc[i])
 			continue;

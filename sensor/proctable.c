@@ -4,6 +4,8 @@
  */
 #include "proctable.h"
 
+#include "textsafe.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,8 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->build_id);
 	free(pi->cmdline);
 	free(pi->filename);
+	for (uint32_t i = 0; i < pi->nfails; i++)
+		free(pi->fails[i].safe);
 	free(pi->fails);
 	free(pi->binary_id);
 	free(pi->parent_binary_id);
@@ -141,6 +145,11 @@ bool proc_info__add_fail(struct proc_info *pi, const struct pl_fail_key *k, bool
 		}
 		pi->fails = n;
 		pi->fails_cap = cap;
+	}
+	pi->fails[pi->nfails].safe = text_sanitize(k->path, sizeof(k->path));
+	if (!pi->fails[pi->nfails].safe) {
+		pi->fails_overflow = true;
+		return false;
 	}
 	pi->fails[pi->nfails].key = *k;
 	pi->fails[pi->nfails].truncated = truncated;

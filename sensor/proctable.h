@@ -21,6 +21,7 @@ struct baseline;
 
 struct fail_ref {
 	struct pl_fail_key key;
+	char *safe;     /* key.path through text_sanitize(): what every output but records' own uses */
 	bool truncated;
 };
 

@@ -233,7 +233,12 @@ static struct json_object *exec_record(struct sensor *s, uint32_t tgid, struct p
 	json_object_object_add(o, "pid", json_object_new_uint64(tgid));
 	json_object_object_add(o, "ppid", json_object_new_uint64(p->ppid));
 	json_object_object_add(o, "uid", json_object_new_uint64(p->uid));
-	json_object_object_add(o, "comm", json_object_new_string(pi->exec_comm));
+	{
+		char *comm = text_sanitize(pi->exec_comm, sizeof(pi->exec_comm));
+
+		json_object_object_add(o, "comm", comm ? json_object_new_string(comm) : NULL);
+		free(comm);
+	}
 	json_object_object_add(o, "exe", pi->exe ? json_object_new_string(pi->exe) : NULL);
 	json_object_object_add(o, "build_id", pi->build_id ? json_object_new_string(pi->build_id) : NULL);
 	json_object_object_add(o, "filename", pi->filename ? json_object_new_string(pi->filename) : NULL);
@@ -443,7 +448,7 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 			if (!top || fails[i].count > top->count)
 				top = &fails[i];
 		binagg__add(s->bin, match->binary_id, ev->proc.st.open_fail - (prev ? prev->open_fail : 0),
-			    top ? top->ref->key.path : NULL, top ? top->count - 0 : 0);
+			    top ? top->ref->safe : NULL, top ? top->count : 0);
 	}
 	/* A fork child that exec'd was only ever a step towards another binary:
 	 * its few syscalls would make a second mode in its binary's lifetimes. */
@@ -598,7 +603,7 @@ static struct json_object *window_total(const struct pl_proc *p, const struct fa
 		if (!top || fails[i].count > top->count)
 			top = &fails[i];
 	json_object_object_add(o, "fail_paths", json_object_new_uint64(nfails));
-	json_object_object_add(o, "top_fail_path", top ? json_object_new_string(top->ref->key.path) : NULL);
+	json_object_object_add(o, "top_fail_path", top ? json_object_new_string(top->ref->safe) : NULL);
 	json_object_object_add(o, "top_fail_count", top ? json_object_new_uint64(top->count) : NULL);
 	return o;
 }
@@ -631,7 +636,7 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 			if (!top || fails[i].count > top->count)
 				top = &fails[i];
 		/* a running process's failures this second are put on its top path */
-		binagg__add(s->bin, pi->binary_id, fail, top ? top->ref->key.path : NULL, top ? fail : 0);
+		binagg__add(s->bin, pi->binary_id, fail, top ? top->ref->safe : NULL, top ? fail : 0);
 	}
 	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */
 	if (s->learn && prev && now - start > 500000000ull && now - start < 1500000000ull)
@@ -675,9 +680,17 @@ static void final_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64
 	fails = collect_fails(s, match, false, &nfails);
 	if (s->learn) /* scored, not learned: a running process is not a finished sample */
 		verdict = learner__process(s->learn, match, p, fails, nfails, now, false);
-	emit(s, with_baseline(record__process(tgid, match, p, identity__cgroup_path(s->ident, p->cgroup_id), fails,
-					      nfails, &end, mono_to_real()),
-			      verdict));
+	{
+		struct json_object *rec = with_baseline(record__process(tgid, match, p,
+									identity__cgroup_path(s->ident, p->cgroup_id),
+									fails, nfails, &end, mono_to_real()),
+							verdict);
+
+		/* the same context as any record; no rules: a running process has not exited */
+		if (rec)
+			decorate(s, rec, match);
+		emit(s, rec);
+	}
 	s->process_records++;
 	free(fails);
 }

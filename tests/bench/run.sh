@@ -175,7 +175,6 @@ start_instr() {
 		"$PLUMBLINE" run --no-live --json "$INSTR_JSON" >"$INSTR_OUT" 2>"$INSTR_LOG" &
 		INSTR_PID=$!
 		wait_for "$INSTR_PID" "$INSTR_LOG" 'info: attached:' 30 || return 1
-		INSTR_CPU0=$(task_cpu_ns "$INSTR_PID")
 		;;
 	syscount)
 		# syscount prints "Tracing syscalls, ..." once attached; line-buffer
@@ -254,6 +253,7 @@ time_instrumented() {
 		return 1
 	}
 	prep "$1"
+	[ "$2" != plumbline ] || INSTR_CPU0=$(task_cpu_ns "$INSTR_PID")
 	time_workload_noprep "$1"
 	stop_instr || die "$2 exited with an error: $(tail -n 3 "$INSTR_LOG" | tr '\n' ' ')"
 	if [ "$2" = plumbline ]; then
@@ -285,6 +285,17 @@ t_start=$(now_ns)
 log "plumbline overhead benchmark: $PAIRS pairs per workload and instrumentation$([ "$QUICK" = 1 ] && echo ", quick sizes")"
 log "machine: $(nproc) CPUs, kernel $(uname -r)"
 [ -z "$SYSCOUNT_NA" ] || log "syscount: n/a: $SYSCOUNT_NA"
+# The numbers are only meaningful on an otherwise idle machine: say so when
+# it is not (another sensor, or other tracing BPF programs, already running).
+check_idle() {
+	local others progs
+	others=$(pgrep -x plumbline | tr '\n' ' ' || true)
+	progs=$(bpftool prog show 2>/dev/null | grep -cE '^[0-9]+: (tracing|raw_tracepoint|tracepoint|kprobe|perf_event) ' || true)
+	[ -z "$others" ] || log "WARNING: other plumbline processes are running (pids $others): results will be skewed"
+	[ "${progs:-0}" = 0 ] || log "WARNING: $progs tracing BPF programs already loaded: results will be skewed"
+	log "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+check_idle
 log "W4: configuring a copy of $SRC in $W4_DIR"
 setup_w4
 
@@ -327,12 +338,13 @@ for w in "${WORKLOADS[@]}"; do
 			echo "$r" >>"$TMP/$w.$i.ratio"
 			extra=""
 			if [ "$i" = plumbline ]; then
-				# CPU the sensor used from "attached" to its final stats
-				# record (start-up excluded), as % of the workload's wall time.
+				# CPU the sensor used from the start of the timed run to its
+				# final stats record (start-up excluded), as % of the
+				# workload's wall time.
 				pct=$(awk -v c="$CPU_NS" -v c0="$CPU0_NS" -v b="$b" 'BEGIN { printf("%.2f", 100 * (c - c0) / b) }')
 				echo "$pct" >>"$TMP/$w.$i.cpu"
 				echo "$RSS_KB" >>"$TMP/$w.$i.rss"
-				extra=$(printf '; sensor CPU %.3f s in all, %s%% after attach; maxrss %s KiB' \
+				extra=$(printf '; sensor CPU %.3f s in all, %s%% of the run; maxrss %s KiB' \
 					"$(awk -v x="$CPU_NS" 'BEGIN { print x / 1e9 }')" "$pct" "$RSS_KB")
 			fi
 			log "$(printf '  %s %-9s pair %d/%d: alone %.3f s, with %.3f s, ratio %s%s' "$w" "$i" $((p + 1)) "$PAIRS" \
@@ -348,6 +360,7 @@ for w in "${WORKLOADS[@]}"; do
 done
 
 # ---- report --------------------------------------------------------------
+check_idle
 elapsed=$(awk -v a="$t_start" -v b="$(now_ns)" 'BEGIN { printf("%.0f", (b - a) / 1e9) }')
 echo
 echo "plumbline overhead: $(nproc) CPUs, kernel $(uname -r), $PAIRS pairs, median ratios (instrumented/alone)$([ "$QUICK" = 1 ] && echo ', QUICK sizes')"
@@ -363,8 +376,8 @@ for w in "${WORKLOADS[@]}"; do
 done
 [ -z "$SYSCOUNT_NA" ] || echo "syscount: n/a: $SYSCOUNT_NA"
 echo
-echo "sensor CPU = the sensor's CPU time from 'attached' to its last stats record (sensor_cpu_ns minus"
-echo "its CPU at readiness), % of the instrumented run's wall time, median; sensor RSS = max sensor_maxrss_kb."
+echo "sensor CPU = the sensor's CPU time from the start of the timed run to its last stats record"
+echo "(sensor_cpu_ns minus its CPU then), % of the instrumented run's wall time, median; sensor RSS = max sensor_maxrss_kb."
 echo
 echo "Targets (informational):"
 target() { # LABEL VALUE LIMIT
