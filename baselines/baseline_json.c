@@ -8,6 +8,8 @@
  */
 #include "baseline.h"
 
+#include "jsonfield.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,17 +64,6 @@ fail:
 	return NULL;
 }
 
-static int bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int get_str(struct json_object *o, const char *key, bool nullable, char **ret, char *err, size_t errlen)
 {
@@ -80,30 +71,23 @@ static int get_str(struct json_object *o, const char *key, bool nullable, char *
 	const char *s;
 
 	if (!json_object_object_get_ex(o, key, &v))
-		return bad(err, errlen, "missing \"%s\"", key);
+		return jf_fail(err, errlen, "missing \"%s\"", key);
 	if (!v && nullable) {
 		*ret = NULL;
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_string))
-		return bad(err, errlen, "\"%s\" is not a string", key);
+		return jf_fail(err, errlen, "\"%s\" is not a string", key);
 	s = json_object_get_string(v);
 	if (json_object_get_string_len(v) > LABEL_MAX || strlen(s) != (size_t)json_object_get_string_len(v))
-		return bad(err, errlen, "\"%s\" is longer than %d bytes or holds a NUL", key, LABEL_MAX);
+		return jf_fail(err, errlen, "\"%s\" is longer than %d bytes or holds a NUL", key, LABEL_MAX);
 	*ret = strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
 
 static int get_u64(struct json_object *o, const char *key, uint64_t *ret, char *err, size_t errlen)
 {
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
-		return bad(err, errlen, "\"%s\" is missing or not an integer", key);
-	if (json_object_get_int64(v) < 0 && json_object_get_uint64(v) < (uint64_t)INT64_MAX)
-		return bad(err, errlen, "\"%s\" is negative", key);
-	*ret = json_object_get_uint64(v);
-	return 0;
+	return jf_get_u64(o, key, "baseline", ret, err, errlen);
 }
 
 int baseline__from_json(struct json_object *o, struct baseline **ret, char *err, size_t errlen)
@@ -123,13 +107,13 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	free(b->parent_exe);
 	b->key = b->binary_id = b->parent_id = b->exe = b->parent_exe = NULL;
 	if (!json_object_is_type(o, json_type_object)) {
-		r = bad(err, errlen, "not a JSON object");
+		r = jf_fail(err, errlen, "not a JSON object");
 		goto fail;
 	}
 	if ((r = get_u64(o, "version", &ver, err, errlen)) < 0)
 		goto fail;
 	if (ver != BL_FORMAT_VERSION) {
-		r = bad(err, errlen, "format version %llu, this plumbline reads version %d", (unsigned long long)ver,
+		r = jf_fail(err, errlen, "format version %llu, this plumbline reads version %d", (unsigned long long)ver,
 			BL_FORMAT_VERSION);
 		goto fail;
 	}
@@ -148,32 +132,32 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	    (r = get_u64(o, "tokens_ns", &b->tokens_ns, err, errlen)) < 0)
 		goto fail;
 	if (!b->binary_id[0] || !b->parent_id[0] || strchr(b->binary_id, '@') || strchr(b->parent_id, '@')) {
-		r = bad(err, errlen, "binary_id and parent_id must be non-empty and hold no '@'");
+		r = jf_fail(err, errlen, "binary_id and parent_id must be non-empty and hold no '@'");
 		goto fail;
 	}
 	if (asprintf(&expect, "%s@%s", b->binary_id, b->parent_id) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	r = strcmp(expect, b->key) ? bad(err, errlen, "\"key\" is not binary_id@parent_id") : 0;
+	r = strcmp(expect, b->key) ? jf_fail(err, errlen, "\"key\" is not binary_id@parent_id") : 0;
 	free(expect);
 	if (r)
 		goto fail;
 	if (b->created_ns > b->updated_ns) {
-		r = bad(err, errlen, "created_ns is after updated_ns");
+		r = jf_fail(err, errlen, "created_ns is after updated_ns");
 		goto fail;
 	}
 	if (!json_object_object_get_ex(o, "tokens", &v) ||
 	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
 	    !(json_object_get_double(v) >= -1 && json_object_get_double(v) <= 1e6)) {
-		r = bad(err, errlen, "\"tokens\" is missing or out of [-1, 1e6]");
+		r = jf_fail(err, errlen, "\"tokens\" is missing or out of [-1, 1e6]");
 		goto fail;
 	}
 	b->tokens = json_object_get_double(v);
 
 	if (!json_object_object_get_ex(o, "dists", &d) || !json_object_is_type(d, json_type_object) ||
 	    json_object_object_length(d) != BL_DIST_MAX) {
-		r = bad(err, errlen, "\"dists\" must be an object of exactly %d distributions", BL_DIST_MAX);
+		r = jf_fail(err, errlen, "\"dists\" must be an object of exactly %d distributions", BL_DIST_MAX);
 		goto fail;
 	}
 	for (int i = 0; i < BL_DIST_MAX; i++) {
@@ -181,17 +165,17 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 
 		sketch__clear(&b->dist[i]);
 		if (!json_object_object_get_ex(d, bl_dist__name(i), &v)) {
-			r = bad(err, errlen, "distribution \"%s\" is missing", bl_dist__name(i));
+			r = jf_fail(err, errlen, "distribution \"%s\" is missing", bl_dist__name(i));
 			goto fail;
 		}
 		if (sketch__from_json(v, &b->dist[i], e, sizeof(e)) < 0) {
-			r = bad(err, errlen, "distribution \"%s\": %s", bl_dist__name(i), e);
+			r = jf_fail(err, errlen, "distribution \"%s\": %s", bl_dist__name(i), e);
 			goto fail;
 		}
 	}
 	if (!json_object_object_get_ex(o, "sets", &s) || !json_object_is_type(s, json_type_object) ||
 	    json_object_object_length(s) != BL_SET_MAX) {
-		r = bad(err, errlen, "\"sets\" must be an object of exactly %d sets", BL_SET_MAX);
+		r = jf_fail(err, errlen, "\"sets\" must be an object of exactly %d sets", BL_SET_MAX);
 		goto fail;
 	}
 	for (int i = 0; i < BL_SET_MAX; i++) {
@@ -200,16 +184,16 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 
 		strset__clear(&b->set[i]);
 		if (!json_object_object_get_ex(s, bl_set__name(i), &v)) {
-			r = bad(err, errlen, "set \"%s\" is missing", bl_set__name(i));
+			r = jf_fail(err, errlen, "set \"%s\" is missing", bl_set__name(i));
 			goto fail;
 		}
 		if (strset__from_json(v, max, &b->set[i], e, sizeof(e)) < 0) {
-			r = bad(err, errlen, "set \"%s\": %s", bl_set__name(i), e);
+			r = jf_fail(err, errlen, "set \"%s\": %s", bl_set__name(i), e);
 			goto fail;
 		}
 	}
 	if (b->dist[BL_LIFE_CPU].count != b->samples || b->dist[BL_WIN_CPU].count != b->windows) {
-		r = bad(err, errlen, "sample counts disagree with the distributions");
+		r = jf_fail(err, errlen, "sample counts disagree with the distributions");
 		goto fail;
 	}
 	b->dirty = false;

@@ -26,6 +26,8 @@
  */
 #include "sketch.h"
 
+#include "jsonfield.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -304,15 +306,6 @@ static char *u128_to_dec(unsigned __int128 x, char buf[40])
 	return p;
 }
 
-static int add_obj(struct json_object *o, const char *key, struct json_object *j)
-{
-	if (!j || json_object_object_add(o, key, j)) {
-		json_object_put(j);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 struct json_object *sketch__to_json(const struct sketch *s)
 {
 	struct json_object *o = json_object_new_object(), *bins;
@@ -320,17 +313,17 @@ struct json_object *sketch__to_json(const struct sketch *s)
 
 	if (!o)
 		return NULL;
-	if (add_obj(o, "v", json_object_new_int(SKETCH_VERSION)) ||
-	    add_obj(o, "alpha", json_object_new_double(SKETCH_ALPHA)) ||
-	    add_obj(o, "count", json_object_new_uint64(s->count)) ||
-	    add_obj(o, "zero_count", json_object_new_uint64(s->zero_count)) ||
-	    add_obj(o, "min", json_object_new_uint64(s->min)) || add_obj(o, "max", json_object_new_uint64(s->max)) ||
-	    add_obj(o, "sum", json_object_new_string(u128_to_dec(s->sum, buf))) ||
-	    add_obj(o, "offset", json_object_new_int(s->offset)) ||
-	    add_obj(o, "collapsed", json_object_new_uint64(s->collapsed)))
+	if (jf_add(o, "v", json_object_new_int(SKETCH_VERSION)) ||
+	    jf_add(o, "alpha", json_object_new_double(SKETCH_ALPHA)) ||
+	    jf_add(o, "count", json_object_new_uint64(s->count)) ||
+	    jf_add(o, "zero_count", json_object_new_uint64(s->zero_count)) ||
+	    jf_add(o, "min", json_object_new_uint64(s->min)) || jf_add(o, "max", json_object_new_uint64(s->max)) ||
+	    jf_add(o, "sum", json_object_new_string(u128_to_dec(s->sum, buf))) ||
+	    jf_add(o, "offset", json_object_new_int(s->offset)) ||
+	    jf_add(o, "collapsed", json_object_new_uint64(s->collapsed)))
 		goto fail;
 	bins = json_object_new_array_ext((int)s->nbins);
-	if (add_obj(o, "bins", bins))
+	if (jf_add(o, "bins", bins))
 		goto fail;
 	for (uint32_t k = 0; k < s->nbins; k++) {
 		struct json_object *j = json_object_new_uint64(s->bins[k]);
@@ -346,31 +339,11 @@ fail:
 	return NULL;
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* A non-negative JSON integer into *ret. */
 static int get_u64(struct json_object *o, const char *key, uint64_t *ret, char *err, size_t errlen)
 {
-	struct json_object *j;
-
-	if (!json_object_object_get_ex(o, key, &j))
-		return fail(err, errlen, "sketch: missing field \"%s\"", key);
-	if (!json_object_is_type(j, json_type_int))
-		return fail(err, errlen, "sketch: \"%s\" is not an integer", key);
-	if (json_object_get_int64(j) < 0)
-		return fail(err, errlen, "sketch: \"%s\" is negative", key);
-	*ret = json_object_get_uint64(j);
-	return 0;
+	return jf_get_u64(o, key, "sketch", ret, err, errlen);
 }
 
 /* Digits only, no leading zero, below 2^128. */
@@ -394,23 +367,12 @@ static int parse_u128(const char *str, size_t len, unsigned __int128 *ret)
 }
 
 static const char *const sketch_keys[] = {
-	"v", "alpha", "count", "zero_count", "min", "max", "sum", "offset", "collapsed", "bins",
+	"v", "alpha", "count", "zero_count", "min", "max", "sum", "offset", "collapsed", "bins", NULL,
 };
 
 static int check_keys(struct json_object *o, char *err, size_t errlen)
 {
-	json_object_object_foreach(o, key, val)
-	{
-		size_t k;
-
-		(void)val;
-		for (k = 0; k < sizeof(sketch_keys) / sizeof(sketch_keys[0]); k++)
-			if (!strcmp(key, sketch_keys[k]))
-				break;
-		if (k == sizeof(sketch_keys) / sizeof(sketch_keys[0]))
-			return fail(err, errlen, "sketch: unknown field \"%.64s\"", key);
-	}
-	return 0;
+	return jf_check_keys(o, sketch_keys, "sketch", err, errlen);
 }
 
 /* The fields that need only the header, before any bins are read. */
@@ -421,19 +383,19 @@ static int parse_header(struct json_object *o, struct sketch *s, char *err, size
 	int r;
 
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, errlen, "sketch: not a JSON object");
+		return jf_fail(err, errlen, "sketch: not a JSON object");
 	r = check_keys(o, err, errlen);
 	if (r)
 		return r;
 	if (!json_object_object_get_ex(o, "v", &j) || !json_object_is_type(j, json_type_int))
-		return fail(err, errlen, "sketch: missing or non-integer version \"v\"");
+		return jf_fail(err, errlen, "sketch: missing or non-integer version \"v\"");
 	if (json_object_get_int64(j) != SKETCH_VERSION)
-		return fail(err, errlen, "sketch: unsupported version %lld (want %d)",
+		return jf_fail(err, errlen, "sketch: unsupported version %lld (want %d)",
 			    (long long)json_object_get_int64(j), SKETCH_VERSION);
 	if (!json_object_object_get_ex(o, "alpha", &j) || !json_object_is_type(j, json_type_double))
-		return fail(err, errlen, "sketch: missing or non-number \"alpha\"");
+		return jf_fail(err, errlen, "sketch: missing or non-number \"alpha\"");
 	if (fabs(json_object_get_double(j) - SKETCH_ALPHA) > 1e-12)
-		return fail(err, errlen, "sketch: alpha %g does not match this build's %g", json_object_get_double(j),
+		return jf_fail(err, errlen, "sketch: alpha %g does not match this build's %g", json_object_get_double(j),
 			    SKETCH_ALPHA);
 	if ((r = get_u64(o, "count", &s->count, err, errlen)) ||
 	    (r = get_u64(o, "zero_count", &s->zero_count, err, errlen)) ||
@@ -441,19 +403,19 @@ static int parse_header(struct json_object *o, struct sketch *s, char *err, size
 	    (r = get_u64(o, "collapsed", &s->collapsed, err, errlen)) || (r = get_u64(o, "offset", &u, err, errlen)))
 		return r;
 	if (u > (uint64_t)index_of(UINT64_MAX))
-		return fail(err, errlen, "sketch: offset %llu beyond the last bucket %d", (unsigned long long)u,
+		return jf_fail(err, errlen, "sketch: offset %llu beyond the last bucket %d", (unsigned long long)u,
 			    index_of(UINT64_MAX));
 	s->offset = (int32_t)u;
 	if (!json_object_object_get_ex(o, "sum", &j) || !json_object_is_type(j, json_type_string))
-		return fail(err, errlen, "sketch: missing or non-string \"sum\"");
+		return jf_fail(err, errlen, "sketch: missing or non-string \"sum\"");
 	r = parse_u128(json_object_get_string(j), (size_t)json_object_get_string_len(j), &s->sum);
 	if (r)
-		return fail(err, errlen, "sketch: \"sum\" is not a decimal integer below 2^128");
+		return jf_fail(err, errlen, "sketch: \"sum\" is not a decimal integer below 2^128");
 	if (s->min > s->max)
-		return fail(err, errlen, "sketch: min %llu > max %llu", (unsigned long long)s->min,
+		return jf_fail(err, errlen, "sketch: min %llu > max %llu", (unsigned long long)s->min,
 			    (unsigned long long)s->max);
 	if (s->zero_count > s->count)
-		return fail(err, errlen, "sketch: zero_count > count");
+		return jf_fail(err, errlen, "sketch: zero_count > count");
 	return 0;
 }
 
@@ -464,12 +426,12 @@ static int parse_bins(struct json_object *o, struct sketch *s, char *err, size_t
 	size_t n;
 
 	if (!json_object_object_get_ex(o, "bins", &arr) || !json_object_is_type(arr, json_type_array))
-		return fail(err, errlen, "sketch: missing or non-array \"bins\"");
+		return jf_fail(err, errlen, "sketch: missing or non-array \"bins\"");
 	n = json_object_array_length(arr);
 	if (n > SKETCH_MAX_BINS)
-		return fail(err, errlen, "sketch: %zu bins, more than %d", n, SKETCH_MAX_BINS);
+		return jf_fail(err, errlen, "sketch: %zu bins, more than %d", n, SKETCH_MAX_BINS);
 	if (n && (int64_t)s->offset + (int64_t)n - 1 > index_of(UINT64_MAX))
-		return fail(err, errlen, "sketch: bins end beyond the last bucket %d", index_of(UINT64_MAX));
+		return jf_fail(err, errlen, "sketch: bins end beyond the last bucket %d", index_of(UINT64_MAX));
 	if (n) {
 		s->bins = calloc(n, sizeof(*s->bins));
 		if (!s->bins)
@@ -480,16 +442,16 @@ static int parse_bins(struct json_object *o, struct sketch *s, char *err, size_t
 		struct json_object *j = json_object_array_get_idx(arr, k);
 
 		if (!json_object_is_type(j, json_type_int))
-			return fail(err, errlen, "sketch: bins[%zu] is not an integer", k);
+			return jf_fail(err, errlen, "sketch: bins[%zu] is not an integer", k);
 		if (json_object_get_int64(j) < 0)
-			return fail(err, errlen, "sketch: bins[%zu] is negative", k);
+			return jf_fail(err, errlen, "sketch: bins[%zu] is negative", k);
 		s->bins[k] = json_object_get_uint64(j);
 		if (total > UINT64_MAX - s->bins[k])
-			return fail(err, errlen, "sketch: bins overflow the count");
+			return jf_fail(err, errlen, "sketch: bins overflow the count");
 		total += s->bins[k];
 	}
 	if (total != s->count)
-		return fail(err, errlen, "sketch: zero_count + sum(bins) = %llu, but count = %llu",
+		return jf_fail(err, errlen, "sketch: zero_count + sum(bins) = %llu, but count = %llu",
 			    (unsigned long long)total, (unsigned long long)s->count);
 	return 0;
 }
@@ -499,36 +461,36 @@ static int check_consistency(const struct sketch *s, char *err, size_t errlen)
 {
 	if (!s->count) {
 		if (s->min || s->max || s->sum || s->collapsed || s->offset || s->nbins)
-			return fail(err, errlen, "sketch: empty but min, max, sum, offset, collapsed or bins is not 0");
+			return jf_fail(err, errlen, "sketch: empty but min, max, sum, offset, collapsed or bins is not 0");
 		return 0;
 	}
 	if ((s->min == 0) != (s->zero_count > 0))
-		return fail(err, errlen, "sketch: min %llu disagrees with zero_count %llu", (unsigned long long)s->min,
+		return jf_fail(err, errlen, "sketch: min %llu disagrees with zero_count %llu", (unsigned long long)s->min,
 			    (unsigned long long)s->zero_count);
 	if (s->sum < (unsigned __int128)s->min * s->count || s->sum > (unsigned __int128)s->max * s->count)
-		return fail(err, errlen, "sketch: sum outside [min * count, max * count]");
+		return jf_fail(err, errlen, "sketch: sum outside [min * count, max * count]");
 	if (!s->nbins) {
 		if (s->max != 0 || s->offset || s->collapsed)
-			return fail(err, errlen, "sketch: no bins but max, offset or collapsed is not 0");
+			return jf_fail(err, errlen, "sketch: no bins but max, offset or collapsed is not 0");
 		return 0;
 	}
 	if (!s->bins[0] || !s->bins[s->nbins - 1])
-		return fail(err, errlen, "sketch: bins not trimmed (first or last is 0)");
+		return jf_fail(err, errlen, "sketch: bins not trimmed (first or last is 0)");
 	if (s->max < 1)
-		return fail(err, errlen, "sketch: bins are not empty but max is 0");
+		return jf_fail(err, errlen, "sketch: bins are not empty but max is 0");
 	if (index_of(s->max) != top_index(s))
-		return fail(err, errlen, "sketch: max %llu is in bucket %d, but the last bin is bucket %d",
+		return jf_fail(err, errlen, "sketch: max %llu is in bucket %d, but the last bin is bucket %d",
 			    (unsigned long long)s->max, index_of(s->max), top_index(s));
 	if (s->collapsed) {
 		if (s->nbins != SKETCH_MAX_BINS || s->collapsed > s->bins[0])
-			return fail(err, errlen, "sketch: collapsed %llu with %u bins of bound %d, first bin %llu",
+			return jf_fail(err, errlen, "sketch: collapsed %llu with %u bins of bound %d, first bin %llu",
 				    (unsigned long long)s->collapsed, s->nbins, SKETCH_MAX_BINS,
 				    (unsigned long long)s->bins[0]);
 		if (s->min >= 1 && index_of(s->min) >= s->offset)
-			return fail(err, errlen, "sketch: collapsed but min %llu is in a kept bucket",
+			return jf_fail(err, errlen, "sketch: collapsed but min %llu is in a kept bucket",
 				    (unsigned long long)s->min);
 	} else if (s->min >= 1 && index_of(s->min) != s->offset) {
-		return fail(err, errlen, "sketch: min %llu is in bucket %d, but the first bin is bucket %d",
+		return jf_fail(err, errlen, "sketch: min %llu is in bucket %d, but the first bin is bucket %d",
 			    (unsigned long long)s->min, index_of(s->min), s->offset);
 	}
 	return 0;
@@ -543,7 +505,7 @@ int sketch__from_json(struct json_object *o, struct sketch *ret, char *err, size
 	if (err && errlen)
 		err[0] = '\0';
 	if (!o)
-		return fail(err, errlen, "sketch: null");
+		return jf_fail(err, errlen, "sketch: null");
 	r = parse_header(o, &s, err, errlen);
 	if (!r)
 		r = parse_bins(o, &s, err, errlen);
@@ -551,7 +513,7 @@ int sketch__from_json(struct json_object *o, struct sketch *ret, char *err, size
 		r = check_consistency(&s, err, errlen);
 	if (r) {
 		if (r == -ENOMEM)
-			fail(err, errlen, "sketch: out of memory");
+			jf_fail(err, errlen, "sketch: out of memory");
 		sketch__clear(&s);
 		return r;
 	}

@@ -11,6 +11,8 @@
  */
 #include "strset.h"
 
+#include "jsonfield.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -199,24 +201,15 @@ int strset__merge(struct strset *dst, const struct strset *src)
 	return 0;
 }
 
-static int add_obj(struct json_object *o, const char *key, struct json_object *j)
-{
-	if (!j || json_object_object_add(o, key, j)) {
-		json_object_put(j);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static struct json_object *member_to_json(const struct strset_member *m)
 {
 	struct json_object *o = json_object_new_object();
 
 	if (!o)
 		return NULL;
-	if (add_obj(o, "s", json_object_new_string(m->s)) || add_obj(o, "count", json_object_new_uint64(m->count)) ||
-	    add_obj(o, "first_ns", json_object_new_uint64(m->first_ns)) ||
-	    add_obj(o, "last_ns", json_object_new_uint64(m->last_ns))) {
+	if (jf_add(o, "s", json_object_new_string(m->s)) || jf_add(o, "count", json_object_new_uint64(m->count)) ||
+	    jf_add(o, "first_ns", json_object_new_uint64(m->first_ns)) ||
+	    jf_add(o, "last_ns", json_object_new_uint64(m->last_ns))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -229,11 +222,11 @@ struct json_object *strset__to_json(const struct strset *set)
 
 	if (!o)
 		return NULL;
-	if (add_obj(o, "max", json_object_new_uint64(set->max)) ||
-	    add_obj(o, "overflow", json_object_new_uint64(set->overflow)))
+	if (jf_add(o, "max", json_object_new_uint64(set->max)) ||
+	    jf_add(o, "overflow", json_object_new_uint64(set->overflow)))
 		goto fail;
 	arr = json_object_new_array_ext((int)set->n);
-	if (add_obj(o, "members", arr))
+	if (jf_add(o, "members", arr))
 		goto fail;
 	for (uint32_t k = 0; k < set->n; k++) {
 		struct json_object *j = member_to_json(&set->m[k]);
@@ -249,46 +242,22 @@ fail:
 	return NULL;
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
-/* Only the keys in `keys` (NULL-terminated) may appear in o. */
+/* Messages read "strset: <what>: ...". */
 static int check_keys(struct json_object *o, const char *const *keys, const char *what, char *err, size_t errlen)
 {
-	json_object_object_foreach(o, key, val)
-	{
-		const char *const *k;
+	char w[64];
 
-		(void)val;
-		for (k = keys; *k && strcmp(*k, key); k++)
-			;
-		if (!*k)
-			return fail(err, errlen, "strset: unknown field \"%.64s\" in %s", key, what);
-	}
-	return 0;
+	snprintf(w, sizeof(w), "strset: %s", what);
+	return jf_check_keys(o, keys, w, err, errlen);
 }
 
 static int get_u64(struct json_object *o, const char *key, const char *what, uint64_t *ret, char *err, size_t errlen)
 {
-	struct json_object *j;
+	char w[64];
 
-	if (!json_object_object_get_ex(o, key, &j))
-		return fail(err, errlen, "strset: %s: missing field \"%s\"", what, key);
-	if (!json_object_is_type(j, json_type_int))
-		return fail(err, errlen, "strset: %s: \"%s\" is not an integer", what, key);
-	if (json_object_get_int64(j) < 0)
-		return fail(err, errlen, "strset: %s: \"%s\" is negative", what, key);
-	*ret = json_object_get_uint64(j);
-	return 0;
+	snprintf(w, sizeof(w), "strset: %s", what);
+	return jf_get_u64(o, key, w, ret, err, errlen);
 }
 
 static const char *const set_keys[] = { "max", "overflow", "members", NULL };
@@ -304,25 +273,25 @@ static int parse_member(struct json_object *j, size_t k, struct strset_member *m
 
 	snprintf(what, sizeof(what), "members[%zu]", k);
 	if (!json_object_is_type(j, json_type_object))
-		return fail(err, errlen, "strset: %s is not an object", what);
+		return jf_fail(err, errlen, "strset: %s is not an object", what);
 	r = check_keys(j, member_keys, what, err, errlen);
 	if (r)
 		return r;
 	if (!json_object_object_get_ex(j, "s", &js) || !json_object_is_type(js, json_type_string))
-		return fail(err, errlen, "strset: %s: missing or non-string \"s\"", what);
+		return jf_fail(err, errlen, "strset: %s: missing or non-string \"s\"", what);
 	len = (size_t)json_object_get_string_len(js);
 	if (len > STRSET_MAX_LEN)
-		return fail(err, errlen, "strset: %s: %zu bytes, longer than %d", what, len, STRSET_MAX_LEN);
+		return jf_fail(err, errlen, "strset: %s: %zu bytes, longer than %d", what, len, STRSET_MAX_LEN);
 	if (strlen(json_object_get_string(js)) != len)
-		return fail(err, errlen, "strset: %s: string contains a NUL byte", what);
+		return jf_fail(err, errlen, "strset: %s: string contains a NUL byte", what);
 	if ((r = get_u64(j, "count", what, &m->count, err, errlen)) ||
 	    (r = get_u64(j, "first_ns", what, &m->first_ns, err, errlen)) ||
 	    (r = get_u64(j, "last_ns", what, &m->last_ns, err, errlen)))
 		return r;
 	if (m->count == 0)
-		return fail(err, errlen, "strset: %s: count is 0", what);
+		return jf_fail(err, errlen, "strset: %s: count is 0", what);
 	if (m->first_ns > m->last_ns)
-		return fail(err, errlen, "strset: %s: first_ns > last_ns", what);
+		return jf_fail(err, errlen, "strset: %s: first_ns > last_ns", what);
 	m->s = strdup(json_object_get_string(js));
 	return m->s ? 0 : -ENOMEM;
 }
@@ -335,16 +304,16 @@ static int parse_set(struct json_object *o, uint32_t max, struct strset *set, ch
 	int r;
 
 	if (!json_object_is_type(o, json_type_object))
-		return fail(err, errlen, "strset: not a JSON object");
+		return jf_fail(err, errlen, "strset: not a JSON object");
 	if ((r = check_keys(o, set_keys, "set", err, errlen)) ||
 	    (r = get_u64(o, "max", "set", &file_max, err, errlen)) ||
 	    (r = get_u64(o, "overflow", "set", &set->overflow, err, errlen)))
 		return r;
 	if (!json_object_object_get_ex(o, "members", &arr) || !json_object_is_type(arr, json_type_array))
-		return fail(err, errlen, "strset: missing or non-array \"members\"");
+		return jf_fail(err, errlen, "strset: missing or non-array \"members\"");
 	n = json_object_array_length(arr);
 	if (n > max || n > file_max)
-		return fail(err, errlen, "strset: %zu members, more than the bound (%u here, %llu in the file)", n, max,
+		return jf_fail(err, errlen, "strset: %zu members, more than the bound (%u here, %llu in the file)", n, max,
 			    (unsigned long long)file_max);
 	if (n) {
 		set->m = calloc(n, sizeof(*set->m));
@@ -358,7 +327,7 @@ static int parse_set(struct json_object *o, uint32_t max, struct strset *set, ch
 			return r; /* m[k].s is only set on success */
 		set->n++;
 		if (k && strcmp(set->m[k - 1].s, set->m[k].s) >= 0)
-			return fail(err, errlen, "strset: members[%zu] is not strictly after members[%zu]", k, k - 1);
+			return jf_fail(err, errlen, "strset: members[%zu] is not strictly after members[%zu]", k, k - 1);
 	}
 	return 0;
 }
@@ -372,11 +341,11 @@ int strset__from_json(struct json_object *o, uint32_t max, struct strset *ret, c
 	if (err && errlen)
 		err[0] = '\0';
 	if (!o)
-		return fail(err, errlen, "strset: null");
+		return jf_fail(err, errlen, "strset: null");
 	r = parse_set(o, max, &set, err, errlen);
 	if (r) {
 		if (r == -ENOMEM)
-			fail(err, errlen, "strset: out of memory");
+			jf_fail(err, errlen, "strset: out of memory");
 		strset__clear(&set);
 		return r;
 	}
