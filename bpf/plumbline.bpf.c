@@ -395,19 +395,39 @@ static __always_inline void remember_fail(struct thread_state *th, const struct 
 }
 
 /* Add the thread's pending repeats of its last failed path to the table. */
+static __always_inline __u32 errno_slot(long err)
+{
+	return err < PL_NR_ERRNO - 1 ? err & (PL_NR_ERRNO - 1) : PL_NR_ERRNO - 1;
+}
+
+/*
+ * Add the thread's pending repeats of its last failed open to the table
+ * and to the process's failure counters (a repeat touches neither: it
+ * needs no hash lookup at all). p may be NULL when the process is gone.
+ */
 static __always_inline void flush_fail(struct thread_state *th, struct pl_proc *p)
 {
+	__u64 n = th->last_fail_pending;
 	struct pl_fail_val *v;
 
-	if (!th->last_fail_pending)
+	if (!n)
 		return;
+	th->last_fail_pending = 0;
+	if (p) {
+		__sync_fetch_and_add(&p->st.open_fail, n);
+		__sync_fetch_and_add(&p->st.open_fail_errno[errno_slot(th->last_fail.err)], n);
+	}
 	v = bpf_map_lookup_elem(&fail_paths, &th->last_fail);
 	if (v)
-		__sync_fetch_and_add(&v->count, th->last_fail_pending);
+		__sync_fetch_and_add(&v->count, n);
 	else if (p)
-		__sync_fetch_and_add(&p->st.open_fail_unrecorded, th->last_fail_pending);
-	th->last_fail_pending = 0;
+		__sync_fetch_and_add(&p->st.open_fail_unrecorded, n);
 }
+
+/* Repeats wait at most this many before they are counted where user space
+ * reads them (they are also flushed at every switch-out and before the
+ * image ends), so a storm shows in the per-second windows. */
+#define FAIL_FLUSH_EVERY 1024
 
 static __always_inline int open_exit(struct sys_exit_args *ctx)
 {
@@ -429,17 +449,13 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 	uptr = (const char *)th->open_fname;
 	th->open_fname = 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
-	p = bpf_map_lookup_elem(&procs, &tgid);
-	if (!p)
-		return 0;
-	__sync_fetch_and_add(&p->st.open_fail, 1);
-	__sync_fetch_and_add(&p->st.open_fail_errno[err < PL_NR_ERRNO - 1 ? err & (PL_NR_ERRNO - 1) : PL_NR_ERRNO - 1], 1);
 
 	k = bpf_map_lookup_elem(&fail_scratch, &zero);
 	if (!k)
 		return 0;
 	__builtin_memset(k->path, 0, sizeof(k->path));
-	k->image_id = p->image_id;
+	/* the image can only change by exec, which forgets the last failure */
+	k->image_id = th->last_fail.image_id;
 	k->tgid = tgid;
 	k->err = err;
 	n = bpf_probe_read_user_str(k->path, sizeof(k->path), uptr);
@@ -447,11 +463,19 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 		count_drop(PL_DROP_PATH_FAULT);
 		k->path[0] = 0;
 	}
-
+	/* a repeat of the thread's last failure: count it here, nothing else */
 	if (th->last_fail_valid && same_as_last(th, k, n)) {
-		th->last_fail_pending++;
+		if (++th->last_fail_pending >= FAIL_FLUSH_EVERY)
+			flush_fail(th, bpf_map_lookup_elem(&procs, &tgid));
 		return 0;
 	}
+
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p)
+		return 0;
+	k->image_id = p->image_id;
+	__sync_fetch_and_add(&p->st.open_fail, 1);
+	__sync_fetch_and_add(&p->st.open_fail_errno[errno_slot(err)], 1);
 	flush_fail(th, p);
 	th->last_fail_valid = 0;
 	v = bpf_map_lookup_elem(&fail_paths, k);
