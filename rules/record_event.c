@@ -129,7 +129,7 @@ static void lifetime(struct rl_record_event *re, struct json_object *m, double w
 	num(e, RL_F_PROC_OPEN_FAILURES, fails, 1);
 	num(e, RL_F_PROC_CTX_SWITCHES, AT(m, "ctx_switches"), 1);
 	num(e, RL_F_PROC_THREADS, AT(m, "threads"), 1);
-	if (AT(m, "syscalls_by_name")) {
+	if (!re->skip_syscalls && AT(m, "syscalls_by_name")) {
 		syscalls(re->sc, AT(m, "syscalls_by_name"));
 		e->sc = re->sc;
 	}
@@ -285,7 +285,7 @@ int rl_record_event__fill(struct rl_record_event *re, struct json_object *rec, e
 			num(e, RL_F_WIN_CPU_PCT, cpu, 1e-7 / secs);
 			num(e, RL_F_WIN_SYSCALLS_PER_S, AT(rec, "syscalls"), 1 / secs);
 			num(e, RL_F_WIN_OPEN_FAILURES_PER_S, AT(rec, "open_failures"), 1 / secs);
-			if (AT(rec, "syscalls_by_name")) {
+			if (!re->skip_syscalls && AT(rec, "syscalls_by_name")) {
 				syscalls(re->win_sc, AT(rec, "syscalls_by_name"));
 				e->win_sc = re->win_sc;
 			}

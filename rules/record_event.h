@@ -24,6 +24,10 @@ struct rl_record_event {
 	uint64_t win_sc[RL_SC_SLOTS];
 	const char *aname[RL_MAX_ANCESTORS], *apath[RL_MAX_ANCESTORS];
 	const char *new_paths[8], *new_syscalls[8];
+	/* Set by the caller when no rule reads proc.syscall[NAME] or
+	 * win.syscall_per_s[NAME]: mapping every syscall name back to its
+	 * number is then work for nothing. */
+	bool skip_syscalls;
 };
 
 /*

@@ -72,6 +72,23 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 	return 0;
 }
 
+/* Whether any enabled rule reads a per-syscall field, in its condition or output. */
+static bool reads_syscalls(const struct rl_ruleset *rs)
+{
+	enum rl_field f[256];
+
+	for (size_t i = 0; i < rl_ruleset__count(rs); i++) {
+		const struct rl_rule *r = rl_ruleset__rule(rs, i);
+		size_t n = rl_expr__fields(r->cond, f, 128);
+
+		n += rl_template__fields(r->output, f + n, NULL, 128);
+		for (size_t k = 0; k < n; k++)
+			if (f[k] == RL_F_PROC_SYSCALL || f[k] == RL_F_WIN_SYSCALL_PER_S)
+				return true;
+	}
+	return false;
+}
+
 int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 {
 	struct alerts *a = calloc(1, sizeof(*a));
@@ -85,6 +102,7 @@ int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 		free(a);
 		return r;
 	}
+	a->re.skip_syscalls = !reads_syscalls(a->rs);
 	*ret = a;
 	return 0;
 }
@@ -110,6 +128,7 @@ int alerts__reload(struct alerts *a)
 	}
 	rl_ruleset__free(a->rs);
 	a->rs = rs;
+	a->re.skip_syscalls = !reads_syscalls(rs);
 	a->reloads++;
 	log_info("SIGHUP: %zu rules loaded", rl_ruleset__count(rs));
 	return 0;

@@ -451,18 +451,21 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 			    top ? top->ref->safe : NULL, top ? top->count : 0);
 	}
 	/* A fork child that exec'd was only ever a step towards another binary:
-	 * its few syscalls would make a second mode in its binary's lifetimes. */
-	if (s->learn)
-		verdict = learner__process(s->learn, pi == match ? pi : NULL, &ev->proc, fails, nfails, ev->end_ns,
-					   !(ev->reason == PL_END_EXEC && (ev->proc.flags & PL_PROC_FORKED)));
-	if (want(s, RL_KIND_EXIT, s->opts->process_records)) {
+	 * its few syscalls would make a second mode in its binary's lifetimes,
+	 * and it is no exit for rules to judge. Half of all images are such
+	 * steps, so skipping them halves the sensor's work per command. */
+	bool step = ev->reason == PL_END_EXEC && (ev->proc.flags & PL_PROC_FORKED);
+
+	if (s->learn && !step)
+		verdict = learner__process(s->learn, pi == match ? pi : NULL, &ev->proc, fails, nfails, ev->end_ns, true);
+	if (want(s, RL_KIND_EXIT, s->opts->process_records) && (!step || s->opts->process_records)) {
 		const char *cg = identity__cgroup_path(s->ident, ev->proc.cgroup_id);
 		struct json_object *rec = with_baseline(
 			record__process(tgid, match, &ev->proc, cg, fails, nfails, &end, mono_to_real()), TAKE_PTR(verdict));
 
 		if (rec)
 			decorate(s, rec, match);
-		commit(s, rec, evaluate(s, rec, RL_KIND_EXIT));
+		commit(s, rec, !step && evaluate(s, rec, RL_KIND_EXIT));
 		if (s->opts->process_records) {
 			emit(s, rec);
 			s->process_records++;
