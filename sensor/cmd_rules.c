@@ -167,6 +167,15 @@ static void replay_usage(FILE *f)
 	      f);
 }
 
+static const char *str_of(struct json_object *rec, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(rec, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : NULL;
+}
+
 static uint64_t record_time(struct json_object *rec)
 {
 	static const char *const keys[] = { "end_ns", "window_end_ns", "time_ns" };
@@ -256,14 +265,14 @@ int cmd_replay(int argc, char **argv)
 		}
 		records++;
 		if (strcmp(json_object_get_string(type), "process") == 0) {
-			struct json_object *reason;
-			bool running = json_object_object_get_ex(rec, "end_reason", &reason) &&
-				       json_object_is_type(reason, json_type_string) &&
-				       strcmp(json_object_get_string(reason), "running") == 0;
+			const char *reason = str_of(rec, "end_reason"), *image = str_of(rec, "image");
+			/* as live: a process still running at shutdown has not exited, and a fork
+			 * child's step to exec is not judged */
+			bool judged = !(reason && strcmp(reason, "running") == 0) &&
+				      !(reason && image && strcmp(reason, "exec") == 0 && strcmp(image, "fork") == 0);
 
-			/* written at shutdown for a process still running: it has not exited */
 			alerts__eval(a, rec, RL_KIND_EXEC, record_time(rec), &out, 1);
-			if (!running)
+			if (judged)
 				alerts__eval(a, rec, RL_KIND_EXIT, record_time(rec), &out, 1);
 		} else if (strcmp(json_object_get_string(type), "window") == 0) {
 			alerts__eval(a, rec, RL_KIND_WINDOW, record_time(rec), &out, 1);
