@@ -400,6 +400,17 @@ static struct fail_count *collect_fails(struct sensor *s, const struct proc_info
 	return fails;
 }
 
+/* The path that failed most, or NULL. */
+static const struct fail_count *top_fail(const struct fail_count *fails, uint32_t n)
+{
+	const struct fail_count *top = NULL;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!top || fails[i].count > top->count)
+			top = &fails[i];
+	return top;
+}
+
 /* rec with its "baseline" verdict (consumed; null when there is none). */
 static struct json_object *with_baseline(struct json_object *rec, struct json_object *verdict)
 {
@@ -442,11 +453,8 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 	}
 	if (match) {
 		/* this process's failures since its last window count for its binary's second */
-		const struct fail_count *top = NULL;
+		const struct fail_count *top = top_fail(fails, nfails);
 
-		for (uint32_t i = 0; i < nfails; i++)
-			if (!top || fails[i].count > top->count)
-				top = &fails[i];
 		binagg__add(s->bin, match->binary_id, ev->proc.st.open_fail - (prev ? prev->open_fail : 0),
 			    top ? top->ref->safe : NULL, top ? top->count : 0);
 	}
@@ -595,16 +603,14 @@ static struct json_object *window_total(const struct pl_proc *p, const struct fa
 	struct json_object *full = record__process(0, NULL, p, NULL, NULL, 0, &running, 0), *o, *v;
 	static const char *const keep[] = { "cpu_ns", "offcpu_ns", "runq_ns", "blocked_ns", "syscalls",
 					    "open_failures", "ctx_switches", "threads", "syscalls_by_name" };
-	const struct fail_count *top = NULL;
+	const struct fail_count *top;
 
 	o = json_object_new_object();
 	for (size_t i = 0; full && i < ARRAY_SIZE(keep); i++)
 		if (json_object_object_get_ex(full, keep[i], &v))
 			json_object_object_add(o, keep[i], json_object_get(v));
 	json_object_put(full);
-	for (uint32_t i = 0; i < nfails; i++)
-		if (!top || fails[i].count > top->count)
-			top = &fails[i];
+	top = top_fail(fails, nfails);
 	json_object_object_add(o, "fail_paths", json_object_new_uint64(nfails));
 	json_object_object_add(o, "top_fail_path", top ? json_object_new_string(top->ref->safe) : NULL);
 	json_object_object_add(o, "top_fail_count", top ? json_object_new_uint64(top->count) : NULL);
@@ -633,11 +639,8 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 	if (fail)
 		fails = collect_fails(s, pi, false, &nfails);
 	if (sc || cpu) {
-		const struct fail_count *top = NULL;
+		const struct fail_count *top = top_fail(fails, nfails);
 
-		for (uint32_t i = 0; i < nfails; i++)
-			if (!top || fails[i].count > top->count)
-				top = &fails[i];
 		/* a running process's failures this second are put on its top path */
 		binagg__add(s->bin, pi->binary_id, fail, top ? top->ref->safe : NULL, top ? fail : 0);
 	}
