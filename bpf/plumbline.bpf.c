@@ -49,6 +49,15 @@ const volatile bool track_open_fail = true;
 /* Wake user space only once this much is pending: it polls every 100 ms
  * anyway, and a wakeup per record costs more than the record (exec storms). */
 const volatile __u64 wakeup_bytes = 256 << 10;
+/*
+ * The sensor's own process (set by user space): its failed opens are
+ * counted, never tracked by path. It reads /proc of processes that are often
+ * gone by then, and must not fill the table it reports from.
+ */
+const volatile __u32 self_tgid = 0;
+/* New failed-path keys per image: a burst, then one per interval. */
+const volatile __u64 fail_key_burst = 256;
+const volatile __u64 fail_key_interval_ns = 1000000000 / 32;
 
 struct thread_state {
 	__u64 last_sum_exec;  /* se.sum_exec_runtime already accounted */
@@ -58,7 +67,8 @@ struct thread_state {
 	__u64 pending_runq;   /* of which runnable, waiting for a CPU */
 	__u64 open_fname;     /* user pointer of the open in flight */
 	__u32 open_nr;        /* its syscall number */
-	__u32 last_fail_valid;
+	__u16 last_fail_valid;
+	__u16 last_fail_trunc; /* its path was longer than PL_PATH_LEN - 1 */
 	__s64 last_fail_len;  /* bytes of its path read, NUL included */
 	/*
 	 * The thread's last failed open, and how many repeats of it are not in
@@ -387,23 +397,95 @@ static __always_inline bool same_as_last(const struct thread_state *th, const st
 	return true;
 }
 
-static __always_inline void remember_fail(struct thread_state *th, const struct pl_fail_key *k, long len)
+static __always_inline void remember_fail(struct thread_state *th, const struct pl_fail_key *k, long len, bool trunc)
 {
 	__builtin_memcpy(&th->last_fail, k, sizeof(*k));
 	th->last_fail_len = len;
+	th->last_fail_trunc = trunc;
 	th->last_fail_valid = 1;
 }
 
-/* Add the thread's pending repeats of its last failed path to the table. */
 static __always_inline __u32 errno_slot(long err)
 {
 	return err < PL_NR_ERRNO - 1 ? err & (PL_NR_ERRNO - 1) : PL_NR_ERRNO - 1;
 }
 
 /*
+ * Whether image p may insert one more failed-path key now: a burst of
+ * fail_key_burst keys, then one per fail_key_interval_ns (GCRA, one word of
+ * state). Threads of one process may race here and let a key or two more
+ * through; the bound is what matters, not its last unit.
+ */
+static __always_inline bool fail_key_allowed(struct pl_proc *p, __u64 now)
+{
+	__u64 tat = p->fail_key_tat_ns;
+
+	if (tat < now)
+		tat = now;
+	if (tat - now >= fail_key_burst * fail_key_interval_ns)
+		return false;
+	p->fail_key_tat_ns = tat + fail_key_interval_ns;
+	return true;
+}
+
+/*
+ * Add `count` failures of key k (of image p, process tgid) to the table:
+ * to its entry when there is one, else to a new entry announced to user
+ * space by a FAIL_PATH record. Returns whether they are in the table; when
+ * they are not (the sensor's own failures, the image over its share, the
+ * table full), they are counted in p's open_fail_unrecorded, so the image's
+ * totals stay exact either way.
+ */
+static __always_inline bool record_key(struct pl_fail_key *k, __u64 count, struct pl_proc *p, __u32 tgid, bool trunc)
+{
+	struct pl_fail_val *v = bpf_map_lookup_elem(&fail_paths, k), nv;
+	struct pl_ev_fail_path *ev;
+
+	if (v) {
+		__sync_fetch_and_add(&v->count, count);
+		return true;
+	}
+	if (tgid == self_tgid) {
+		__sync_fetch_and_add(&p->st.open_fail_unrecorded, count);
+		return false;
+	}
+	nv.count = count;
+	nv.first_ns = bpf_ktime_get_ns();
+	if (!fail_key_allowed(p, nv.first_ns)) {
+		count_drop(PL_DROP_FAILPATH_IMAGE);
+		__sync_fetch_and_add(&p->st.open_fail_unrecorded, count);
+		return false;
+	}
+	if (bpf_map_update_elem(&fail_paths, k, &nv, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&fail_paths, k);
+		if (v) {
+			/* another thread inserted it first */
+			__sync_fetch_and_add(&v->count, count);
+			return true;
+		}
+		count_drop(PL_DROP_FAILPATH_MAP);
+		__sync_fetch_and_add(&p->st.open_fail_unrecorded, count);
+		return false;
+	}
+	if (trunc)
+		count_drop(PL_DROP_PATH_TRUNC);
+	ev = reserve(sizeof(*ev));
+	if (!ev)
+		return true;
+	fill_hdr(&ev->hdr, PL_EV_FAIL_PATH, sizeof(*ev), tgid, nv.first_ns);
+	bpf_probe_read_kernel(&ev->key, sizeof(ev->key), k);
+	ev->truncated = trunc;
+	ev->pad = 0;
+	submit(ev);
+	return true;
+}
+
+/*
  * Add the thread's pending repeats of its last failed open to the table
  * and to the process's failure counters (a repeat touches neither: it
  * needs no hash lookup at all). p may be NULL when the process is gone.
+ * User space may have moved the key out of the table meanwhile (an idle
+ * key of a live image, see the sweep in run.c): it is then recorded anew.
  */
 static __always_inline void flush_fail(struct thread_state *th, struct pl_proc *p)
 {
@@ -416,12 +498,13 @@ static __always_inline void flush_fail(struct thread_state *th, struct pl_proc *
 	if (p) {
 		__sync_fetch_and_add(&p->st.open_fail, n);
 		__sync_fetch_and_add(&p->st.open_fail_errno[errno_slot(th->last_fail.err)], n);
+		if (!record_key(&th->last_fail, n, p, th->last_fail.tgid, th->last_fail_trunc))
+			th->last_fail_valid = 0;
+		return;
 	}
 	v = bpf_map_lookup_elem(&fail_paths, &th->last_fail);
 	if (v)
 		__sync_fetch_and_add(&v->count, n);
-	else if (p)
-		__sync_fetch_and_add(&p->st.open_fail_unrecorded, n);
 }
 
 /* Repeats wait at most this many before they are counted where user space
@@ -434,11 +517,11 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 	struct task_struct *t;
 	struct thread_state *th;
 	struct pl_fail_key *k;
-	struct pl_fail_val *v, nv;
 	struct pl_proc *p;
 	__u32 zero = 0, tgid;
 	long n, err = -ctx->ret;
 	const char *uptr;
+	bool trunc;
 
 	if (ctx->ret >= 0)
 		return 0;
@@ -478,39 +561,9 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 	__sync_fetch_and_add(&p->st.open_fail_errno[errno_slot(err)], 1);
 	flush_fail(th, p);
 	th->last_fail_valid = 0;
-	v = bpf_map_lookup_elem(&fail_paths, k);
-	if (v) {
-		__sync_fetch_and_add(&v->count, 1);
-		remember_fail(th, k, n);
-		return 0;
-	}
-	nv.count = 1;
-	nv.first_ns = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&fail_paths, k, &nv, BPF_NOEXIST)) {
-		v = bpf_map_lookup_elem(&fail_paths, k);
-		if (v) {
-			/* another thread inserted it first */
-			__sync_fetch_and_add(&v->count, 1);
-			remember_fail(th, k, n);
-			return 0;
-		}
-		count_drop(PL_DROP_FAILPATH_MAP);
-		__sync_fetch_and_add(&p->st.open_fail_unrecorded, 1);
-		return 0;
-	}
-
-	remember_fail(th, k, n);
-	struct pl_ev_fail_path *ev = reserve(sizeof(*ev));
-
-	if (!ev)
-		return 0;
-	fill_hdr(&ev->hdr, PL_EV_FAIL_PATH, sizeof(*ev), tgid, nv.first_ns);
-	bpf_probe_read_kernel(&ev->key, sizeof(ev->key), k);
-	ev->truncated = n == sizeof(k->path) && !str_ends_at(uptr, sizeof(k->path) - 1, true);
-	ev->pad = 0;
-	if (ev->truncated)
-		count_drop(PL_DROP_PATH_TRUNC);
-	submit(ev);
+	trunc = n == sizeof(k->path) && !str_ends_at(uptr, sizeof(k->path) - 1, true);
+	if (record_key(k, 1, p, tgid, trunc))
+		remember_fail(th, k, n, trunc);
 	return 0;
 }
 

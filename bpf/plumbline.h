@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #endif
 
-#define PL_ABI_VERSION 1
+#define PL_ABI_VERSION 2
 
 #define PL_COMM_LEN 16
 #define PL_PATH_LEN 256    /* failed-open paths and exec filenames, incl. NUL */
@@ -59,6 +59,8 @@ enum pl_drop {
 	PL_DROP_ARGS_TRUNC = 4,    /* a cmdline was longer than PL_ARGS_LEN */
 	PL_DROP_THREAD_STATE = 5,  /* task storage allocation failed: thread not accounted */
 	PL_DROP_PATH_FAULT = 6,    /* a failed-open path could not be read from user memory */
+	PL_DROP_FAILPATH_IMAGE = 7, /* an image over its share of the failed-path table: path not
+				     * recorded (count kept) */
 	PL_DROP_MAX = 8,
 };
 
@@ -105,6 +107,13 @@ struct pl_proc {
 	__s32 exiting;        /* threads between sched_process_exit and their last switch */
 	__u32 threads;        /* threads seen in this image */
 	char comm[PL_COMM_LEN];
+	/*
+	 * New failed-path keys this image may insert: a rate limit with a burst
+	 * (GCRA), as the time at which the next key would be on schedule. No
+	 * image can fill the shared table, whatever it does; its failures are
+	 * still counted exactly in st.
+	 */
+	__u64 fail_key_tat_ns;
 };
 
 struct pl_ev_exec {

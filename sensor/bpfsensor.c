@@ -30,6 +30,7 @@ struct bpfsensor {
 	int ncpus;
 	bool open_fail;
 	bool refresh;
+	struct pl_proc *scratch; /* one procs value: too big for the stack of a callback */
 };
 
 /* libbpf's warnings (verifier logs included, which can be long) go to
@@ -86,6 +87,11 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return log_error_errno(ENOMEM, "Out of memory");
+	s->scratch = malloc(sizeof(*s->scratch));
+	if (!s->scratch) {
+		r = log_error_errno(ENOMEM, "Out of memory");
+		goto fail;
+	}
 	s->skel = plumbline_bpf__open();
 	if (!s->skel) {
 		r = log_error_errno(errno, "Failed to open the BPF object: %m");
@@ -95,6 +101,9 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	s->refresh = feat->have[PL_FEAT_PERF_EVENT] && opts->refresh_hz > 0;
 	s->skel->rodata->track_open_fail = s->open_fail;
 	s->skel->rodata->wakeup_bytes = (uint64_t)opts->ringbuf_kb * 1024 / 8;
+	s->skel->rodata->self_tgid = getpid();
+	s->skel->rodata->fail_key_burst = opts->fail_keys_burst;
+	s->skel->rodata->fail_key_interval_ns = 1000000000ull / (opts->fail_keys_per_s ? opts->fail_keys_per_s : 1);
 	if (!s->open_fail) {
 		bpf_program__set_autoload(s->skel->progs.pl_exit_openat, false);
 		bpf_program__set_autoload(s->skel->progs.pl_exit_open, false);
@@ -171,9 +180,44 @@ int bpfsensor__procs_fd(const struct bpfsensor *s)
 	return bpf_map__fd(s->skel->maps.procs);
 }
 
-int bpfsensor__fail_paths_fd(const struct bpfsensor *s)
+static int fail_lookup(void *ctx, const struct pl_fail_key *k, struct pl_fail_val *ret)
 {
-	return bpf_map__fd(s->skel->maps.fail_paths);
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.fail_paths), k, ret) ? -errno : 0;
+}
+
+static int fail_remove(void *ctx, const struct pl_fail_key *k)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_delete_elem(bpf_map__fd(s->skel->maps.fail_paths), k) ? -errno : 0;
+}
+
+static int fail_next_key(void *ctx, const struct pl_fail_key *prev, struct pl_fail_key *ret)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_get_next_key(bpf_map__fd(s->skel->maps.fail_paths), prev, ret) ? -errno : 0;
+}
+
+static bool image_live(void *ctx, uint32_t tgid, uint64_t image_id)
+{
+	struct bpfsensor *s = ctx;
+	struct pl_proc *p = s->scratch;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &tgid, p) == 0 && p->image_id == image_id;
+}
+
+struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s)
+{
+	return (struct failpaths_table){
+		.ctx = s,
+		.lookup = fail_lookup,
+		.remove = fail_remove,
+		.next_key = fail_next_key,
+		.image_live = image_live,
+	};
 }
 
 bool bpfsensor__tracks_open_fail(const struct bpfsensor *s)
@@ -199,5 +243,6 @@ void bpfsensor__free(struct bpfsensor *s)
 	free(s->perf_links);
 	free(s->perf_fds);
 	plumbline_bpf__destroy(s->skel);
+	free(s->scratch);
 	free(s);
 }

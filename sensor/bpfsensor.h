@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "failpaths.h"
 #include "kfeatures.h"
 #include "plumbline.h"
 
@@ -20,6 +21,8 @@ struct bpfsensor_opts {
 	uint32_t max_fail_paths; /* entries of the failed-open dedupe table */
 	uint32_t ringbuf_kb;     /* ring buffer size, power of two */
 	uint32_t refresh_hz;     /* CPU refresh frequency per CPU; 0 disables */
+	uint32_t fail_keys_burst; /* new failed-path keys one image may insert at once */
+	uint32_t fail_keys_per_s; /* ... and then per second */
 };
 
 struct bpfsensor;
@@ -40,7 +43,9 @@ int bpfsensor__consume(struct bpfsensor *s);
 int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX]);
 
 int bpfsensor__procs_fd(const struct bpfsensor *s);
-int bpfsensor__fail_paths_fd(const struct bpfsensor *s);
+
+/* The failed-path table and the process table, as failpaths.c uses them. */
+struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s);
 bool bpfsensor__tracks_open_fail(const struct bpfsensor *s);
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s);
 

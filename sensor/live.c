@@ -93,10 +93,25 @@ static const char *tail(const char *s, size_t max)
 	return n > max ? s + n - max : s;
 }
 
-void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t tracked, uint64_t drops)
+void live__losses_text(const struct live_losses *lost, char *buf, size_t size)
+{
+	if (!lost->records && !lost->processes && !lost->output_writes && !lost->fail_paths && !lost->threads) {
+		snprintf(buf, size, "nothing lost");
+		return;
+	}
+	snprintf(buf, size,
+		 "lost: %llu records, %llu processes untracked, %llu output writes, %llu failed-open paths "
+		 "(counts kept), %llu threads unmeasured",
+		 (unsigned long long)lost->records, (unsigned long long)lost->processes,
+		 (unsigned long long)lost->output_writes, (unsigned long long)lost->fail_paths,
+		 (unsigned long long)lost->threads);
+}
+
+void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t tracked, const struct live_losses *lost)
 {
 	double secs = interval_ns / 1e9;
 	uint32_t n = l->n;
+	char losses[256];
 
 	if (l->rows[LIVE_MAX].procs)
 		l->rows[n++] = l->rows[LIVE_MAX];
@@ -111,8 +126,8 @@ void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t track
 		fprintf(out, "%-44s %6.1f %7.1f %9.0f %9.0f %5u\n", tail(r->name, 44), r->cpu_ns / 1e7 / secs,
 			r->offcpu_ns / 1e7 / secs, r->syscalls / secs, r->open_fail / secs, r->procs);
 	}
-	fprintf(out, "-- %u processes tracked, %llu records lost so far (CPU%%: 100 = one core)\n", tracked,
-		(unsigned long long)drops);
+	live__losses_text(lost, losses, sizeof(losses));
+	fprintf(out, "-- %u processes tracked, %s so far (CPU%%: 100 = one core)\n", tracked, losses);
 	fflush(out);
 	memset(l->rows, 0, sizeof(l->rows));
 	l->n = 0;

@@ -22,7 +22,26 @@ void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcp
 /* Number of intervals printed so far: identifies the current interval. */
 uint64_t live__interval(const struct live *l);
 
+/*
+ * What the sensor lost so far, by what was lost (the stats record has each
+ * counter): records never delivered to user space or rejected as invalid,
+ * processes not tracked (a table full), output writes that failed,
+ * failed opens whose path was not kept (their counts are kept), and threads
+ * whose times could not be measured.
+ */
+struct live_losses {
+	uint64_t records;
+	uint64_t processes;
+	uint64_t output_writes;
+	uint64_t fail_paths;
+	uint64_t threads; /* threads whose times could not be measured */
+};
+
+/* "lost: ..." in words into buf (always NUL-terminated); "nothing lost"
+ * when every counter is 0. */
+void live__losses_text(const struct live_losses *lost, char *buf, size_t size);
+
 /* Print the top entries for the last interval_ns and start a new interval. */
-void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t tracked, uint64_t drops);
+void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t tracked, const struct live_losses *lost);
 
 #endif

@@ -24,6 +24,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_MAX_PROCS,
 	OPT_MAX_FAIL_PATHS,
+	OPT_FAIL_SWEEP,
 	OPT_RINGBUF_KB,
 	OPT_REFRESH_HZ,
 	OPT_STATS_INTERVAL,
@@ -94,6 +95,8 @@ void run_opts__usage(FILE *out)
 	      "Limits (every loss is counted in the stats record):\n"
 	      "  --max-procs N          processes tracked at once (default 32768)\n"
 	      "  --max-fail-paths N     distinct failing (process, path, errno) kept (default 16384)\n"
+	      "  --fail-sweep SEC       how often that table is swept of keys of ended images,\n"
+	      "                         and of keys idle since the last sweep (default 10)\n"
 	      "  --ringbuf-kb N         ring buffer size in KiB, power of two (default 4096)\n"
 	      "  --refresh-hz N         per-CPU CPU-time refresh rate for windows (default 10, 0 = off)\n"
 	      "\n"
@@ -146,6 +149,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
 		{ "max-fail-paths", required_argument, NULL, OPT_MAX_FAIL_PATHS },
+		{ "fail-sweep", required_argument, NULL, OPT_FAIL_SWEEP },
 		{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB },
 		{ "refresh-hz", required_argument, NULL, OPT_REFRESH_HZ },
 		{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
@@ -175,6 +179,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.live_interval_s = 2,
 		.max_procs = 32768,
 		.max_fail_paths = 16384,
+		.fail_sweep_s = 10,
 		.ringbuf_kb = 4096,
 		.refresh_hz = 10,
 		.baselines = true,
@@ -216,6 +221,9 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_MAX_FAIL_PATHS:
 			r = parse_u32("--max-fail-paths", optarg, 64, 4194304, &o->max_fail_paths);
+			break;
+		case OPT_FAIL_SWEEP:
+			r = parse_u32("--fail-sweep", optarg, 1, 3600, &o->fail_sweep_s);
 			break;
 		case OPT_RINGBUF_KB:
 			r = parse_u32("--ringbuf-kb", optarg, 64, 1048576, &o->ringbuf_kb);

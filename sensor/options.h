@@ -22,6 +22,7 @@ struct run_opts {
 	uint32_t live_interval_s;
 	uint32_t max_procs;
 	uint32_t max_fail_paths;
+	uint32_t fail_sweep_s;     /* seconds between sweeps of the failed-path table */
 	uint32_t ringbuf_kb;
 	uint32_t refresh_hz;
 	uint32_t stats_interval_s; /* 0: stats record at shutdown only */

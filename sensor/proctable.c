@@ -54,7 +54,7 @@ static void clear_strings(struct proc_info *pi)
 	pi->busy_s = 0;
 	pi->fails = NULL;
 	pi->nfails = pi->fails_cap = 0;
-	pi->fails_overflow = false;
+	pi->fail_other = 0;
 }
 
 void proctable__free(struct proctable *t)
@@ -128,33 +128,55 @@ uint32_t proctable__count(const struct proctable *t)
 	return t->count;
 }
 
+static int set_fail(struct fail_ref *f, const struct pl_fail_key *k, bool truncated)
+{
+	char *safe = text_sanitize(k->path, sizeof(k->path));
+
+	if (!safe)
+		return -ENOMEM;
+	free(f->safe);
+	*f = (struct fail_ref){ .key = *k, .safe = safe, .truncated = truncated, .in_kernel = true };
+	return 0;
+}
+
 bool proc_info__add_fail(struct proc_info *pi, const struct pl_fail_key *k, bool truncated)
 {
 	if (pi->nfails == pi->fails_cap) {
 		uint32_t cap = pi->fails_cap ? pi->fails_cap * 2 : 4;
 		struct fail_ref *n;
 
-		if (cap > PROC_MAX_FAIL_KEYS) {
-			pi->fails_overflow = true;
+		if (cap > PROC_MAX_FAIL_KEYS)
 			return false;
-		}
 		n = realloc(pi->fails, cap * sizeof(*n));
-		if (!n) {
-			pi->fails_overflow = true;
+		if (!n)
 			return false;
-		}
 		pi->fails = n;
 		pi->fails_cap = cap;
 	}
-	pi->fails[pi->nfails].safe = text_sanitize(k->path, sizeof(k->path));
-	if (!pi->fails[pi->nfails].safe) {
-		pi->fails_overflow = true;
+	pi->fails[pi->nfails].safe = NULL;
+	if (set_fail(&pi->fails[pi->nfails], k, truncated) < 0)
 		return false;
-	}
-	pi->fails[pi->nfails].key = *k;
-	pi->fails[pi->nfails].truncated = truncated;
 	pi->nfails++;
 	return true;
+}
+
+static bool same_key(const struct pl_fail_key *a, const struct pl_fail_key *b)
+{
+	return a->image_id == b->image_id && a->tgid == b->tgid && a->err == b->err &&
+	       strncmp(a->path, b->path, sizeof(a->path)) == 0;
+}
+
+struct fail_ref *proc_info__find_fail(struct proc_info *pi, const struct pl_fail_key *k)
+{
+	for (uint32_t i = 0; i < pi->nfails; i++)
+		if (same_key(&pi->fails[i].key, k))
+			return &pi->fails[i];
+	return NULL;
+}
+
+int proc_info__replace_fail(struct proc_info *pi, struct fail_ref *f, const struct pl_fail_key *k, bool truncated)
+{
+	return set_fail(f, k, truncated);
 }
 
 void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx)

@@ -19,10 +19,14 @@ struct baseline;
 
 #define PROC_MAX_FAIL_KEYS 256 /* failed-path keys remembered per image */
 
+/* A failed-path key of an image (the life of a key: failpaths.h). */
 struct fail_ref {
 	struct pl_fail_key key;
-	char *safe;     /* key.path through text_sanitize(): what every output but records' own uses */
+	char *safe;       /* key.path through text_sanitize(): what every output but records' own uses */
 	bool truncated;
+	bool in_kernel;   /* the key has an entry in the kernel's table */
+	uint64_t folded;  /* failures of earlier entries of the key, moved out of the table while idle */
+	uint64_t swept;   /* the entry's count at the last sweep; unchanged at the next means idle */
 };
 
 struct proc_info {
@@ -49,7 +53,7 @@ struct proc_info {
 	struct fail_ref *fails;
 	uint32_t nfails;
 	uint32_t fails_cap;
-	bool fails_overflow;     /* keys beyond PROC_MAX_FAIL_KEYS were not remembered */
+	uint64_t fail_other;     /* failures of paths displaced from a full list (failpaths.h) */
 	bool have_last;          /* `last` holds a snapshot */
 	uint64_t last_ns;        /* when `last` was taken (monotonic) */
 	struct pl_stats last;    /* counters at the previous window */
@@ -71,8 +75,16 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 void proctable__remove(struct proctable *t, uint32_t tgid);
 uint32_t proctable__count(const struct proctable *t);
 
-/* Remember a failed-path key for the image. false when not remembered. */
+/* Remember a new failed-path key for the image, in the kernel's table.
+ * false when the list is full (PROC_MAX_FAIL_KEYS) or out of memory. */
 bool proc_info__add_fail(struct proc_info *pi, const struct pl_fail_key *k, bool truncated);
+
+/* The image's entry for key k, or NULL. */
+struct fail_ref *proc_info__find_fail(struct proc_info *pi, const struct pl_fail_key *k);
+
+/* Make f (an entry of pi) the entry of the new key k, in the kernel's table,
+ * with no failures counted yet. 0 or -ENOMEM (f is then left as it was). */
+int proc_info__replace_fail(struct proc_info *pi, struct fail_ref *f, const struct pl_fail_key *k, bool truncated);
 
 /* Call fn for every entry; fn may not add or remove entries. */
 void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx);

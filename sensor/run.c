@@ -31,6 +31,7 @@
 #include "binagg.h"
 #include "bpfsensor.h"
 #include "cleanup.h"
+#include "failpaths.h"
 #include "kfeatures.h"
 #include "identity.h"
 #include "learn.h"
@@ -40,8 +41,6 @@
 #include "proctable.h"
 #include "record.h"
 #include "textsafe.h"
-
-#define FAIL_GC_TICKS 10 /* sweep orphaned failed-path keys every 10 s */
 
 enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP };
 
@@ -56,6 +55,7 @@ struct sensor {
 	struct learner *learn; /* NULL: baselines off or unavailable */
 	struct alerts *alerts; /* NULL: --no-rules */
 	struct binagg *bin;
+	struct failpaths *fails; /* failed-path keys: the kernel's table and each image's list */
 	struct pl_output *syslog; /* alerts to syslog(3), NULL: --no-syslog */
 	struct pl_output *text;   /* alerts as lines on stdout with the live view */
 	uint64_t last_tick_ns;
@@ -69,7 +69,7 @@ struct sensor {
 	uint64_t events[PL_EV_FAIL_PATH + 1];
 	uint64_t invalid_events;
 	uint64_t process_records, window_records;
-	uint64_t proctable_full, fail_keys_unremembered, fail_keys_swept;
+	uint64_t proctable_full;
 	uint64_t output_errors_logged;
 	uint64_t consumed; /* records handled in the current consume() */
 };
@@ -315,91 +315,6 @@ static void on_fork_or_seen(struct sensor *s, const struct pl_ev_proc *ev)
 		learner__attach(s->learn, pi);
 }
 
-static void on_fail_path(struct sensor *s, const struct pl_ev_fail_path *ev)
-{
-	struct proc_info *pi = proctable__get(s->procs, ev->hdr.tgid);
-
-	/* Keys not remembered here are reclaimed by the periodic sweep. */
-	if (!pi || pi->image_id != ev->key.image_id || !proc_info__add_fail(pi, &ev->key, ev->truncated))
-		s->fail_keys_unremembered++;
-}
-
-/* Whether a failed-path key belongs to no live image any more. */
-static bool fail_key_orphaned(struct sensor *s, const struct pl_fail_key *k)
-{
-	struct proc_info *pi = proctable__get(s->procs, k->tgid);
-	uint32_t t = k->tgid;
-
-	if (pi)
-		return pi->image_id != k->image_id;
-	/* not in user space's table: keep it while the kernel still tracks that image */
-	return bpf_map_lookup_elem(bpfsensor__procs_fd(s->bpf), &t, &s->scratch) != 0 ||
-	       s->scratch.image_id != k->image_id;
-}
-
-/*
- * Delete every failed-path key whose image is gone. Keys are collected
- * first and deleted after the walk: deleting under the iteration cursor
- * would restart it each time.
- */
-static void sweep_fail_keys(struct sensor *s)
-{
-	int fd = bpfsensor__fail_paths_fd(s->bpf);
-	struct pl_fail_key key, next, *doomed = NULL;
-	size_t n = 0, cap = 0;
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (!fail_key_orphaned(s, &key))
-			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct pl_fail_key *d = realloc(doomed, ncap * sizeof(*d));
-
-			if (!d)
-				break; /* the next sweep gets the rest */
-			doomed = d;
-			cap = ncap;
-		}
-		doomed[n++] = key;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (bpf_map_delete_elem(fd, &doomed[i]) == 0)
-			s->fail_keys_swept++;
-	free(doomed);
-}
-
-/*
- * The failed paths remembered for an image, with their counts from the
- * kernel's table (NULL when none); with `consume` the keys are deleted.
- */
-static struct fail_count *collect_fails(struct sensor *s, const struct proc_info *pi, bool consume, uint32_t *ret_n)
-{
-	int fd = bpfsensor__fail_paths_fd(s->bpf);
-	struct fail_count *fails;
-	uint32_t n = 0;
-
-	*ret_n = 0;
-	if (!pi || !pi->nfails)
-		return NULL;
-	fails = calloc(pi->nfails, sizeof(*fails));
-	for (uint32_t i = 0; fails && i < pi->nfails; i++) {
-		struct pl_fail_val v;
-
-		if (bpf_map_lookup_elem(fd, &pi->fails[i].key, &v) == 0) {
-			fails[n].ref = &pi->fails[i];
-			fails[n].count = v.count;
-			n++;
-		}
-		if (consume)
-			bpf_map_delete_elem(fd, &pi->fails[i].key);
-	}
-	*ret_n = n;
-	return fails;
-}
-
 /* The path that failed most, or NULL. */
 static const struct fail_count *top_fail(const struct fail_count *fails, uint32_t n)
 {
@@ -425,7 +340,7 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 {
 	uint32_t tgid = ev->hdr.tgid;
 	struct proc_info *pi = proctable__get(s->procs, tgid);
-	const struct proc_info *match = pi && pi->image_id == ev->proc.image_id ? pi : NULL;
+	struct proc_info *match = pi && pi->image_id == ev->proc.image_id ? pi : NULL;
 	_cleanup_free_ struct fail_count *fails = NULL;
 	struct record_end end = {
 		.end_ns = ev->end_ns,
@@ -440,7 +355,7 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 	/* keys user space never learned (a lost record, a full list) are left
 	 * to the periodic sweep: walking the whole table here, per process,
 	 * would make a storm of such processes quadratic */
-	fails = collect_fails(s, match, true, &nfails);
+	fails = failpaths__collect(s->fails, match, true, &nfails);
 
 	if (s->live) {
 		static const struct pl_stats zero;
@@ -523,7 +438,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		on_end(s, data);
 		break;
 	case PL_EV_FAIL_PATH:
-		on_fail_path(s, data);
+		failpaths__on_record(s->fails, data);
 		break;
 	}
 	/* the record is consumed either way; a negative return only stops the batch */
@@ -637,7 +552,7 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 	if (prev && now > start)
 		pi->busy_s = cpu * 10 >= (now - start) * 9 ? pi->busy_s + (now - start) / 1e9 : 0;
 	if (fail)
-		fails = collect_fails(s, pi, false, &nfails);
+		fails = failpaths__collect(s->fails, pi, false, &nfails);
 	if (sc || cpu) {
 		const struct fail_count *top = top_fail(fails, nfails);
 
@@ -683,7 +598,7 @@ static void final_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64
 	struct fail_count *fails;
 	uint32_t nfails;
 
-	fails = collect_fails(s, match, false, &nfails);
+	fails = failpaths__collect(s->fails, match, false, &nfails);
 	if (s->learn) /* scored, not learned: a running process is not a finished sample */
 		verdict = learner__process(s->learn, match, p, fails, nfails, now, false);
 	{
@@ -701,15 +616,19 @@ static void final_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64
 	free(fails);
 }
 
-static uint64_t total_drops(struct sensor *s, uint64_t k[PL_DROP_MAX])
+/* What was lost so far, by what it was (the live view, the last log line). */
+static struct live_losses losses(struct sensor *s)
 {
-	uint64_t n = s->invalid_events + s->proctable_full + (s->out ? s->out->dropped : 0);
+	uint64_t k[PL_DROP_MAX] = { 0 };
 
-	if (bpfsensor__drops(s->bpf, k) == 0)
-		for (int i = 0; i < PL_DROP_MAX; i++)
-			if (i != PL_DROP_PATH_TRUNC && i != PL_DROP_ARGS_TRUNC)
-				n += k[i];
-	return n;
+	bpfsensor__drops(s->bpf, k);
+	return (struct live_losses){
+		.records = k[PL_DROP_RINGBUF] + s->invalid_events,
+		.processes = k[PL_DROP_PROC_MAP] + s->proctable_full,
+		.output_writes = s->out ? s->out->dropped : 0,
+		.fail_paths = k[PL_DROP_FAILPATH_MAP] + k[PL_DROP_FAILPATH_IMAGE] + k[PL_DROP_PATH_FAULT],
+		.threads = k[PL_DROP_THREAD_STATE],
+	};
 }
 
 static struct json_object *stats_record(struct sensor *s)
@@ -717,9 +636,10 @@ static struct json_object *stats_record(struct sensor *s)
 	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path" };
 	static const char *const drop_names[PL_DROP_MAX] = {
 		"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
-		"args_truncated", "thread_state", "path_fault", "reserved",
+		"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
 	};
-	struct json_object *o = json_object_new_object(), *ev, *kd, *ud, *out, *feat;
+	const struct failpaths_stats *fst = failpaths__stats(s->fails);
+	struct json_object *o = json_object_new_object(), *ev, *kd, *ud, *out, *feat, *fp;
 	uint64_t k[PL_DROP_MAX] = { 0 };
 	struct rusage ru;
 
@@ -736,14 +656,21 @@ static struct json_object *stats_record(struct sensor *s)
 	json_object_object_add(o, "process_records", json_object_new_uint64(s->process_records));
 	json_object_object_add(o, "window_records", json_object_new_uint64(s->window_records));
 	kd = json_object_new_object();
-	for (int i = 0; i < PL_DROP_MAX - 1; i++)
+	for (int i = 0; i < PL_DROP_MAX; i++)
 		json_object_object_add(kd, drop_names[i], json_object_new_uint64(k[i]));
 	json_object_object_add(o, "kernel_drops", kd);
 	ud = json_object_new_object();
 	json_object_object_add(ud, "proctable_full", json_object_new_uint64(s->proctable_full));
-	json_object_object_add(ud, "fail_keys_unremembered", json_object_new_uint64(s->fail_keys_unremembered));
-	json_object_object_add(ud, "fail_keys_swept", json_object_new_uint64(s->fail_keys_swept));
+	json_object_object_add(ud, "fail_keys_unremembered", json_object_new_uint64(fst->unremembered));
+	json_object_object_add(ud, "fail_paths_displaced", json_object_new_uint64(fst->displaced));
 	json_object_object_add(o, "userspace_drops", ud);
+	fp = json_object_new_object();
+	json_object_object_add(fp, "table_entries", json_object_new_uint64(fst->table_entries));
+	json_object_object_add(fp, "table_max", json_object_new_uint64(s->opts->max_fail_paths));
+	json_object_object_add(fp, "orphans_swept", json_object_new_uint64(fst->orphans_swept));
+	json_object_object_add(fp, "idle_moved", json_object_new_uint64(fst->idle_moved));
+	json_object_object_add(fp, "unknown_swept", json_object_new_uint64(fst->unknown_swept));
+	json_object_object_add(o, "fail_paths", fp);
 	out = json_object_new_object();
 	json_object_object_add(out, "written", json_object_new_uint64(s->out ? s->out->written : 0));
 	json_object_object_add(out, "dropped", json_object_new_uint64(s->out ? s->out->dropped : 0));
@@ -771,17 +698,19 @@ static struct json_object *stats_record(struct sensor *s)
 
 static void on_tick(struct sensor *s)
 {
-	uint64_t now = mono_ns(), k[PL_DROP_MAX];
+	uint64_t now = mono_ns();
 
 	s->ticks++;
 	drain(s); /* starts first, so windows see every started image */
 	foreach_kernel_proc(s, window_one);
 	binagg__tick(s->bin, s->last_tick_ns ? (now - s->last_tick_ns) / 1e9 : 1);
 	s->last_tick_ns = now;
-	if (s->ticks % FAIL_GC_TICKS == 0)
-		sweep_fail_keys(s);
+	if (s->ticks % s->opts->fail_sweep_s == 0)
+		failpaths__sweep(s->fails, now);
 	if (s->live && now - s->last_live_ns >= s->opts->live_interval_s * 1000000000ull - 50000000ull) {
-		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), total_drops(s, k));
+		struct live_losses lost = losses(s);
+
+		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), &lost);
 		s->last_live_ns = now;
 	}
 	if (s->opts->stats_interval_s && s->ticks % s->opts->stats_interval_s == 0)
@@ -883,6 +812,7 @@ static void sensor_close(struct sensor *s)
 	output__free(s->syslog);
 	output__free(s->text);
 	binagg__free(s->bin);
+	failpaths__free(s->fails);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->sigfd >= 0)
@@ -900,6 +830,8 @@ static int sensor_open(struct sensor *s)
 		.max_fail_paths = s->opts->max_fail_paths,
 		.ringbuf_kb = s->opts->ringbuf_kb,
 		.refresh_hz = s->opts->refresh_hz,
+		.fail_keys_burst = PROC_MAX_FAIL_KEYS,
+		.fail_keys_per_s = 32,
 	};
 	sigset_t mask;
 	int r;
@@ -959,6 +891,12 @@ static int sensor_open(struct sensor *s)
 	r = bpfsensor__open(&bo, &s->feat, on_record, s, &s->bpf);
 	if (r < 0)
 		return r;
+	{
+		struct failpaths_table tbl = bpfsensor__fail_table(s->bpf);
+
+		if (failpaths__new(&tbl, s->procs, &s->fails) < 0)
+			return log_error_errno(ENOMEM, "Out of memory");
+	}
 
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0)
@@ -995,7 +933,6 @@ static void sensor_shutdown(struct sensor *s)
 int sensor_run(const struct run_opts *opts)
 {
 	struct sensor *s = calloc(1, sizeof(*s));
-	uint64_t k[PL_DROP_MAX];
 	int r;
 
 	if (!s)
@@ -1045,8 +982,14 @@ int sensor_run(const struct run_opts *opts)
 		}
 	}
 	sensor_shutdown(s);
-	log_info("detached after %.1f s: %llu process records, %llu records lost", (mono_ns() - s->start_ns) / 1e9,
-		 (unsigned long long)s->process_records, (unsigned long long)total_drops(s, k));
+	{
+		struct live_losses lost = losses(s);
+		char text[256];
+
+		live__losses_text(&lost, text, sizeof(text));
+		log_info("detached after %.1f s: %llu process records, %s", (mono_ns() - s->start_ns) / 1e9,
+			 (unsigned long long)s->process_records, text);
+	}
 out:
 	sensor_close(s);
 	free(s);

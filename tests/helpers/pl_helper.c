@@ -17,6 +17,9 @@
  *                                               iterations (the same CPU whatever the load)
  *   pl_helper spin SECONDS [CPU]                burn CPU for SECONDS of wall time [pinned to CPU]
  *   pl_helper exit CODE                         exit with CODE after one getppid
+ *   pl_helper failmany N PREFIX SLEEP_MS         N failing openat, each of its own path
+ *                                               PREFIX/<i>, then sleep
+ *   pl_helper failpause M PATH SLEEP_MS M2       M failing openat(PATH), sleep, M2 more
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_setaffinity */
@@ -102,6 +105,48 @@ static int mode_truth(char **a)
 	burn_ms(burn);
 	if (sleep_ms)
 		syscall(SYS_nanosleep, &ts, NULL);
+	report();
+	return 0;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
+
+	if (ms)
+		syscall(SYS_nanosleep, &ts, NULL);
+}
+
+static int fail_open(const char *path, uint64_t times)
+{
+	for (uint64_t i = 0; i < times; i++)
+		if (syscall(SYS_openat, AT_FDCWD, path, O_RDONLY) >= 0)
+			return 66; /* the path must not exist */
+	return 0;
+}
+
+static int mode_failmany(char **a)
+{
+	uint64_t n = arg_u64(a[0]);
+	char path[512];
+
+	for (uint64_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%llu", a[1], (unsigned long long)i);
+		if (fail_open(path, 1))
+			return 66;
+	}
+	sleep_ms(arg_u64(a[2]));
+	report();
+	return 0;
+}
+
+static int mode_failpause(char **a)
+{
+	if (fail_open(a[1], arg_u64(a[0])))
+		return 66;
+	sleep_ms(arg_u64(a[2]));
+	if (fail_open(a[1], arg_u64(a[3])))
+		return 66;
 	report();
 	return 0;
 }
@@ -198,6 +243,10 @@ int main(int argc, char **argv)
 		report();
 		return 0;
 	}
+	if (strcmp(mode, "failmany") == 0 && argc == 5)
+		return mode_failmany(argv + 2);
+	if (strcmp(mode, "failpause") == 0 && argc == 6)
+		return mode_failpause(argv + 2);
 	if (strcmp(mode, "exit") == 0 && argc == 3) {
 		getppids(1);
 		return (int)arg_u64(argv[2]);

@@ -37,14 +37,15 @@ static int teardown(void **state)
 }
 
 /* live__print into a string (caller frees). */
-static char *print_to_string(struct live *l, uint64_t interval_ns, uint32_t tracked, uint64_t drops)
+static char *print_to_string(struct live *l, uint64_t interval_ns, uint32_t tracked, uint64_t records_lost)
 {
+	struct live_losses lost = { .records = records_lost };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	live__print(l, f, interval_ns, tracked, drops);
+	live__print(l, f, interval_ns, tracked, &lost);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(buf);
 	return buf;
@@ -88,7 +89,7 @@ static void test_live_print_orders_rows_by_cpu(void **state)
 	row(rc, sizeof(rc), "/usr/bin/c", "    0.0     0.0        10         0     1");
 	join(want, sizeof(want),
 	     (const char *const[]){ header, rb, ra, rc,
-				    "-- 7 processes tracked, 3 records lost so far (CPU%: 100 = one core)\n", NULL });
+				    "-- 7 processes tracked, lost: 3 records, 0 processes untracked, 0 output writes, 0 failed-open paths (counts kept), 0 threads unmeasured so far (CPU%: 100 = one core)\n", NULL });
 	assert_string_equal(got, want);
 	free(got);
 }
@@ -104,7 +105,7 @@ static void test_live_print_scales_by_interval(void **state)
 	row(r, sizeof(r), "x", "   50.0     0.0       500         5     1");
 	join(want, sizeof(want),
 	     (const char *const[]){ header, r,
-				    "-- 1 processes tracked, 0 records lost so far (CPU%: 100 = one core)\n", NULL });
+				    "-- 1 processes tracked, nothing lost so far (CPU%: 100 = one core)\n", NULL });
 	assert_string_equal(got, want);
 	free(got);
 }
@@ -120,7 +121,7 @@ static void test_live_print_resets_for_next_interval(void **state)
 	got = print_to_string(l, SEC, 0, 0);
 	join(want, sizeof(want),
 	     (const char *const[]){ header,
-				    "-- 0 processes tracked, 0 records lost so far (CPU%: 100 = one core)\n", NULL });
+				    "-- 0 processes tracked, nothing lost so far (CPU%: 100 = one core)\n", NULL });
 	assert_string_equal(got, want);
 	free(got);
 

@@ -83,7 +83,7 @@ static void test_proctable_reset_existing_keeps_entry_and_count(void **state)
 	pi->exe_ino = 42;
 	pi->filename_truncated = true;
 	assert_true(proc_info__add_fail(pi, &k, false));
-	pi->fails_overflow = true;
+	pi->fail_other = 5;
 
 	again = proctable__reset(t, 100, 2);
 	assert_ptr_equal(again, pi);
@@ -96,7 +96,7 @@ static void test_proctable_reset_existing_keeps_entry_and_count(void **state)
 	assert_null(again->fails);
 	assert_int_equal(again->nfails, 0);
 	assert_int_equal(again->fails_cap, 0);
-	assert_false(again->fails_overflow);
+	assert_int_equal(again->fail_other, 0);
 	assert_false(again->have_last);
 	assert_int_equal(again->flags, 0);
 	assert_string_equal(again->exec_comm, "");
@@ -202,11 +202,12 @@ static void test_proc_info_add_fail_grows_and_keeps_keys(void **state)
 		assert_string_equal(pi->fails[i].key.path, want);
 		assert_int_equal(pi->fails[i].key.err, 2);
 		assert_int_equal(pi->fails[i].truncated, i % 2 == 1);
+		assert_true(pi->fails[i].in_kernel);
+		assert_int_equal(pi->fails[i].folded, 0);
 	}
-	assert_false(pi->fails_overflow);
 }
 
-static void test_proc_info_add_fail_stops_at_max_and_sets_overflow(void **state)
+static void test_proc_info_add_fail_stops_at_max(void **state)
 {
 	struct proctable *t = *state;
 	struct proc_info *pi = proctable__reset(t, 10, 7);
@@ -216,14 +217,13 @@ static void test_proc_info_add_fail_stops_at_max_and_sets_overflow(void **state)
 		struct pl_fail_key k = key_for(i);
 
 		assert_true(proc_info__add_fail(pi, &k, false));
-		assert_false(pi->fails_overflow);
 	}
 	assert_int_equal(pi->nfails, PROC_MAX_FAIL_KEYS);
 	for (uint32_t i = 0; i < 3; i++) {
 		struct pl_fail_key k = key_for(1000 + i);
 
 		assert_false(proc_info__add_fail(pi, &k, false));
-		assert_true(pi->fails_overflow);
+		assert_null(proc_info__find_fail(pi, &k));
 		assert_int_equal(pi->nfails, PROC_MAX_FAIL_KEYS);
 	}
 	assert_string_equal(pi->fails[PROC_MAX_FAIL_KEYS - 1].key.path, "/missing/255");
@@ -231,7 +231,6 @@ static void test_proc_info_add_fail_stops_at_max_and_sets_overflow(void **state)
 	/* a new image starts over */
 	pi = proctable__reset(t, 10, 8);
 	assert_int_equal(pi->nfails, 0);
-	assert_false(pi->fails_overflow);
 	{
 		struct pl_fail_key k = key_for(0);
 
@@ -251,7 +250,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_proctable_remove_in_colliding_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proctable_foreach_visits_every_entry_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proc_info_add_fail_grows_and_keeps_keys, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_proc_info_add_fail_stops_at_max_and_sets_overflow, setup,
+		cmocka_unit_test_setup_teardown(test_proc_info_add_fail_stops_at_max, setup,
 						teardown),
 	};
 
