@@ -11,7 +11,6 @@
 #include "textsafe.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,47 +221,17 @@ size_t text_tail(const char *esc, size_t max_cols, size_t *ret_cols)
 	return i;
 }
 
-/* ---- transitional ---- */
-
-char *text_sanitize(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = strnlen(s, len), o = 0;
-	char *out = malloc(n * 4 + 1); /* worst case: every byte escaped */
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		size_t l = utf8_decode(u + i, n - i, &cp);
-
-		if (l == 0 || u[i] == '\\') {
-			snprintf(out + o, 5, "\\x%02X", u[i]);
-			o += 4;
-			i++;
-			continue;
-		}
-		memcpy(out + o, u + i, l);
-		o += l;
-		i += l;
-	}
-	out[o] = '\0';
-	return out;
-}
-
 char *text_cmdline(const char *args, size_t len)
 {
-	char *tmp, *out;
+	char *out;
 
 	while (len > 0 && args[len - 1] == '\0')
 		len--;
-	tmp = malloc(len + 1);
-	if (!tmp)
+	out = malloc(len + 1);
+	if (!out)
 		return NULL;
 	for (size_t i = 0; i < len; i++)
-		tmp[i] = args[i] ? args[i] : ' ';
-	tmp[len] = '\0';
-	out = text_sanitize(tmp, len);
-	free(tmp);
+		out[i] = args[i] ? args[i] : ' ';
+	out[len] = '\0';
 	return out;
 }

@@ -76,11 +76,10 @@ char *text_unescape(const char *s, size_t len, size_t *ret_len);
 size_t text_tail(const char *esc, size_t max_cols, size_t *ret_cols);
 
 /*
- * Transitional, until every edge calls text_escape(): the former escaping
- * (invalid UTF-8 and backslashes only) of at most len bytes of s, stopping
- * at a NUL; and an argument block joined by spaces, then sanitized.
+ * Join a NUL-separated argument block (as /proc/PID/cmdline) into one
+ * string: NULs become spaces, trailing NULs are dropped. The bytes stay raw
+ * (escape them at the edge). Returns a malloc'd string, or NULL on ENOMEM.
  */
-char *text_sanitize(const char *s, size_t len);
 char *text_cmdline(const char *args, size_t len);
 
 #endif

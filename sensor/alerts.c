@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "record.h"
 #include "record_event.h"
 #include "syscalls.h"
 #include "ruleset.h"
@@ -112,6 +113,7 @@ void alerts__free(struct alerts *a)
 	if (!a)
 		return;
 	rl_ruleset__free(a->rs);
+	rl_record_event__release(&a->re);
 	free(a);
 }
 
@@ -192,13 +194,13 @@ static struct json_object *field_value(const struct rl_event *ev, enum rl_field 
 		return json_object_new_double(ev->num[f]);
 	case RL_T_BOOL:
 		return json_object_new_boolean(ev->num[f] != 0);
-	case RL_T_STR:
-		return json_object_new_string(ev->str[f]);
+	case RL_T_STR: /* events hold raw bytes: escaped as in every record */
+		return record__str(ev->str[f]);
 	case RL_T_STRLIST: {
 		struct json_object *arr = json_object_new_array();
 
 		for (uint32_t i = 0; i < ev->list[f].n; i++)
-			json_object_array_add(arr, json_object_new_string(ev->list[f].v[i]));
+			json_object_array_add(arr, record__str(ev->list[f].v[i]));
 		return arr;
 	}
 	}

@@ -4,8 +4,6 @@
  */
 #include "proctable.h"
 
-#include "textsafe.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +39,7 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->cmdline);
 	free(pi->filename);
 	for (uint32_t i = 0; i < pi->nfails; i++)
-		free(pi->fails[i].safe);
+		free(pi->fails[i].path);
 	free(pi->fails);
 	free(pi->binary_id);
 	free(pi->parent_binary_id);
@@ -146,8 +144,8 @@ bool proc_info__add_fail(struct proc_info *pi, const struct pl_fail_key *k, bool
 		pi->fails = n;
 		pi->fails_cap = cap;
 	}
-	pi->fails[pi->nfails].safe = text_sanitize(k->path, sizeof(k->path));
-	if (!pi->fails[pi->nfails].safe) {
+	pi->fails[pi->nfails].path = strndup(k->path, sizeof(k->path));
+	if (!pi->fails[pi->nfails].path) {
 		pi->fails_overflow = true;
 		return false;
 	}

@@ -347,6 +347,13 @@ static void test_text_cmdline_drops_all_trailing_nuls(void **state)
 	check_cmdline("", 0, "");
 }
 
+static void test_text_cmdline_keeps_the_bytes_raw(void **state)
+{
+	CMD("a\0\xff\0", "a \xff");
+	CMD("x\r\nALERT\0\x1b[2J\0", "x\r\nALERT \x1b[2J");
+	CMD("x\xe2\0\x82\xac\0", "x\xe2 \x82\xac"); /* a sequence split by an argument boundary */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_text_tail_keeps_whole_units_within_width),
 		cmocka_unit_test(test_text_cmdline_joins_args_with_spaces),
 		cmocka_unit_test(test_text_cmdline_drops_all_trailing_nuls),
+		cmocka_unit_test(test_text_cmdline_keeps_the_bytes_raw),
 	};
 
 	return cmocka_run_group_tests_name("textsafe", tests, NULL, NULL);
