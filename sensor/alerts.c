@@ -228,10 +228,7 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	if (!throttle_pass(a, r, ev, &suppressed))
 		return;
 	a->alerts++;
-	rl_template__render(r->output, ev, out, sizeof(out));
-	/* a YAML block scalar leaves its final newline: one line per alert */
-	for (size_t l = strlen(out); l > 0 && (out[l - 1] == '\n' || out[l - 1] == ' '); l--)
-		out[l - 1] = '\0';
+	rl_template__render(r->output, ev, out, sizeof(out)); /* escaped, one line */
 	o = json_object_new_object();
 	json_object_object_add(o, "type", json_object_new_string("alert"));
 	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
