@@ -232,14 +232,15 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	o = json_object_new_object();
 	json_object_object_add(o, "type", json_object_new_string("alert"));
 	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
-	json_object_object_add(o, "rule", json_object_new_string(r->name));
+	/* rule-file text is escaped like process text: alert lines and syslog print it */
+	json_object_object_add(o, "rule", record__str(r->name));
 	json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(r->priority)));
 	json_object_object_add(o, "severity", json_object_new_int(r->priority));
 	json_object_object_add(o, "when", json_object_new_string(ev->str[RL_F_EVT_WHEN]));
 	json_object_object_add(o, "output", json_object_new_string(out));
 	tags = json_object_new_array();
 	for (size_t i = 0; i < r->ntags; i++)
-		json_object_array_add(tags, json_object_new_string(r->tags[i]));
+		json_object_array_add(tags, record__str(r->tags[i]));
 	json_object_object_add(o, "tags", tags);
 	json_object_object_add(o, "pid", copy_of(a->rec, "pid"));
 	json_object_object_add(o, "exe", copy_of(a->rec, "exe"));
@@ -284,7 +285,7 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	if (r->evidence & RL_EV_ANCESTRY)
 		json_object_object_add(evid, "ancestry", copy_of(a->rec, "ancestors"));
 	json_object_object_add(o, "evidence", evid);
-	json_object_object_add(o, "rule_file", json_object_new_string(r->file ? r->file : ""));
+	json_object_object_add(o, "rule_file", record__str(r->file ? r->file : ""));
 	json_object_object_add(o, "rule_line", json_object_new_int(r->line));
 	for (size_t i = 0; i < a->nouts; i++)
 		if (a->outs[i])
