@@ -309,9 +309,9 @@ static int parse_member(struct json_object *j, size_t k, struct strset_member *m
 		return -ENOMEM;
 	if (len > STRSET_MAX_LEN || strlen(raw) != len) {
 		free(raw);
-		return len > STRSET_MAX_LEN ? jf_fail(err, errlen, "strset: %s: %zu bytes, longer than %d", what, len,
-						      STRSET_MAX_LEN)
-					    : jf_fail(err, errlen, "strset: %s: string contains a NUL byte", what);
+		return len > STRSET_MAX_LEN
+			   ? jf_fail(err, errlen, "strset: %s: %zu bytes, longer than %d", what, len, STRSET_MAX_LEN)
+			   : jf_fail(err, errlen, "strset: %s: string contains a NUL byte", what);
 	}
 	m->s = raw;
 	return 0;

@@ -78,13 +78,13 @@ static int open_store(const struct bopts *o, bool readonly, struct bl_store **re
 	return 0;
 }
 
-/* raw escaped, for a line of text (never NULL: "?" when out of memory) */
+/* raw escaped, for a line of text (malloc'd; NULL when out of memory: print OR_Q(it)) */
 static char *esc(const char *raw)
 {
-	char *e = text_escape_str(raw);
-
-	return e ? e : strdup("?");
+	return text_escape_str(raw);
 }
+
+#define OR_Q(s) ((s) ? (s) : "?")
 
 /* raw escaped, its last `cols` columns, padded to them */
 static void print_col(const char *raw, int cols)
@@ -115,8 +115,8 @@ static bool matches(const struct baseline *b, const char *what)
 {
 	_cleanup_free_ char *raw = text_unescape(what, strlen(what), NULL);
 
-	return matches_exactly(b, what, strlen(what)) || (raw && strcmp(raw, what) != 0 &&
-							   matches_exactly(b, raw, strlen(raw)));
+	return matches_exactly(b, what, strlen(what)) ||
+	       (raw && strcmp(raw, what) != 0 && matches_exactly(b, raw, strlen(raw)));
 }
 
 static void fmt_time(uint64_t ns, char *buf, size_t size)
@@ -172,20 +172,21 @@ static struct json_object *show_json(const struct baseline *b, const struct bl_p
 static void show_text(const struct baseline *b, const struct bl_policy *p)
 {
 	_cleanup_free_ char *key = esc(b->key), *exe = esc(b->exe), *pexe = esc(b->parent_exe);
-	_cleanup_free_ char *prior = b->prior_key ? esc(b->prior_key) : NULL;
+	_cleanup_free_ char *prior = esc(b->prior_key);
 	char c[32], u[32];
 
 	fmt_time(b->created_ns, c, sizeof(c));
 	fmt_time(b->updated_ns, u, sizeof(u));
-	printf("baseline %s\n", key);
-	printf("  exe            %s\n  parent exe     %s\n", exe[0] ? exe : "-", pexe[0] ? pexe : "-");
+	printf("baseline %s\n", OR_Q(key));
+	printf("  exe            %s\n  parent exe     %s\n", !exe ? "?" : exe[0] ? exe : "-",
+	       !pexe ? "?" : pexe[0] ? pexe : "-");
 	printf("  created        %s   updated %s\n", c, u);
 	printf("  samples        %llu (%s; ready at %u)   windows %llu (%s; ready at %u)\n",
 	       (unsigned long long)b->samples, baseline__ready(b, p) ? "ready" : "learning", p->min_samples,
 	       (unsigned long long)b->windows, baseline__windows_ready(b, p) ? "ready" : "learning", p->min_windows);
 	printf("  not learned    %llu anomalous, %llu over the learning rate\n", (unsigned long long)b->quarantined,
 	       (unsigned long long)b->rate_limited);
-	printf("  prior          %s\n", prior ? prior : "-");
+	printf("  prior          %s\n", prior ? prior : b->prior_key ? "?" : "-");
 	printf("  %-26s %8s %10s %10s %10s %10s %10s %10s\n", "distribution", "count", "p50", "p90", "p99", "p99.9", "min",
 	       "max");
 	for (int d = 0; d < BL_DIST_MAX; d++) {
@@ -207,7 +208,7 @@ static void show_text(const struct baseline *b, const struct bl_policy *p)
 		for (uint32_t k = 0; k < set->n; k++) {
 			_cleanup_free_ char *m = esc(set->m[k].s);
 
-			printf("    %8llu  %s\n", (unsigned long long)set->m[k].count, m);
+			printf("    %8llu  %s\n", (unsigned long long)set->m[k].count, OR_Q(m));
 		}
 	}
 }
@@ -437,9 +438,9 @@ static int cmd_forget(struct bopts *o, const char *what)
 			_cleanup_free_ char *k = esc(keys[i]);
 
 			if (f < 0)
-				r = log_error_errno(f, "Cannot forget %s: %m", k);
+				r = log_error_errno(f, "Cannot forget %s: %m", OR_Q(k));
 			else if (!o->json)
-				fprintf(stderr, "forgot %s\n", k);
+				fprintf(stderr, "forgot %s\n", OR_Q(k));
 		}
 		free(keys[i]);
 	}
