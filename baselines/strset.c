@@ -353,7 +353,8 @@ static int parse_set(struct json_object *o, uint32_t max, struct strset *set, ch
 			return r; /* m[k].s is only set on success */
 		set->n++;
 	}
-	qsort(set->m, set->n, sizeof(*set->m), cmp_member);
+	if (set->n > 1)
+		qsort(set->m, set->n, sizeof(*set->m), cmp_member);
 	for (uint32_t k = 1; k < set->n; k++)
 		if (strcmp(set->m[k - 1].s, set->m[k].s) == 0)
 			return jf_fail(err, errlen, "strset: a member appears twice");
