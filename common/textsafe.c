@@ -10,6 +10,7 @@
  */
 #include "textsafe.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -20,13 +20,13 @@
  * (\x5C), so the escaping is reversible: "\x41" in a name can't pass for an
  * escaped byte.
  *
- * Kernel-free and allocation-light: a library for outputs/, rules/,
- * baselines/ and sensor/ alike. It never logs.
+ * Kernel-free, never logs, depends on no other plumbline module: the layer
+ * below rules/, baselines/, outputs/ and sensor/. Only text_escape() and
+ * text_unescape() allocate; the _buf forms serve bounded and hot paths.
  */
 #ifndef PL_TEXTSAFE_H
 #define PL_TEXTSAFE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 /* Also write '"' as \x22 (alert output lines quote values). */
