@@ -187,7 +187,8 @@ const char *bl_dist__name(enum bl_dist d);
 double bl_dist__noise_floor(enum bl_dist d);
 const char *bl_set__name(enum bl_set s);
 
-/* Serialize / parse-and-validate (every field and bound). */
+/* Serialize (strings escaped with text_escape(); NULL on ENOMEM) / parse
+ * and validate (every field and bound; strings unescaped back to bytes). */
 struct json_object *baseline__to_json(const struct baseline *b);
 int baseline__from_json(struct json_object *o, struct baseline **ret, char *err, size_t errlen);
 

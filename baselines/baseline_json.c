@@ -5,10 +5,17 @@
  * Every field is checked for type and bound on the way in; a file that
  * fails any check is rejected whole (the store moves it aside), because a
  * baseline that is half-trusted is worse than one relearned.
+ *
+ * Strings (the key and ids, the exe labels, set members) are raw bytes in
+ * memory; a file holds them escaped (text_escape()) and loading unescapes
+ * them, so files are printable text and labels learned from a hostile
+ * process come back byte for byte. Files written when only invalid UTF-8
+ * and backslashes were escaped read the same way.
  */
 #include "baseline.h"
 
 #include "jsonfield.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -18,6 +25,20 @@
 
 #define LABEL_MAX 4096
 
+/* o[key] = s escaped (null for NULL); -ENOMEM. */
+static int add_text(struct json_object *o, const char *key, const char *s)
+{
+	char *esc;
+	int r;
+
+	if (!s)
+		return json_object_object_add(o, key, NULL) ? -ENOMEM : 0;
+	esc = text_escape_str(s);
+	r = esc ? jf_add(o, key, json_object_new_string(esc)) : -ENOMEM;
+	free(esc);
+	return r;
+}
+
 struct json_object *baseline__to_json(const struct baseline *b)
 {
 	struct json_object *o = json_object_new_object(), *d = json_object_new_object(), *s = json_object_new_object();
@@ -25,12 +46,10 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	if (!o || !d || !s)
 		goto fail;
 	json_object_object_add(o, "version", json_object_new_int(BL_FORMAT_VERSION));
-	json_object_object_add(o, "key", json_object_new_string(b->key));
-	json_object_object_add(o, "binary_id", json_object_new_string(b->binary_id));
-	json_object_object_add(o, "parent_id", json_object_new_string(b->parent_id));
-	json_object_object_add(o, "exe", json_object_new_string(b->exe));
-	json_object_object_add(o, "parent_exe", json_object_new_string(b->parent_exe));
-	json_object_object_add(o, "prior_key", b->prior_key ? json_object_new_string(b->prior_key) : NULL);
+	if (add_text(o, "key", b->key) || add_text(o, "binary_id", b->binary_id) ||
+	    add_text(o, "parent_id", b->parent_id) || add_text(o, "exe", b->exe) ||
+	    add_text(o, "parent_exe", b->parent_exe) || add_text(o, "prior_key", b->prior_key))
+		goto fail;
 	json_object_object_add(o, "created_ns", json_object_new_uint64(b->created_ns));
 	json_object_object_add(o, "updated_ns", json_object_new_uint64(b->updated_ns));
 	json_object_object_add(o, "samples", json_object_new_uint64(b->samples));
@@ -69,6 +88,8 @@ static int get_str(struct json_object *o, const char *key, bool nullable, char *
 {
 	struct json_object *v;
 	const char *s;
+	char *raw;
+	size_t len;
 
 	if (!json_object_object_get_ex(o, key, &v))
 		return jf_fail(err, errlen, "missing \"%s\"", key);
@@ -78,11 +99,20 @@ static int get_str(struct json_object *o, const char *key, bool nullable, char *
 	}
 	if (!json_object_is_type(v, json_type_string))
 		return jf_fail(err, errlen, "\"%s\" is not a string", key);
+	/* escaped, at most 4 bytes per byte of the string */
 	s = json_object_get_string(v);
-	if (json_object_get_string_len(v) > LABEL_MAX || strlen(s) != (size_t)json_object_get_string_len(v))
+	len = (size_t)json_object_get_string_len(v);
+	if (len > 4 * LABEL_MAX || strlen(s) != len)
 		return jf_fail(err, errlen, "\"%s\" is longer than %d bytes or holds a NUL", key, LABEL_MAX);
-	*ret = strdup(s);
-	return *ret ? 0 : -ENOMEM;
+	raw = text_unescape(s, len, &len);
+	if (!raw)
+		return -ENOMEM;
+	if (len > LABEL_MAX || strlen(raw) != len) {
+		free(raw);
+		return jf_fail(err, errlen, "\"%s\" is longer than %d bytes or holds a NUL", key, LABEL_MAX);
+	}
+	*ret = raw;
+	return 0;
 }
 
 static int get_u64(struct json_object *o, const char *key, uint64_t *ret, char *err, size_t errlen)

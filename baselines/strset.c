@@ -8,10 +8,19 @@
  * two equal sets serialize byte for byte alike. The bound is enforced on
  * every path that creates members (add, merge, from_json); refused members
  * are counted, never silently lost.
+ *
+ * Members are raw bytes (a path as the process gave it). In JSON they are
+ * written through text_escape() and read back through text_unescape(), so a
+ * file holds printable text and a member comes back byte for byte. Files
+ * written before that escaped only invalid UTF-8 and backslashes, as \xNN:
+ * text_unescape() reads them the same way. Since escaping changes the order
+ * of some strings, the loader sorts what it read instead of requiring the
+ * file's order.
  */
 #include "strset.h"
 
 #include "jsonfield.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -204,15 +213,17 @@ int strset__merge(struct strset *dst, const struct strset *src)
 static struct json_object *member_to_json(const struct strset_member *m)
 {
 	struct json_object *o = json_object_new_object();
+	char *esc = text_escape_str(m->s);
 
-	if (!o)
-		return NULL;
-	if (jf_add(o, "s", json_object_new_string(m->s)) || jf_add(o, "count", json_object_new_uint64(m->count)) ||
+	if (!o || !esc || jf_add(o, "s", json_object_new_string(esc)) ||
+	    jf_add(o, "count", json_object_new_uint64(m->count)) ||
 	    jf_add(o, "first_ns", json_object_new_uint64(m->first_ns)) ||
 	    jf_add(o, "last_ns", json_object_new_uint64(m->last_ns))) {
+		free(esc);
 		json_object_put(o);
 		return NULL;
 	}
+	free(esc);
 	return o;
 }
 
@@ -267,7 +278,7 @@ static const char *const member_keys[] = { "s", "count", "first_ns", "last_ns", 
 static int parse_member(struct json_object *j, size_t k, struct strset_member *m, char *err, size_t errlen)
 {
 	struct json_object *js;
-	char what[40];
+	char what[40], *raw;
 	size_t len;
 	int r;
 
@@ -279,9 +290,10 @@ static int parse_member(struct json_object *j, size_t k, struct strset_member *m
 		return r;
 	if (!json_object_object_get_ex(j, "s", &js) || !json_object_is_type(js, json_type_string))
 		return jf_fail(err, errlen, "strset: %s: missing or non-string \"s\"", what);
+	/* the escaped form is at most 4 bytes per byte of the member */
 	len = (size_t)json_object_get_string_len(js);
-	if (len > STRSET_MAX_LEN)
-		return jf_fail(err, errlen, "strset: %s: %zu bytes, longer than %d", what, len, STRSET_MAX_LEN);
+	if (len > 4 * STRSET_MAX_LEN)
+		return jf_fail(err, errlen, "strset: %s: %zu bytes, longer than %d", what, len, 4 * STRSET_MAX_LEN);
 	if (strlen(json_object_get_string(js)) != len)
 		return jf_fail(err, errlen, "strset: %s: string contains a NUL byte", what);
 	if ((r = get_u64(j, "count", what, &m->count, err, errlen)) ||
@@ -292,8 +304,22 @@ static int parse_member(struct json_object *j, size_t k, struct strset_member *m
 		return jf_fail(err, errlen, "strset: %s: count is 0", what);
 	if (m->first_ns > m->last_ns)
 		return jf_fail(err, errlen, "strset: %s: first_ns > last_ns", what);
-	m->s = strdup(json_object_get_string(js));
-	return m->s ? 0 : -ENOMEM;
+	raw = text_unescape(json_object_get_string(js), len, &len);
+	if (!raw)
+		return -ENOMEM;
+	if (len > STRSET_MAX_LEN || strlen(raw) != len) {
+		free(raw);
+		return len > STRSET_MAX_LEN
+			   ? jf_fail(err, errlen, "strset: %s: %zu bytes, longer than %d", what, len, STRSET_MAX_LEN)
+			   : jf_fail(err, errlen, "strset: %s: string contains a NUL byte", what);
+	}
+	m->s = raw;
+	return 0;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	return strcmp(((const struct strset_member *)a)->s, ((const struct strset_member *)b)->s);
 }
 
 static int parse_set(struct json_object *o, uint32_t max, struct strset *set, char *err, size_t errlen)
@@ -326,9 +352,12 @@ static int parse_set(struct json_object *o, uint32_t max, struct strset *set, ch
 		if (r)
 			return r; /* m[k].s is only set on success */
 		set->n++;
-		if (k && strcmp(set->m[k - 1].s, set->m[k].s) >= 0)
-			return jf_fail(err, errlen, "strset: members[%zu] is not strictly after members[%zu]", k, k - 1);
 	}
+	if (set->n > 1)
+		qsort(set->m, set->n, sizeof(*set->m), cmp_member);
+	for (uint32_t k = 1; k < set->n; k++)
+		if (strcmp(set->m[k - 1].s, set->m[k].s) == 0)
+			return jf_fail(err, errlen, "strset: a member appears twice");
 	return 0;
 }
 

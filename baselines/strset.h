@@ -40,8 +40,11 @@ bool strset__contains(const struct strset *set, const char *s);
 int strset__add(struct strset *set, const char *s, uint64_t n, uint64_t now_ns);
 int strset__merge(struct strset *dst, const struct strset *src);
 
+/* The set as JSON, members escaped (text_escape()); NULL on ENOMEM. */
 struct json_object *strset__to_json(const struct strset *set);
-/* Validates sorting, uniqueness, lengths, bound. 0 or -EINVAL with err. */
+/* Unescapes the members (text_unescape()), sorts them, and validates
+ * uniqueness, lengths (of the raw bytes; no NUL), counts, times and the
+ * bound. 0 or -EINVAL with err (or -ENOMEM); *ret untouched on failure. */
 int strset__from_json(struct json_object *o, uint32_t max, struct strset *ret, char *err, size_t errlen);
 
 bool strset__equal(const struct strset *a, const struct strset *b);

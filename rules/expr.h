@@ -80,7 +80,7 @@ size_t rl_expr__fields(const struct rl_expr *e, enum rl_field *out, size_t max);
 /*
  * Output templates: text with %field substitutions (%proc.name,
  * %proc.syscall[openat], %{proc.pid} when followed by a name character).
- * `%%` is a literal %.
+ * `%%` is a literal %. Trailing white space is dropped when compiling.
  */
 struct rl_template;
 
@@ -88,11 +88,14 @@ int rl_template__compile(const char *src, struct rl_template **ret, struct rl_er
 void rl_template__free(struct rl_template *t);
 
 /*
- * Render into buf (always NUL-terminated, truncated to size). String values
- * are escaped so no value can break the line or forge a field: control
- * characters, '"' and '\' become \xNN; absent fields render as <NA>.
- * Numbers print as integers when integral, else with up to 3 decimals.
- * Returns the length it needed (like snprintf).
+ * Render into buf (NUL-terminated when size > 0; buf may be NULL when size
+ * is 0). Everything goes through the one escaping of untrusted text
+ * (text_escape_buf()), string values with '"' too: no value can break the
+ * line, drive a terminal or forge a field, and text_unescape() of the result
+ * gives the literal text with the values' raw bytes. Absent fields render
+ * as <NA>. Numbers print as integers when integral, else with up to 3
+ * decimals. Returns the length it needed, like snprintf; a cut to size
+ * never splits an escape or a UTF-8 character.
  */
 size_t rl_template__render(const struct rl_template *t, const struct rl_event *ev, char *buf, size_t size);
 

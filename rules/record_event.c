@@ -5,13 +5,77 @@
  * Units change on the way: records are in ns, rules in ms; rates are made
  * per second from the window's length. A field missing from the record (or
  * null) stays absent in the event.
+ *
+ * Strings are unescaped into chunks that the event keeps from one fill to
+ * the next, so that steady state allocates nothing; and a string without a
+ * backslash (nearly all of them) has nothing to undo and is borrowed as is.
  */
 #include "record_event.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fields.h"
+#include "textsafe.h"
+
+#define CHUNK_MIN 4096
+#define CHUNKS_KEPT (1u << 20) /* bytes of chunks kept between fills; more is freed */
+
+struct rl_text_chunk {
+	struct rl_text_chunk *next;
+	size_t used, cap;
+	char buf[];
+};
+
+void rl_record_event__release(struct rl_record_event *re)
+{
+	while (re->text) {
+		struct rl_text_chunk *n = re->text->next;
+
+		free(re->text);
+		re->text = n;
+	}
+}
+
+/* Forget the previous event's strings, keeping the chunks (unless a huge
+ * record grew them past CHUNKS_KEPT). */
+static void text_reset(struct rl_record_event *re)
+{
+	size_t total = 0;
+
+	for (struct rl_text_chunk *c = re->text; c; c = c->next)
+		total += c->cap;
+	if (total > CHUNKS_KEPT) {
+		rl_record_event__release(re);
+		return;
+	}
+	for (struct rl_text_chunk *c = re->text; c; c = c->next)
+		c->used = 0;
+}
+
+/* Room for n bytes that stays put until the next reset, or NULL. */
+static char *text_alloc(struct rl_record_event *re, size_t n)
+{
+	struct rl_text_chunk *c;
+
+	for (c = re->text; c; c = c->next)
+		if (c->cap - c->used >= n)
+			break;
+	if (!c) {
+		size_t cap = n > CHUNK_MIN ? n : CHUNK_MIN;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		c->next = re->text;
+		re->text = c;
+	}
+	c->used += n;
+	return c->buf + c->used - n;
+}
 
 /* obj["a"]["b"]... along a NULL-terminated path; NULL when missing or null. */
 static struct json_object *at(struct json_object *o, const char *const *path)
@@ -46,9 +110,27 @@ static const char *str_of(struct json_object *v)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-static void str(struct rl_event *e, enum rl_field f, struct json_object *v)
+/* The string v holds, unescaped (NULL when v is no string, or on ENOMEM). */
+static const char *text_of(struct rl_record_event *re, struct json_object *v)
 {
-	rl_event__str(e, f, str_of(v));
+	const char *s = str_of(v);
+	size_t len;
+	char *out;
+
+	if (!s)
+		return NULL;
+	len = (size_t)json_object_get_string_len(v);
+	if (!memchr(s, '\\', len))
+		return s;
+	out = text_alloc(re, len + 1); /* unescaping never grows */
+	if (out)
+		text_unescape_buf(out, s, len);
+	return out;
+}
+
+static void str(struct rl_record_event *re, enum rl_field f, struct json_object *v)
+{
+	rl_event__str(&re->ev, f, text_of(re, v));
 }
 
 static const char *base_name(const char *path)
@@ -58,20 +140,20 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static void strlist(struct rl_event *e, enum rl_field f, struct json_object *arr, const char **store, uint32_t max,
-		    bool basenames)
+static void strlist(struct rl_record_event *re, enum rl_field f, struct json_object *arr, const char **store,
+		    uint32_t max, bool basenames)
 {
 	uint32_t n = 0;
 
 	if (!arr || !json_object_is_type(arr, json_type_array))
 		return;
 	for (size_t i = 0; i < json_object_array_length(arr) && n < max; i++) {
-		const char *s = str_of(json_object_array_get_idx(arr, i));
+		const char *s = text_of(re, json_object_array_get_idx(arr, i));
 
 		if (s)
 			store[n++] = basenames ? base_name(s) : s;
 	}
-	rl_event__list(e, f, store, n);
+	rl_event__list(&re->ev, f, store, n);
 }
 
 static void syscalls(uint64_t *sc, struct json_object *by_name)
@@ -89,24 +171,24 @@ static void syscalls(uint64_t *sc, struct json_object *by_name)
 static void identity(struct rl_record_event *re, struct json_object *r)
 {
 	struct rl_event *e = &re->ev;
-	const char *exe = str_of(AT(r, "exe")), *pexe = str_of(AT(r, "parent_exe"));
+	const char *exe = text_of(re, AT(r, "exe")), *pexe = text_of(re, AT(r, "parent_exe"));
 
 	num(e, RL_F_PROC_PID, AT(r, "pid"), 1);
 	num(e, RL_F_PROC_PPID, AT(r, "ppid"), 1);
 	num(e, RL_F_PROC_UID, AT(r, "uid"), 1);
-	str(e, RL_F_PROC_NAME, AT(r, "comm"));
+	str(re, RL_F_PROC_NAME, AT(r, "comm"));
 	rl_event__str(e, RL_F_PROC_EXE, exe);
 	rl_event__str(e, RL_F_PROC_EXE_NAME, base_name(exe));
-	str(e, RL_F_PROC_CMDLINE, AT(r, "cmdline"));
-	str(e, RL_F_PROC_FILENAME, AT(r, "filename"));
-	str(e, RL_F_PROC_BUILD_ID, AT(r, "build_id"));
-	str(e, RL_F_PROC_BINARY_ID, AT(r, "binary_id"));
-	str(e, RL_F_PROC_CGROUP, AT(r, "cgroup"));
+	str(re, RL_F_PROC_CMDLINE, AT(r, "cmdline"));
+	str(re, RL_F_PROC_FILENAME, AT(r, "filename"));
+	str(re, RL_F_PROC_BUILD_ID, AT(r, "build_id"));
+	str(re, RL_F_PROC_BINARY_ID, AT(r, "binary_id"));
+	str(re, RL_F_PROC_CGROUP, AT(r, "cgroup"));
 	rl_event__str(e, RL_F_PROC_PEXE, pexe);
 	rl_event__str(e, RL_F_PROC_PNAME, base_name(pexe));
-	strlist(e, RL_F_PROC_ANAME, AT(r, "ancestors"), re->aname, RL_MAX_ANCESTORS, true);
-	strlist(e, RL_F_PROC_APATH, AT(r, "ancestors"), re->apath, RL_MAX_ANCESTORS, false);
-	str(e, RL_F_PROC_IMAGE, AT(r, "image"));
+	strlist(re, RL_F_PROC_ANAME, AT(r, "ancestors"), re->aname, RL_MAX_ANCESTORS, true);
+	strlist(re, RL_F_PROC_APATH, AT(r, "ancestors"), re->apath, RL_MAX_ANCESTORS, false);
+	str(re, RL_F_PROC_IMAGE, AT(r, "image"));
 	boolean(e, RL_F_PROC_PARTIAL, AT(r, "partial"));
 }
 
@@ -149,14 +231,14 @@ static void lifetime(struct rl_record_event *re, struct json_object *m, double w
 		}
 		rl_event__num(e, RL_F_PROC_FAIL_PATHS, (double)json_object_array_length(paths));
 		if (top) {
-			str(e, RL_F_PROC_TOP_FAIL_PATH, AT(top, "path"));
+			str(re, RL_F_PROC_TOP_FAIL_PATH, AT(top, "path"));
 			rl_event__num(e, RL_F_PROC_TOP_FAIL_COUNT, (double)best);
 			if (is_num(fails) && json_object_get_double(fails) > 0)
 				rl_event__num(e, RL_F_PROC_TOP_FAIL_SHARE, best / json_object_get_double(fails));
 		}
 	} else {
 		num(e, RL_F_PROC_FAIL_PATHS, AT(m, "fail_paths"), 1);
-		str(e, RL_F_PROC_TOP_FAIL_PATH, AT(m, "top_fail_path"));
+		str(re, RL_F_PROC_TOP_FAIL_PATH, AT(m, "top_fail_path"));
 		num(e, RL_F_PROC_TOP_FAIL_COUNT, AT(m, "top_fail_count"), 1);
 		if (is_num(AT(m, "top_fail_count")) && is_num(fails) && json_object_get_double(fails) > 0)
 			rl_event__num(e, RL_F_PROC_TOP_FAIL_SHARE,
@@ -164,11 +246,13 @@ static void lifetime(struct rl_record_event *re, struct json_object *m, double w
 	}
 }
 
-static void binary(struct rl_event *e, struct json_object *b)
+static void binary(struct rl_record_event *re, struct json_object *b)
 {
+	struct rl_event *e = &re->ev;
+
 	num(e, RL_F_BIN_PROCS, AT(b, "procs"), 1);
 	num(e, RL_F_BIN_OPEN_FAILURES_PER_S, AT(b, "open_failures_per_s"), 1);
-	str(e, RL_F_BIN_TOP_FAIL_PATH, AT(b, "top_fail_path"));
+	str(re, RL_F_BIN_TOP_FAIL_PATH, AT(b, "top_fail_path"));
 	num(e, RL_F_BIN_TOP_FAIL_SHARE, AT(b, "top_fail_share"), 1);
 }
 
@@ -221,7 +305,7 @@ static void baseline(struct rl_record_event *re, struct json_object *b, enum rl_
 
 	if (!b || !json_object_is_type(b, json_type_object))
 		return;
-	str(e, RL_F_BL_KEY, AT(b, "key"));
+	str(re, RL_F_BL_KEY, AT(b, "key"));
 	boolean(e, RL_F_BL_READY, AT(b, "ready"));
 	boolean(e, RL_F_BL_WINDOWS_READY, AT(b, "windows_ready"));
 	num(e, RL_F_BL_SAMPLES, AT(b, "samples"), 1);
@@ -235,10 +319,10 @@ static void baseline(struct rl_record_event *re, struct json_object *b, enum rl_
 	for (size_t i = 0; i < sizeof(scores) / sizeof(scores[0]); i++)
 		num(e, scores[i].f, AT(b, "features", scores[i].feature, scores[i].what), 1);
 	num(e, RL_F_BL_MAX_SCORE, AT(b, "max_score"), 1);
-	str(e, RL_F_BL_MAX_FEATURE, AT(b, "max_feature"));
+	str(re, RL_F_BL_MAX_FEATURE, AT(b, "max_feature"));
 	boolean(e, RL_F_BL_ANOMALOUS, AT(b, "anomalous"));
-	strlist(e, RL_F_BL_NEW_FAIL_PATHS, AT(b, "new_fail_paths"), re->new_paths, 8, false);
-	strlist(e, RL_F_BL_NEW_SYSCALLS, AT(b, "new_syscalls"), re->new_syscalls, 8, false);
+	strlist(re, RL_F_BL_NEW_FAIL_PATHS, AT(b, "new_fail_paths"), re->new_paths, 8, false);
+	strlist(re, RL_F_BL_NEW_SYSCALLS, AT(b, "new_syscalls"), re->new_syscalls, 8, false);
 }
 
 int rl_record_event__fill(struct rl_record_event *re, struct json_object *rec, enum rl_kind kind)
@@ -256,6 +340,7 @@ int rl_record_event__fill(struct rl_record_event *re, struct json_object *rec, e
 	if (kind == RL_KIND_WINDOW && strcmp(type, "window") != 0)
 		return -EINVAL;
 	rl_event__reset(e, kind);
+	text_reset(re);
 	rl_event__str(e, RL_F_EVT_WHEN, kind == RL_KIND_EXEC ? "exec" : kind == RL_KIND_WINDOW ? "window" : "exit");
 	identity(re, rec);
 	if (kind == RL_KIND_EXEC) {
@@ -268,7 +353,7 @@ int rl_record_event__fill(struct rl_record_event *re, struct json_object *rec, e
 		lifetime(re, rec, is_num(AT(rec, "duration_ns")) ? json_object_get_double(AT(rec, "duration_ns")) : 0);
 		num(e, RL_F_PROC_EXIT_CODE, code, 1);
 		num(e, RL_F_PROC_EXIT_SIGNAL, sig, 1);
-		str(e, RL_F_PROC_END_REASON, AT(rec, "end_reason"));
+		str(re, RL_F_PROC_END_REASON, AT(rec, "end_reason"));
 	} else {
 		double start = is_num(AT(rec, "window_start_ns")) ? json_object_get_double(AT(rec, "window_start_ns")) : 0;
 		double end = is_num(AT(rec, "window_end_ns")) ? json_object_get_double(AT(rec, "window_end_ns")) : 0;
@@ -292,7 +377,7 @@ int rl_record_event__fill(struct rl_record_event *re, struct json_object *rec, e
 		}
 		num(e, RL_F_WIN_BUSY_S, AT(rec, "busy_s"), 1);
 	}
-	binary(e, AT(rec, "binary"));
+	binary(re, AT(rec, "binary"));
 	baseline(re, b, kind);
 	return 0;
 }

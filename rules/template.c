@@ -5,9 +5,14 @@
  * Compiled once into parts (literal runs and resolved field ids), rendered
  * per alert without lookups or allocation. Rendering is where untrusted
  * strings (a process can name itself anything) meet a line-oriented
- * output, so every string value is escaped: control characters, '"' and
- * '\' become \xNN, and one alert stays one line whose fields can't be
- * forged by a value.
+ * output (text lines, syslog), so all of it goes through the one escaping
+ * of untrusted text (text_escape_buf(), common/textsafe.h): string values,
+ * and the literal text too, so that not even a rule file can make an alert
+ * span lines or drive a terminal. String values also have '"' escaped
+ * (\x22): outputs put values in quotes, and a value must not be able to
+ * end its quotes and forge what follows. The result unescapes
+ * (text_unescape()) to the literal text and the values' raw bytes. Trailing
+ * white space of a template (the newline a YAML block leaves) is dropped.
  */
 #include "expr_internal.h"
 
@@ -17,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "textsafe.h"
 
 struct tpl_part {
 	size_t off, len; /* literal: text[off..off+len); field: len == 0 */
@@ -118,6 +125,8 @@ int rl_template__compile(const char *src, struct rl_template **ret, struct rl_er
 	len = strnlen(src, X_MAX_SRC + 1);
 	if (len > X_MAX_SRC)
 		return fail(err, X_MAX_SRC, "output longer than %u bytes", X_MAX_SRC);
+	while (len > 0 && (src[len - 1] == '\n' || src[len - 1] == '\r' || src[len - 1] == ' ' || src[len - 1] == '\t'))
+		len--;
 	t = calloc(1, sizeof(*t));
 	if (t) {
 		t->text = malloc(len + 1);
@@ -169,39 +178,41 @@ void rl_template__free(struct rl_template *t)
 	free(t);
 }
 
+/* The rendering so far: `len` bytes are in buf, `need` would be with room
+ * enough. Once something did not fit whole, nothing more is written. */
 struct out {
 	char *buf;
-	size_t size, need;
+	size_t size, len, need;
 };
 
+/* ASCII we generate (numbers, <NA>, separators): may be cut anywhere. */
 static void put(struct out *o, const char *s, size_t n)
 {
-	if (o->need < o->size) {
-		size_t room = o->size - 1 - o->need;
+	if (o->len == o->need && o->len < o->size) {
+		size_t room = o->size - 1 - o->len, k = n < room ? n : room;
 
-		memcpy(o->buf + o->need, s, n < room ? n : room);
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
 	}
 	o->need += n;
 }
 
-static void put_escaped(struct out *o, const char *s)
+/* Text through the one escaping; a cut never splits an escape or a character. */
+static void put_text(struct out *o, const char *s, size_t n, unsigned flags)
 {
-	static const char hex[] = "0123456789abcdef";
+	if (o->len == o->need && o->len < o->size) {
+		size_t need = text_escape_buf(o->buf + o->len, o->size - o->len, s, n, flags);
 
-	while (*s) {
-		size_t run = 0;
-
-		while (s[run] && (unsigned char)s[run] >= 0x20 && s[run] != 0x7f && s[run] != '"' && s[run] != '\\')
-			run++;
-		put(o, s, run);
-		s += run;
-		if (*s) {
-			unsigned char c = (unsigned char)*s++;
-			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-
-			put(o, esc, sizeof(esc));
-		}
+		o->len += need < o->size - o->len ? need : strlen(o->buf + o->len);
+		o->need += need;
+		return;
 	}
+	o->need += text_escape_buf(NULL, 0, s, n, flags);
+}
+
+static void put_value(struct out *o, const char *s)
+{
+	put_text(o, s, strlen(s), TEXT_ESC_QUOTE);
 }
 
 /* Integers as integers (no exponent), else up to 3 decimals, trimmed. */
@@ -245,7 +256,7 @@ static void put_field(struct out *o, const struct tpl_part *p, const struct rl_e
 
 		if (!s)
 			break;
-		put_escaped(o, s);
+		put_value(o, s);
 		return;
 	}
 	case RL_T_STRLIST:
@@ -255,7 +266,7 @@ static void put_field(struct out *o, const struct tpl_part *p, const struct rl_e
 			if (i)
 				put(o, ",", 1);
 			if (ev->list[p->field].v[i])
-				put_escaped(o, ev->list[p->field].v[i]);
+				put_value(o, ev->list[p->field].v[i]);
 		}
 		return;
 	}
@@ -270,12 +281,12 @@ size_t rl_template__render(const struct rl_template *t, const struct rl_event *e
 		const struct tpl_part *p = &t->parts[i];
 
 		if (p->field < 0)
-			put(&o, t->text + p->off, p->len);
+			put_text(&o, t->text + p->off, p->len, 0);
 		else
 			put_field(&o, p, ev);
 	}
 	if (size)
-		buf[o.need < size ? o.need : size - 1] = '\0';
+		buf[o.len] = '\0';
 	return o.need;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "record.h"
 #include "record_event.h"
 #include "syscalls.h"
 #include "ruleset.h"
@@ -112,6 +113,7 @@ void alerts__free(struct alerts *a)
 	if (!a)
 		return;
 	rl_ruleset__free(a->rs);
+	rl_record_event__release(&a->re);
 	free(a);
 }
 
@@ -192,13 +194,13 @@ static struct json_object *field_value(const struct rl_event *ev, enum rl_field 
 		return json_object_new_double(ev->num[f]);
 	case RL_T_BOOL:
 		return json_object_new_boolean(ev->num[f] != 0);
-	case RL_T_STR:
-		return json_object_new_string(ev->str[f]);
+	case RL_T_STR: /* events hold raw bytes: escaped as in every record */
+		return record__str(ev->str[f]);
 	case RL_T_STRLIST: {
 		struct json_object *arr = json_object_new_array();
 
 		for (uint32_t i = 0; i < ev->list[f].n; i++)
-			json_object_array_add(arr, json_object_new_string(ev->list[f].v[i]));
+			json_object_array_add(arr, record__str(ev->list[f].v[i]));
 		return arr;
 	}
 	}
@@ -226,21 +228,19 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	if (!throttle_pass(a, r, ev, &suppressed))
 		return;
 	a->alerts++;
-	rl_template__render(r->output, ev, out, sizeof(out));
-	/* a YAML block scalar leaves its final newline: one line per alert */
-	for (size_t l = strlen(out); l > 0 && (out[l - 1] == '\n' || out[l - 1] == ' '); l--)
-		out[l - 1] = '\0';
+	rl_template__render(r->output, ev, out, sizeof(out)); /* escaped, one line */
 	o = json_object_new_object();
 	json_object_object_add(o, "type", json_object_new_string("alert"));
 	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
-	json_object_object_add(o, "rule", json_object_new_string(r->name));
+	/* rule-file text is escaped like process text: alert lines and syslog print it */
+	json_object_object_add(o, "rule", record__str(r->name));
 	json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(r->priority)));
 	json_object_object_add(o, "severity", json_object_new_int(r->priority));
 	json_object_object_add(o, "when", json_object_new_string(ev->str[RL_F_EVT_WHEN]));
 	json_object_object_add(o, "output", json_object_new_string(out));
 	tags = json_object_new_array();
 	for (size_t i = 0; i < r->ntags; i++)
-		json_object_array_add(tags, json_object_new_string(r->tags[i]));
+		json_object_array_add(tags, record__str(r->tags[i]));
 	json_object_object_add(o, "tags", tags);
 	json_object_object_add(o, "pid", copy_of(a->rec, "pid"));
 	json_object_object_add(o, "exe", copy_of(a->rec, "exe"));
@@ -285,7 +285,7 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	if (r->evidence & RL_EV_ANCESTRY)
 		json_object_object_add(evid, "ancestry", copy_of(a->rec, "ancestors"));
 	json_object_object_add(o, "evidence", evid);
-	json_object_object_add(o, "rule_file", json_object_new_string(r->file ? r->file : ""));
+	json_object_object_add(o, "rule_file", record__str(r->file ? r->file : ""));
 	json_object_object_add(o, "rule_line", json_object_new_int(r->line));
 	for (size_t i = 0; i < a->nouts; i++)
 		if (a->outs[i])

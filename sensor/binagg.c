@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
+
 #define TOP_PATHS 8 /* candidate paths kept per binary per second */
 
 struct path_count {
@@ -169,7 +171,7 @@ struct json_object *binagg__json(const struct binagg *a, const char *binary_id)
 	o = json_object_new_object();
 	json_object_object_add(o, "procs", json_object_new_uint64(e->procs));
 	json_object_object_add(o, "open_failures_per_s", json_object_new_double(e->open_fail / a->last.seconds));
-	json_object_object_add(o, "top_fail_path", top ? json_object_new_string(top->path) : NULL);
+	json_object_object_add(o, "top_fail_path", record__str(top ? top->path : NULL));
 	json_object_object_add(o, "top_fail_share",
 			       top && e->open_fail ? json_object_new_double((double)top->count / e->open_fail) : NULL);
 	return o;

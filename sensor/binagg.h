@@ -21,7 +21,7 @@ int binagg__new(uint32_t max, struct binagg **ret);
 void binagg__free(struct binagg *a);
 
 /* During the current second: one process of binary_id was active, with
- * open_fail failed opens, most of them on top_path (may be NULL). */
+ * open_fail failed opens, most of them on top_path (raw bytes; may be NULL). */
 void binagg__add(struct binagg *a, const char *binary_id, uint64_t open_fail, const char *top_path,
 		 uint64_t top_count);
 

@@ -5,6 +5,10 @@
  * export open it read-only and may run beside a sensor; import and forget
  * change it and should be done with the sensor stopped, or the sensor's
  * next save may write its in-memory copy back.
+ *
+ * Labels, keys and set members were learned from processes or imported from
+ * bundles: whatever they hold, they are printed through text_escape(), so a
+ * listing is printable text that no exe name can add a line to.
  */
 #include "cmd_baseline.h"
 
@@ -16,8 +20,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "cleanup.h"
 #include "log.h"
+#include "record.h"
 #include "store.h"
+#include "textsafe.h"
 
 struct bopts {
 	const char *state_dir;
@@ -71,10 +78,26 @@ static int open_store(const struct bopts *o, bool readonly, struct bl_store **re
 	return 0;
 }
 
-static bool matches(const struct baseline *b, const char *what)
+/* raw escaped, for a line of text (malloc'd; NULL when out of memory: print OR_Q(it)) */
+static char *esc(const char *raw)
+{
+	return text_escape_str(raw);
+}
+
+#define OR_Q(s) ((s) ? (s) : "?")
+
+/* raw escaped, its last `cols` columns, padded to them */
+static void print_col(const char *raw, int cols)
+{
+	_cleanup_free_ char *e = text_escape_str(raw);
+	size_t used, off = e ? text_tail(e, (size_t)cols, &used) : 0;
+
+	printf("%s%*s", e ? e + off : "?", e ? cols - (int)used : cols - 1, "");
+}
+
+static bool matches_exactly(const struct baseline *b, const char *what, size_t n)
 {
 	const char *base = strrchr(b->exe, '/');
-	size_t n = strlen(what);
 
 	if (strcmp(b->key, what) == 0 || strcmp(b->exe, what) == 0 || (base && strcmp(base + 1, what) == 0))
 		return true;
@@ -84,6 +107,16 @@ static bool matches(const struct baseline *b, const char *what)
 	if (n >= 8 && strchr(b->binary_id, ':') && strncmp(strchr(b->binary_id, ':') + 1, what, n) == 0)
 		return true;
 	return false;
+}
+
+/* what as typed, or as a listing shows it (escaped: "x\x0Ay" for an exe
+ * holding a newline) */
+static bool matches(const struct baseline *b, const char *what)
+{
+	_cleanup_free_ char *raw = text_unescape(what, strlen(what), NULL);
+
+	return matches_exactly(b, what, strlen(what)) ||
+	       (raw && strcmp(raw, what) != 0 && matches_exactly(b, raw, strlen(raw)));
 }
 
 static void fmt_time(uint64_t ns, char *buf, size_t size)
@@ -138,19 +171,22 @@ static struct json_object *show_json(const struct baseline *b, const struct bl_p
 
 static void show_text(const struct baseline *b, const struct bl_policy *p)
 {
+	_cleanup_free_ char *key = esc(b->key), *exe = esc(b->exe), *pexe = esc(b->parent_exe);
+	_cleanup_free_ char *prior = esc(b->prior_key);
 	char c[32], u[32];
 
 	fmt_time(b->created_ns, c, sizeof(c));
 	fmt_time(b->updated_ns, u, sizeof(u));
-	printf("baseline %s\n", b->key);
-	printf("  exe            %s\n  parent exe     %s\n", b->exe[0] ? b->exe : "-", b->parent_exe[0] ? b->parent_exe : "-");
+	printf("baseline %s\n", OR_Q(key));
+	printf("  exe            %s\n  parent exe     %s\n", !exe ? "?" : exe[0] ? exe : "-",
+	       !pexe ? "?" : pexe[0] ? pexe : "-");
 	printf("  created        %s   updated %s\n", c, u);
 	printf("  samples        %llu (%s; ready at %u)   windows %llu (%s; ready at %u)\n",
 	       (unsigned long long)b->samples, baseline__ready(b, p) ? "ready" : "learning", p->min_samples,
 	       (unsigned long long)b->windows, baseline__windows_ready(b, p) ? "ready" : "learning", p->min_windows);
 	printf("  not learned    %llu anomalous, %llu over the learning rate\n", (unsigned long long)b->quarantined,
 	       (unsigned long long)b->rate_limited);
-	printf("  prior          %s\n", b->prior_key ? b->prior_key : "-");
+	printf("  prior          %s\n", prior ? prior : b->prior_key ? "?" : "-");
 	printf("  %-26s %8s %10s %10s %10s %10s %10s %10s\n", "distribution", "count", "p50", "p90", "p99", "p99.9", "min",
 	       "max");
 	for (int d = 0; d < BL_DIST_MAX; d++) {
@@ -169,8 +205,11 @@ static void show_text(const struct baseline *b, const struct bl_policy *p)
 
 		printf("  %s: %u of at most %u, %llu refused by the bound\n", bl_set__name(i), set->n, set->max,
 		       (unsigned long long)set->overflow);
-		for (uint32_t k = 0; k < set->n; k++)
-			printf("    %8llu  %s\n", (unsigned long long)set->m[k].count, set->m[k].s);
+		for (uint32_t k = 0; k < set->n; k++) {
+			_cleanup_free_ char *m = esc(set->m[k].s);
+
+			printf("    %8llu  %s\n", (unsigned long long)set->m[k].count, OR_Q(m));
+		}
 	}
 }
 
@@ -205,9 +244,9 @@ static int cmd_list(struct bopts *o)
 			const struct baseline *b = bl_store__at(st, i);
 			struct json_object *e = json_object_new_object();
 
-			json_object_object_add(e, "key", json_object_new_string(b->key));
-			json_object_object_add(e, "exe", json_object_new_string(b->exe));
-			json_object_object_add(e, "parent_exe", json_object_new_string(b->parent_exe));
+			json_object_object_add(e, "key", record__str(b->key));
+			json_object_object_add(e, "exe", record__str(b->exe));
+			json_object_object_add(e, "parent_exe", record__str(b->parent_exe));
 			json_object_object_add(e, "samples", json_object_new_uint64(b->samples));
 			json_object_object_add(e, "windows", json_object_new_uint64(b->windows));
 			json_object_object_add(e, "ready", json_object_new_boolean(baseline__ready(b, &o->pol)));
@@ -220,11 +259,13 @@ static int cmd_list(struct bopts *o)
 		printf("%-40s %-30s %8s %8s %-5s\n", "EXE", "PARENT", "SAMPLES", "WINDOWS", "READY");
 		for (size_t i = 0; i < bl_store__count(st); i++) {
 			const struct baseline *b = bl_store__at(st, i);
-			size_t l = strlen(b->exe), pl = strlen(b->parent_exe);
 
-			printf("%-40s %-30s %8llu %8llu %-5s\n", l > 40 ? b->exe + l - 40 : b->exe,
-			       pl > 30 ? b->parent_exe + pl - 30 : (pl ? b->parent_exe : "-"), (unsigned long long)b->samples,
-			       (unsigned long long)b->windows, baseline__ready(b, &o->pol) ? "yes" : "no");
+			/* the end of a path names the binary: its last columns */
+			print_col(b->exe, 40);
+			putchar(' ');
+			print_col(b->parent_exe[0] ? b->parent_exe : "-", 30);
+			printf(" %8llu %8llu %-5s\n", (unsigned long long)b->samples, (unsigned long long)b->windows,
+			       baseline__ready(b, &o->pol) ? "yes" : "no");
 		}
 		printf("-- %zu baselines in %s/baselines\n", bl_store__count(st), o->state_dir);
 	}
@@ -394,10 +435,12 @@ static int cmd_forget(struct bopts *o, const char *what)
 		if (!r && keys[i]) {
 			int f = bl_store__forget(st, keys[i]);
 
+			_cleanup_free_ char *k = esc(keys[i]);
+
 			if (f < 0)
-				r = log_error_errno(f, "Cannot forget %s: %m", keys[i]);
+				r = log_error_errno(f, "Cannot forget %s: %m", OR_Q(k));
 			else if (!o->json)
-				fprintf(stderr, "forgot %s\n", keys[i]);
+				fprintf(stderr, "forgot %s\n", OR_Q(k));
 		}
 		free(keys[i]);
 	}

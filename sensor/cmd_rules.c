@@ -2,6 +2,9 @@
 /*
  * cmd_rules.c - check rule files, list their rules and the fields they may
  * use, and replay recorded records through them.
+ *
+ * Rule names, tags and files are printed through text_escape(), as alerts
+ * print them: a rule file can't add a line to a listing or drive a terminal.
  */
 #include "cmd_rules.h"
 
@@ -16,7 +19,9 @@
 #include "log.h"
 #include "options.h"
 #include "output.h"
+#include "record.h"
 #include "ruleset.h"
+#include "textsafe.h"
 
 #define MAX_PATHS 32
 
@@ -89,19 +94,21 @@ static int cmd_list(int argc, char **argv)
 		if (json) {
 			struct json_object *o = json_object_new_object(), *t = json_object_new_array();
 
-			json_object_object_add(o, "name", json_object_new_string(rule->name));
+			json_object_object_add(o, "name", record__str(rule->name));
 			json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(rule->priority)));
 			json_object_object_add(o, "when", json_object_new_string(kinds_str(rule->kinds, k, sizeof(k))));
 			json_object_object_add(o, "enabled", json_object_new_boolean(rule->enabled));
 			for (size_t j = 0; j < rule->ntags; j++)
-				json_object_array_add(t, json_object_new_string(rule->tags[j]));
+				json_object_array_add(t, record__str(rule->tags[j]));
 			json_object_object_add(o, "tags", t);
-			json_object_object_add(o, "file", json_object_new_string(rule->file));
+			json_object_object_add(o, "file", record__str(rule->file));
 			json_object_object_add(o, "line", json_object_new_int(rule->line));
 			json_object_array_add(arr, o);
 		} else {
+			_cleanup_free_ char *name = text_escape_str(rule->name);
+
 			printf("%-3s %-13s %-16s %s\n", rule->enabled ? "on" : "off", rl_priority__name(rule->priority),
-			       kinds_str(rule->kinds, k, sizeof(k)), rule->name);
+			       kinds_str(rule->kinds, k, sizeof(k)), name ? name : "?");
 		}
 	}
 	if (json)

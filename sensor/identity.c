@@ -246,7 +246,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 		n = readlink(proc, link, sizeof(link) - 1);
 		if (n > 0) {
 			link[n] = '\0';
-			ret->path = text_sanitize(link, (size_t)n);
+			ret->path = strdup(link);
 		}
 		take_ids(ret, cached_ids(id, fd, &st));
 		if (ret->path)
@@ -263,7 +263,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 			take_ids(ret, cached_ids(id, fd, &st));
 	}
 	if (!ret->path && filename && filename[0])
-		ret->path = text_sanitize(filename, strlen(filename));
+		ret->path = strdup(filename);
 done:
 	/* the file itself is gone: its kernel identity is all there is */
 	if (!ret->binary_id && asprintf(&ret->binary_id, "file:%u:%u:%llu", major(dev), minor(dev),

@@ -24,7 +24,8 @@ void identity__free(struct identity *id);
 dev_t identity__dev_from_kernel(uint32_t kdev);
 
 struct exe_info {
-	char *path;      /* canonical path, or the exec'd filename when the process is gone; may be NULL */
+	char *path;      /* canonical path, or the exec'd filename when the process is gone (raw bytes,
+			  * escaped only where they leave the sensor); may be NULL */
 	char *build_id;  /* lowercase hex, NULL if the ELF has none or could not be read */
 	char *binary_id; /* the baseline identity: "build-id:<hex>", else "sha256:<hex>" of the
 			  * content, else "file:<maj>:<min>:<ino>"; never NULL after resolve */
@@ -56,8 +57,8 @@ int identity__sha256_fd(int fd, char *buf, size_t size);
  * the root), or NULL. The string is owned by the cache. */
 const char *identity__cgroup_path(struct identity *id, uint64_t cgid);
 
-/* Read /proc/PID/cmdline into a sanitized one-line string (malloc'd), at
- * most max bytes of it. NULL when unavailable. */
+/* Read /proc/PID/cmdline, at most max bytes of it, joined into one string
+ * (text_cmdline(): raw bytes, malloc'd). NULL when unavailable. */
 char *identity__proc_cmdline(pid_t pid, size_t max);
 
 #endif

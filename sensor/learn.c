@@ -19,9 +19,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cleanup.h"
 #include "log.h"
 #include "store.h"
 #include "syscalls.h"
+#include "textsafe.h"
 
 /* A scored sample waiting for the rules' decision (learner__commit). */
 enum pending_kind { PENDING_NONE, PENDING_PROCESS, PENDING_WINDOW };
@@ -177,7 +179,7 @@ static struct json_object *verdict_json(const struct proc_info *pi, const struct
 	};
 	struct json_object *o = json_object_new_object(), *f = json_object_new_object();
 
-	json_object_object_add(o, "key", json_object_new_string(pi->bl->key));
+	json_object_object_add(o, "key", record__str(pi->bl->key));
 	json_object_object_add(o, "ready", json_object_new_boolean(v->ready));
 	json_object_object_add(o, "from_prior", json_object_new_boolean(v->from_prior));
 	json_object_object_add(o, "samples", json_object_new_uint64(v->samples));
@@ -213,7 +215,7 @@ static struct json_object *verdict_json(const struct proc_info *pi, const struct
 			continue;
 		a = json_object_new_array();
 		for (uint32_t i = 0; i < v->new_members[s] && i < 8; i++)
-			json_object_array_add(a, json_object_new_string(v->new_list[s][i]));
+			json_object_array_add(a, record__str(v->new_list[s][i]));
 		json_object_object_add(o, new_names[s], a);
 	}
 	return o;
@@ -270,7 +272,7 @@ struct json_object *learner__exec(struct learner *l, const struct proc_info *pi)
 	if (!pi || !pi->bl)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "key", json_object_new_string(pi->bl->key));
+	json_object_object_add(o, "key", record__str(pi->bl->key));
 	json_object_object_add(o, "ready", json_object_new_boolean(baseline__ready(pi->bl, &l->pol)));
 	json_object_object_add(o, "samples", json_object_new_uint64(pi->bl->samples));
 	add_baseline_state(l, pi, o);
@@ -297,7 +299,7 @@ struct json_object *learner__process(struct learner *l, struct proc_info *pi, co
 		.syscall_names = q->names,
 	};
 	for (uint32_t i = 0; i < nfails && i < PROC_MAX_FAIL_KEYS; i++)
-		q->paths[s->nfail_paths++] = fails[i].ref->safe;
+		q->paths[s->nfail_paths++] = fails[i].ref->path;
 	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
 		if (!p->st.sc[i])
 			continue;
@@ -371,8 +373,11 @@ bool learner__commit(struct learner *l, bool alerted)
 		l->window_samples += q->v.learned;
 		break;
 	}
-	if (r < 0)
-		log_warn("baseline %s: out of memory while learning", q->b->key);
+	if (r < 0) {
+		_cleanup_free_ char *key = text_escape_str(q->b->key);
+
+		log_warn("baseline %s: out of memory while learning", key ? key : "?");
+	}
 	q->kind = PENDING_NONE;
 	return q->v.learned;
 }

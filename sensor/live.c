@@ -4,6 +4,11 @@
  *
  * Bounded: at most LIVE_MAX distinct binaries per interval; the rest are
  * folded into one "(other)" row so totals stay true.
+ *
+ * Rows are keyed by the raw name (the exe path as the process gave it);
+ * names are escaped (text_escape()) only when printed, so a binary named
+ * "x\r\nALERT ..." or holding terminal sequences is one row of printable
+ * text, never a forged line, a moved cursor or a cleared screen.
  */
 #include "live.h"
 
@@ -11,11 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textsafe.h"
+
 #define LIVE_MAX 512
 #define LIVE_TOP 10
+#define NAME_COLS 44
 
 struct live_row {
-	char name[96];
+	char name[256]; /* raw; the end of a longer path (more than NAME_COLS columns show) */
 	uint64_t cpu_ns, offcpu_ns, syscalls, open_fail;
 	uint32_t procs, ended;
 };
@@ -86,13 +94,6 @@ static int by_cpu(const void *a, const void *b)
 	return x->syscalls < y->syscalls ? 1 : (x->syscalls > y->syscalls ? -1 : 0);
 }
 
-static const char *tail(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-
-	return n > max ? s + n - max : s;
-}
-
 void live__losses_text(const struct live_losses *lost, char *buf, size_t size)
 {
 	if (!lost->records && !lost->processes && !lost->output_writes && !lost->fail_paths && !lost->threads) {
@@ -120,11 +121,17 @@ void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t track
 		"FAILOPN/s", "PROCS");
 	for (uint32_t i = 0; i < n && i < LIVE_TOP; i++) {
 		const struct live_row *r = &l->rows[i];
+		char esc[4 * sizeof(r->name)]; /* room for every byte escaped */
+		size_t cols, off;
 
 		if (!r->cpu_ns && !r->syscalls)
 			break;
-		fprintf(out, "%-44s %6.1f %7.1f %9.0f %9.0f %5u\n", tail(r->name, 44), r->cpu_ns / 1e7 / secs,
-			r->offcpu_ns / 1e7 / secs, r->syscalls / secs, r->open_fail / secs, r->procs);
+		/* escaped, then its last columns: the end of a path names the binary */
+		text_escape_buf(esc, sizeof(esc), r->name, strlen(r->name), 0);
+		off = text_tail(esc, NAME_COLS, &cols);
+		fprintf(out, "%s%*s %6.1f %7.1f %9.0f %9.0f %5u\n", esc + off, (int)(NAME_COLS - cols), "",
+			r->cpu_ns / 1e7 / secs, r->offcpu_ns / 1e7 / secs, r->syscalls / secs, r->open_fail / secs,
+			r->procs);
 	}
 	live__losses_text(lost, losses, sizeof(losses));
 	fprintf(out, "-- %u processes tracked, %s so far (CPU%%: 100 = one core)\n", tracked, losses);

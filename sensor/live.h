@@ -14,8 +14,9 @@ struct live;
 int live__new(struct live **ret);
 void live__free(struct live *l);
 
-/* Account activity of binary `name` (exe path or comm): new_proc says this
- * process was not counted yet in this interval, ended that it exited. */
+/* Account activity of binary `name` (exe path or comm, raw bytes: escaped
+ * when printed): new_proc says this process was not counted yet in this
+ * interval, ended that it exited. */
 void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcpu_ns, uint64_t syscalls,
 	       uint64_t open_fail, bool new_proc, bool ended);
 

@@ -4,8 +4,6 @@
  */
 #include "proctable.h"
 
-#include "textsafe.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +39,7 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->cmdline);
 	free(pi->filename);
 	for (uint32_t i = 0; i < pi->nfails; i++)
-		free(pi->fails[i].safe);
+		free(pi->fails[i].path);
 	free(pi->fails);
 	free(pi->binary_id);
 	free(pi->parent_binary_id);
@@ -130,12 +128,12 @@ uint32_t proctable__count(const struct proctable *t)
 
 static int set_fail(struct fail_ref *f, const struct pl_fail_key *k, bool truncated)
 {
-	char *safe = text_sanitize(k->path, sizeof(k->path));
+	char *path = strndup(k->path, sizeof(k->path));
 
-	if (!safe)
+	if (!path)
 		return -ENOMEM;
-	free(f->safe);
-	*f = (struct fail_ref){ .key = *k, .safe = safe, .truncated = truncated, .in_kernel = true };
+	free(f->path);
+	*f = (struct fail_ref){ .key = *k, .path = path, .truncated = truncated, .in_kernel = true };
 	return 0;
 }
 
@@ -153,7 +151,7 @@ bool proc_info__add_fail(struct proc_info *pi, const struct pl_fail_key *k, bool
 		pi->fails = n;
 		pi->fails_cap = cap;
 	}
-	pi->fails[pi->nfails].safe = NULL;
+	pi->fails[pi->nfails].path = NULL;
 	if (set_fail(&pi->fails[pi->nfails], k, truncated) < 0)
 		return false;
 	pi->nfails++;

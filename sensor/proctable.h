@@ -22,7 +22,7 @@ struct baseline;
 /* A failed-path key of an image (the life of a key: failpaths.h). */
 struct fail_ref {
 	struct pl_fail_key key;
-	char *safe;       /* key.path through text_sanitize(): what every output but records' own uses */
+	char *path;       /* key.path as a C string (raw bytes, NUL-terminated even when the key is not) */
 	bool truncated;
 	bool in_kernel;   /* the key has an entry in the kernel's table */
 	uint64_t folded;  /* failures of earlier entries of the key, moved out of the table while idle */
@@ -38,6 +38,7 @@ struct proc_info {
 	uint64_t exe_ino;
 	bool filename_truncated;
 	uint64_t live_interval;  /* last live-view interval this process was counted in */
+	/* strings from the process are raw bytes: escaped only where they leave the sensor */
 	char *exe;
 	char *build_id;
 	char *cmdline;

@@ -2,9 +2,10 @@
 /*
  * record.c - build records from kernel counters and user-space identity.
  *
- * Every string that came from a monitored process goes through
- * text_sanitize() and then json-c's escaping, so no path, comm or cmdline
- * can break a record or forge a field.
+ * Strings that came from a monitored process are raw bytes in the process
+ * table; here, at the edge, each is escaped once (text_escape()), so no
+ * path, comm or cmdline can break a record, forge a field, or reach a
+ * terminal or a log viewer as anything but printable text.
  */
 #include "record.h"
 
@@ -15,17 +16,25 @@
 #include "syscalls.h"
 #include "textsafe.h"
 
+/* len bytes of s, escaped, as a JSON string (NULL on ENOMEM). */
+static struct json_object *escaped(const char *s, size_t len)
+{
+	char *esc = text_escape(s, len);
+	struct json_object *j = esc ? json_object_new_string(esc) : NULL;
+
+	free(esc);
+	return j;
+}
+
+struct json_object *record__str(const char *raw)
+{
+	return raw ? escaped(raw, strlen(raw)) : NULL;
+}
+
+/* s (NULL: null) up to a NUL or max bytes (a kernel buffer may lack its NUL). */
 static void add_str(struct json_object *o, const char *key, const char *s, size_t max)
 {
-	char *safe;
-
-	if (!s) {
-		json_object_object_add(o, key, NULL);
-		return;
-	}
-	safe = text_sanitize(s, max);
-	json_object_object_add(o, key, safe ? json_object_new_string(safe) : NULL);
-	free(safe);
+	json_object_object_add(o, key, s ? escaped(s, strnlen(s, max)) : NULL);
 }
 
 static void add_u64(struct json_object *o, const char *key, uint64_t v)

@@ -41,6 +41,14 @@ struct json_object *record__window(uint32_t tgid, const struct proc_info *pi, co
 				   const struct pl_stats *prev, uint64_t start_ns, uint64_t end_ns,
 				   int64_t mono_to_real);
 
+/*
+ * The JSON string of raw text from a process (a path, a name, a command
+ * line): escaped once, with text_escape() (docs/records.md, Conventions).
+ * NULL (JSON null) for NULL, or on ENOMEM. Every string a record takes from
+ * the process table goes through here or through the record builders.
+ */
+struct json_object *record__str(const char *raw);
+
 /* Sum of all syscall counters of s. */
 uint64_t stats__syscalls(const struct pl_stats *s);
 

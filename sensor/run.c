@@ -162,14 +162,14 @@ static void decorate(struct sensor *s, struct json_object *rec, const struct pro
 	struct json_object *anc = json_object_new_array();
 	uint32_t ppid = pi ? pi->ppid : 0;
 
-	json_object_object_add(rec, "binary_id", pi && pi->binary_id ? json_object_new_string(pi->binary_id) : NULL);
-	json_object_object_add(rec, "parent_exe", pi && pi->parent_exe ? json_object_new_string(pi->parent_exe) : NULL);
+	json_object_object_add(rec, "binary_id", record__str(pi ? pi->binary_id : NULL));
+	json_object_object_add(rec, "parent_exe", record__str(pi ? pi->parent_exe : NULL));
 	for (int depth = 0; depth < 8 && ppid > 1; depth++) {
 		const struct proc_info *a = proctable__get(s->procs, ppid);
 
 		if (!a || a->ppid == ppid)
 			break;
-		json_object_array_add(anc, a->exe ? json_object_new_string(a->exe) : NULL);
+		json_object_array_add(anc, record__str(a->exe));
 		ppid = a->ppid;
 	}
 	json_object_object_add(rec, "ancestors", anc);
@@ -224,7 +224,9 @@ static void set_parent(struct proc_info *pi, const struct proc_info *parent, cha
 	pi->parent_exe = fork_exe;
 }
 
-/* What rules see at exec: identity and the baseline's state (docs/records.md, "exec"). */
+/* What rules see at exec: identity and the baseline's state (docs/records.md, "exec").
+ * Its strings are escaped like those of every record, so that the rules (which
+ * unescape them) see the same bytes at exec as at window and exit. */
 static struct json_object *exec_record(struct sensor *s, uint32_t tgid, struct proc_info *pi, const struct pl_proc *p)
 {
 	struct json_object *o = json_object_new_object();
@@ -233,16 +235,11 @@ static struct json_object *exec_record(struct sensor *s, uint32_t tgid, struct p
 	json_object_object_add(o, "pid", json_object_new_uint64(tgid));
 	json_object_object_add(o, "ppid", json_object_new_uint64(p->ppid));
 	json_object_object_add(o, "uid", json_object_new_uint64(p->uid));
-	{
-		char *comm = text_sanitize(pi->exec_comm, sizeof(pi->exec_comm));
-
-		json_object_object_add(o, "comm", comm ? json_object_new_string(comm) : NULL);
-		free(comm);
-	}
-	json_object_object_add(o, "exe", pi->exe ? json_object_new_string(pi->exe) : NULL);
-	json_object_object_add(o, "build_id", pi->build_id ? json_object_new_string(pi->build_id) : NULL);
-	json_object_object_add(o, "filename", pi->filename ? json_object_new_string(pi->filename) : NULL);
-	json_object_object_add(o, "cmdline", pi->cmdline ? json_object_new_string(pi->cmdline) : NULL);
+	json_object_object_add(o, "comm", record__str(pi->exec_comm));
+	json_object_object_add(o, "exe", record__str(pi->exe));
+	json_object_object_add(o, "build_id", record__str(pi->build_id));
+	json_object_object_add(o, "filename", record__str(pi->filename));
+	json_object_object_add(o, "cmdline", record__str(pi->cmdline));
 	json_object_object_add(o, "image", json_object_new_string("exec"));
 	json_object_object_add(o, "partial", json_object_new_boolean(false));
 	json_object_object_add(o, "time_ns", json_object_new_uint64(p->image_start_ns + mono_to_real()));
@@ -267,7 +264,7 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	}
 	memcpy(filename, ev->filename, sizeof(filename));
 	filename[sizeof(filename) - 1] = '\0';
-	pi->filename = text_sanitize(filename, sizeof(filename));
+	pi->filename = strdup(filename);
 	pi->filename_truncated = ev->filename_len > PL_PATH_LEN;
 	pi->cmdline = text_cmdline(ev->args, ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN);
 	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, filename, &exe);
@@ -371,7 +368,7 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 		const struct fail_count *top = top_fail(fails, nfails);
 
 		binagg__add(s->bin, match->binary_id, ev->proc.st.open_fail - (prev ? prev->open_fail : 0),
-			    top ? top->ref->safe : NULL, top ? top->count : 0);
+			    top ? top->ref->path : NULL, top ? top->count : 0);
 	}
 	/* A fork child that exec'd was only ever a step towards another binary:
 	 * its few syscalls would make a second mode in its binary's lifetimes,
@@ -527,7 +524,7 @@ static struct json_object *window_total(const struct pl_proc *p, const struct fa
 	json_object_put(full);
 	top = top_fail(fails, nfails);
 	json_object_object_add(o, "fail_paths", json_object_new_uint64(nfails));
-	json_object_object_add(o, "top_fail_path", top ? json_object_new_string(top->ref->safe) : NULL);
+	json_object_object_add(o, "top_fail_path", record__str(top ? top->ref->path : NULL));
 	json_object_object_add(o, "top_fail_count", top ? json_object_new_uint64(top->count) : NULL);
 	return o;
 }
@@ -557,7 +554,7 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 		const struct fail_count *top = top_fail(fails, nfails);
 
 		/* a running process's failures this second are put on its top path */
-		binagg__add(s->bin, pi->binary_id, fail, top ? top->ref->safe : NULL, top ? fail : 0);
+		binagg__add(s->bin, pi->binary_id, fail, top ? top->ref->path : NULL, top ? fail : 0);
 	}
 	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */
 	if (s->learn && prev && now - start > 500000000ull && now - start < 1500000000ull)

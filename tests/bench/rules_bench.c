@@ -125,8 +125,10 @@ int main(int argc, char **argv)
 		t = now() - t0;
 	} while (t < secs);
 	printf("record->event + eval: %10.0f events/s\n", n / t);
-	for (size_t i = 0; i < NREC; i++)
+	for (size_t i = 0; i < NREC; i++) {
+		rl_record_event__release(&re[i]);
 		json_object_put(rec[i]);
+	}
 	rl_ruleset__free(rs);
 	rl_diags__free(&d);
 	return 0;

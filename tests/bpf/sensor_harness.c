@@ -59,6 +59,7 @@ int sensor_start(struct sensor_proc *s, const char *const *extra)
 		return -errno;
 	snprintf(s->json, sizeof(s->json), "%s/records.jsonl", s->dir);
 	snprintf(s->log, sizeof(s->log), "%s/sensor.log", s->dir);
+	snprintf(s->out, sizeof(s->out), "%s/sensor.out", s->dir);
 	snprintf(s->state, sizeof(s->state), "%s/state", s->dir);
 	return sensor_restart(s, extra);
 }
@@ -93,9 +94,12 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 		return -errno;
 	if (s->pid == 0) {
 		int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int out = open(s->out, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
+		if (out >= 0)
+			dup2(out, STDOUT_FILENO);
 		setenv("NOTIFY_SOCKET", sa.sun_path, 1);
 		execv(argv[0], (char **)argv);
 		_exit(127);

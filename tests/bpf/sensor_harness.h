@@ -16,6 +16,7 @@ struct sensor_proc {
 	char dir[64];   /* private temp dir */
 	char json[128]; /* the sensor's --json file */
 	char log[128];  /* its stderr */
+	char out[128];  /* its stdout (the live view, with --live) */
 	char state[128]; /* its --state-dir */
 	long read_off;   /* records_load() has parsed the file up to here */
 	struct json_object *cache; /* ... into these records */

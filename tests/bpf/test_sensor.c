@@ -372,7 +372,7 @@ static void test_hostile_path_cannot_forge_a_record(void **state)
 {
 	/* a newline, a fake record, a quote, a backslash and two invalid UTF-8 bytes */
 	const char *path = "/nonexistent/evil\n{\"type\":\"process\",\"pid\":999999999}\"\\\xff\xfe";
-	const char *want = "/nonexistent/evil\n{\"type\":\"process\",\"pid\":999999999}\"\\x5C\\xFF\\xFE";
+	const char *want = "/nonexistent/evil\\x0A{\"type\":\"process\",\"pid\":999999999}\"\\x5C\\xFF\\xFE";
 	const char *argv[] = { PL_HELPER_BIN, "truth", "0", "3", path, "0", "0", NULL };
 	struct json_object *recs, *r, *fails;
 	char out[256], *line = NULL;

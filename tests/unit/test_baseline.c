@@ -969,6 +969,54 @@ static void test_baseline_json_accepts_label_of_exactly_4096_bytes(void **state)
 	baseline__free(b);
 }
 
+/* Labels are the bytes a process gave; a file holds them escaped, printable,
+ * and gives them back byte for byte. Files from before the escaping (only
+ * invalid UTF-8 and backslashes as \xNN, controls left to json-c) still load. */
+static void test_baseline_json_escapes_labels_and_reads_old_ones(void **state)
+{
+	static const char exe[] = "/tmp/x\nALERT forged\x1b[2J\x1b]0;t\x07\xc2\x9b\xe2\x80\xae\\x41\xff";
+	struct baseline *b = rich_baseline(), *back = NULL;
+	struct json_object *o, *p, *v;
+	char err[256] = "";
+	const char *text;
+
+	(void)state;
+	free(b->exe);
+	b->exe = strdup(exe);
+	free(b->parent_exe);
+	b->parent_exe = strdup("/bin/\r\x7fsh");
+	o = baseline__to_json(b);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "exe", &v));
+	assert_string_equal(json_object_get_string(v), "/tmp/x\\x0AALERT forged\\x1B[2J\\x1B]0;t\\x07\\xC2\\x9B"
+						      "\\xE2\\x80\\xAE\\x5Cx41\\xFF");
+	/* nothing for json-c to escape as a control character */
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	assert_null(strstr(text, "\\n"));
+	assert_null(strstr(text, "\\r"));
+	assert_null(strstr(text, "\\u00"));
+	p = reparse(o);
+	assert_int_equal(baseline__from_json(p, &back, err, sizeof(err)), 0);
+	assert_string_equal(back->exe, exe);
+	assert_string_equal(back->parent_exe, "/bin/\r\x7fsh");
+	assert_baseline_equal(b, back);
+	json_object_put(p);
+	baseline__free(back);
+
+	/* as the former sanitizer wrote it */
+	json_object_object_add(o, "exe", json_object_new_string("/opt/a\\x5Cb\\xFF\n\xc3\xa9"));
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_string_equal(back->exe, "/opt/a\\b\xff\n\xc3\xa9");
+	baseline__free(back);
+
+	/* a NUL, even escaped, is no label */
+	json_object_object_add(o, "exe", json_object_new_string("/opt/a\\x00b"));
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "NUL"));
+	json_object_put(o);
+	baseline__free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -992,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_learned_while_clock_behind_creation_still_loads),
 		cmocka_unit_test(test_baseline_json_rejects_each_inconsistency),
 		cmocka_unit_test(test_baseline_json_accepts_label_of_exactly_4096_bytes),
+		cmocka_unit_test(test_baseline_json_escapes_labels_and_reads_old_ones),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_live.c - the live table: rows per binary, busiest first, reset after
- * each print.
+ * each print, hostile names escaped (one printable row each).
  */
 #include <setjmp.h>
 #include <stdbool.h>
@@ -273,6 +273,82 @@ static void test_live_print_long_name_shows_its_end(void **state)
 	free(got);
 }
 
+/* What a terminal must not be handed: bytes below 0x20 other than the
+ * table's own newlines, DEL, C1 controls (U+0080-U+009F as UTF-8), and
+ * U+2028/U+2029 and the bidi controls (E2 80 8E/8F/A8-AE, E2 81 A6-A9). */
+static void assert_no_control_bytes(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; u[i]; i++) {
+		if ((u[i] < 0x20 && u[i] != '\n') || u[i] == 0x7f)
+			fail_msg("control byte 0x%02x at %zu", u[i], i);
+		if (u[i] == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f)
+			fail_msg("C1 control at %zu", i);
+		if (u[i] == 0xe2 && ((u[i + 1] == 0x80 && (u[i + 2] == 0x8e || u[i + 2] == 0x8f ||
+							    (u[i + 2] >= 0xa8 && u[i + 2] <= 0xae))) ||
+				     (u[i + 1] == 0x81 && u[i + 2] >= 0xa6 && u[i + 2] <= 0xa9)))
+			fail_msg("separator or bidi control at %zu", i);
+		if (u[i] >= 0x80 && u[i] != 0xc3 && u[i] != 0xa9)
+			fail_msg("byte 0x%02x at %zu: only the one valid character of the test may be there", u[i], i);
+	}
+}
+
+/* A process names its binary anything: each name is one row of printable
+ * text, and none can forge a line, move the cursor or retitle the terminal. */
+static void test_live_print_hostile_names_one_row_each_no_control_bytes(void **state)
+{
+	static const char *const names[] = {
+		"/tmp/x\r\nALERT Emergency forged",
+		"/tmp/\x1b[2J\x1b[H\x1b]0;owned\x07name",
+		"/tmp/\xc2\x9b" "31m\xe2\x80\xae\xe2\x80\xa8\xff",
+		"/tmp/q\"uo\\te",
+	};
+	struct live *l = *state;
+	char *got, *line, *save = NULL;
+	int rows = 0, lines = 0;
+
+	for (size_t i = 0; i < 4; i++) {
+		live__add(l, names[i], SEC / 10 * (i + 1), 0, 1, 0, true, false);
+		live__add(l, names[i], SEC / 10, 0, 1, 0, false, false); /* same binary, same row */
+	}
+	live__add(l, "/usr/bin/caf\xc3\xa9", SEC / 100, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 5, 0);
+	assert_no_control_bytes(got);
+	assert_non_null(strstr(got, "/tmp/x\\x0D\\x0AALERT Emergency forged "));
+	assert_non_null(strstr(got, "/tmp/\\x1B[2J\\x1B[H\\x1B]0;owned\\x07name "));
+	assert_non_null(strstr(got, "/tmp/\\xC2\\x9B31m\\xE2\\x80\\xAE\\xE2\\x80\\xA8\\xFF "));
+	assert_non_null(strstr(got, "/tmp/q\"uo\\x5Cte "));
+	/* a 2-byte character is one column: the numbers stay in their column */
+	assert_non_null(strstr(got, "/usr/bin/caf\xc3\xa9" "                                   1.0 "));
+	for (line = strtok_r(got, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		if (strncmp(line, "ALERT", 5) == 0)
+			fail_msg("a forged line: %s", line);
+		rows += strncmp(line, "/tmp/", 5) == 0;
+	}
+	assert_int_equal(rows, 4);
+	assert_int_equal(lines, 1 + 5 + 1); /* header, one row per binary, footer */
+	free(got);
+}
+
+/* A long hostile name: the tail shown never starts inside an escape. */
+static void test_live_print_long_escaped_name_is_cut_between_escapes(void **state)
+{
+	struct live *l = *state;
+	char name[64], *got, *row;
+
+	memset(name, '\x1b', sizeof(name));
+	memcpy(name, "/tmp/", 5);
+	name[sizeof(name) - 1] = '\0';
+	live__add(l, name, SEC, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 1, 0);
+	row = strchr(got + 1, '\n') + 1; /* after the header */
+	/* 44 columns hold 11 escapes of 4, then the numbers */
+	assert_true(strncmp(row, "\\x1B\\x1B\\x1B\\x1B\\x1B\\x1B\\x1B\\x1B\\x1B\\x1B\\x1B  100.0 ", 52) == 0);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +363,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_add_counts_a_process_once_per_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_add_long_name_accumulates_in_one_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_print_long_name_shows_its_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_hostile_names_one_row_each_no_control_bytes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_long_escaped_name_is_cut_between_escapes, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("live", tests, NULL, NULL);

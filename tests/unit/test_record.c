@@ -15,10 +15,13 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "identity.h"
 #include "plumbline.h"
 #include "proctable.h"
 #include "record.h"
+#include "record_event.h"
 #include "syscalls.h"
+#include "textsafe.h"
 
 #define MONO_TO_REAL 1700000000000000000ll
 #define TGID 4242
@@ -544,7 +547,7 @@ static void test_record_window_is_delta_against_prev(void **state)
 
 /* The bytes a hostile process controls, and what they must become. */
 static const char hostile[] = "/tmp/a\nb\"c\\d\xff\xfe{\"pid\":1,\"x\":\"\n{\"type\":\"forged\"}";
-static const char hostile_sanitized[] = "/tmp/a\nb\"c\\x5Cd\\xFF\\xFE{\"pid\":1,\"x\":\"\n{\"type\":\"forged\"}";
+static const char hostile_escaped[] = "/tmp/a\\x0Ab\"c\\x5Cd\\xFF\\xFE{\"pid\":1,\"x\":\"\\x0A{\"type\":\"forged\"}";
 
 static void test_record_hostile_strings_cannot_forge_line_or_field(void **state)
 {
@@ -583,8 +586,8 @@ static void test_record_hostile_strings_cannot_forge_line_or_field(void **state)
 	assert_keys(back, keys);
 	assert_string_equal(str_field(back, "type"), "process");
 	assert_int_equal(u64_field(back, "pid"), TGID);
-	assert_string_equal(str_field(back, "exe"), hostile_sanitized);
-	assert_string_equal(str_field(back, "cmdline"), hostile_sanitized);
+	assert_string_equal(str_field(back, "exe"), hostile_escaped);
+	assert_string_equal(str_field(back, "cmdline"), hostile_escaped);
 	paths = field(back, "open_fail_paths");
 	assert_int_equal(json_object_array_length(paths), 2);
 	e = json_object_array_get_idx(paths, 0);
@@ -593,16 +596,116 @@ static void test_record_hostile_strings_cannot_forge_line_or_field(void **state)
 
 		assert_keys(e, ekeys);
 	}
-	assert_string_equal(str_field(e, "path"), hostile_sanitized);
+	assert_string_equal(str_field(e, "path"), hostile_escaped);
 	assert_int_equal(i64_field(e, "errno"), 2);
 
 	/* json_tokener_parse (the simple API) agrees */
 	json_object_put(back);
 	back = json_tokener_parse(line);
 	assert_non_null(back);
-	assert_string_equal(str_field(back, "exe"), hostile_sanitized);
+	assert_string_equal(str_field(back, "exe"), hostile_escaped);
 	json_object_put(back);
 	json_object_put(o);
+}
+
+/* An exe path as identity.c resolves it (here: the process is gone, so the
+ * exec'd filename) is written escaped exactly once. */
+static void test_record_exe_from_identity_is_escaped_once(void **state)
+{
+	struct fixture *f = *state;
+	struct identity *id = NULL;
+	struct exe_info exe;
+	struct json_object *o;
+
+	assert_int_equal(identity__new("", &id), 0);
+	/* no such pid: /proc/PID/exe can't be read, the filename is the path */
+	identity__resolve_exe(id, 1073741823, f->p.exe_dev, f->p.exe_ino, "/nonexistent-plumbline/q\"uo\\te", &exe);
+	assert_non_null(exe.path);
+	free(f->pi.exe);
+	f->pi.exe = exe.path;
+	exe.path = NULL;
+	o = make_process(f, &f->pi, "exit", 1, 0);
+	/* the JSON string decodes to q"uo\x5Cte: one backslash escaped once */
+	assert_string_equal(str_field(o, "exe"), "/nonexistent-plumbline/q\"uo\\x5Cte");
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "q\\\"uo\\\\x5Cte"));
+	json_object_put(o);
+	exe_info__clear(&exe);
+	identity__free(id);
+}
+
+/* An argument byte that is not UTF-8 is \xFF in the record, not \x5CxFF. */
+static void test_record_cmdline_argument_byte_is_escaped_once(void **state)
+{
+	static const char args[] = "/bin/tool\0--x\0\xff\0";
+	struct fixture *f = *state;
+	struct json_object *o;
+
+	free(f->pi.cmdline);
+	f->pi.cmdline = text_cmdline(args, sizeof(args) - 1);
+	assert_non_null(f->pi.cmdline);
+	o = make_process(f, &f->pi, "exit", 1, 0);
+	assert_string_equal(str_field(o, "cmdline"), "/bin/tool --x \\xFF");
+	json_object_put(o);
+}
+
+/* The record as written, then read back as replay reads it. */
+static struct json_object *written_and_read(struct json_object *o)
+{
+	struct json_object *back =
+		json_tokener_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+	assert_non_null(back);
+	json_object_put(o);
+	return back;
+}
+
+static void assert_event_raw(const struct rl_event *e, enum rl_field fld, const char *want)
+{
+	if (!rl_event__has(e, fld))
+		fail_msg("field %d absent", (int)fld);
+	assert_string_equal(e->str[fld], want);
+}
+
+/* Rules see the raw bytes, the same at exec, window and exit, whatever the
+ * escaping of the record: record_event undoes it once. */
+static void test_record_event_sees_raw_bytes_at_every_moment(void **state)
+{
+	static const char exe[] = "/tmp/q\"uo\\te\r\nALERT\x1b[2J\xc2\x9b\xe2\x80\xae\xff";
+	static const char cmd[] = "q\"uo\\te \\x41 \xff";
+	struct fixture *f = *state;
+	struct rl_record_event re = { 0 };
+	struct json_object *proc, *win;
+	struct pl_stats prev = f->p.st;
+
+	free(f->pi.exe);
+	f->pi.exe = strdup(exe);
+	free(f->pi.cmdline);
+	f->pi.cmdline = strdup(cmd);
+	free(f->pi.filename);
+	f->pi.filename = strdup(exe);
+	memcpy(f->p.comm, "a\\b\x1b", 5);
+	memcpy(f->refs[0].key.path, exe, sizeof(exe));
+	proc = written_and_read(make_process(f, &f->pi, "exit", 1, 0));
+	prev.cpu_ns -= 1000;
+	win = written_and_read(record__window(TGID, &f->pi, &f->p, "/", &prev, 1000, 1000 + 1000000000ull, 0));
+
+	assert_int_equal(rl_record_event__fill(&re, proc, RL_KIND_EXEC), 0);
+	assert_event_raw(&re.ev, RL_F_PROC_EXE, exe);
+	assert_event_raw(&re.ev, RL_F_PROC_EXE_NAME, "q\"uo\\te\r\nALERT\x1b[2J\xc2\x9b\xe2\x80\xae\xff");
+	assert_event_raw(&re.ev, RL_F_PROC_CMDLINE, cmd);
+	assert_event_raw(&re.ev, RL_F_PROC_FILENAME, exe);
+	assert_event_raw(&re.ev, RL_F_PROC_NAME, "a\\b\x1b");
+	assert_int_equal(rl_record_event__fill(&re, proc, RL_KIND_EXIT), 0);
+	assert_event_raw(&re.ev, RL_F_PROC_EXE, exe);
+	assert_event_raw(&re.ev, RL_F_PROC_CMDLINE, cmd);
+	assert_event_raw(&re.ev, RL_F_PROC_TOP_FAIL_PATH, exe);
+	assert_int_equal(rl_record_event__fill(&re, win, RL_KIND_WINDOW), 0);
+	assert_event_raw(&re.ev, RL_F_PROC_EXE, exe);
+	assert_event_raw(&re.ev, RL_F_PROC_CMDLINE, cmd);
+	assert_event_raw(&re.ev, RL_F_PROC_NAME, "a\\b\x1b");
+	rl_record_event__release(&re);
+	json_object_put(proc);
+	json_object_put(win);
 }
 
 int main(void)
@@ -624,6 +727,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_record_comm_without_nul_is_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_window_is_delta_against_prev, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_exe_from_identity_is_escaped_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_cmdline_argument_byte_is_escaped_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_event_sees_raw_bytes_at_every_moment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_hostile_strings_cannot_forge_line_or_field, setup,
 						teardown),
 	};

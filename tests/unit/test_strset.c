@@ -312,7 +312,44 @@ static void expect_reject(struct json_object *o, uint32_t max, const char *want)
 
 #define M(s, c, f, l) "{\"s\":\"" s "\",\"count\":" #c ",\"first_ns\":" #f ",\"last_ns\":" #l "}"
 
-static void test_strset_from_json_rejects_unsorted_duplicate_oversized(void **state)
+/* Members are raw bytes; the file holds them escaped, printable. */
+static void test_strset_json_escapes_members_and_reads_old_files(void **state)
+{
+	static const char hostile[] = "/tmp/x\r\nALERT forged\x1b[2J\xc2\x9b\xff\\x41";
+	struct strset set, back;
+	struct json_object *o, *members, *m, *js;
+	char err[256];
+
+	strset__init(&set, 8);
+	assert_int_equal(strset__add(&set, hostile, 1, 5), 1);
+	o = strset__to_json(&set);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "members", &members));
+	m = json_object_array_get_idx(members, 0);
+	assert_true(json_object_object_get_ex(m, "s", &js));
+	assert_string_equal(json_object_get_string(js),
+			    "/tmp/x\\x0D\\x0AALERT forged\\x1B[2J\\xC2\\x9B\\xFF\\x5Cx41");
+	assert_int_equal(strset__from_json(o, 8, &back, err, sizeof(err)), 0);
+	assert_true(strset__equal(&set, &back));
+	json_object_put(o);
+	strset__clear(&back);
+	strset__clear(&set);
+
+	/* a file written by the former sanitizer: invalid bytes and backslashes
+	 * escaped, controls left to json-c, sorted by that form */
+	o = set_json(M("/a\\\\x5Cb\\n", 1, 1, 2) "," M("/a\\\\xFF", 1, 1, 2) "," M("/a]", 1, 1, 2));
+	assert_int_equal(strset__from_json(o, 10, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.n, 3);
+	assert_string_equal(back.m[0].s, "/a\\b\n");
+	assert_string_equal(back.m[1].s, "/a]");
+	assert_string_equal(back.m[2].s, "/a\xff");
+	json_object_put(o);
+	strset__clear(&back);
+}
+
+/* Escaping changes the order of some strings, so the loader sorts what it
+ * reads (files written before escaping are sorted by their old form). */
+static void test_strset_from_json_sorts_and_rejects_duplicate_oversized(void **state)
 {
 	struct strset set;
 	char err[256];
@@ -324,8 +361,21 @@ static void test_strset_from_json_rejects_unsorted_duplicate_oversized(void **st
 	strset__clear(&set);
 	json_object_put(o);
 
-	expect_reject(set_json(M("b", 1, 1, 2) "," M("a", 1, 1, 2)), 10, "strictly after");
-	expect_reject(set_json(M("a", 1, 1, 2) "," M("a", 1, 1, 2)), 10, "strictly after");
+	o = set_json(M("c", 1, 1, 2) "," M("a", 2, 1, 2) "," M("b", 3, 1, 2));
+	assert_int_equal(strset__from_json(o, 10, &set, err, sizeof(err)), 0);
+	assert_int_equal(set.n, 3);
+	assert_string_equal(set.m[0].s, "a");
+	assert_int_equal(set.m[0].count, 2);
+	assert_string_equal(set.m[2].s, "c");
+	assert_true(strset__contains(&set, "b"));
+	strset__clear(&set);
+	json_object_put(o);
+
+	expect_reject(set_json(M("a", 1, 1, 2) "," M("a", 1, 1, 2)), 10, "twice");
+	/* the same bytes, once escaped and once not */
+	expect_reject(set_json(M("A", 1, 1, 2) "," M("\\\\x41", 1, 1, 2)), 10, "twice");
+	/* a NUL byte, even escaped, can't be in a member */
+	expect_reject(set_json(M("a\\\\x00b", 1, 1, 2)), 10, "NUL");
 	expect_reject(set_json(M("a", 1, 1, 2) "," M("b", 1, 1, 2) "," M("c", 1, 1, 2)), 2, "bound");
 	expect_reject(set_json(M("a", 1, 1, 2) "," M("b", 1, 1, 2)), 1, "bound");
 	{
@@ -388,7 +438,8 @@ int main(void)
 		cmocka_unit_test(test_strset_merge_with_itself_doubles_counts),
 		cmocka_unit_test(test_strset_merge_associative_and_commutative_while_fitting),
 		cmocka_unit_test(test_strset_json_round_trip_is_equal),
-		cmocka_unit_test(test_strset_from_json_rejects_unsorted_duplicate_oversized),
+		cmocka_unit_test(test_strset_from_json_sorts_and_rejects_duplicate_oversized),
+		cmocka_unit_test(test_strset_json_escapes_members_and_reads_old_files),
 		cmocka_unit_test(test_strset_from_json_rejects_bad_members),
 		cmocka_unit_test(test_strset_from_json_rejects_bad_envelope),
 	};

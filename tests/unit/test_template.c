@@ -2,8 +2,8 @@
 /*
  * test_template.c - output templates: %field and %{field} substitution by
  * longest known name, %%, [NAME] parameters, compile errors with offsets,
- * and rendering that keeps hostile values on one line (control characters,
- * quotes and backslashes escaped), <NA> for absent values, numbers without
+ * and rendering through the one escaping (values and literal text; '"' in
+ * values), <NA> for absent values, numbers without
  * exponents or noise decimals, and snprintf-like truncation.
  */
 #include <setjmp.h>
@@ -20,6 +20,7 @@
 #include "expr.h"
 #include "fields.h"
 #include "syscalls.h"
+#include "textsafe.h"
 
 static struct rl_event ev;
 
@@ -91,13 +92,41 @@ static void test_template_escapes_hostile_strings(void **state)
 
 	rl_event__str(&ev, RL_F_PROC_NAME, "evil\n{\"x\":1}");
 	out = render("name=\"%proc.name\"");
-	assert_string_equal(out, "name=\"evil\\x0a{\\x22x\\x22:1}\"");
+	assert_string_equal(out, "name=\"evil\\x0A{\\x22x\\x22:1}\"");
 	assert_null(strchr(out, '\n'));
 	rl_event__str(&ev, RL_F_PROC_NAME, "a\\b\tc\x7f\x1b[31m");
-	assert_string_equal(render("%proc.name"), "a\\x5cb\\x09c\\x7f\\x1b[31m");
-	/* high bytes (UTF-8) pass through */
+	assert_string_equal(render("%proc.name"), "a\\x5Cb\\x09c\\x7F\\x1B[31m");
+	/* valid UTF-8 passes through */
 	rl_event__str(&ev, RL_F_PROC_NAME, "caf\xc3\xa9");
 	assert_string_equal(render("%proc.name"), "caf\xc3\xa9");
+}
+
+/* The same escaping as records (text_escape()), plus '"': C1 controls, line
+ * separators, bidi controls and invalid UTF-8 too, and it unescapes back. */
+static void test_template_uses_the_one_escaping(void **state)
+{
+	static const char raw[] = "x\r\nALERT Emergency forged\x1b]0;t\x07\xc2\x9b\xe2\x80\xa8\xe2\x80\xae\xff q\"uo\\te";
+	char *back;
+	size_t n;
+
+	rl_event__str(&ev, RL_F_PROC_EXE, raw);
+	assert_string_equal(render("exe=%proc.exe"), "exe=x\\x0D\\x0AALERT Emergency forged\\x1B]0;t\\x07\\xC2\\x9B"
+						     "\\xE2\\x80\\xA8\\xE2\\x80\\xAE\\xFF q\\x22uo\\x5Cte");
+	back = text_unescape(render("%proc.exe"), strlen(render("%proc.exe")), &n);
+	assert_non_null(back);
+	assert_int_equal(n, sizeof(raw) - 1);
+	assert_memory_equal(back, raw, n);
+	free(back);
+}
+
+/* Literal text is rule-file text: escaped too (but its quotes are kept), so
+ * even a rule can't make an alert span lines; a trailing newline is dropped. */
+static void test_template_escapes_literal_text_and_drops_trailing_space(void **state)
+{
+	assert_string_equal(render("a \"%proc.name\"\n"), "a \"sshd\"");
+	assert_string_equal(render("line one\nline two %proc.pid \t\r\n\n"), "line one\\x0Aline two 4242");
+	assert_string_equal(render("C:\\dir \x1b[2J"), "C:\\x5Cdir \\x1B[2J");
+	assert_string_equal(render(" \n"), "");
 }
 
 static void test_template_renders_absent_bools_and_lists(void **state)
@@ -109,7 +138,7 @@ static void test_template_renders_absent_bools_and_lists(void **state)
 	rl_event__bool(&ev, RL_F_BL_ANOMALOUS, false);
 	rl_event__list(&ev, RL_F_PROC_ANAME, anc, 3);
 	assert_string_equal(render("%baseline.ready %baseline.anomalous %proc.aname"),
-			    "true false bash,sshd\\x0a,init");
+			    "true false bash,sshd\\x0A,init");
 	rl_event__list(&ev, RL_F_PROC_ANAME, anc, 0);
 	assert_string_equal(render("[%proc.aname]"), "[]");
 }
@@ -180,7 +209,7 @@ static void test_template_truncates_like_snprintf(void **state)
 	rl_event__str(&ev, RL_F_PROC_NAME, "a\"bcdef");
 	assert_int_equal(rl_template__compile("name=%proc.name!", &t, &err), 0);
 	assert_int_equal(rl_template__render(t, &ev, buf, sizeof(buf)), 5 + 10 + 1);
-	assert_string_equal(buf, "name=a\\");
+	assert_string_equal(buf, "name=a"); /* never half an escape */
 	assert_int_equal(rl_template__render(t, &ev, buf, 1), 16);
 	assert_string_equal(buf, "");
 	assert_int_equal(rl_template__render(t, &ev, NULL, 0), 16);
@@ -194,6 +223,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_template_substitutes_longest_field_name, setup),
 	    cmocka_unit_test_setup(test_template_reports_errors_with_offsets, setup),
 	    cmocka_unit_test_setup(test_template_escapes_hostile_strings, setup),
+	    cmocka_unit_test_setup(test_template_uses_the_one_escaping, setup),
+	    cmocka_unit_test_setup(test_template_escapes_literal_text_and_drops_trailing_space, setup),
 	    cmocka_unit_test_setup(test_template_renders_absent_bools_and_lists, setup),
 	    cmocka_unit_test_setup(test_template_formats_numbers, setup),
 	    cmocka_unit_test_setup(test_template_param_fields, setup),
