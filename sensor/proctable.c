@@ -97,6 +97,7 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 		clear_strings(pi);
 	}
 	pi->image_id = image_id;
+	pi->live_interval = 0; /* a new image is a new binary's process in the live view */
 	pi->flags = 0;
 	pi->have_last = false;
 	pi->exec_comm[0] = '\0';

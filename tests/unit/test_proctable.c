@@ -84,6 +84,7 @@ static void test_proctable_reset_existing_keeps_entry_and_count(void **state)
 	pi->filename_truncated = true;
 	assert_true(proc_info__add_fail(pi, &k, false));
 	pi->fail_other = 5;
+	pi->live_interval = 7;
 
 	again = proctable__reset(t, 100, 2);
 	assert_ptr_equal(again, pi);
@@ -97,6 +98,7 @@ static void test_proctable_reset_existing_keeps_entry_and_count(void **state)
 	assert_int_equal(again->nfails, 0);
 	assert_int_equal(again->fails_cap, 0);
 	assert_int_equal(again->fail_other, 0);
+	assert_int_equal(again->live_interval, 0);
 	assert_false(again->have_last);
 	assert_int_equal(again->flags, 0);
 	assert_string_equal(again->exec_comm, "");
