@@ -59,6 +59,12 @@ const volatile __u32 self_tgid = 0;
 const volatile __u64 fail_key_burst = 256;
 const volatile __u64 fail_key_interval_ns = 1000000000 / 32;
 
+/* Distinct syscalls a thread may make between folds before a fold walks
+ * every slot instead of its list. */
+#define SC_DIRTY_MAX 32
+/* A slot this high is folded at once (no u32 can wrap between folds). */
+#define SC_FOLD_AT (1u << 30)
+
 struct thread_state {
 	__u64 last_sum_exec;  /* se.sum_exec_runtime already accounted */
 	__u64 last_out_ns;    /* when it was switched out; 0 while on CPU */
@@ -79,6 +85,18 @@ struct thread_state {
 	 */
 	__u64 last_fail_pending;
 	struct pl_fail_key last_fail;
+	/*
+	 * Syscalls since the last fold into the process entry, by number. A
+	 * syscall touches only its own thread's storage: no hash lookup, no
+	 * atomic on a cache line that other CPUs write. sc_dirty lists the
+	 * numbers in use, so a fold adds only those; past SC_DIRTY_MAX distinct
+	 * numbers (nsc_dirty > SC_DIRTY_MAX) a fold walks every slot.
+	 */
+	__u32 in_enter;       /* pl_sys_enter is updating the counts (the refresher must not fold) */
+	__u32 nsc_dirty;
+	__u32 sc_other;
+	__u16 sc_dirty[SC_DIRTY_MAX];
+	__u32 sc[PL_NR_SYSCALLS];
 };
 
 struct {
@@ -183,23 +201,23 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *t)
 	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
 }
 
-static __always_inline void set_exe(struct pl_proc *p, struct file *f)
+static __always_inline void set_exe(struct pl_ident *id, struct file *f)
 {
 	struct inode *ino = BPF_CORE_READ(f, f_inode);
 
-	p->exe_ino = BPF_CORE_READ(ino, i_ino);
-	p->exe_dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	id->exe_ino = BPF_CORE_READ(ino, i_ino);
+	id->exe_dev = BPF_CORE_READ(ino, i_sb, s_dev);
 }
 
-static __always_inline void set_identity(struct pl_proc *p, struct task_struct *t)
+static __always_inline void set_identity(struct pl_ident *id, struct task_struct *t)
 {
 	struct task_struct *leader = t->group_leader;
 
-	p->ppid = BPF_CORE_READ(t, real_parent, tgid);
-	p->uid = BPF_CORE_READ(t, real_cred, uid.val);
-	p->cgroup_id = task_cgroup_id(t);
-	p->proc_start_ns = BPF_CORE_READ(leader, start_time);
-	bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), leader->comm);
+	id->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	id->uid = BPF_CORE_READ(t, real_cred, uid.val);
+	id->cgroup_id = task_cgroup_id(t);
+	id->proc_start_ns = BPF_CORE_READ(leader, start_time);
+	bpf_probe_read_kernel_str(id->comm, sizeof(id->comm), leader->comm);
 }
 
 /* Insert an all-zero entry for tgid and return it, or NULL (counted). */
@@ -265,7 +283,7 @@ static __always_inline void emit_proc(__u16 type, __u32 tgid, struct pl_proc *p,
 	if (!ev)
 		return;
 	fill_hdr(&ev->hdr, type, sizeof(*ev), tgid, now);
-	bpf_probe_read_kernel(&ev->proc, sizeof(ev->proc), p);
+	bpf_probe_read_kernel(&ev->id, sizeof(ev->id), &p->id);
 	submit(ev);
 }
 
@@ -285,12 +303,12 @@ static __always_inline struct pl_proc *get_proc(struct task_struct *t, __u32 tgi
 	if (!p)
 		return 0;
 	now = bpf_ktime_get_ns();
-	set_identity(p, t);
-	set_exe(p, BPF_CORE_READ(t, mm, exe_file));
-	p->image_start_ns = now; /* measurement starts now; proc_start_ns says when it began */
-	p->image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
-	p->flags = PL_PROC_PARTIAL;
-	p->threads = BPF_CORE_READ(t, signal, nr_threads);
+	set_identity(&p->id, t);
+	set_exe(&p->id, BPF_CORE_READ(t, mm, exe_file));
+	p->id.image_start_ns = now; /* measurement starts now; proc_start_ns says when it began */
+	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
+	p->id.flags = PL_PROC_PARTIAL;
+	p->id.threads = BPF_CORE_READ(t, signal, nr_threads);
 	emit_proc(PL_EV_SEEN, tgid, p, now);
 	return p;
 }
@@ -308,6 +326,69 @@ static __always_inline void account(struct task_struct *t, struct thread_state *
 		__sync_fetch_and_add(&p->st.runq_ns, th->pending_runq);
 		th->pending_offcpu = 0;
 		th->pending_runq = 0;
+	}
+}
+
+/* Forget the thread's syscalls since the last fold: they belong to a
+ * process without an entry (its loss is counted where the entry was refused). */
+static __always_inline void drop_sc(struct thread_state *th)
+{
+	__u32 n = th->nsc_dirty;
+
+	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
+		__u32 nr = i;
+
+		if (n <= SC_DIRTY_MAX) {
+			if (i >= n)
+				break;
+			nr = th->sc_dirty[i & (SC_DIRTY_MAX - 1)];
+		}
+		nr &= PL_NR_SYSCALLS - 1;
+		if (th->sc[nr]) /* a test, or clang makes a memset the verifier refuses */
+			th->sc[nr] = 0;
+	}
+	th->nsc_dirty = 0;
+	th->sc_other = 0;
+}
+
+/*
+ * Add the thread's syscalls since the last fold to its process (p may be
+ * NULL when the process has no entry) and start the thread's counts over.
+ */
+static __always_inline void fold_sc(struct thread_state *th, struct pl_proc *p)
+{
+	__u32 n = th->nsc_dirty;
+
+	if (!p) {
+		drop_sc(th);
+		return;
+	}
+	if (n > SC_DIRTY_MAX) {
+		for (int nr = 0; nr < PL_NR_SYSCALLS; nr++) {
+			__u32 c = th->sc[nr];
+
+			if (!c)
+				continue;
+			__sync_fetch_and_add(&p->st.sc[nr], c);
+			th->sc[nr] = 0;
+		}
+	} else {
+		for (int i = 0; i < SC_DIRTY_MAX; i++) {
+			__u32 nr, c;
+
+			if (i >= n)
+				break;
+			nr = th->sc_dirty[i] & (PL_NR_SYSCALLS - 1);
+			c = th->sc[nr];
+			if (c)
+				__sync_fetch_and_add(&p->st.sc[nr], c);
+			th->sc[nr] = 0;
+		}
+	}
+	th->nsc_dirty = 0;
+	if (th->sc_other) {
+		__sync_fetch_and_add(&p->st.sc_other, th->sc_other);
+		th->sc_other = 0;
 	}
 }
 
@@ -335,38 +416,48 @@ static __always_inline void emit_end(__u32 tgid, struct pl_proc *p, __u64 now, _
 SEC("tp_btf/sys_enter")
 int BPF_PROG(pl_sys_enter, struct pt_regs *regs, long id)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct pl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
-	struct task_struct *t;
-
-	if (!p) {
-		t = bpf_get_current_task_btf();
-		if (!is_user_task(t))
-			return 0;
-		p = get_proc(t, tgid);
-		if (!p)
-			return 0;
-	}
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct thread_state *th = bpf_task_storage_get(&threads, t, 0, 0);
 	/* unsigned: a negative id (no syscall) fails the bound too */
 	__u64 nr = (__u64)id;
 
+	if (!th) {
+		if (!is_user_task(t))
+			return 0;
+		th = get_thread(t);
+		if (!th)
+			return 0;
+	}
+	th->in_enter = 1;
+	asm volatile("" ::: "memory");
 	if (nr < PL_NR_SYSCALLS) {
+		__u32 c;
+
 		/* opaque to clang, so the mask the verifier needs survives */
 		asm volatile("" : "+r"(nr));
-		__sync_fetch_and_add(&p->st.sc[nr & (PL_NR_SYSCALLS - 1)], 1);
-	}
-	else
-		__sync_fetch_and_add(&p->st.sc_other, 1);
+		nr &= PL_NR_SYSCALLS - 1;
+		c = ++th->sc[nr];
+		if (c == 1) {
+			__u32 n = th->nsc_dirty;
 
-	if (track_open_fail && (id == NR_openat || id == NR_open || id == NR_openat2 || id == NR_creat)) {
-		struct thread_state *th = get_thread(bpf_get_current_task_btf());
+			if (n < SC_DIRTY_MAX)
+				th->sc_dirty[n & (SC_DIRTY_MAX - 1)] = nr;
+			if (n <= SC_DIRTY_MAX)
+				th->nsc_dirty = n + 1;
+		} else if (c >= SC_FOLD_AT) {
+			__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-		if (th) {
-			th->open_fname = (id == NR_open || id == NR_creat) ? PT_REGS_PARM1_CORE(regs)
-									    : PT_REGS_PARM2_CORE(regs);
-			th->open_nr = id;
+			fold_sc(th, bpf_map_lookup_elem(&procs, &tgid));
 		}
+	} else {
+		th->sc_other++;
 	}
+	if (track_open_fail && (id == NR_openat || id == NR_open || id == NR_openat2 || id == NR_creat)) {
+		th->open_fname = (id == NR_open || id == NR_creat) ? PT_REGS_PARM1_CORE(regs) : PT_REGS_PARM2_CORE(regs);
+		th->open_nr = id;
+	}
+	asm volatile("" ::: "memory");
+	th->in_enter = 0;
 	return 0;
 }
 
@@ -556,7 +647,7 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
 		return 0;
-	k->image_id = p->image_id;
+	k->image_id = p->id.image_id;
 	__sync_fetch_and_add(&p->st.open_fail, 1);
 	__sync_fetch_and_add(&p->st.open_fail_errno[errno_slot(err)], 1);
 	flush_fail(th, p);
@@ -596,6 +687,8 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		tgid = prev->tgid;
 		th = get_thread(prev);
 		p = (prev_state & TASK_DEAD) ? bpf_map_lookup_elem(&procs, &tgid) : get_proc(prev, tgid);
+		if (th)
+			fold_sc(th, p);
 		if (th && p) {
 			flush_fail(th, p);
 			account(prev, th, p);
@@ -610,7 +703,7 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 						     ? BPF_CORE_READ(sig, group_exit_code)
 						     : prev->exit_code;
 
-				bpf_probe_read_kernel_str(p->comm, sizeof(p->comm), prev->group_leader->comm);
+				bpf_probe_read_kernel_str(p->id.comm, sizeof(p->id.comm), prev->group_leader->comm);
 				emit_end(tgid, p, now, PL_END_EXIT, code);
 				bpf_map_delete_elem(&procs, &tgid);
 			}
@@ -678,7 +771,7 @@ int BPF_PROG(pl_sched_fork, struct task_struct *parent, struct task_struct *chil
 	if (child->pid != child->tgid) {
 		p = bpf_map_lookup_elem(&procs, &tgid);
 		if (p)
-			__sync_fetch_and_add(&p->threads, 1);
+			__sync_fetch_and_add(&p->id.threads, 1);
 		return 0;
 	}
 
@@ -686,18 +779,18 @@ int BPF_PROG(pl_sched_fork, struct task_struct *parent, struct task_struct *chil
 	if (!p)
 		return 0;
 	now = bpf_ktime_get_ns();
-	set_identity(p, child);
+	set_identity(&p->id, child);
 	pp = bpf_map_lookup_elem(&procs, &ptgid);
 	if (pp) {
-		p->exe_ino = pp->exe_ino;
-		p->exe_dev = pp->exe_dev;
+		p->id.exe_ino = pp->id.exe_ino;
+		p->id.exe_dev = pp->id.exe_dev;
 	} else {
-		set_exe(p, BPF_CORE_READ(child, mm, exe_file));
+		set_exe(&p->id, BPF_CORE_READ(child, mm, exe_file));
 	}
-	p->image_start_ns = now;
-	p->image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
-	p->flags = PL_PROC_FORKED;
-	p->threads = 1;
+	p->id.image_start_ns = now;
+	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
+	p->id.flags = PL_PROC_FORKED;
+	p->id.threads = 1;
 	emit_proc(PL_EV_FORK, tgid, p, now);
 	return 0;
 }
@@ -718,6 +811,8 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 
 	if (!busy)
 		return 0;
+	if (th)
+		fold_sc(th, p);
 	if (p && th) {
 		*busy = 1;
 		account(t, th, p);
@@ -728,22 +823,33 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	}
 	if (th)
 		th->last_fail_valid = 0; /* keys name the old image */
-	p = new_proc(tgid);
-	if (!p)
-		return 0;
-	set_identity(p, t);
-	set_exe(p, BPF_CORE_READ(bprm, file));
-	p->image_start_ns = now;
-	p->image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
-	p->flags = PL_PROC_EXECED;
+	if (p) {
+		/* The other threads are gone by now (de_thread), so nothing adds to
+		 * the entry: start it over in place, cheaper than a new element. */
+		__u32 zero = 0;
+		struct pl_proc *z = bpf_map_lookup_elem(&zero_proc, &zero);
+
+		if (!z)
+			return 0;
+		bpf_probe_read_kernel(p, sizeof(*p), z);
+	} else {
+		p = new_proc(tgid);
+		if (!p)
+			return 0;
+	}
+	set_identity(&p->id, t);
+	set_exe(&p->id, BPF_CORE_READ(bprm, file));
+	p->id.image_start_ns = now;
+	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
+	p->id.flags = PL_PROC_EXECED;
 	p->exiting = exiting;
-	p->threads = 1;
+	p->id.threads = 1;
 
 	ev = reserve(sizeof(*ev));
 	if (!ev)
 		return 0;
 	fill_hdr(&ev->hdr, PL_EV_EXEC, sizeof(*ev), tgid, now);
-	bpf_probe_read_kernel(&ev->proc, sizeof(ev->proc), p);
+	bpf_probe_read_kernel(&ev->id, sizeof(ev->id), &p->id);
 	n = bpf_probe_read_kernel_str(ev->filename, sizeof(ev->filename), BPF_CORE_READ(bprm, filename));
 	ev->filename_len = n > 0 ? n : 0;
 	if (n == sizeof(ev->filename) && !str_ends_at(BPF_CORE_READ(bprm, filename), sizeof(ev->filename) - 1, false)) {
@@ -765,9 +871,11 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 }
 
 /*
- * Runs on every CPU at a low frequency: folds the CPU time of whatever user
- * thread is running there, so a process spinning without a context switch
- * still shows its CPU in the current window.
+ * Runs on every CPU at a low frequency: folds the CPU time and the syscalls
+ * of whatever user thread is running there, so a process spinning without a
+ * context switch still shows in the current window. It can interrupt a
+ * tracepoint program on the same CPU: `cpu_busy` keeps it out of account(),
+ * the thread's in_enter out of its syscall counts.
  */
 SEC("perf_event")
 int pl_cpu_refresh(void *ctx)
@@ -783,7 +891,10 @@ int pl_cpu_refresh(void *ctx)
 	tgid = t->tgid;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	th = bpf_task_storage_get(&threads, t, 0, 0);
-	if (p && th)
+	if (p && th) {
 		account(t, th, p);
+		if (!th->in_enter)
+			fold_sc(th, p);
+	}
 	return 0;
 }

@@ -76,8 +76,9 @@ _Static_assert(sizeof(struct pl_hdr) == 24, "pl_hdr layout");
 
 /*
  * Measurements of one image of one process. All counters are cumulative.
- * There is no total-syscalls counter: user space sums sc[] and sc_other, so
- * the syscall hot path makes a single atomic add.
+ * Syscalls are counted per thread in the kernel (task storage) and folded
+ * in here at switch-out, at exec and exit, and by the CPU refresher; there
+ * is no total counter: user space sums sc[] and sc_other.
  */
 struct pl_stats {
 	__u64 cpu_ns;         /* on-CPU: sum of the threads' se.sum_exec_runtime deltas */
@@ -92,9 +93,8 @@ struct pl_stats {
 	__u64 sc[PL_NR_SYSCALLS];
 };
 
-/* Per-process entry of the `procs` map (key: tgid). */
-struct pl_proc {
-	struct pl_stats st;
+/* What identifies one image of one process; start records carry only this. */
+struct pl_ident {
 	__u64 proc_start_ns;  /* task_struct::start_time of the process */
 	__u64 image_start_ns; /* exec (or fork) that started this image */
 	__u64 image_id;       /* unique per image: keys the failed-path table */
@@ -104,9 +104,16 @@ struct pl_proc {
 	__u32 ppid;
 	__u32 uid;
 	__u32 flags;          /* enum pl_proc_flags */
-	__s32 exiting;        /* threads between sched_process_exit and their last switch */
 	__u32 threads;        /* threads seen in this image */
+	__u32 pad;
 	char comm[PL_COMM_LEN];
+};
+
+/* Per-process entry of the `procs` map (key: tgid). */
+struct pl_proc {
+	struct pl_ident id;
+	__s32 exiting;        /* threads between sched_process_exit and their last switch */
+	__u32 pad;
 	/*
 	 * New failed-path keys this image may insert: a rate limit with a burst
 	 * (GCRA), as the time at which the next key would be on schedule. No
@@ -114,11 +121,12 @@ struct pl_proc {
 	 * still counted exactly in st.
 	 */
 	__u64 fail_key_tat_ns;
+	struct pl_stats st;
 };
 
 struct pl_ev_exec {
 	struct pl_hdr hdr;
-	struct pl_proc proc; /* identity; measurements start at zero */
+	struct pl_ident id;  /* the new image; its measurements start at zero */
 	__u32 filename_len;  /* bytes read including NUL; PL_PATH_LEN + 1 means truncated */
 	__u32 args_len;      /* bytes of args, PL_ARGS_LEN means truncated */
 	char filename[PL_PATH_LEN];
@@ -128,7 +136,7 @@ struct pl_ev_exec {
 /* PL_EV_FORK and PL_EV_SEEN share one layout. */
 struct pl_ev_proc {
 	struct pl_hdr hdr;
-	struct pl_proc proc;
+	struct pl_ident id;
 };
 
 struct pl_ev_end {
@@ -160,6 +168,7 @@ struct pl_ev_fail_path {
 };
 
 _Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
+_Static_assert(sizeof(struct pl_ident) == 80, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");
 _Static_assert(sizeof(struct pl_ev_exec) % 8 == 0, "pl_ev_exec alignment");
 _Static_assert(sizeof(struct pl_ev_end) % 8 == 0, "pl_ev_end alignment");

@@ -206,7 +206,7 @@ static bool image_live(void *ctx, uint32_t tgid, uint64_t image_id)
 	struct bpfsensor *s = ctx;
 	struct pl_proc *p = s->scratch;
 
-	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &tgid, p) == 0 && p->image_id == image_id;
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &tgid, p) == 0 && p->id.image_id == image_id;
 }
 
 struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s)

@@ -292,7 +292,7 @@ struct json_object *learner__process(struct learner *l, struct proc_info *pi, co
 		return NULL;
 	*s = (struct bl_process_sample){
 		.cpu_ns = p->st.cpu_ns,
-		.wall_ns = end_ns > p->image_start_ns ? end_ns - p->image_start_ns : 0,
+		.wall_ns = end_ns > p->id.image_start_ns ? end_ns - p->id.image_start_ns : 0,
 		.offcpu_ns = p->st.offcpu_ns,
 		.open_fail = p->st.open_fail,
 		.fail_paths = q->paths,
@@ -312,7 +312,7 @@ struct json_object *learner__process(struct learner *l, struct proc_info *pi, co
 	baseline__score_process(pi->bl, prior, s, &l->pol, &q->v);
 	l->anomalous += q->v.anomalous;
 	/* what the sensor saw only in part, or is still running, is scored but not learned */
-	if (learn && !(p->flags & PL_PROC_PARTIAL)) {
+	if (learn && !(p->id.flags & PL_PROC_PARTIAL)) {
 		q->kind = PENDING_PROCESS;
 		q->b = pi->bl;
 	}

@@ -153,25 +153,25 @@ static void add_identity(struct json_object *o, uint32_t tgid, const struct proc
 	char dev[32];
 
 	add_u64(o, "pid", tgid);
-	add_u64(o, "ppid", p->ppid);
-	add_u64(o, "uid", p->uid);
-	add_str(o, "comm", p->comm, sizeof(p->comm));
+	add_u64(o, "ppid", p->id.ppid);
+	add_u64(o, "uid", p->id.uid);
+	add_str(o, "comm", p->id.comm, sizeof(p->id.comm));
 	add_str(o, "exec_comm", pi && pi->exec_comm[0] ? pi->exec_comm : NULL, PL_COMM_LEN);
 	add_str(o, "exe", pi ? pi->exe : NULL, 4096);
-	snprintf(dev, sizeof(dev), "%u:%u", p->exe_dev >> 20, p->exe_dev & 0xfffff);
+	snprintf(dev, sizeof(dev), "%u:%u", p->id.exe_dev >> 20, p->id.exe_dev & 0xfffff);
 	add_str(o, "exe_dev", dev, sizeof(dev));
-	add_u64(o, "exe_ino", p->exe_ino);
+	add_u64(o, "exe_ino", p->id.exe_ino);
 	add_str(o, "build_id", pi ? pi->build_id : NULL, 129);
 	add_str(o, "filename", pi ? pi->filename : NULL, 4096);
 	json_object_object_add(o, "filename_truncated", json_object_new_boolean(pi && pi->filename_truncated));
 	add_str(o, "cmdline", pi ? pi->cmdline : NULL, 4096);
-	add_u64(o, "cgroup_id", p->cgroup_id);
+	add_u64(o, "cgroup_id", p->id.cgroup_id);
 	add_str(o, "cgroup", cgroup, 4096);
-	json_object_object_add(o, "image", json_object_new_string(image_kind(p->flags)));
-	json_object_object_add(o, "partial", json_object_new_boolean(p->flags & PL_PROC_PARTIAL));
-	add_u64(o, "start_ns", p->proc_start_ns + mono_to_real);
-	add_u64(o, "image_start_ns", p->image_start_ns + mono_to_real);
-	add_u64(o, "threads", p->threads);
+	json_object_object_add(o, "image", json_object_new_string(image_kind(p->id.flags)));
+	json_object_object_add(o, "partial", json_object_new_boolean(p->id.flags & PL_PROC_PARTIAL));
+	add_u64(o, "start_ns", p->id.proc_start_ns + mono_to_real);
+	add_u64(o, "image_start_ns", p->id.image_start_ns + mono_to_real);
+	add_u64(o, "threads", p->id.threads);
 }
 
 struct json_object *record__process(uint32_t tgid, const struct proc_info *pi, const struct pl_proc *p,
@@ -185,7 +185,7 @@ struct json_object *record__process(uint32_t tgid, const struct proc_info *pi, c
 	json_object_object_add(o, "type", json_object_new_string("process"));
 	add_identity(o, tgid, pi, p, cgroup, mono_to_real);
 	add_u64(o, "end_ns", end->end_ns + mono_to_real);
-	add_u64(o, "duration_ns", delta(end->end_ns, p->image_start_ns));
+	add_u64(o, "duration_ns", delta(end->end_ns, p->id.image_start_ns));
 	json_object_object_add(o, "end_reason", json_object_new_string(end->reason));
 	if (end->has_exit && !(end->exit_status & 0x7f)) {
 		add_i64(o, "exit_code", (end->exit_status >> 8) & 0xff);

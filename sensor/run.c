@@ -112,7 +112,7 @@ static void emit(struct sensor *s, struct json_object *rec)
 
 static const char *display_name(const struct proc_info *pi, const struct pl_proc *p)
 {
-	return pi && pi->exe ? pi->exe : p->comm;
+	return pi && pi->exe ? pi->exe : p->id.comm;
 }
 
 /* Whether pi is counted for the first time in the current live interval. */
@@ -130,19 +130,19 @@ static bool live_first(struct sensor *s, struct proc_info *pi)
 
 /* ---- ring-buffer records ---- */
 
-static struct proc_info *start_image(struct sensor *s, uint32_t tgid, const struct pl_proc *p)
+static struct proc_info *start_image(struct sensor *s, uint32_t tgid, const struct pl_ident *id)
 {
-	struct proc_info *pi = proctable__reset(s->procs, tgid, p->image_id);
+	struct proc_info *pi = proctable__reset(s->procs, tgid, id->image_id);
 
 	if (!pi) {
 		s->proctable_full++;
 		return NULL;
 	}
-	pi->flags = p->flags;
-	pi->ppid = p->ppid;
-	pi->exe_dev = p->exe_dev;
-	pi->exe_ino = p->exe_ino;
-	memcpy(pi->exec_comm, p->comm, sizeof(pi->exec_comm));
+	pi->flags = id->flags;
+	pi->ppid = id->ppid;
+	pi->exe_dev = id->exe_dev;
+	pi->exe_ino = id->exe_ino;
+	memcpy(pi->exec_comm, id->comm, sizeof(pi->exec_comm));
 	pi->exec_comm[PL_COMM_LEN - 1] = '\0';
 	return pi;
 }
@@ -227,14 +227,14 @@ static void set_parent(struct proc_info *pi, const struct proc_info *parent, cha
 /* What rules see at exec: identity and the baseline's state (docs/records.md, "exec").
  * Its strings are escaped like those of every record, so that the rules (which
  * unescape them) see the same bytes at exec as at window and exit. */
-static struct json_object *exec_record(struct sensor *s, uint32_t tgid, struct proc_info *pi, const struct pl_proc *p)
+static struct json_object *exec_record(struct sensor *s, uint32_t tgid, struct proc_info *pi, const struct pl_ident *id)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "type", json_object_new_string("exec"));
 	json_object_object_add(o, "pid", json_object_new_uint64(tgid));
-	json_object_object_add(o, "ppid", json_object_new_uint64(p->ppid));
-	json_object_object_add(o, "uid", json_object_new_uint64(p->uid));
+	json_object_object_add(o, "ppid", json_object_new_uint64(id->ppid));
+	json_object_object_add(o, "uid", json_object_new_uint64(id->uid));
 	json_object_object_add(o, "comm", record__str(pi->exec_comm));
 	json_object_object_add(o, "exe", record__str(pi->exe));
 	json_object_object_add(o, "build_id", record__str(pi->build_id));
@@ -242,7 +242,7 @@ static struct json_object *exec_record(struct sensor *s, uint32_t tgid, struct p
 	json_object_object_add(o, "cmdline", record__str(pi->cmdline));
 	json_object_object_add(o, "image", json_object_new_string("exec"));
 	json_object_object_add(o, "partial", json_object_new_boolean(false));
-	json_object_object_add(o, "time_ns", json_object_new_uint64(p->image_start_ns + mono_to_real()));
+	json_object_object_add(o, "time_ns", json_object_new_uint64(id->image_start_ns + mono_to_real()));
 	decorate(s, o, pi);
 	json_object_object_add(o, "baseline", s->learn ? learner__exec(s->learn, pi) : NULL);
 	return o;
@@ -256,7 +256,7 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	struct exe_info exe;
 	char filename[PL_PATH_LEN];
 
-	pi = start_image(s, ev->hdr.tgid, &ev->proc);
+	pi = start_image(s, ev->hdr.tgid, &ev->id);
 	if (!pi) {
 		free(fork_bin);
 		free(fork_exe);
@@ -267,18 +267,18 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	pi->filename = strdup(filename);
 	pi->filename_truncated = ev->filename_len > PL_PATH_LEN;
 	pi->cmdline = text_cmdline(ev->args, ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN);
-	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, filename, &exe);
+	identity__resolve_exe(s->ident, ev->hdr.tgid, ev->id.exe_dev, ev->id.exe_ino, filename, &exe);
 	pi->exe = exe.path;
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
-	parent = proctable__get(s->procs, ev->proc.ppid);
+	parent = proctable__get(s->procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
 	if (s->learn) {
 		learner__attach(s->learn, pi);
 		learner__child(s->learn, parent, pi);
 	}
 	if (want(s, RL_KIND_EXEC, false)) {
-		struct json_object *rec = exec_record(s, ev->hdr.tgid, pi, &ev->proc);
+		struct json_object *rec = exec_record(s, ev->hdr.tgid, pi, &ev->id);
 
 		evaluate(s, rec, RL_KIND_EXEC);
 		json_object_put(rec);
@@ -287,22 +287,22 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 
 static void on_fork_or_seen(struct sensor *s, const struct pl_ev_proc *ev)
 {
-	const struct proc_info *parent = proctable__get(s->procs, ev->proc.ppid);
-	struct proc_info *pi = start_image(s, ev->hdr.tgid, &ev->proc);
+	const struct proc_info *parent = proctable__get(s->procs, ev->id.ppid);
+	struct proc_info *pi = start_image(s, ev->hdr.tgid, &ev->id);
 	struct exe_info exe;
 
 	if (!pi)
 		return;
 	set_parent(pi, parent, NULL, NULL);
 	if (ev->hdr.type == PL_EV_FORK && parent && parent->exe && parent->binary_id &&
-	    parent->exe_dev == ev->proc.exe_dev && parent->exe_ino == ev->proc.exe_ino) {
+	    parent->exe_dev == ev->id.exe_dev && parent->exe_ino == ev->id.exe_ino) {
 		/* a fork child runs its parent's image: same identity */
 		pi->exe = dup_or_null(parent->exe);
 		pi->build_id = dup_or_null(parent->build_id);
 		pi->binary_id = dup_or_null(parent->binary_id);
 		pi->cmdline = dup_or_null(parent->cmdline);
 	} else {
-		identity__resolve_exe(s->ident, ev->hdr.tgid, ev->proc.exe_dev, ev->proc.exe_ino, NULL, &exe);
+		identity__resolve_exe(s->ident, ev->hdr.tgid, ev->id.exe_dev, ev->id.exe_ino, NULL, &exe);
 		pi->exe = exe.path;
 		pi->build_id = exe.build_id;
 		pi->binary_id = exe.binary_id;
@@ -337,7 +337,7 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 {
 	uint32_t tgid = ev->hdr.tgid;
 	struct proc_info *pi = proctable__get(s->procs, tgid);
-	struct proc_info *match = pi && pi->image_id == ev->proc.image_id ? pi : NULL;
+	struct proc_info *match = pi && pi->image_id == ev->proc.id.image_id ? pi : NULL;
 	_cleanup_free_ struct fail_count *fails = NULL;
 	struct record_end end = {
 		.end_ns = ev->end_ns,
@@ -374,12 +374,12 @@ static void on_end(struct sensor *s, const struct pl_ev_end *ev)
 	 * its few syscalls would make a second mode in its binary's lifetimes,
 	 * and it is no exit for rules to judge. Half of all images are such
 	 * steps, so skipping them halves the sensor's work per command. */
-	bool step = ev->reason == PL_END_EXEC && (ev->proc.flags & PL_PROC_FORKED);
+	bool step = ev->reason == PL_END_EXEC && (ev->proc.id.flags & PL_PROC_FORKED);
 
 	if (s->learn && !step)
 		verdict = learner__process(s->learn, pi == match ? pi : NULL, &ev->proc, fails, nfails, ev->end_ns, true);
 	if (want(s, RL_KIND_EXIT, s->opts->process_records) && (!step || s->opts->process_records)) {
-		const char *cg = identity__cgroup_path(s->ident, ev->proc.cgroup_id);
+		const char *cg = identity__cgroup_path(s->ident, ev->proc.id.cgroup_id);
 		struct json_object *rec = with_baseline(
 			record__process(tgid, match, &ev->proc, cg, fails, nfails, &end, mono_to_real()), TAKE_PTR(verdict));
 
@@ -538,10 +538,10 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 	uint64_t start, sc, cpu, fail;
 	uint32_t nfails = 0;
 
-	if (!pi || pi->image_id != p->image_id)
+	if (!pi || pi->image_id != p->id.image_id)
 		return; /* its start record is still in the ring buffer */
 	prev = pi->have_last ? &pi->last : NULL;
-	start = pi->have_last ? pi->last_ns : p->image_start_ns;
+	start = pi->have_last ? pi->last_ns : p->id.image_start_ns;
 	sc = stats__syscalls(&p->st) - (prev ? stats__syscalls(prev) : 0);
 	cpu = p->st.cpu_ns - (prev ? prev->cpu_ns : 0);
 	fail = p->st.open_fail - (prev ? prev->open_fail : 0);
@@ -563,7 +563,7 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 		live__add(s->live, display_name(pi, p), cpu, p->st.offcpu_ns - (prev ? prev->offcpu_ns : 0), sc, fail,
 			  live_first(s, pi), 0);
 	if ((sc || cpu) && want(s, RL_KIND_WINDOW, s->opts->window_records)) {
-		const char *cg = identity__cgroup_path(s->ident, p->cgroup_id);
+		const char *cg = identity__cgroup_path(s->ident, p->id.cgroup_id);
 
 		rec = with_baseline(record__window(tgid, pi, p, cg, prev, start, now, mono_to_real()), TAKE_PTR(verdict));
 		if (rec) {
@@ -589,7 +589,7 @@ static void window_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint6
 static void final_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64_t now)
 {
 	struct proc_info *pi = proctable__get(s->procs, tgid);
-	struct proc_info *match = pi && pi->image_id == p->image_id ? pi : NULL;
+	struct proc_info *match = pi && pi->image_id == p->id.image_id ? pi : NULL;
 	struct record_end end = { .end_ns = now, .reason = "running" };
 	struct json_object *verdict = NULL;
 	struct fail_count *fails;
@@ -600,7 +600,7 @@ static void final_one(struct sensor *s, uint32_t tgid, struct pl_proc *p, uint64
 		verdict = learner__process(s->learn, match, p, fails, nfails, now, false);
 	{
 		struct json_object *rec = with_baseline(record__process(tgid, match, p,
-									identity__cgroup_path(s->ident, p->cgroup_id),
+									identity__cgroup_path(s->ident, p->id.cgroup_id),
 									fails, nfails, &end, mono_to_real()),
 							verdict);
 

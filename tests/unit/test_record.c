@@ -49,17 +49,17 @@ static int setup(void **state)
 		return -1;
 	}
 
-	f->p.ppid = 1;
-	f->p.uid = 1000;
-	memcpy(f->p.comm, "worker", 7);
-	f->p.flags = PL_PROC_EXECED;
-	f->p.proc_start_ns = 1000;
-	f->p.image_start_ns = 2000;
-	f->p.image_id = 99;
-	f->p.cgroup_id = 77;
-	f->p.exe_ino = 123456;
-	f->p.exe_dev = (8u << 20) | 1;
-	f->p.threads = 3;
+	f->p.id.ppid = 1;
+	f->p.id.uid = 1000;
+	memcpy(f->p.id.comm, "worker", 7);
+	f->p.id.flags = PL_PROC_EXECED;
+	f->p.id.proc_start_ns = 1000;
+	f->p.id.image_start_ns = 2000;
+	f->p.id.image_id = 99;
+	f->p.id.cgroup_id = 77;
+	f->p.id.exe_ino = 123456;
+	f->p.id.exe_dev = (8u << 20) | 1;
+	f->p.id.threads = 3;
 	f->p.st.cpu_ns = 5000000;
 	f->p.st.offcpu_ns = 3000;
 	f->p.st.runq_ns = 1000;
@@ -443,7 +443,7 @@ static void test_record_process_without_proc_info_has_null_strings(void **state)
 	struct fixture *f = *state;
 	struct json_object *o;
 
-	f->p.flags = PL_PROC_PARTIAL;
+	f->p.id.flags = PL_PROC_PARTIAL;
 	o = make_process(f, NULL, "exit", 1, 0);
 	assert_null_field(o, "exec_comm");
 	assert_null_field(o, "exe");
@@ -455,7 +455,7 @@ static void test_record_process_without_proc_info_has_null_strings(void **state)
 	assert_true(bool_field(o, "partial"));
 	json_object_put(o);
 
-	f->p.flags = PL_PROC_FORKED;
+	f->p.id.flags = PL_PROC_FORKED;
 	o = make_process(f, NULL, "exit", 1, 0);
 	assert_string_equal(str_field(o, "image"), "fork");
 	assert_false(bool_field(o, "partial"));
@@ -467,7 +467,7 @@ static void test_record_comm_without_nul_is_bounded(void **state)
 	struct fixture *f = *state;
 	struct json_object *o;
 
-	memset(f->p.comm, 'A', sizeof(f->p.comm)); /* no terminator */
+	memset(f->p.id.comm, 'A', sizeof(f->p.id.comm)); /* no terminator */
 	o = make_process(f, &f->pi, "exit", 1, 0);
 	assert_string_equal(str_field(o, "comm"), "AAAAAAAAAAAAAAAA");
 	json_object_put(o);
@@ -619,7 +619,7 @@ static void test_record_exe_from_identity_is_escaped_once(void **state)
 
 	assert_int_equal(identity__new("", &id), 0);
 	/* no such pid: /proc/PID/exe can't be read, the filename is the path */
-	identity__resolve_exe(id, 1073741823, f->p.exe_dev, f->p.exe_ino, "/nonexistent-plumbline/q\"uo\\te", &exe);
+	identity__resolve_exe(id, 1073741823, f->p.id.exe_dev, f->p.id.exe_ino, "/nonexistent-plumbline/q\"uo\\te", &exe);
 	assert_non_null(exe.path);
 	free(f->pi.exe);
 	f->pi.exe = exe.path;
@@ -683,7 +683,7 @@ static void test_record_event_sees_raw_bytes_at_every_moment(void **state)
 	f->pi.cmdline = strdup(cmd);
 	free(f->pi.filename);
 	f->pi.filename = strdup(exe);
-	memcpy(f->p.comm, "a\\b\x1b", 5);
+	memcpy(f->p.id.comm, "a\\b\x1b", 5);
 	memcpy(f->refs[0].key.path, exe, sizeof(exe));
 	proc = written_and_read(make_process(f, &f->pi, "exit", 1, 0));
 	prev.cpu_ns -= 1000;
