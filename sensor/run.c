@@ -45,6 +45,13 @@
 
 enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP };
 
+/* How an output is named in the messages of on_output(). */
+struct out_label {
+	const char *noun;  /* what it loses: "records", "alerts" */
+	char where[160];   /* "/var/log/plumbline.jsonl", "syslog (unix:/dev/log)" */
+	const char *until; /* when the loss stops */
+};
+
 struct sensor {
 	const struct run_opts *opts;
 	struct pl_features feat;
@@ -58,6 +65,7 @@ struct sensor {
 	struct binagg *bin;
 	struct pl_output *syslog; /* alerts to syslog(3), NULL: --no-syslog */
 	struct pl_output *text;   /* alerts as lines on stdout with the live view */
+	struct out_label out_label, syslog_label, text_label;
 	uint64_t last_tick_ns;
 	int epfd, sigfd, tickfd, stopfd;
 	bool stop;
@@ -70,7 +78,6 @@ struct sensor {
 	uint64_t invalid_events;
 	uint64_t process_records, window_records;
 	uint64_t proctable_full, fail_keys_unremembered, fail_keys_swept;
-	uint64_t output_errors_logged;
 	uint64_t consumed; /* records handled in the current consume() */
 };
 
@@ -93,21 +100,46 @@ static int64_t mono_to_real(void)
 	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000ll + ((int64_t)r.tv_nsec - m.tv_nsec);
 }
 
+/* Write a record to the JSON output (consumed). A failure is reported by
+ * on_output(), once per episode; every lost record is counted. */
 static void emit(struct sensor *s, struct json_object *rec)
 {
-	int r;
-
-	if (!rec || !s->out) {
-		json_object_put(rec);
-		return;
-	}
-	r = output__write(s->out, rec);
+	if (rec && s->out)
+		output__write(s->out, rec);
 	json_object_put(rec);
-	/* Say it once per burst of failures, never silently; every drop is counted. */
-	if (r < 0 && s->out->dropped == s->output_errors_logged + 1)
-		log_warn_errno(r, "Cannot write records to %s: %m (dropping and counting them)", s->opts->json_path);
-	if (r < 0)
-		s->output_errors_logged = s->out->dropped;
+}
+
+/*
+ * What an output's failure episode means to the operator (outputs/output.h):
+ * the first lost record is said once with the reason, a reminder at most
+ * once a minute while it lasts, and its end with how many were lost. ctx is
+ * the output's struct out_label.
+ */
+static void on_output(struct pl_output *o, enum pl_output_event ev, void *ctx)
+{
+	const struct out_label *l = ctx;
+	unsigned long long lost = (unsigned long long)output__lost(o);
+
+	switch (ev) {
+	case PL_OUTPUT_FAILING:
+		if (o->why[0])
+			log_warn("%s: %s to %s are lost %s (counted in the stats record)", o->why, l->noun, l->where,
+				 l->until);
+		else
+			log_warn_errno(o->last_err, "Cannot write %s to %s: %m (dropping and counting them %s)", l->noun,
+				       l->where, l->until);
+		break;
+	case PL_OUTPUT_STILL_FAILING:
+		if (o->why[0])
+			log_warn("Still cannot write %s to %s: %llu lost so far (%s)", l->noun, l->where, lost, o->why);
+		else
+			log_warn_errno(o->last_err, "Still cannot write %s to %s: %llu lost so far (%m)", l->noun,
+				       l->where, lost);
+		break;
+	case PL_OUTPUT_RECOVERED:
+		log_info("Writing %s to %s works again: %llu %s lost meanwhile", l->noun, l->where, lost, l->noun);
+		break;
+	}
 }
 
 static const char *display_name(const struct proc_info *pi, const struct pl_proc *p)
@@ -808,8 +840,7 @@ static void on_signal(struct sensor *s)
 				log_warn_errno(r, "SIGHUP: cannot reopen %s: %m (keeping the old file)", s->opts->json_path);
 				continue;
 			}
-			n->written = s->out->written;
-			n->dropped = s->out->dropped;
+			output__carry(n, s->out);
 			output__free(s->out);
 			s->out = n;
 			log_info("SIGHUP: reopened %s", s->opts->json_path);
@@ -914,6 +945,10 @@ static int sensor_open(struct sensor *s)
 		r = jsonl_output__open(s->opts->json_path, &s->out);
 		if (r < 0)
 			return log_error_errno(r, "Cannot open JSON output '%s': %m", s->opts->json_path);
+		s->out_label = (struct out_label){ .noun = "records", .until = "until writing works again" };
+		snprintf(s->out_label.where, sizeof(s->out_label.where), "%s",
+			 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
+		output__set_reporter(s->out, on_output, &s->out_label);
 	}
 	if (proctable__new(s->opts->max_procs, &s->procs) < 0 || identity__new(s->feat.cgroup2, &s->ident) < 0 ||
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
@@ -948,6 +983,11 @@ static int sensor_open(struct sensor *s)
 			log_warn("/dev/log is missing: alerts sent to syslog are lost until a syslog daemon listens");
 		if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
 			return log_error_errno(ENOMEM, "Out of memory");
+		if (s->text) {
+			s->text_label = (struct out_label){ .noun = "alert lines", .where = "stdout",
+							    .until = "until writing works again" };
+			output__set_reporter(s->text, on_output, &s->text_label);
+		}
 	}
 	if (binagg__new(4096, &s->bin) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
