@@ -98,12 +98,6 @@ int jsonl_output__open(const char *path, struct pl_output **ret);
 /* Alerts as one line each on f (not owned). 0 or -ENOMEM. */
 int text_output__open(FILE *f, struct pl_output **ret);
 
-/*
- * syslog(3) backend for alert records (rule, output, severity fields).
- * Always returns a usable backend in *ret; the return value is 0, or
- * -ENOENT when /dev/log is not there (messages will be lost until a
- * syslog daemon listens), -ENOMEM (then *ret is untouched).
- */
-int syslog_output__open(const char *ident, int facility, struct pl_output **ret);
+/* Alerts to a syslog daemon: syslog_out.h. */
 
 #endif

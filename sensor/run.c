@@ -39,6 +39,7 @@
 #include "output.h"
 #include "proctable.h"
 #include "record.h"
+#include "syslog_out.h"
 #include "textsafe.h"
 
 #define FAIL_GC_TICKS 10 /* sweep orphaned failed-path keys every 10 s */
@@ -63,7 +64,7 @@ struct sensor {
 	struct learner *learn; /* NULL: baselines off or unavailable */
 	struct alerts *alerts; /* NULL: --no-rules */
 	struct binagg *bin;
-	struct pl_output *syslog; /* alerts to syslog(3), NULL: --no-syslog */
+	struct pl_output *syslog; /* alerts to the syslog daemon, NULL: --syslog off */
 	struct pl_output *text;   /* alerts as lines on stdout with the live view */
 	struct out_label out_label, syslog_label, text_label;
 	uint64_t last_tick_ns;
@@ -780,6 +781,15 @@ static struct json_object *stats_record(struct sensor *s)
 	json_object_object_add(out, "written", json_object_new_uint64(s->out ? s->out->written : 0));
 	json_object_object_add(out, "dropped", json_object_new_uint64(s->out ? s->out->dropped : 0));
 	json_object_object_add(o, "output", out);
+	if (s->syslog) {
+		struct json_object *sl = json_object_new_object();
+
+		json_object_object_add(sl, "written", json_object_new_uint64(s->syslog->written));
+		json_object_object_add(sl, "dropped", json_object_new_uint64(s->syslog->dropped));
+		json_object_object_add(o, "syslog", sl);
+	} else {
+		json_object_object_add(o, "syslog", NULL);
+	}
 	json_object_object_add(o, "tracked_processes", json_object_new_uint64(proctable__count(s->procs)));
 	json_object_object_add(o, "sensor_cpu_ns",
 			       json_object_new_uint64((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
@@ -979,8 +989,21 @@ static int sensor_open(struct sensor *s)
 		r = alerts__open(&ao, &s->alerts);
 		if (r < 0)
 			return r;
-		if (s->opts->syslog && syslog_output__open("plumbline", LOG_DAEMON, &s->syslog) == -ENOENT)
-			log_warn("/dev/log is missing: alerts sent to syslog are lost until a syslog daemon listens");
+		if (s->opts->syslog.kind != PL_SYSLOG_OFF) {
+			char target[PL_SYSLOG_PATH_MAX + 8];
+
+			r = syslog_output__open(&s->opts->syslog, "plumbline", LOG_DAEMON, &s->syslog);
+			if (r < 0)
+				return log_error_errno(r, "Cannot set up the syslog output: %m");
+			syslog_target__format(&s->opts->syslog, target, sizeof(target));
+			s->syslog_label = (struct out_label){
+				.noun = "alerts",
+				.until = "until a syslog daemon listens there, retried at most once a second",
+			};
+			snprintf(s->syslog_label.where, sizeof(s->syslog_label.where), "syslog (%s)", target);
+			/* a target unusable already is said now, not at the first alert */
+			output__set_reporter(s->syslog, on_output, &s->syslog_label);
+		}
 		if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
 			return log_error_errno(ENOMEM, "Out of memory");
 		if (s->text) {
