@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-
+#include "expr.h"
 #include "log.h"
 
 enum {
@@ -41,6 +41,7 @@ enum {
 	OPT_DISABLE_RULE,
 	OPT_NO_SYSLOG,
 	OPT_SYSLOG,
+	OPT_REGEX_BUDGET_MS,
 };
 
 const char *run_opts__default_rules(void)
@@ -87,6 +88,8 @@ void run_opts__usage(FILE *out)
 	      "  --enable-rule NAME     enable a rule by name, or every rule tagged T with tag:T\n"
 	      "  --disable-rule NAME    disable a rule by name, or tag:T (repeatable)\n"
 	      "  --no-rules             evaluate no rules\n"
+	      "  --regex-budget-ms N    regex time allowed per second, over all rules (default 50);\n"
+	      "                         beyond it a regex is skipped and counted, its rule fails closed\n"
 	      "  --syslog TARGET        where alerts go to syslog: unix:PATH (a datagram socket;\n"
 	      "                         default unix:/dev/log) or off (they still go to --json)\n"
 	      "  --no-syslog            the same as --syslog off\n"
@@ -166,6 +169,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "disable-rule", required_argument, NULL, OPT_DISABLE_RULE },
 		{ "no-syslog", no_argument, NULL, OPT_NO_SYSLOG },
 		{ "syslog", required_argument, NULL, OPT_SYSLOG },
+		{ "regex-budget-ms", required_argument, NULL, OPT_REGEX_BUDGET_MS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,6 +190,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.flush_interval_s = 60,
 		.rules = true,
 		.syslog = { .kind = PL_SYSLOG_UNIX, .path = "/dev/log" },
+		.regex_budget_ms = RL_REGEX_BUDGET_NS / 1000000,
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
@@ -300,6 +305,9 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_NO_SYSLOG:
 			o->syslog = (struct pl_syslog_target){ .kind = PL_SYSLOG_OFF };
+			break;
+		case OPT_REGEX_BUDGET_MS:
+			r = parse_u32("--regex-budget-ms", optarg, 1, 1000, &o->regex_budget_ms);
 			break;
 		case OPT_SYSLOG: {
 			char msg[128];

@@ -40,6 +40,7 @@ struct run_opts {
 	const char *enable[64], *disable[64];
 	size_t nenable, ndisable;
 	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
+	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 };
 
 /* The shipped default rules: the source tree's rules/default when present

@@ -983,6 +983,7 @@ static int sensor_open(struct sensor *s)
 			.nenable = s->opts->nenable,
 			.disable = s->opts->disable,
 			.ndisable = s->opts->ndisable,
+			.regex_budget_ns = (uint64_t)s->opts->regex_budget_ms * 1000000ull,
 		};
 
 		/* bad rules at start-up stop the sensor: nobody should believe it is watching */

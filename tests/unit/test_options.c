@@ -215,6 +215,19 @@ static void test_options_syslog_target(void **state)
 	assert_int_equal(PARSE(&o, "--syslog"), -EINVAL);
 }
 
+static void test_options_regex_budget(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_int_equal(o.regex_budget_ms, 50);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "200"), 0);
+	assert_int_equal(o.regex_budget_ms, 200);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "1001"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "5ms"), -EINVAL);
+}
+
 static void test_options_help_returns_one(void **state)
 {
 	struct run_opts o;
@@ -230,7 +243,7 @@ static void test_options_usage_mentions_every_option(void **state)
 					    "--live",	  "--no-live",	       "--interval",	   "--quiet",
 					    "--verbose",  "--duration",	       "--max-procs",	   "--max-fail-paths",
 					    "--ringbuf-kb", "--refresh-hz",    "--syslog",	   "--no-syslog",
-					    "--help" };
+					    "--regex-budget-ms", "--help" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -273,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_options_rejects_unknown_option),
 		cmocka_unit_test(test_options_rejects_stray_argument),
 		cmocka_unit_test(test_options_syslog_target),
+		cmocka_unit_test(test_options_regex_budget),
 		cmocka_unit_test(test_options_help_returns_one),
 		cmocka_unit_test(test_options_usage_mentions_every_option),
 		cmocka_unit_test(test_options_reparse_after_stop_mid_cluster_is_clean),
