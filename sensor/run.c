@@ -138,7 +138,8 @@ static void on_output(struct pl_output *o, enum pl_output_event ev, void *ctx)
 				       l->where, lost);
 		break;
 	case PL_OUTPUT_RECOVERED:
-		log_info("Writing %s to %s works again: %llu %s lost meanwhile", l->noun, l->where, lost, l->noun);
+		log_info("Recovered: %s to %s are written again; %llu %s lost meanwhile", l->noun, l->where, lost,
+			 l->noun);
 		break;
 	}
 }

@@ -326,9 +326,9 @@ static void test_syslog_regular_file_warns_once_counts_and_recovers(void **state
 	run_exit42(helper, sensor.json, 3);
 	assert_true(recv_datagram(log_sock, dgram, sizeof(dgram), WAIT_MS) > 0);
 	assert_non_null(strstr(dgram, "exit 42: ran pl"));
-	assert_true(wait_line(sensor.log, "works again:", 2000));
-	assert_true(find_line(sensor.log, "works again:", line, sizeof(line)));
-	if (!strstr(line, "alerts to syslog (unix:") || !strstr(line, ": 3 alerts lost"))
+	assert_true(wait_line(sensor.log, "Recovered:", 2000));
+	assert_true(find_line(sensor.log, "Recovered:", line, sizeof(line)));
+	if (!strstr(line, "alerts to syslog (unix:") || !strstr(line, "; 3 alerts lost"))
 		fail_msg("recovery line: %s", line);
 
 	assert_true(WIFEXITED(sensor_stop(&sensor)));
@@ -338,7 +338,7 @@ static void test_syslog_regular_file_warns_once_counts_and_recovers(void **state
 	assert_int_equal(rec_int(sl, "dropped"), 3);
 	assert_int_equal(rec_int(sl, "written"), 1);
 	assert_int_equal(count_lines(sensor.log, "not a socket"), 1);
-	assert_int_equal(count_lines(sensor.log, "works again:"), 1);
+	assert_int_equal(count_lines(sensor.log, "Recovered:"), 1);
 	json_object_put(stats);
 }
 
@@ -389,7 +389,7 @@ static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 	assert_true(wait_line(s->log, "Cannot write records", 5000));
 	sleep(3); /* a few more records lost, and nothing more said */
 	assert_int_equal(unlink(filler), 0);
-	assert_true(wait_line(s->log, "works again:", 5000));
+	assert_true(wait_line(s->log, "Recovered:", 5000));
 	sleep(1);
 	st = sensor_stop(s);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -402,10 +402,10 @@ static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 	assert_true(dropped >= 3);
 	/* one warning, one recovery line, with that number */
 	assert_int_equal(count_lines(s->log, "Cannot write records"), 1);
-	assert_int_equal(count_lines(s->log, "works again:"), 1);
+	assert_int_equal(count_lines(s->log, "Recovered:"), 1);
 	assert_int_equal(count_lines(s->log, "Still cannot write"), 0); /* less than a minute */
-	assert_true(find_line(s->log, "works again:", line, sizeof(line)));
-	snprintf(want, sizeof(want), ": %lld records lost", dropped);
+	assert_true(find_line(s->log, "Recovered:", line, sizeof(line)));
+	snprintf(want, sizeof(want), "; %lld records lost", dropped);
 	if (!strstr(line, want))
 		fail_msg("recovery line without '%s': %s", want, line);
 	assert_non_null(find_line(s->log, "No space left on device", line, sizeof(line)) ? line : NULL);
