@@ -1,20 +1,92 @@
 // SPDX-License-Identifier: MIT
 /*
- * output.c - backend-independent bookkeeping.
+ * output.c - backend-independent bookkeeping: the written and dropped
+ * counters, and the failure episode that decides when a failure is worth
+ * reporting (output.h): its start once, a reminder at most once a minute,
+ * its end once with the count. One rule for every backend, so no caller
+ * reports a full disk 590 times, and none stays silent.
  */
 #include "output.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void say(struct pl_output *o, enum pl_output_event ev, uint64_t now)
+{
+	o->last_word_ns = now;
+	if (o->report)
+		o->report(o, ev, o->report_ctx);
+}
+
 int output__write(struct pl_output *o, struct json_object *rec)
 {
-	int r = o->ops->write(o, rec);
+	int r;
 
+	o->why[0] = '\0';
+	r = o->ops->write(o, rec);
 	if (r < 0) {
+		uint64_t now = mono_ns();
+
 		o->dropped++;
 		o->last_err = r;
+		if (!o->failing) {
+			o->failing = true;
+			o->episode_base = o->dropped - 1;
+			say(o, PL_OUTPUT_FAILING, now);
+		} else if (now - o->last_word_ns >= (o->reminder_ns ? o->reminder_ns : PL_OUTPUT_REMINDER_NS)) {
+			say(o, PL_OUTPUT_STILL_FAILING, now);
+		}
 		return r;
 	}
 	o->written++;
+	if (o->failing) {
+		o->failing = false;
+		say(o, PL_OUTPUT_RECOVERED, mono_ns());
+	}
 	return 0;
+}
+
+void output__set_reporter(struct pl_output *o, pl_output_report_fn fn, void *ctx)
+{
+	o->report = fn;
+	o->report_ctx = ctx;
+	if (o->failing && fn)
+		say(o, PL_OUTPUT_FAILING, mono_ns());
+}
+
+uint64_t output__lost(const struct pl_output *o)
+{
+	return o->dropped - o->episode_base;
+}
+
+void output__fail_at_open(struct pl_output *o, int err, const char *why)
+{
+	o->failing = true;
+	o->last_err = err;
+	o->episode_base = o->dropped;
+	snprintf(o->why, sizeof(o->why), "%s", why ? why : "");
+}
+
+void output__carry(struct pl_output *to, const struct pl_output *from)
+{
+	to->written = from->written;
+	to->dropped = from->dropped;
+	to->last_err = from->last_err;
+	to->failing = from->failing;
+	to->episode_base = from->episode_base;
+	to->last_word_ns = from->last_word_ns;
+	to->reminder_ns = from->reminder_ns;
+	to->report = from->report;
+	to->report_ctx = from->report_ctx;
 }
 
 int output__flush(struct pl_output *o)

@@ -4,13 +4,21 @@
  *
  * A backend takes complete records (json-c objects) and must never block the
  * sensor for long or lose a record silently: a record it cannot deliver is
- * counted in `dropped` and the error is returned to the caller, which decides
- * how loudly to report it. This library knows nothing of the kernel.
+ * counted in `dropped` and the error is returned to the caller.
+ *
+ * How loudly to report is the same rule for every backend, kept here rather
+ * than in each caller: a failure is an episode. Its first lost record is
+ * reported once, with the reason; while it lasts nothing more is said except
+ * a reminder at most once a minute with the count so far; the first record
+ * delivered again ends it, reported once with how many were lost. The
+ * reports go to a callback the caller registers (output__set_reporter()):
+ * this library knows nothing of the kernel and never prints.
  */
 #ifndef PL_OUTPUT_H
 #define PL_OUTPUT_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -18,20 +26,62 @@ struct pl_output;
 
 struct pl_output_ops {
 	const char *name;
-	/* Deliver one record. 0 or -errno; the record is not kept on failure. */
+	/* Deliver one record. 0 or -errno; the record is not kept on failure.
+	 * A backend that can say more than the errno (what is wrong with its
+	 * target) writes it into o->why before returning the error. */
 	int (*write)(struct pl_output *o, struct json_object *rec);
 	int (*flush)(struct pl_output *o);
 	void (*free)(struct pl_output *o);
 };
+
+/* What output__write() tells the reporter: the edges of a failure episode. */
+enum pl_output_event {
+	PL_OUTPUT_FAILING,	 /* the first record lost after a delivery (or since open): last_err, why */
+	PL_OUTPUT_STILL_FAILING, /* still losing records, a reminder interval after the last word */
+	PL_OUTPUT_RECOVERED,	 /* a record delivered after losses: output__lost() were lost */
+};
+
+typedef void (*pl_output_report_fn)(struct pl_output *o, enum pl_output_event ev, void *ctx);
+
+#define PL_OUTPUT_REMINDER_NS (60ull * 1000000000ull) /* at most one reminder a minute */
 
 struct pl_output {
 	const struct pl_output_ops *ops;
 	uint64_t written; /* records delivered */
 	uint64_t dropped; /* records lost to errors */
 	int last_err;     /* negative errno of the last failure, 0 if none */
+	char why[192];    /* the backend's words for the last failure, "" when the errno says it all */
+	/* the failure episode (output.c) */
+	bool failing;		      /* the last record was lost (or the target was unusable at open) */
+	uint64_t episode_base;	      /* `dropped` when the current (or last) episode began */
+	uint64_t last_word_ns;	      /* CLOCK_MONOTONIC of the last report */
+	uint64_t reminder_ns;	      /* interval between reminders; PL_OUTPUT_REMINDER_NS unless changed */
+	pl_output_report_fn report;   /* NULL: nobody listens */
+	void *report_ctx;
 };
 
-/* Write rec (not consumed). Counts written/dropped. Returns 0 or -errno. */
+/*
+ * Report failure episodes of o to fn(o, event, ctx) (see enum
+ * pl_output_event); fn may be NULL to stop. When the backend already knows at
+ * open that its target is unusable (o->failing), fn hears PL_OUTPUT_FAILING
+ * right away, so the problem is said at start-up rather than at the first
+ * lost record.
+ */
+void output__set_reporter(struct pl_output *o, pl_output_report_fn fn, void *ctx);
+
+/* Records lost in the current failure episode, or in the last one once it has ended. */
+uint64_t output__lost(const struct pl_output *o);
+
+/* For backends: o's target is unusable from the start (err: -errno; why: what
+ * is wrong, or NULL). The first report says so; no record is counted. */
+void output__fail_at_open(struct pl_output *o, int err, const char *why);
+
+/* Carry counters, the failure episode and the reporter from `from` to `to`
+ * (a reopened file replacing the old one: SIGHUP). */
+void output__carry(struct pl_output *to, const struct pl_output *from);
+
+/* Write rec (not consumed). Counts written/dropped, tracks the failure
+ * episode and calls the reporter at its edges. Returns 0 or -errno. */
 int output__write(struct pl_output *o, struct json_object *rec);
 int output__flush(struct pl_output *o);
 /* NULL-safe. */
@@ -48,12 +98,6 @@ int jsonl_output__open(const char *path, struct pl_output **ret);
 /* Alerts as one line each on f (not owned). 0 or -ENOMEM. */
 int text_output__open(FILE *f, struct pl_output **ret);
 
-/*
- * syslog(3) backend for alert records (rule, output, severity fields).
- * Always returns a usable backend in *ret; the return value is 0, or
- * -ENOENT when /dev/log is not there (messages will be lost until a
- * syslog daemon listens), -ENOMEM (then *ret is untouched).
- */
-int syslog_output__open(const char *ident, int facility, struct pl_output **ret);
+/* Alerts to a syslog daemon: syslog_out.h. */
 
 #endif

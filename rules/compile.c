@@ -58,7 +58,8 @@ static int fold_literal(struct x_node *n)
 	r = flatten(n, tmp, &i, cnt);
 	if (r == 0) {
 		if (n->type == RL_T_BOOL) {
-			n->num = rl_x__test(tmp, &empty, NULL);
+			/* no stats, no budget: a regex on literals always runs, never undecided */
+			n->num = rl_x__test(tmp, &empty, NULL) == RL_TRUE;
 			n->op = X_CONST;
 		} else {
 			n->op = rl_x__num(tmp, &empty, NULL, &v) ? X_NUM : X_NONE;

@@ -8,6 +8,16 @@
  * on one, a division by zero) makes the comparison reading it false, so
  * `not` of such a comparison is true. No allocation: regex match data and
  * sets were prepared at compile time.
+ *
+ * Booleans have a third value, undecided, for a regex the per-second
+ * budget did not let run (match.c). It is not "false": an attacker who
+ * spends the budget must not turn `cmdline regex X` rules off, nor, through
+ * `not`, exceptions on. It follows Kleene's logic: `false and U` is false
+ * and `true or U` true (the regex did not matter), `not U`, `true and U`
+ * and `false or U` stay undecided, and the caller decides what an
+ * undecided condition means (rl_expr__eval(): a match). Regexes are
+ * evaluated last in their chains, so most conditions are decided before
+ * one is even considered.
  */
 #include "expr_internal.h"
 
@@ -61,22 +71,26 @@ bool rl_x__num(const struct x_enode *n, const struct rl_event *ev, struct rl_eva
 	}
 }
 
-/* A boolean operand of `=`/`!=`: false when absent. */
-static bool bool_of(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, bool *out)
+/* A boolean operand of `=`/`!=`: RL_TRUE or RL_FALSE into *out, or
+ * RL_UNDECIDED; false (no value) when absent. */
+static bool bool_of(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats,
+		    enum rl_truth *out)
 {
 	double v;
 
 	if (n->op == X_FIELD) {
 		if (!rl_x__field_num(ev, n->field, n->param, &v))
 			return false;
-		*out = v != 0;
+		*out = v != 0 ? RL_TRUE : RL_FALSE;
 		return true;
 	}
 	*out = rl_x__test(n, ev, stats);
 	return true;
 }
 
-static bool equal(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, bool *out)
+/* `=`: false when an operand has no value; undecided when a boolean one is. */
+static bool equal(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats,
+		  enum rl_truth *out)
 {
 	const struct x_enode *l = n + 1, *r = second(n);
 
@@ -85,21 +99,31 @@ static bool equal(const struct x_enode *n, const struct rl_event *ev, struct rl_
 
 		if (!rl_x__num(l, ev, stats, &a) || !rl_x__num(r, ev, stats, &b))
 			return false;
-		*out = a == b;
+		*out = a == b ? RL_TRUE : RL_FALSE;
 	} else if (n->type == RL_T_BOOL) {
-		bool a, b;
+		enum rl_truth a, b;
 
 		if (!bool_of(l, ev, stats, &a) || !bool_of(r, ev, stats, &b))
 			return false;
-		*out = a == b;
+		*out = a == RL_UNDECIDED || b == RL_UNDECIDED ? RL_UNDECIDED : a == b ? RL_TRUE : RL_FALSE;
 	} else {
 		const char *a = str_of(l, ev), *b = str_of(r, ev);
 
 		if (!a || !b)
 			return false;
-		*out = strcmp(a, b) == 0;
+		*out = strcmp(a, b) == 0 ? RL_TRUE : RL_FALSE;
 	}
 	return true;
+}
+
+static enum rl_truth not_of(enum rl_truth t)
+{
+	return t == RL_UNDECIDED ? RL_UNDECIDED : t == RL_TRUE ? RL_FALSE : RL_TRUE;
+}
+
+static enum rl_truth truth(bool b)
+{
+	return b ? RL_TRUE : RL_FALSE;
 }
 
 static bool order(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
@@ -120,23 +144,24 @@ static bool order(const struct x_enode *n, const struct rl_event *ev, struct rl_
 	}
 }
 
-static bool string_op(const struct x_enode *n, const char *s, const char *pat, struct rl_eval_stats *stats)
+static enum rl_truth string_op(const struct x_enode *n, const char *s, const char *pat,
+			       struct rl_eval_stats *stats)
 {
 	size_t ls, lp;
 
 	switch (n->op) {
 	case X_CONTAINS:
-		return strstr(s, pat) != NULL;
+		return truth(strstr(s, pat) != NULL);
 	case X_ICONTAINS:
-		return rl_x__icontains(s, pat, strlen(pat));
+		return truth(rl_x__icontains(s, pat, strlen(pat)));
 	case X_STARTSWITH:
-		return strncmp(s, pat, strlen(pat)) == 0;
+		return truth(strncmp(s, pat, strlen(pat)) == 0);
 	case X_ENDSWITH:
 		ls = strlen(s);
 		lp = strlen(pat);
-		return ls >= lp && memcmp(s + ls - lp, pat, lp) == 0;
+		return truth(ls >= lp && memcmp(s + ls - lp, pat, lp) == 0);
 	case X_GLOB:
-		return rl_x__glob(pat, s);
+		return truth(rl_x__glob(pat, s));
 	default: /* X_REGEX */
 		return rl_x__regex_match(n->u.re, s, stats);
 	}
@@ -184,40 +209,50 @@ static bool in_set(const struct x_enode *n, const struct rl_event *ev, struct rl
 	}
 }
 
-bool rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
+enum rl_truth rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
 {
 	const struct x_enode *k;
+	enum rl_truth t, acc;
 	double v;
-	bool b;
 
 	switch (n->op) {
 	case X_CONST:
-		return n->u.num != 0;
+		return truth(n->u.num != 0);
 	case X_FIELD: /* a boolean field as a condition */
-		return rl_x__field_num(ev, n->field, n->param, &v) && v != 0;
+		return truth(rl_x__field_num(ev, n->field, n->param, &v) && v != 0);
 	case X_AND:
 		k = n + 1;
-		for (uint32_t i = 0; i < n->n; i++, k += k->size)
-			if (!rl_x__test(k, ev, stats))
-				return false;
-		return true;
+		acc = RL_TRUE;
+		for (uint32_t i = 0; i < n->n; i++, k += k->size) {
+			t = rl_x__test(k, ev, stats);
+			if (t == RL_FALSE)
+				return RL_FALSE;
+			if (t == RL_UNDECIDED)
+				acc = RL_UNDECIDED; /* unless a later operand is false */
+		}
+		return acc;
 	case X_OR:
 		k = n + 1;
-		for (uint32_t i = 0; i < n->n; i++, k += k->size)
-			if (rl_x__test(k, ev, stats))
-				return true;
-		return false;
+		acc = RL_FALSE;
+		for (uint32_t i = 0; i < n->n; i++, k += k->size) {
+			t = rl_x__test(k, ev, stats);
+			if (t == RL_TRUE)
+				return RL_TRUE;
+			if (t == RL_UNDECIDED)
+				acc = RL_UNDECIDED; /* unless a later operand is true */
+		}
+		return acc;
 	case X_NOT:
-		return !rl_x__test(n + 1, ev, stats);
+		return not_of(rl_x__test(n + 1, ev, stats));
 	case X_EQ:
-		return equal(n, ev, stats, &b) && b;
+		return equal(n, ev, stats, &t) ? t : RL_FALSE;
 	case X_NE:
-		return equal(n, ev, stats, &b) && !b;
+		return equal(n, ev, stats, &t) ? not_of(t) : RL_FALSE;
 	case X_LT:
 	case X_LE:
 	case X_GT:
 	case X_GE:
-		return order(n, ev, stats);
+		return truth(order(n, ev, stats));
 	case X_CONTAINS:
 	case X_ICONTAINS:
 	case X_STARTSWITH:
@@ -227,32 +262,38 @@ bool rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_ev
 		const char *pat = str_of(second(n), ev), *s;
 
 		if (!pat)
-			return false;
+			return RL_FALSE;
 		if (n->type == RL_T_STRLIST) {
 			unsigned f = n[1].field;
 
-			return rl_event__has(ev, (enum rl_field)f) && list_has(&ev->list[f], pat, n->op == X_ICONTAINS);
+			return truth(rl_event__has(ev, (enum rl_field)f) &&
+				     list_has(&ev->list[f], pat, n->op == X_ICONTAINS));
 		}
 		s = str_of(n + 1, ev);
-		return s && string_op(n, s, pat, stats);
+		return s ? string_op(n, s, pat, stats) : RL_FALSE;
 	}
 	case X_PMATCH: {
 		const char *s = str_of(n + 1, ev);
 
-		return s && rl_x__pmatch(n->u.set, s);
+		return truth(s && rl_x__pmatch(n->u.set, s));
 	}
 	case X_IN:
-		return in_set(n, ev, stats);
+		return truth(in_set(n, ev, stats));
 	case X_EXISTS:
-		return rl_x__field_exists(ev, n[1].field, n[1].param);
+		return truth(rl_x__field_exists(ev, n[1].field, n[1].param));
 	default:
-		return false;
+		return RL_FALSE;
 	}
 }
 
-bool rl_expr__eval(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats)
+enum rl_truth rl_expr__decide(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats)
 {
 	if (stats)
 		stats->evaluations++;
 	return rl_x__test(e->nodes, ev, stats);
+}
+
+bool rl_expr__eval(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats)
+{
+	return rl_expr__decide(e, ev, stats) != RL_FALSE;
 }

@@ -12,7 +12,8 @@
  * inlined, lists expanded, syscall names to numbers), checks types, folds
  * constants, compiles regexes with PCRE2 (JIT where available) and orders
  * `and`/`or` operands cheapest first with regexes last. Evaluation then does
- * no parsing, no name lookup and no allocation.
+ * no parsing, no name lookup and no allocation (but for a regex's verdict
+ * cache, allocated once at its first run).
  */
 #ifndef PL_RULES_EXPR_H
 #define PL_RULES_EXPR_H
@@ -42,15 +43,47 @@ struct rl_resolver {
 	bool (*list)(void *ctx, const char *name, const char *const **items, size_t *n);
 };
 
-/* Regex limits: a rule's regex can't become the sensor's own CPU runaway. */
+/*
+ * Regex limits: a rule's regex can't become the sensor's own CPU runaway.
+ * Per match, PCRE2's match and depth limits. Per subject, a cache of each
+ * regex's verdicts (regex_cache.c), so a repeated string is matched once.
+ * Per second, a budget of PCRE2 time over all regexes: beyond it a regex is
+ * not run, and the condition reading it is undecided (below).
+ */
 #define RL_REGEX_MATCH_LIMIT 100000u
 #define RL_REGEX_DEPTH_LIMIT 1000u
+#define RL_REGEX_BUDGET_NS   (50ull * 1000000ull) /* the sensor's default: 50 ms a second, 5 % of a core */
 #define RL_MAX_DEPTH 64 /* nesting of parentheses, not, and macro expansion */
 
+/* A condition's outcome. Undecided: a regex it depends on was skipped by
+ * the budget, and the other operands could not settle it without it. */
+enum rl_truth {
+	RL_FALSE = 0,
+	RL_TRUE = 1,
+	RL_UNDECIDED = 2,
+};
+
+/* PCRE2 time allowed per second, over every regex evaluated with the same
+ * stats. Set ns_per_s (and clock_ns, for tests) before evaluating; the
+ * rest is the budget's own state. */
+struct rl_regex_budget {
+	uint64_t ns_per_s;          /* 0: no budget, every regex runs (replay) */
+	uint64_t (*clock_ns)(void); /* monotonic ns; NULL: CLOCK_MONOTONIC */
+	uint64_t second_ns;         /* start of the current one-second window */
+	uint64_t spent_ns;          /* PCRE2 time spent in it */
+};
+
+/* The evaluator's mutable state: counters, and the regex budget. */
 struct rl_eval_stats {
 	uint64_t evaluations;
-	uint64_t regex_limit_hits; /* a match gave up on a limit: counted as no match */
+	uint64_t regex_limit_hits; /* a match gave up on a limit (run now, or cached): counted as no match */
 	uint64_t regex_errors;
+	uint64_t regex_runs;       /* PCRE2 matches run */
+	uint64_t regex_cache_hits; /* verdicts taken from a regex's cache */
+	uint64_t regex_skipped;    /* regexes not run: the second's budget was spent */
+	uint64_t undecided;        /* rule matches that were undecided (rl_ruleset__eval) */
+	bool match_undecided;      /* while a match callback runs: that match is undecided */
+	struct rl_regex_budget budget;
 };
 
 struct rl_expr;
@@ -70,8 +103,19 @@ unsigned rl_expr__kinds(const struct rl_expr *e);
 /* 1: always true, 0: always false, -1: depends on the event. */
 int rl_expr__constant(const struct rl_expr *e);
 
-/* Evaluate. stats may be NULL. Thread-compatible (no shared mutable state
- * except stats and PCRE2 match data owned by e). */
+/*
+ * Evaluate, in Kleene's three-valued logic: RL_UNDECIDED only when a regex
+ * was skipped by stats' budget and the rest of the condition could not
+ * decide without it (`false and X` is false, `true or X` true, `not X` and
+ * `true and X` undecided). stats may be NULL (no counters, no budget).
+ * Thread-compatible (no shared mutable state except stats and the PCRE2
+ * match data and verdict caches owned by e).
+ */
+enum rl_truth rl_expr__decide(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats);
+
+/* Whether the condition matches: rl_expr__decide() != RL_FALSE. An
+ * undecided condition counts as a match (fail closed: an attacker who
+ * spends the budget earns alerts, not silence; docs/rules.md). */
 bool rl_expr__eval(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats);
 
 /* Fields the condition reads, for evidence: fills up to max ids, returns how many. */

@@ -73,10 +73,21 @@ struct x_set {
 	double *v;
 };
 
+/* What a regex said about a subject, as its cache keeps it. */
+enum x_verdict {
+	X_VERDICT_NONE = 0, /* not cached */
+	X_VERDICT_MATCH,
+	X_VERDICT_NOMATCH,
+	X_VERDICT_LIMIT, /* gave up on the match or depth limit: no match, and counted */
+};
+
+struct x_regex_cache; /* regex_cache.c */
+
 struct x_regex {
 	pcre2_code *code;
 	pcre2_match_data *md; /* per regex: why evaluation is thread-compatible, not thread-safe */
 	pcre2_match_context *mctx;
+	struct x_regex_cache *cache; /* verdicts by subject; NULL until the first run */
 };
 
 /* Parse tree node. kid[0] is the left operand, kid[1] the right. */
@@ -159,10 +170,26 @@ void rl_x__set_finish(struct x_set *set);
 /* Compile a regex; on failure msg gets PCRE2's text and the offset in the pattern. */
 int rl_x__regex_compile(const char *pat, size_t len, struct x_regex **ret, char *msg, size_t msgsize);
 void rl_x__regex_free(struct x_regex *re);
-bool rl_x__regex_match(struct x_regex *re, const char *s, struct rl_eval_stats *stats);
+/*
+ * Match s: RL_TRUE or RL_FALSE (a limit hit is RL_FALSE, and counted), from
+ * the regex's cache when it has s, else by running PCRE2 when stats' regex
+ * budget allows, else RL_UNDECIDED (not run, counted in regex_skipped).
+ * stats may be NULL: no counters and no budget.
+ */
+enum rl_truth rl_x__regex_match(struct x_regex *re, const char *s, struct rl_eval_stats *stats);
 
-/* eval.c: evaluate a flattened boolean or number subtree. */
-bool rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats);
+/* regex_cache.c: a regex's verdicts by subject (see there for why it is safe
+ * against chosen subjects). get: the verdict, or X_VERDICT_NONE, and s's
+ * hash for put (0 when there is no cache yet). put: remember one (allocates
+ * the cache at the first call; silently not when that fails or s is too
+ * long). */
+int rl_x__cache_get(struct x_regex *re, const char *s, size_t len, uint64_t *ret_hash);
+void rl_x__cache_put(struct x_regex *re, const char *s, size_t len, uint64_t hash, int verdict);
+void rl_x__cache_free(struct x_regex *re);
+
+/* eval.c: evaluate a flattened boolean or number subtree. A boolean is
+ * three-valued: RL_UNDECIDED when a regex it depends on was skipped. */
+enum rl_truth rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats);
 bool rl_x__num(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, double *out);
 
 /* A number (or boolean) field's value, parameterized fields included;

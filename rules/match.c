@@ -4,7 +4,16 @@
  * case-insensitive search, glob, path-prefix sets, literal sets for `in`,
  * and PCRE2 regexes with match limits. All of them run without allocating,
  * because they run for every event; anything that needs memory (sorting a
- * set, compiling a regex, its match data) happens at compile time.
+ * set, compiling a regex, its match data) happens at compile time, except a
+ * regex's verdict cache, allocated once at its first run.
+ *
+ * A regex is the one matcher whose cost a subject can blow up (100 us for a
+ * crafted 251-byte argument, within the match limit), so it is bounded
+ * three ways: the match limit per run, the verdict cache per subject
+ * (regex_cache.c: a repeated string runs PCRE2 once), and a budget of PCRE2
+ * time per second shared by every regex (struct rl_regex_budget): beyond
+ * it a regex is not run and its comparison is undecided, which eval.c
+ * carries through the condition.
  */
 #include "expr_internal.h"
 
@@ -12,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int rl_x__pool_add(struct x_pool *pool, void *p)
 {
@@ -249,27 +259,80 @@ void rl_x__regex_free(struct x_regex *re)
 {
 	if (!re)
 		return;
+	rl_x__cache_free(re);
 	pcre2_match_context_free(re->mctx);
 	pcre2_match_data_free(re->md);
 	pcre2_code_free(re->code);
 	free(re);
 }
 
-bool rl_x__regex_match(struct x_regex *re, const char *s, struct rl_eval_stats *stats)
+static uint64_t budget_clock(const struct rl_regex_budget *b)
 {
-	int rc = pcre2_match(re->code, (PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED, 0, 0, re->md, re->mctx);
+	struct timespec ts;
 
-	if (rc >= 0)
-		return true;
-	if (rc == PCRE2_ERROR_NOMATCH)
-		return false;
-	if (stats) {
-		/* every way a match can run out of budget is a limit hit */
-		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
-		    rc == PCRE2_ERROR_JIT_STACKLIMIT)
-			stats->regex_limit_hits++;
-		else
-			stats->regex_errors++;
+	if (b->clock_ns)
+		return b->clock_ns();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the budget lets one more regex run now (a new second starts afresh). */
+static bool budget_allows(struct rl_regex_budget *b, uint64_t now)
+{
+	if (now - b->second_ns >= 1000000000ull) {
+		b->second_ns = now;
+		b->spent_ns = 0;
 	}
-	return false;
+	return b->spent_ns < b->ns_per_s;
+}
+
+static enum rl_truth verdict_truth(int verdict, struct rl_eval_stats *stats)
+{
+	if (verdict == X_VERDICT_MATCH)
+		return RL_TRUE;
+	if (verdict == X_VERDICT_LIMIT && stats)
+		stats->regex_limit_hits++;
+	return RL_FALSE;
+}
+
+enum rl_truth rl_x__regex_match(struct x_regex *re, const char *s, struct rl_eval_stats *stats)
+{
+	struct rl_regex_budget *b = stats && stats->budget.ns_per_s ? &stats->budget : NULL;
+	size_t len = strlen(s);
+	uint64_t start = 0, hash;
+	int rc, verdict = rl_x__cache_get(re, s, len, &hash);
+
+	if (verdict != X_VERDICT_NONE) {
+		if (stats)
+			stats->regex_cache_hits++;
+		return verdict_truth(verdict, stats);
+	}
+	if (b) {
+		start = budget_clock(b);
+		if (!budget_allows(b, start)) {
+			stats->regex_skipped++;
+			return RL_UNDECIDED;
+		}
+	}
+	rc = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, 0, re->md, re->mctx);
+	if (b)
+		b->spent_ns += budget_clock(b) - start;
+	if (stats)
+		stats->regex_runs++;
+	if (rc >= 0)
+		verdict = X_VERDICT_MATCH;
+	else if (rc == PCRE2_ERROR_NOMATCH)
+		verdict = X_VERDICT_NOMATCH;
+	/* every way a match can run out of budget is a limit hit: the same next time */
+	else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+		 rc == PCRE2_ERROR_JIT_STACKLIMIT)
+		verdict = X_VERDICT_LIMIT;
+	else {
+		/* anything else (out of memory) may not happen again: not remembered */
+		if (stats)
+			stats->regex_errors++;
+		return RL_FALSE;
+	}
+	rl_x__cache_put(re, s, len, hash, verdict);
+	return verdict_truth(verdict, stats);
 }

@@ -358,12 +358,20 @@ size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct rl_event *ev, 
 	}
 	for (size_t i = 0; i < rs->nrun[k]; i++) {
 		const struct rl_rule *r = rs->run[k][i];
+		enum rl_truth t = rl_expr__decide(r->cond, ev, stats);
 
-		if (!rl_expr__eval(r->cond, ev, stats))
+		/* undecided is a match: fail closed (rl_expr__eval()) */
+		if (t == RL_FALSE)
 			continue;
 		matches++;
+		if (stats && t == RL_UNDECIDED)
+			stats->undecided++;
+		if (stats)
+			stats->match_undecided = t == RL_UNDECIDED;
 		if (fn)
 			fn(r, ev, ctx);
+		if (stats)
+			stats->match_undecided = false;
 	}
 	return matches;
 }

@@ -104,6 +104,8 @@ int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 		return r;
 	}
 	a->re.skip_syscalls = !reads_syscalls(a->rs);
+	/* the budget lives in the stats, so it outlasts reloads of the rules */
+	a->stats.budget.ns_per_s = o->regex_budget_ns;
 	*ret = a;
 	return 0;
 }
@@ -246,6 +248,8 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	json_object_object_add(o, "exe", copy_of(a->rec, "exe"));
 	json_object_object_add(o, "binary_id", copy_of(a->rec, "binary_id"));
 	json_object_object_add(o, "suppressed_before", json_object_new_uint64(suppressed));
+	/* matched only because the regex budget left a regex unrun (fail closed) */
+	json_object_object_add(o, "regex_skipped", json_object_new_boolean(a->stats.match_undecided));
 	fields = json_object_new_object();
 	n = rl_template__fields(r->output, ids, params, 32);
 	for (size_t i = 0; i < n; i++) {
@@ -318,6 +322,10 @@ void alerts__stats(const struct alerts *a, struct json_object *o)
 	json_object_object_add(r, "throttled", json_object_new_uint64(a->suppressed));
 	json_object_object_add(r, "regex_limit_hits", json_object_new_uint64(a->stats.regex_limit_hits));
 	json_object_object_add(r, "regex_errors", json_object_new_uint64(a->stats.regex_errors));
+	json_object_object_add(r, "regex_runs", json_object_new_uint64(a->stats.regex_runs));
+	json_object_object_add(r, "regex_cache_hits", json_object_new_uint64(a->stats.regex_cache_hits));
+	json_object_object_add(r, "regex_skipped", json_object_new_uint64(a->stats.regex_skipped));
+	json_object_object_add(r, "regex_skipped_matches", json_object_new_uint64(a->stats.undecided));
 	json_object_object_add(r, "reloads", json_object_new_uint64(a->reloads));
 	json_object_object_add(r, "reload_failures", json_object_new_uint64(a->reload_failures));
 	json_object_object_add(o, "rules", r);

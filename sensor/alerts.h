@@ -23,6 +23,7 @@ struct alerts_opts {
 	size_t nenable;
 	const char *const *disable;
 	size_t ndisable;
+	uint64_t regex_budget_ns;  /* PCRE2 time allowed per second (rules/expr.h); 0: none (replay) */
 };
 
 struct alerts;

@@ -5,6 +5,12 @@
  * Program-type probes load a two-instruction program the way the real
  * programs will be loaded (same type, same attach type, same BTF target), so
  * "supported" here means "the real load will not be refused for this".
+ *
+ * A refusal is not a missing feature: without privileges the kernel answers
+ * every bpf(2) and perf_event_open(2) call with EPERM or EACCES, whatever it
+ * supports. Every probe's error goes through refused(), which names the
+ * capabilities for those, and says "not supported by this kernel" only for
+ * the errors an older kernel gives (EINVAL, ENOTSUPP, E2BIG, ...).
  */
 #include "kfeatures.h"
 
@@ -23,6 +29,16 @@
 
 #include "cleanup.h"
 #include "log.h"
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* the kernel's internal "not supported", which bpf(2) can return */
+#endif
+
+/* The capabilities each family of probes needs (Linux 5.8+ split CAP_BPF and
+ * CAP_PERFMON out of CAP_SYS_ADMIN, which still covers both). */
+#define CAPS_BPF     "CAP_BPF, or CAP_SYS_ADMIN"
+#define CAPS_TRACING "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN"
+#define CAPS_PERF    "CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 0"
 
 static const struct {
 	const char *id; /* stable key for JSON */
@@ -76,6 +92,70 @@ static void set(struct pl_features *f, enum pl_feature feat, bool have, const ch
 	va_end(ap);
 }
 
+/*
+ * A failed probe of feat, from its errno: a refusal for lack of privileges
+ * names the capabilities `caps`; an error an older kernel gives says "not
+ * supported by this kernel" with `kernel` (what it needs); anything else is
+ * the error itself. With privileges held (the `root` probe passed), EPERM is
+ * someone else's refusal: lockdown, a security module, or RLIMIT_MEMLOCK on
+ * kernels that charge BPF memory to it.
+ */
+static void refused(struct pl_features *f, enum pl_feature feat, int err, const char *caps, const char *kernel)
+{
+	err = err < 0 ? -err : err;
+	if ((err == EPERM || err == EACCES) && !f->have[PL_FEAT_ROOT])
+		set(f, feat, false, "refused: missing privileges (needs %s)", caps);
+	else if (err == EPERM || err == EACCES)
+		set(f, feat, false, "refused although privileged: %s (lockdown, an LSM, or RLIMIT_MEMLOCK)",
+		    strerror(err));
+	else if (err == EINVAL || err == ENOTSUPP || err == EOPNOTSUPP || err == E2BIG || err == ENOSYS)
+		set(f, feat, false, "not supported by this kernel (%s)", kernel);
+	else
+		set(f, feat, false, "failed: %s", strerror(err));
+}
+
+/* Whether bpf(2) lets us create a map at all: 0 or -errno. A map-type probe
+ * that says "unsupported" means it only when this succeeds. */
+static int probe_any_map(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* A map type: libbpf's probe, with its "unsupported" (0) told apart from a
+ * refusal of bpf(2) itself. */
+static void probe_map(struct pl_features *f, enum pl_feature feat, enum bpf_map_type type, const char *kernel)
+{
+	int r = libbpf_probe_bpf_map_type(type, NULL);
+
+	if (r == 1) {
+		set(f, feat, true, "ok");
+		return;
+	}
+	if (r == 0)
+		r = probe_any_map();
+	refused(f, feat, r ? r : -EINVAL, CAPS_BPF, kernel);
+}
+
+/* Load "r0 = 0; exit" as a socket filter, the simplest program there is. 0 or -errno. */
+static int probe_socket_filter(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* BPF_MOV64_IMM(r0, 0) */
+		{ .code = 0x95 },                         /* BPF_EXIT */
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns, ARRAY_SIZE(insns), NULL);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* Load "r0 = 0; exit" as a BTF-attached tracing program. 0 or -errno. */
 static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum bpf_attach_type type)
 {
@@ -98,34 +178,45 @@ static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum
 }
 
 /*
- * Root, or the capabilities that stand in for it: CAP_SYS_ADMIN, or
- * CAP_BPF + CAP_PERFMON (Linux 5.8+), read from our own CapEff.
+ * CAP_SYS_ADMIN, or CAP_BPF + CAP_PERFMON (Linux 5.8+), in our own CapEff.
+ * Root is no exception: root with its capabilities dropped (a container, a
+ * bounding set) is refused like anyone else. Only when CapEff cannot be read
+ * is euid 0 taken on trust.
  */
 static bool have_privileges(char *why, size_t size)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	unsigned long long eff = 0;
+	bool known = false, admin, bpf_perfmon;
 	char line[256];
 
-	if (geteuid() == 0) {
+	f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			known = true;
+			break;
+		}
+	admin = eff & (1ull << 21);
+	bpf_perfmon = (eff & (1ull << 39)) && (eff & (1ull << 38));
+	if (geteuid() == 0 && (!known || admin || bpf_perfmon)) {
 		snprintf(why, size, "running as root");
 		return true;
 	}
-	f = fopen("/proc/self/status", "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	if ((eff & (1ull << 21)) || ((eff & (1ull << 39)) && (eff & (1ull << 38)))) {
-		snprintf(why, size, "capabilities %s", (eff & (1ull << 21)) ? "CAP_SYS_ADMIN" : "CAP_BPF+CAP_PERFMON");
+	if (admin || bpf_perfmon) {
+		snprintf(why, size, "capabilities %s", admin ? "CAP_SYS_ADMIN" : "CAP_BPF+CAP_PERFMON");
 		return true;
 	}
-	snprintf(why, size, "not root (euid %u) and no CAP_SYS_ADMIN or CAP_BPF+CAP_PERFMON", (unsigned)geteuid());
+	if (geteuid() == 0)
+		snprintf(why, size, "root without CAP_SYS_ADMIN or CAP_BPF+CAP_PERFMON in its effective capabilities");
+	else
+		snprintf(why, size, "not root (euid %u) and no CAP_SYS_ADMIN or CAP_BPF+CAP_PERFMON", (unsigned)geteuid());
 	return false;
 }
 
 static void probe_tracefs(struct pl_features *f, bool mount_it)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	int first_err = 0;
 	char p[128];
 
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
@@ -135,9 +226,23 @@ static void probe_tracefs(struct pl_features *f, bool mount_it)
 			set(f, PL_FEAT_SYSCALL_TP, true, "%s", roots[i]);
 			return;
 		}
+		if (!first_err)
+			first_err = errno;
 	}
-	if (mount_it && access("/sys/kernel/tracing/events", F_OK) != 0 &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
+	/* tracefs is root's alone (0700): not being let in is not its absence */
+	if (first_err == EACCES || first_err == EPERM) {
+		refused(f, PL_FEAT_SYSCALL_TP, first_err, "root, or CAP_DAC_OVERRIDE to read tracefs", "");
+		return;
+	}
+	if (mount_it && access("/sys/kernel/tracing/events", F_OK) != 0) {
+		if (mount("nodev", "/sys/kernel/tracing", "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+			if (errno == EPERM || errno == EACCES)
+				refused(f, PL_FEAT_SYSCALL_TP, errno, "CAP_SYS_ADMIN to mount tracefs", "");
+			else
+				set(f, PL_FEAT_SYSCALL_TP, false, "cannot mount tracefs at /sys/kernel/tracing: %s",
+				    strerror(errno));
+			return;
+		}
 		if (access("/sys/kernel/tracing/events/syscalls/sys_exit_openat/id", R_OK) == 0) {
 			snprintf(f->tracefs, sizeof(f->tracefs), "/sys/kernel/tracing");
 			set(f, PL_FEAT_SYSCALL_TP, true, "mounted tracefs at /sys/kernel/tracing");
@@ -181,7 +286,7 @@ static void probe_perf(struct pl_features *f)
 	int fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0) {
-		set(f, PL_FEAT_PERF_EVENT, false, "perf_event_open: %s", strerror(errno));
+		refused(f, PL_FEAT_PERF_EVENT, errno, CAPS_PERF, "no software cpu-clock event");
 		return;
 	}
 	close(fd);
@@ -207,19 +312,30 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 		set(f, PL_FEAT_BTF, false, "/sys/kernel/btf/vmlinux: %s (kernel without CONFIG_DEBUG_INFO_BTF?)",
 		    strerror(errno));
 
-	r = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER, NULL);
-	set(f, PL_FEAT_BPF_SYSCALL, r == 1, r == 1 ? "ok" : "bpf(2) refused: %s", strerror(r < 0 ? -r : EPERM));
-	r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
-	set(f, PL_FEAT_RINGBUF, r == 1, r == 1 ? "ok" : "not supported (needs Linux 5.8+)");
-	r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL);
-	set(f, PL_FEAT_TASK_STORAGE, r == 1, r == 1 ? "ok" : "not supported (needs Linux 5.11+)");
+	r = probe_socket_filter();
+	if (r == 0)
+		set(f, PL_FEAT_BPF_SYSCALL, true, "ok");
+	else
+		refused(f, PL_FEAT_BPF_SYSCALL, r, CAPS_BPF, "no CONFIG_BPF_SYSCALL");
+	probe_map(f, PL_FEAT_RINGBUF, BPF_MAP_TYPE_RINGBUF, "needs Linux 5.8+");
+	probe_map(f, PL_FEAT_TASK_STORAGE, BPF_MAP_TYPE_TASK_STORAGE, "needs Linux 5.11+");
 
 	vmlinux = f->have[PL_FEAT_BTF] ? btf__load_vmlinux_btf() : NULL;
 	if (vmlinux) {
 		r = probe_tracing(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF, BPF_TRACE_RAW_TP);
-		set(f, PL_FEAT_TP_BTF, r == 0, r == 0 ? "ok" : "load refused: %s", strerror(-r));
+		if (r == 0)
+			set(f, PL_FEAT_TP_BTF, true, "ok");
+		else if (r == -ENOENT)
+			set(f, PL_FEAT_TP_BTF, false, "no btf_trace_sched_switch in the kernel BTF");
+		else
+			refused(f, PL_FEAT_TP_BTF, r, CAPS_TRACING, "needs Linux 5.5+");
 		r = probe_tracing(vmlinux, "do_exit", BTF_KIND_FUNC, BPF_TRACE_FENTRY);
-		set(f, PL_FEAT_FENTRY, r == 0, r == 0 ? "ok" : "load refused: %s", strerror(-r));
+		if (r == 0)
+			set(f, PL_FEAT_FENTRY, true, "ok");
+		else if (r == -ENOENT)
+			set(f, PL_FEAT_FENTRY, false, "no do_exit in the kernel BTF");
+		else
+			refused(f, PL_FEAT_FENTRY, r, CAPS_TRACING, "no fentry trampolines on this architecture");
 		btf__free(vmlinux);
 	} else {
 		set(f, PL_FEAT_TP_BTF, false, "needs kernel BTF");

@@ -30,7 +30,7 @@ enum pl_feature {
 
 struct pl_features {
 	bool have[PL_FEAT_MAX];
-	char detail[PL_FEAT_MAX][128]; /* why missing, or where found */
+	char detail[PL_FEAT_MAX][160]; /* why missing, or where found */
 	char tracefs[64];              /* tracefs mount point, "" if none */
 	char cgroup2[256];             /* cgroup v2 mount point, "" if none */
 };

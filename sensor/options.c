@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-
+#include "expr.h"
 #include "log.h"
 
 enum {
@@ -41,6 +41,8 @@ enum {
 	OPT_ENABLE_RULE,
 	OPT_DISABLE_RULE,
 	OPT_NO_SYSLOG,
+	OPT_SYSLOG,
+	OPT_REGEX_BUDGET_MS,
 };
 
 const char *run_opts__default_rules(void)
@@ -87,7 +89,11 @@ void run_opts__usage(FILE *out)
 	      "  --enable-rule NAME     enable a rule by name, or every rule tagged T with tag:T\n"
 	      "  --disable-rule NAME    disable a rule by name, or tag:T (repeatable)\n"
 	      "  --no-rules             evaluate no rules\n"
-	      "  --no-syslog            don't send alerts to syslog (they still go to --json)\n"
+	      "  --regex-budget-ms N    regex time allowed per second, over all rules (default 50);\n"
+	      "                         beyond it a regex is skipped and counted, its rule fails closed\n"
+	      "  --syslog TARGET        where alerts go to syslog: unix:PATH (a datagram socket;\n"
+	      "                         default unix:/dev/log) or off (they still go to --json)\n"
+	      "  --no-syslog            the same as --syslog off\n"
 	      "\n"
 	      "Run control:\n"
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
@@ -166,6 +172,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "enable-rule", required_argument, NULL, OPT_ENABLE_RULE },
 		{ "disable-rule", required_argument, NULL, OPT_DISABLE_RULE },
 		{ "no-syslog", no_argument, NULL, OPT_NO_SYSLOG },
+		{ "syslog", required_argument, NULL, OPT_SYSLOG },
+		{ "regex-budget-ms", required_argument, NULL, OPT_REGEX_BUDGET_MS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,7 +194,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.state_dir = "/var/lib/plumbline",
 		.flush_interval_s = 60,
 		.rules = true,
-		.syslog = true,
+		.syslog = { .kind = PL_SYSLOG_UNIX, .path = "/dev/log" },
+		.regex_budget_ms = RL_REGEX_BUDGET_NS / 1000000,
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
@@ -303,8 +312,19 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			}
 			break;
 		case OPT_NO_SYSLOG:
-			o->syslog = false;
+			o->syslog = (struct pl_syslog_target){ .kind = PL_SYSLOG_OFF };
 			break;
+		case OPT_REGEX_BUDGET_MS:
+			r = parse_u32("--regex-budget-ms", optarg, 1, 1000, &o->regex_budget_ms);
+			break;
+		case OPT_SYSLOG: {
+			char msg[128];
+
+			r = syslog_target__parse(optarg, &o->syslog, msg, sizeof(msg));
+			if (r < 0)
+				log_error("invalid value '%s' for --syslog: %s", optarg, msg);
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;

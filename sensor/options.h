@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "baseline.h"
+#include "syslog_out.h"
 
 enum live_mode { LIVE_AUTO = 0, LIVE_ON, LIVE_OFF };
 
@@ -39,7 +40,8 @@ struct run_opts {
 	size_t nrule_paths;        /* 0: the shipped default set */
 	const char *enable[64], *disable[64];
 	size_t nenable, ndisable;
-	bool syslog;               /* alerts to syslog(3) */
+	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
+	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 };
 
 /* The shipped default rules: the source tree's rules/default when present

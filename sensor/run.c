@@ -40,9 +40,17 @@
 #include "output.h"
 #include "proctable.h"
 #include "record.h"
+#include "syslog_out.h"
 #include "textsafe.h"
 
 enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP };
+
+/* How an output is named in the messages of on_output(). */
+struct out_label {
+	const char *noun;  /* what it loses: "records", "alerts" */
+	char where[160];   /* "/var/log/plumbline.jsonl", "syslog (unix:/dev/log)" */
+	const char *until; /* when the loss stops */
+};
 
 struct sensor {
 	const struct run_opts *opts;
@@ -56,8 +64,9 @@ struct sensor {
 	struct alerts *alerts; /* NULL: --no-rules */
 	struct binagg *bin;
 	struct failpaths *fails; /* failed-path keys: the kernel's table and each image's list */
-	struct pl_output *syslog; /* alerts to syslog(3), NULL: --no-syslog */
+	struct pl_output *syslog; /* alerts to the syslog daemon, NULL: --syslog off */
 	struct pl_output *text;   /* alerts as lines on stdout with the live view */
+	struct out_label out_label, syslog_label, text_label;
 	uint64_t last_tick_ns;
 	int epfd, sigfd, tickfd, stopfd;
 	bool stop;
@@ -70,7 +79,6 @@ struct sensor {
 	uint64_t invalid_events;
 	uint64_t process_records, window_records;
 	uint64_t proctable_full;
-	uint64_t output_errors_logged;
 	uint64_t consumed; /* records handled in the current consume() */
 };
 
@@ -93,21 +101,47 @@ static int64_t mono_to_real(void)
 	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000000ll + ((int64_t)r.tv_nsec - m.tv_nsec);
 }
 
+/* Write a record to the JSON output (consumed). A failure is reported by
+ * on_output(), once per episode; every lost record is counted. */
 static void emit(struct sensor *s, struct json_object *rec)
 {
-	int r;
-
-	if (!rec || !s->out) {
-		json_object_put(rec);
-		return;
-	}
-	r = output__write(s->out, rec);
+	if (rec && s->out)
+		output__write(s->out, rec);
 	json_object_put(rec);
-	/* Say it once per burst of failures, never silently; every drop is counted. */
-	if (r < 0 && s->out->dropped == s->output_errors_logged + 1)
-		log_warn_errno(r, "Cannot write records to %s: %m (dropping and counting them)", s->opts->json_path);
-	if (r < 0)
-		s->output_errors_logged = s->out->dropped;
+}
+
+/*
+ * What an output's failure episode means to the operator (outputs/output.h):
+ * the first lost record is said once with the reason, a reminder at most
+ * once a minute while it lasts, and its end with how many were lost. ctx is
+ * the output's struct out_label.
+ */
+static void on_output(struct pl_output *o, enum pl_output_event ev, void *ctx)
+{
+	const struct out_label *l = ctx;
+	unsigned long long lost = (unsigned long long)output__lost(o);
+
+	switch (ev) {
+	case PL_OUTPUT_FAILING:
+		if (o->why[0])
+			log_warn("%s: %s to %s are lost %s (counted in the stats record)", o->why, l->noun, l->where,
+				 l->until);
+		else
+			log_warn_errno(o->last_err, "Cannot write %s to %s: %m (dropping and counting them %s)", l->noun,
+				       l->where, l->until);
+		break;
+	case PL_OUTPUT_STILL_FAILING:
+		if (o->why[0])
+			log_warn("Still cannot write %s to %s: %llu lost so far (%s)", l->noun, l->where, lost, o->why);
+		else
+			log_warn_errno(o->last_err, "Still cannot write %s to %s: %llu lost so far (%m)", l->noun,
+				       l->where, lost);
+		break;
+	case PL_OUTPUT_RECOVERED:
+		log_info("Recovered: %s to %s are written again; %llu %s lost meanwhile", l->noun, l->where, lost,
+			 l->noun);
+		break;
+	}
 }
 
 static const char *display_name(const struct proc_info *pi, const struct pl_proc *p)
@@ -672,6 +706,15 @@ static struct json_object *stats_record(struct sensor *s)
 	json_object_object_add(out, "written", json_object_new_uint64(s->out ? s->out->written : 0));
 	json_object_object_add(out, "dropped", json_object_new_uint64(s->out ? s->out->dropped : 0));
 	json_object_object_add(o, "output", out);
+	if (s->syslog) {
+		struct json_object *sl = json_object_new_object();
+
+		json_object_object_add(sl, "written", json_object_new_uint64(s->syslog->written));
+		json_object_object_add(sl, "dropped", json_object_new_uint64(s->syslog->dropped));
+		json_object_object_add(o, "syslog", sl);
+	} else {
+		json_object_object_add(o, "syslog", NULL);
+	}
 	json_object_object_add(o, "tracked_processes", json_object_new_uint64(proctable__count(s->procs)));
 	json_object_object_add(o, "sensor_cpu_ns",
 			       json_object_new_uint64((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
@@ -734,8 +777,7 @@ static void on_signal(struct sensor *s)
 				log_warn_errno(r, "SIGHUP: cannot reopen %s: %m (keeping the old file)", s->opts->json_path);
 				continue;
 			}
-			n->written = s->out->written;
-			n->dropped = s->out->dropped;
+			output__carry(n, s->out);
 			output__free(s->out);
 			s->out = n;
 			log_info("SIGHUP: reopened %s", s->opts->json_path);
@@ -843,6 +885,10 @@ static int sensor_open(struct sensor *s)
 		r = jsonl_output__open(s->opts->json_path, &s->out);
 		if (r < 0)
 			return log_error_errno(r, "Cannot open JSON output '%s': %m", s->opts->json_path);
+		s->out_label = (struct out_label){ .noun = "records", .until = "until writing works again" };
+		snprintf(s->out_label.where, sizeof(s->out_label.where), "%s",
+			 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
+		output__set_reporter(s->out, on_output, &s->out_label);
 	}
 	if (proctable__new(s->opts->max_procs, &s->procs) < 0 || identity__new(s->feat.cgroup2, &s->ident) < 0 ||
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
@@ -867,16 +913,35 @@ static int sensor_open(struct sensor *s)
 			.nenable = s->opts->nenable,
 			.disable = s->opts->disable,
 			.ndisable = s->opts->ndisable,
+			.regex_budget_ns = (uint64_t)s->opts->regex_budget_ms * 1000000ull,
 		};
 
 		/* bad rules at start-up stop the sensor: nobody should believe it is watching */
 		r = alerts__open(&ao, &s->alerts);
 		if (r < 0)
 			return r;
-		if (s->opts->syslog && syslog_output__open("plumbline", LOG_DAEMON, &s->syslog) == -ENOENT)
-			log_warn("/dev/log is missing: alerts sent to syslog are lost until a syslog daemon listens");
+		if (s->opts->syslog.kind != PL_SYSLOG_OFF) {
+			char target[PL_SYSLOG_PATH_MAX + 8];
+
+			r = syslog_output__open(&s->opts->syslog, "plumbline", LOG_DAEMON, &s->syslog);
+			if (r < 0)
+				return log_error_errno(r, "Cannot set up the syslog output: %m");
+			syslog_target__format(&s->opts->syslog, target, sizeof(target));
+			s->syslog_label = (struct out_label){
+				.noun = "alerts",
+				.until = "until a syslog daemon listens there, retried at most once a second",
+			};
+			snprintf(s->syslog_label.where, sizeof(s->syslog_label.where), "syslog (%s)", target);
+			/* a target unusable already is said now, not at the first alert */
+			output__set_reporter(s->syslog, on_output, &s->syslog_label);
+		}
 		if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
 			return log_error_errno(ENOMEM, "Out of memory");
+		if (s->text) {
+			s->text_label = (struct out_label){ .noun = "alert lines", .where = "stdout",
+							    .until = "until writing works again" };
+			output__set_reporter(s->text, on_output, &s->text_label);
+		}
 	}
 	if (binagg__new(4096, &s->bin) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");

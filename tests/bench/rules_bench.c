@@ -10,8 +10,17 @@
  * Not a test: figures depend on the machine (docs/performance.md).
  *
  *   bench_rules [RULES_PATH] [SECONDS]
+ *   bench_rules --regex [SECONDS]
+ *
+ * --regex measures what one exec costs the sensor's rule stage (exec record
+ * -> event -> evaluation) under a rule with a backtracking-prone regex on
+ * the command line, with a benign argument and with a hostile 251-byte one
+ * (close to the kernel's 256-byte argument bound), each repeated (the same
+ * string every exec) and varying (a different string every exec), as the
+ * sensor would run it: with the regex budget on, and, for comparison, off.
  */
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +87,123 @@ static size_t rules_at(const struct rl_ruleset *rs, enum rl_kind k)
 	return n;
 }
 
+/* ---- --regex: the per-exec cost of a regex rule ---- */
+
+static const char regex_rules[] = "- rule: Encoded payload in the arguments\n"
+				  "  desc: base64 words ending the command line, as droppers hand over payloads\n"
+				  "  condition: proc.cmdline regex '([A-Za-z0-9+/]+ ?)+=+$'\n"
+				  "  output: \"%proc.exe (pid %proc.pid)\"\n"
+				  "  priority: WARNING\n"
+				  "  when: exec\n";
+
+#define HOSTILE_LEN 251
+#define VARIANTS 4096 /* distinct strings in a varying run: more than any cache holds */
+
+/* The i-th argument of a kind: benign or hostile, the same or a new one. */
+static void make_arg(char *buf, size_t size, bool hostile, bool vary, unsigned i)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	if (!hostile) {
+		snprintf(buf, size, "cc -c src/module%04u.c -o obj/module%04u.o -O2", vary ? i : 7, vary ? i : 7);
+		return;
+	}
+	/* base64 characters, then "=!": the padding is there (so PCRE2's
+	 * required-character check passes) but the end is not, and every way
+	 * of splitting the run into words is tried before giving up */
+	for (size_t k = 0; k + 2 < HOSTILE_LEN && k + 3 < size; k++)
+		buf[k] = b64[(vary ? (k * 7 + i * 13 + (i >> 6) * k) : k) % 64];
+	snprintf(buf + HOSTILE_LEN - 2, size - (HOSTILE_LEN - 2), "=!");
+}
+
+static struct json_object *exec_rec(const char *arg)
+{
+	struct json_object *o = json_object_new_object();
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "sh %s", arg);
+	json_object_object_add(o, "type", json_object_new_string("exec"));
+	json_object_object_add(o, "pid", json_object_new_int(7001));
+	json_object_object_add(o, "comm", json_object_new_string("sh"));
+	json_object_object_add(o, "exe", json_object_new_string("/usr/bin/dash"));
+	json_object_object_add(o, "binary_id", json_object_new_string("build-id:b4"));
+	json_object_object_add(o, "parent_exe", json_object_new_string("/usr/bin/bash"));
+	json_object_object_add(o, "cmdline", json_object_new_string(cmd));
+	json_object_object_add(o, "image", json_object_new_string("exec"));
+	json_object_object_add(o, "baseline", NULL);
+	return o;
+}
+
+static void regex_case(const struct rl_ruleset *rs, const char *name, bool hostile, bool vary, bool budget,
+		       double secs)
+{
+	static struct rl_record_event re;
+	struct json_object **recs = calloc(VARIANTS, sizeof(*recs));
+	struct rl_eval_stats st = { 0 };
+	size_t n = 0, nrec = vary ? VARIANTS : 1;
+	double t0, t;
+
+	if (!recs)
+		exit(1);
+#ifdef RL_REGEX_BUDGET_NS
+	st.budget.ns_per_s = budget ? RL_REGEX_BUDGET_NS : 0;
+#else
+	if (budget)
+		return; /* built against a tree without the budget */
+#endif
+	for (size_t i = 0; i < nrec; i++) {
+		char arg[300];
+
+		make_arg(arg, sizeof(arg), hostile, vary, (unsigned)i);
+		recs[i] = exec_rec(arg);
+	}
+	t0 = now();
+	do {
+		for (int k = 0; k < 64; k++, n++) {
+			rl_record_event__fill(&re, recs[n % nrec], RL_KIND_EXEC);
+			rl_ruleset__eval(rs, &re.ev, on_match, NULL, &st);
+		}
+		t = now() - t0;
+	} while (t < secs);
+	printf("%-34s %-3s %10.2f us/exec %9.0f execs/s", name, budget ? "on" : "off", t / n * 1e6, n / t);
+#ifdef RL_REGEX_BUDGET_NS
+	printf("  pcre2 runs %9llu  cache hits %9llu  skipped %9llu  limit hits %9llu\n",
+	       (unsigned long long)st.regex_runs, (unsigned long long)st.regex_cache_hits,
+	       (unsigned long long)st.regex_skipped, (unsigned long long)st.regex_limit_hits);
+#else
+	printf("  limit hits %9llu\n", (unsigned long long)st.regex_limit_hits);
+#endif
+	for (size_t i = 0; i < nrec; i++)
+		json_object_put(recs[i]);
+	free(recs);
+}
+
+static int regex_bench(double secs)
+{
+	struct rl_diags d = { 0 };
+	struct rl_ruleset *rs;
+
+	if (rl_ruleset__load_buffer("regex-bench.yaml", regex_rules, sizeof(regex_rules) - 1, &rs, &d) < 0) {
+		rl_diags__print(&d, stderr);
+		return 1;
+	}
+	printf("%-34s %-3s %18s %14s\n", "exec record -> event -> rule", "budget", "cost", "rate");
+	for (int budget = 0; budget < 2; budget++) {
+		regex_case(rs, "benign argument, repeated", false, false, budget, secs);
+		regex_case(rs, "benign argument, varying", false, true, budget, secs);
+		regex_case(rs, "hostile 251-byte argument, repeated", true, false, budget, secs);
+		regex_case(rs, "hostile 251-byte argument, varying", true, true, budget, secs);
+	}
+	rl_ruleset__free(rs);
+	rl_diags__free(&d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--regex") == 0)
+		return regex_bench(argc > 2 ? strtod(argv[2], NULL) : 2);
+
 	const char *path = argc > 1 ? argv[1] : PL_RULES_SOURCE_DIR;
 	double secs = argc > 2 ? strtod(argv[2], NULL) : 2;
 	static struct rl_record_event re[NREC];

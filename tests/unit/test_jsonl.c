@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_jsonl.c - the JSON Lines backend: whole lines only, errors counted,
- * a full disk never leaves a partial line behind.
+ * a full disk never leaves a partial line behind; and the failure episodes
+ * every backend reports through output.c (said once, reminded at most once
+ * an interval, recovery said once with the exact loss).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -314,6 +316,127 @@ static void test_jsonl_disk_full_rolls_back_partial_line(void **state)
 	free(buf);
 }
 
+/* What the reporter heard. */
+struct heard {
+	int failing, still, recovered;
+	uint64_t lost_at_recovery;
+	int last_err;
+	char why[192];
+};
+
+static void reporter(struct pl_output *o, enum pl_output_event ev, void *ctx)
+{
+	struct heard *h = ctx;
+
+	switch (ev) {
+	case PL_OUTPUT_FAILING:
+		h->failing++;
+		h->last_err = o->last_err;
+		snprintf(h->why, sizeof(h->why), "%s", o->why);
+		break;
+	case PL_OUTPUT_STILL_FAILING:
+		h->still++;
+		break;
+	case PL_OUTPUT_RECOVERED:
+		h->recovered++;
+		h->lost_at_recovery = output__lost(o);
+		break;
+	}
+}
+
+static void test_output_failure_said_once_per_episode(void **state)
+{
+	struct pl_output *o = NULL;
+	struct heard h = { 0 };
+
+	assert_int_equal(jsonl_output__open("/dev/full", &o), 0);
+	output__set_reporter(o, reporter, &h);
+	assert_int_equal(h.failing, 0); /* nothing wrong yet */
+	for (int i = 0; i < 590; i++)
+		assert_int_equal(write_rec(o, i, 1), -ENOSPC);
+	assert_int_equal(o->dropped, 590);
+	assert_int_equal(h.failing, 1);
+	assert_int_equal(h.last_err, -ENOSPC);
+	assert_int_equal(h.still, 0); /* within the minute */
+	assert_int_equal(h.recovered, 0);
+	assert_int_equal(output__lost(o), 590);
+
+	/* a reminder interval of 1 ns: every further loss is a reminder */
+	o->reminder_ns = 1;
+	assert_int_equal(write_rec(o, 0, 1), -ENOSPC);
+	assert_int_equal(write_rec(o, 0, 1), -ENOSPC);
+	assert_int_equal(h.still, 2);
+	assert_int_equal(h.failing, 1);
+	assert_int_equal(output__lost(o), 592);
+	output__free(o);
+}
+
+static void test_output_unusable_at_open_said_at_once(void **state)
+{
+	struct pl_output *o = NULL, *n = NULL;
+	struct heard h = { 0 };
+
+	assert_int_equal(jsonl_output__open("/dev/null", &o), 0);
+	output__fail_at_open(o, -ENOTSOCK, "/dev/log is a regular file, not a socket");
+	output__set_reporter(o, reporter, &h);
+	assert_int_equal(h.failing, 1);
+	assert_string_equal(h.why, "/dev/log is a regular file, not a socket");
+	assert_int_equal(h.last_err, -ENOTSOCK);
+	assert_int_equal(o->dropped, 0);
+	/* a reopened output carries the episode: recovery counts from the start */
+	o->dropped = 3;
+	assert_int_equal(jsonl_output__open("/dev/null", &n), 0);
+	output__carry(n, o);
+	output__free(o);
+	assert_int_equal(write_rec(n, 0, 1), 0);
+	assert_int_equal(h.recovered, 1);
+	assert_int_equal(h.lost_at_recovery, 3);
+	assert_int_equal(n->written, 1);
+	assert_int_equal(h.failing, 1);
+	output__free(n);
+}
+
+static void test_output_full_disk_reports_recovery_with_exact_loss(void **state)
+{
+	struct fixture *f = *state;
+	struct pl_output *o = NULL;
+	struct heard h = { 0 };
+	char filler[128];
+	int fd, n = 0; /* lines that still fit in the slack of the file's last page */
+	static char block[4096];
+
+	if (!f->mounted) {
+		print_message("%s: skipping\n", f->mount_err);
+		skip();
+	}
+	assert_int_equal(jsonl_output__open(f->path, &o), 0);
+	output__set_reporter(o, reporter, &h);
+	assert_int_equal(write_rec(o, 5, 300), 0);
+	/* every free block to a filler; the line's page keeps some slack */
+	snprintf(filler, sizeof(filler), "%s/filler", f->dir);
+	fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	while (write(fd, block, sizeof(block)) == (ssize_t)sizeof(block))
+		;
+	close(fd);
+	/* equal-size lines: once one does not fit, none does */
+	while (write_rec(o, 5, 300) == 0)
+		n++;
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(write_rec(o, 5, 300), -ENOSPC);
+	assert_int_equal(o->dropped, 10);
+	assert_int_equal(h.failing, 1);
+	assert_int_equal(h.recovered, 0);
+	assert_int_equal(unlink(filler), 0);
+	assert_int_equal(write_rec(o, 5, 300), 0);
+	assert_int_equal(h.recovered, 1);
+	assert_int_equal(h.lost_at_recovery, 10);
+	assert_int_equal(h.failing, 1);
+	assert_int_equal(h.still, 0);
+	assert_int_equal(o->written, (uint64_t)n + 2);
+	output__free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +446,10 @@ int main(void)
 		cmocka_unit_test(test_jsonl_write_to_dev_full_fails_enospc_and_counts_dropped),
 		cmocka_unit_test_setup_teardown(test_jsonl_open_failure_returns_errno_and_leaves_ret, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jsonl_disk_full_rolls_back_partial_line, setup_tmpfs, teardown),
+		cmocka_unit_test(test_output_failure_said_once_per_episode),
+		cmocka_unit_test(test_output_unusable_at_open_said_at_once),
+		cmocka_unit_test_setup_teardown(test_output_full_disk_reports_recovery_with_exact_loss, setup_tmpfs,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("jsonl", tests, NULL, NULL);

@@ -193,6 +193,41 @@ static void test_options_rejects_stray_argument(void **state)
 	assert_int_equal(PARSE(&o, "stray", "--quiet"), -EINVAL); /* after getopt's permutation */
 }
 
+static void test_options_syslog_target(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_UNIX); /* the default */
+	assert_string_equal(o.syslog.path, "/dev/log");
+	assert_int_equal(PARSE(&o, "--syslog", "unix:/run/x/log"), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_UNIX);
+	assert_string_equal(o.syslog.path, "/run/x/log");
+	assert_int_equal(PARSE(&o, "--syslog", "off"), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_OFF);
+	/* --no-syslog is --syslog off; the last one given wins */
+	assert_int_equal(PARSE(&o, "--no-syslog"), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_OFF);
+	assert_int_equal(PARSE(&o, "--no-syslog", "--syslog", "unix:/dev/log"), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_UNIX);
+	assert_int_equal(PARSE(&o, "--syslog", "tcp:logs:514"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--syslog", "unix:log"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--syslog"), -EINVAL);
+}
+
+static void test_options_regex_budget(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_int_equal(o.regex_budget_ms, 50);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "200"), 0);
+	assert_int_equal(o.regex_budget_ms, 200);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "1001"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--regex-budget-ms", "5ms"), -EINVAL);
+}
+
 static void test_options_help_returns_one(void **state)
 {
 	struct run_opts o;
@@ -207,7 +242,8 @@ static void test_options_usage_mentions_every_option(void **state)
 	static const char *const opts[] = { "--json",	  "--process-records", "--window-records", "--stats-interval",
 					    "--live",	  "--no-live",	       "--interval",	   "--quiet",
 					    "--verbose",  "--duration",	       "--max-procs",	   "--max-fail-paths",
-					    "--ringbuf-kb", "--refresh-hz",    "--help" };
+					    "--ringbuf-kb", "--refresh-hz",    "--syslog",	   "--no-syslog",
+					    "--regex-budget-ms", "--help" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -249,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_options_rejects_bad_integers),
 		cmocka_unit_test(test_options_rejects_unknown_option),
 		cmocka_unit_test(test_options_rejects_stray_argument),
+		cmocka_unit_test(test_options_syslog_target),
+		cmocka_unit_test(test_options_regex_budget),
 		cmocka_unit_test(test_options_help_returns_one),
 		cmocka_unit_test(test_options_usage_mentions_every_option),
 		cmocka_unit_test(test_options_reparse_after_stop_mid_cluster_is_clean),

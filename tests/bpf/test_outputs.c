@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_outputs.c - the real sensor's outputs: alerts to a syslog socket of
+ * the test's own, in the format syslog(3) used and with no control byte
+ * whatever the process's name; and delivery that fails (a regular file
+ * where the syslog socket should be, a JSON file on a full filesystem). The
+ * sensor must say it once, count every lost record, and say when delivery
+ * works again with how many were lost.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <regex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sensor_harness.h"
+
+static bool have_bpf;
+
+/* What a test started, for teardown to stop and remove even after a failed
+ * assertion (a sensor left running would hold ctest's output pipe open). */
+static struct sensor_proc sensor;
+static char tmpfs_dir[64];
+static char work_dir[64]; /* the syslog tests' socket, rules and renamed helper */
+static int log_sock = -1;
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	if (sensor.pid > 0 || sensor.dir[0])
+		sensor_cleanup(&sensor);
+	memset(&sensor, 0, sizeof(sensor));
+	if (log_sock >= 0)
+		close(log_sock);
+	log_sock = -1;
+	if (work_dir[0]) {
+		nftw(work_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		work_dir[0] = '\0';
+	}
+	if (tmpfs_dir[0]) {
+		umount2(tmpfs_dir, MNT_DETACH);
+		rmdir(tmpfs_dir);
+		tmpfs_dir[0] = '\0';
+	}
+	return 0;
+}
+
+static int group_setup(void **state)
+{
+	char why[128];
+
+	have_bpf = harness_bpf_available(why, sizeof(why));
+	if (!have_bpf) {
+		fprintf(stderr, "BPF unavailable: %s\n", why);
+		return harness_require_bpf() ? -1 : 0;
+	}
+	/* a private mount namespace: the test's tmpfs never shows on the host,
+	 * and the sensor (our child) sees it */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		fprintf(stderr, "cannot make a private mount namespace: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+}
+
+/* Lines of the file at path containing what (0 when unreadable). */
+static int count_lines(const char *path, const char *what)
+{
+	char line[4096];
+	int n = 0;
+	FILE *f = fopen(path, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* The first line of path containing what, into line; false if none. */
+static bool find_line(const char *path, const char *what, char *line, size_t size)
+{
+	bool found = false;
+	FILE *f = fopen(path, "re");
+
+	while (f && !found && fgets(line, (int)size, f))
+		found = strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static bool wait_line(const char *path, const char *what, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+
+	while (count_lines(path, what) == 0) {
+		if (now_ms() > deadline)
+			return false;
+		usleep(50000);
+	}
+	return true;
+}
+
+/* Records of type `type` in a JSON Lines file; the last one into *last (a new reference). */
+static int count_records(const char *path, const char *type, struct json_object **last)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (last)
+		*last = NULL;
+	while (f && getline(&line, &cap, f) > 0) {
+		struct json_object *o = json_tokener_parse(line);
+		const char *t = rec_str(o, "type");
+
+		if (t && strcmp(t, type) == 0) {
+			n++;
+			if (last) {
+				json_object_put(*last);
+				*last = json_object_get(o);
+			}
+		}
+		json_object_put(o);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+
+/* ---- syslog ---- */
+
+#define WAIT_MS 10000
+
+/* An exit rule on the helper's exit code, NOTICE (PRI 29 with daemon). */
+static const char exit42_rule[] = "- rule: exit 42\n"
+				  "  desc: the helper exited 42\n"
+				  "  condition: proc.exit_code = 42 and proc.exe_name endswith helper\n"
+				  "  output: \"ran %proc.exe_name (pid %proc.pid)\"\n"
+				  "  priority: NOTICE\n";
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A datagram socket of our own at path, standing in for the syslog daemon. */
+static int bind_log_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	unlink(path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* One datagram within timeout_ms into buf (NUL-terminated); its length, or -1. */
+static ssize_t recv_datagram(int fd, char *buf, size_t size, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, timeout_ms) != 1)
+		return -1;
+	n = recv(fd, buf, size - 1, MSG_DONTWAIT);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* Copy the static helper to dir under a hostile name; its path into out. */
+static void hostile_helper(const char *dir, char *out, size_t size)
+{
+	char *bin;
+	size_t len = 0;
+	FILE *f = fopen(PL_HELPER_BIN, "re");
+	int fd;
+
+	assert_non_null(f);
+	bin = malloc(8 << 20);
+	assert_non_null(bin);
+	len = fread(bin, 1, 8 << 20, f);
+	fclose(f);
+	assert_true(len > 0);
+	/* CR LF, ESC and a quote: a name that would split or forge a log line */
+	snprintf(out, size, "%s/pl\r\n\x1b\"helper", dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bin, len), (ssize_t)len);
+	close(fd);
+	free(bin);
+}
+
+/* Run prog exit 42 and wait for the sensor to write its alert (JSON first,
+ * then syslog, in that order). Returns the pid. */
+static pid_t run_exit42(const char *prog, const char *json, int alerts_before)
+{
+	const char *argv[] = { prog, "exit", "42", NULL };
+	long long deadline = now_ms() + WAIT_MS;
+	char out[64];
+	int st;
+	pid_t pid = run_capture(argv, out, sizeof(out), &st);
+
+	assert_true(pid > 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
+	while (count_records(json, "alert", NULL) <= alerts_before && now_ms() < deadline)
+		usleep(20000);
+	assert_int_equal(count_records(json, "alert", NULL), alerts_before + 1);
+	return pid;
+}
+
+static void syslog_setup(char *sock, char *rules, char *helper, size_t size)
+{
+	snprintf(work_dir, sizeof(work_dir), "/tmp/pl-bpf-syslog-XXXXXX");
+	assert_non_null(mkdtemp(work_dir));
+	snprintf(sock, size, "%s/log", work_dir);
+	snprintf(rules, size, "%s/rules.yaml", work_dir);
+	write_file(rules, exit42_rule, 0644);
+	hostile_helper(work_dir, helper, size);
+}
+
+static void test_syslog_alert_is_one_clean_datagram_in_syslog3_format(void **state)
+{
+	static const char header[] = "^<29>[A-Z][a-z][a-z] [ 123][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9] ";
+	char sock[128], rules[128], helper[128], target[160], dgram[8192], want[256];
+	const char *extra[] = { "--syslog", target, "--rules", rules, NULL };
+	regex_t re;
+	ssize_t n;
+	pid_t pid;
+
+	if (!have_bpf)
+		skip();
+	syslog_setup(sock, rules, helper, sizeof(sock));
+	log_sock = bind_log_socket(sock);
+	snprintf(target, sizeof(target), "unix:%s", sock);
+	assert_int_equal(sensor_start(&sensor, extra), 0);
+
+	pid = run_exit42(helper, sensor.json, 0);
+	n = recv_datagram(log_sock, dgram, sizeof(dgram), WAIT_MS);
+	assert_true(n > 0);
+	/* no control byte anywhere: one datagram, one line */
+	for (ssize_t i = 0; i < n; i++)
+		if ((unsigned char)dgram[i] < 0x20 || dgram[i] == 0x7f)
+			fail_msg("control byte 0x%02x at %zd in the datagram: %s", (unsigned char)dgram[i], i, dgram);
+	/* <PRI>Mmm dd hh:mm:ss ident[pid]: msg, as glibc's syslog(3) sends it (daemon.notice = 29) */
+	assert_int_equal(regcomp(&re, header, REG_EXTENDED | REG_NOSUB), 0);
+	if (regexec(&re, dgram, 0, NULL, 0) != 0)
+		fail_msg("not the syslog(3) header: %s", dgram);
+	regfree(&re);
+	snprintf(want, sizeof(want), " plumbline[%d]: exit 42: ran pl\\x0D\\x0A\\x1B\\x22helper (pid %d)",
+		 (int)sensor.pid, (int)pid);
+	assert_int_equal(strlen(dgram + 19), strlen(want));
+	assert_string_equal(dgram + 19, want);
+	/* exactly one datagram for the one alert */
+	assert_int_equal(recv_datagram(log_sock, dgram, sizeof(dgram), 500), -1);
+	assert_int_equal(count_lines(sensor.log, "syslog"), 0); /* nothing to complain about */
+}
+
+static void test_syslog_regular_file_warns_once_counts_and_recovers(void **state)
+{
+	char sock[128], rules[128], helper[128], target[160], dgram[8192], line[4096];
+	const char *extra[] = { "--syslog", target, "--rules", rules, NULL };
+	struct json_object *stats = NULL, *sl;
+
+	if (!have_bpf)
+		skip();
+	syslog_setup(sock, rules, helper, sizeof(sock));
+	write_file(sock, "not a socket\n", 0644); /* what an attacker leaves at /dev/log */
+	snprintf(target, sizeof(target), "unix:%s", sock);
+	assert_int_equal(sensor_start(&sensor, extra), 0);
+	/* said at start-up, before any alert */
+	assert_true(wait_line(sensor.log, "is a regular file, not a socket", 2000));
+
+	for (int i = 0; i < 3; i++)
+		run_exit42(helper, sensor.json, i);
+	usleep(200000);
+	assert_int_equal(count_lines(sensor.log, "not a socket"), 1);
+
+	/* a daemon appears; the sender tries again within a second of the next alert */
+	unlink(sock);
+	log_sock = bind_log_socket(sock);
+	sleep(1);
+	usleep(200000);
+	run_exit42(helper, sensor.json, 3);
+	assert_true(recv_datagram(log_sock, dgram, sizeof(dgram), WAIT_MS) > 0);
+	assert_non_null(strstr(dgram, "exit 42: ran pl"));
+	assert_true(wait_line(sensor.log, "Recovered:", 2000));
+	assert_true(find_line(sensor.log, "Recovered:", line, sizeof(line)));
+	if (!strstr(line, "alerts to syslog (unix:") || !strstr(line, "; 3 alerts lost"))
+		fail_msg("recovery line: %s", line);
+
+	assert_true(WIFEXITED(sensor_stop(&sensor)));
+	count_records(sensor.json, "stats", &stats);
+	assert_non_null(stats);
+	assert_true(json_object_object_get_ex(stats, "syslog", &sl));
+	assert_int_equal(rec_int(sl, "dropped"), 3);
+	assert_int_equal(rec_int(sl, "written"), 1);
+	assert_int_equal(count_lines(sensor.log, "not a socket"), 1);
+	assert_int_equal(count_lines(sensor.log, "Recovered:"), 1);
+	json_object_put(stats);
+}
+
+/* ---- JSON output ---- */
+
+/* Take every free block of the filesystem: a file written until ENOSPC. */
+static void fill(const char *path)
+{
+	static char block[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	while (write(fd, block, sizeof(block)) == (ssize_t)sizeof(block))
+		;
+	while (write(fd, block, 1) == 1)
+		;
+	close(fd);
+}
+
+static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
+{
+	char *dir = tmpfs_dir, json[128], filler[128], line[4096], want[128];
+	const char *extra[] = { "--json", json, "--stats-interval", "1", "--no-rules", "--no-baselines", NULL };
+	struct json_object *stats = NULL, *out;
+	struct sensor_proc *s = &sensor;
+	long long dropped;
+	long long deadline;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	snprintf(dir, sizeof(tmpfs_dir), "/tmp/pl-bpf-full-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0700"), 0);
+	snprintf(json, sizeof(json), "%s/records.jsonl", dir);
+	snprintf(filler, sizeof(filler), "%s/filler", dir);
+
+	/* only stats records, one a second: each is at least as long as the one
+	 * before (its counters only grow), so once one does not fit, none does
+	 * until space is freed, whatever a page's slack */
+	assert_int_equal(sensor_start(s, extra), 0);
+	deadline = now_ms() + 10000;
+	while (count_records(json, "stats", NULL) < 2 && now_ms() < deadline)
+		usleep(100000);
+	assert_true(count_records(json, "stats", NULL) >= 2);
+
+	fill(filler);
+	assert_true(wait_line(s->log, "Cannot write records", 5000));
+	sleep(3); /* a few more records lost, and nothing more said */
+	assert_int_equal(unlink(filler), 0);
+	assert_true(wait_line(s->log, "Recovered:", 5000));
+	sleep(1);
+	st = sensor_stop(s);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+	/* the shutdown stats record counts exactly what was lost */
+	count_records(json, "stats", &stats);
+	assert_non_null(stats);
+	assert_true(json_object_object_get_ex(stats, "output", &out));
+	dropped = rec_int(out, "dropped");
+	assert_true(dropped >= 3);
+	/* one warning, one recovery line, with that number */
+	assert_int_equal(count_lines(s->log, "Cannot write records"), 1);
+	assert_int_equal(count_lines(s->log, "Recovered:"), 1);
+	assert_int_equal(count_lines(s->log, "Still cannot write"), 0); /* less than a minute */
+	assert_true(find_line(s->log, "Recovered:", line, sizeof(line)));
+	snprintf(want, sizeof(want), "; %lld records lost", dropped);
+	if (!strstr(line, want))
+		fail_msg("recovery line without '%s': %s", want, line);
+	assert_non_null(find_line(s->log, "No space left on device", line, sizeof(line)) ? line : NULL);
+	json_object_put(stats);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_syslog_alert_is_one_clean_datagram_in_syslog3_format, teardown),
+		cmocka_unit_test_teardown(test_syslog_regular_file_warns_once_counts_and_recovers, teardown),
+		cmocka_unit_test_teardown(test_json_on_full_disk_says_once_and_counts_the_loss, teardown),
+	};
+
+	return cmocka_run_group_tests_name("bpf_outputs", tests, group_setup, NULL);
+}
