@@ -23,7 +23,7 @@ enum log_level log_get_level(void)
 	return max_level;
 }
 
-static void vlog(enum log_level lvl, int err, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void vlog(enum log_level lvl, int err, const char *fmt, va_list ap)
 {
 	char buf[1024];
 	int saved = errno;

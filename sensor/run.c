@@ -656,7 +656,7 @@ static struct live_losses losses(struct sensor *s)
 	return (struct live_losses){
 		.records = k[PL_DROP_RINGBUF] + s->invalid_events,
 		.processes = k[PL_DROP_PROC_MAP] + s->proctable_full,
-		.output_writes = s->out ? s->out->dropped : 0,
+		.output_writes = (s->out ? s->out->dropped : 0) + (s->syslog ? s->syslog->dropped : 0),
 		.fail_paths = k[PL_DROP_FAILPATH_MAP] + k[PL_DROP_FAILPATH_IMAGE] + k[PL_DROP_PATH_FAULT],
 		.threads = k[PL_DROP_THREAD_STATE],
 	};
@@ -894,6 +894,14 @@ static int sensor_open(struct sensor *s)
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
 		return log_error_errno(ENOMEM, "Out of memory");
 
+	/* a JSON output on a pipe whose reader went away is an output that
+	 * fails (EPIPE, counted and reported), not a reason to die */
+	{
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+
+		if (sigaction(SIGPIPE, &ign, NULL) < 0)
+			return log_error_errno(errno, "sigaction: %m");
+	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);

@@ -62,14 +62,16 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* Written by burn_ms(), so the compiler can't drop the loop. */
+volatile uint64_t burn_sink;
+
 static void burn_ms(uint64_t ms)
 {
-	volatile uint64_t x = 0;
 	uint64_t end = mono_ns() + ms * 1000000ull;
 
 	while (mono_ns() < end)
 		for (int i = 0; i < 1000; i++)
-			x += i;
+			burn_sink += i;
 }
 
 static void getppids(uint64_t n)
