@@ -142,6 +142,33 @@ int sensor_stop(struct sensor_proc *s)
 	return st;
 }
 
+int sensor_stop_within(struct sensor_proc *s, int sig, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	int st;
+
+	if (s->pid <= 0)
+		return -ECHILD;
+	kill(s->pid, sig);
+	for (;;) {
+		pid_t r = waitpid(s->pid, &st, WNOHANG);
+
+		if (r == s->pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (now_ms() > deadline) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, &st, 0);
+			s->pid = 0;
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	s->pid = 0;
+	return st;
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
 	return remove(path) < 0 ? 0 : 0; /* best effort: keep going */
@@ -149,8 +176,8 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
 
 void sensor_cleanup(struct sensor_proc *s)
 {
-	if (s->pid > 0)
-		sensor_stop(s);
+	if (s->pid > 0 && sensor_stop_within(s, SIGINT, 30000) == -ETIMEDOUT)
+		fprintf(stderr, "the sensor did not stop on SIGINT within 30 s: killed\n");
 	json_object_put(s->cache);
 	s->cache = NULL;
 	s->read_off = 0;

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cli.c - the real `plumbline` binary's commands on what others could
+ * plant or inflate: FIFOs where files are expected, oversized inputs, a
+ * state directory that is in use or that others could write.
+ *
+ * No BPF and (except the foreign-owner case) no root: these are the
+ * commands people run by hand. Every command runs with a deadline: one
+ * that hangs is killed and the test fails, it never stalls ctest.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PL_SENSOR_BIN
+#error PL_SENSOR_BIN must be defined
+#endif
+
+#define DEADLINE_MS 5000
+#define MiB (1024L * 1024L)
+
+struct result {
+	int status;      /* wait(2) form */
+	bool timed_out;  /* killed at the deadline */
+	long maxrss_kb;  /* the command's peak RSS */
+	char out[8192];  /* stdout, cut at the buffer's size */
+	char err[8192];  /* stderr, likewise */
+};
+
+struct fixture {
+	char dir[64];
+	char state[128];
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+}
+
+static void rm_rf(const char *path)
+{
+	pid_t pid;
+
+	/* a test tree with FIFOs and changed modes and owners: rm(1), no shell */
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/rm", "rm", "-rf", "--", path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/pl-cli-XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->state, sizeof(f->state), "%s/state", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	rm_rf(f->dir);
+	free(f);
+	return 0;
+}
+
+static void append(char *buf, size_t size, size_t *len, const char *data, size_t n)
+{
+	if (*len + 1 >= size)
+		return;
+	if (n > size - 1 - *len)
+		n = size - 1 - *len;
+	memcpy(buf + *len, data, n);
+	*len += n;
+	buf[*len] = '\0';
+}
+
+/*
+ * Run argv (NULL-terminated) with stdin from in_fd (-1: /dev/null), capture
+ * stdout and stderr, kill it at the deadline. Fills *res.
+ */
+static void run_cmd(const char *const *argv, int in_fd, struct result *res)
+{
+	int out[2], err[2];
+	size_t olen = 0, elen = 0;
+	long long deadline = now_ms() + DEADLINE_MS;
+	struct rusage ru;
+	bool open_out = true, open_err = true;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(in_fd >= 0 ? in_fd : null, STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		dup2(err[1], STDERR_FILENO);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	while (open_out || open_err) {
+		struct pollfd p[2] = { { .fd = open_out ? out[0] : -1, .events = POLLIN },
+				       { .fd = open_err ? err[0] : -1, .events = POLLIN } };
+		long long left = deadline - now_ms();
+		char buf[4096];
+
+		if (left <= 0) {
+			res->timed_out = true;
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (poll(p, 2, (int)left) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (!(p[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n <= 0) {
+				if (i == 0)
+					open_out = false;
+				else
+					open_err = false;
+			} else if (i == 0) {
+				append(res->out, sizeof(res->out), &olen, buf, (size_t)n);
+			} else {
+				append(res->err, sizeof(res->err), &elen, buf, (size_t)n);
+			}
+		}
+	}
+	close(out[0]);
+	close(err[0]);
+	/* the pipes closed: the command is exiting (or was killed) */
+	while (wait4(pid, &res->status, 0, &ru) < 0 && errno == EINTR)
+		;
+	res->maxrss_kb = ru.ru_maxrss;
+	if (res->timed_out)
+		fprintf(stderr, "timed out after %d ms: %s %s %s\n", DEADLINE_MS, argv[1], argv[2] ? argv[2] : "",
+			argv[2] && argv[3] ? argv[3] : "");
+}
+
+static int exit_code(const struct result *res)
+{
+	return WIFEXITED(res->status) ? WEXITSTATUS(res->status) : -1;
+}
+
+static void expect_in(const char *haystack, const char *needle)
+{
+	if (!strstr(haystack, needle))
+		fail_msg("expected \"%s\" in:\n%s", needle, haystack);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static const char rule[] = "- rule: r\n  desc: d\n  condition: proc.exit_code = 7\n  output: o\n  priority: NOTICE\n";
+
+/* ---- 1. FIFOs: no command may wait for a writer ---- */
+
+static void test_rules_check_on_a_fifo_fails_without_waiting(void **state)
+{
+	struct fixture *f = *state;
+	char fifo[128];
+	struct result res;
+
+	snprintf(fifo, sizeof(fifo), "%s/f.yaml", f->dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "rules", "check", fifo, NULL }, -1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.out, fifo);
+	expect_in(res.out, "not a regular file (a FIFO)");
+}
+
+static void test_rules_check_reports_a_fifo_in_a_rules_directory(void **state)
+{
+	struct fixture *f = *state;
+	char dir[128], p[192];
+	struct result res;
+
+	snprintf(dir, sizeof(dir), "%s/rules.d", f->dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(p, sizeof(p), "%s/10-good.yaml", dir);
+	write_file(p, rule);
+	snprintf(p, sizeof(p), "%s/20-fifo.yaml", dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "rules", "check", dir, NULL }, -1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.out, "20-fifo.yaml");
+	expect_in(res.out, "not a regular file (a FIFO)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_rules_check_on_a_fifo_fails_without_waiting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rules_check_reports_a_fifo_in_a_rules_directory, setup, teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests_name("cli_files", tests, NULL, NULL);
+}
