@@ -930,7 +930,7 @@ static int sensor_open(struct sensor *s)
 		return log_error_errno(errno, "signalfd: %m");
 
 	if (s->opts->rules) {
-		const char *def = run_opts__default_rules();
+		static const char *def; /* static: alerts keeps &def, and reads it at every SIGHUP */
 		struct alerts_opts ao = {
 			.paths = s->opts->nrule_paths ? s->opts->rule_paths : &def,
 			.npaths = s->opts->nrule_paths ? s->opts->nrule_paths : 1,
@@ -940,6 +940,7 @@ static int sensor_open(struct sensor *s)
 			.ndisable = s->opts->ndisable,
 		};
 
+		def = run_opts__default_rules();
 		/* bad rules at start-up stop the sensor: nobody should believe it is watching */
 		r = alerts__open(&ao, &s->alerts);
 		if (r < 0)

@@ -224,6 +224,26 @@ static void test_sighup_with_a_fifo_in_the_rules_dir_rejects_and_keeps_running(v
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* Without --rules, a reload reads the shipped rules' path again: it must
+ * still be there (it was a pointer into a finished stack frame; ASan saw it). */
+static void test_sighup_reloads_the_default_rules(void **state)
+{
+	static const char *const extra[] = { "--no-syslog", NULL };
+	struct sensor_proc s;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	assert_int_equal(sensor_start(&s, extra), 0);
+	kill(s.pid, SIGHUP);
+	assert_true(log_wait(&s, "SIGHUP: ", 5000));
+	assert_true(log_wait(&s, " rules loaded", 1000));
+	assert_false(log_has(&s, "rejected"));
+	st = sensor_stop_within(&s, SIGTERM, 10000);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	sensor_cleanup(&s);
+}
+
 static void test_default_rules_catch_a_real_retry_storm(void **state)
 {
 	const char *path = "/etc/plumbline-test/config.d/feature-flags.json";
@@ -271,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_sighup_reload_good_bad_good),
 		cmocka_unit_test_teardown(test_sighup_with_a_fifo_in_the_rules_dir_rejects_and_keeps_running,
 					  fifo_teardown),
+		cmocka_unit_test(test_sighup_reloads_the_default_rules),
 		cmocka_unit_test(test_default_rules_catch_a_real_retry_storm),
 	};
 
