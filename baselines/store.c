@@ -59,94 +59,6 @@ static void report(struct bl_store *st, const char *path, const char *fmt, ...)
 	st->report(st->ctx, path, msg);
 }
 
-int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode)
-{
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, dfd, r = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1, path);
-	else
-		snprintf(dir, sizeof(dir), ".");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	for (size_t off = 0; off < len && !r;) {
-		ssize_t w = write(fd, data + off, len - off);
-
-		if (w < 0 && errno != EINTR)
-			r = -errno;
-		else if (w > 0)
-			off += (size_t)w;
-	}
-	if (!r && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r) {
-		unlink(tmp);
-		return r;
-	}
-	/* the rename itself must reach the disk */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	if (fsync(dfd) < 0)
-		r = -errno;
-	close(dfd);
-	return r;
-}
-
-/* Read a whole file of at most max bytes. -EFBIG when larger. */
-static int read_file(const char *path, size_t max, char **ret, size_t *len)
-{
-	struct stat sb;
-	char *buf;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	if ((uint64_t)sb.st_size > max) {
-		close(fd);
-		return -EFBIG;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : -EIO;
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	if (r) {
-		free(buf);
-		return r;
-	}
-	buf[got] = '\0';
-	*ret = buf;
-	*len = got;
-	return 0;
-}
-
 static struct json_object *parse_json(const char *buf, size_t len, char *err, size_t errlen)
 {
 	struct json_tokener *tok = json_tokener_new_ex(64);
@@ -241,13 +153,15 @@ static void load_one(struct bl_store *st, const char *name)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/%s", st->dir, name);
-	r = read_file(path, BL_FILE_MAX, &buf, &len);
-	if (r == -EFBIG) {
-		move_aside(st, path, "larger than the 8 MiB a baseline file may be");
+	/* not followed: every file of the store is the store's own */
+	r = bl_file__read(path, BL_FILE_MAX, BL_READ_NOFOLLOW, &buf, &len, err, sizeof(err));
+	if (r == -EFBIG || r == -EINVAL || r == -ELOOP) {
+		/* oversized, or a FIFO, device, directory or symlink under a baseline's name */
+		move_aside(st, path, err);
 		return;
 	}
 	if (r < 0) {
-		report(st, path, "cannot be read (%s), skipping it", strerror(-r));
+		report(st, path, "cannot be read (%s), skipping it", err);
 		return;
 	}
 	o = parse_json(buf, len, err, sizeof(err));
@@ -533,12 +447,11 @@ int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *e
 	struct baseline **bs = NULL;
 	size_t len, cnt = 0;
 	char *buf;
-	int r = read_file(path, BL_BUNDLE_MAX, &buf, &len);
+	/* a bundle named on the command line may be a symlink; never a FIFO */
+	int r = bl_file__read(path, BL_BUNDLE_MAX, 0, &buf, &len, err, errlen);
 
-	if (r < 0) {
-		snprintf(err, errlen, "%s", r == -EFBIG ? "larger than 1 GiB" : strerror(-r));
+	if (r < 0)
 		return r;
-	}
 	o = parse_json(buf, len, err, errlen);
 	free(buf);
 	if (!o)

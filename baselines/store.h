@@ -7,8 +7,10 @@
  * file, fsyncs it, renames it over the old one and fsyncs the directory, so
  * a crash or SIGKILL at any instant leaves either the old or the new file,
  * both loadable. Loading validates every field and bound: a corrupt,
- * truncated, oversized or wrong-version file is reported by name, moved
- * aside to <name>.bad-<unix time> and relearned, never trusted.
+ * truncated, oversized or wrong-version file, or anything that is not a
+ * regular file (a FIFO, a symlink, a device: never opened, never waited on),
+ * is reported by name, moved aside to <name>.bad-<unix time> and relearned,
+ * never trusted.
  *
  * Bundles (`baseline export/import/merge`) are one JSON file holding many
  * baselines, written the same atomic way.
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #include "baseline.h"
+#include "fileio.h"
 
 #define BL_FILE_MAX (8u << 20)   /* a baseline file larger than this is rejected */
 #define BL_BUNDLE_MAX (1u << 30) /* a bundle larger than this is rejected */
@@ -68,12 +71,11 @@ int bl_store__absorb(struct bl_store *st, struct baseline *b);
 
 /* Bundles. */
 int bl_bundle__write(const char *path, struct baseline *const *bs, size_t n);
-/* Load and validate a bundle; *ret is an array of n baselines (free each and
- * the array). -EINVAL with err on a bad bundle. */
+/* Load and validate a bundle, a regular file (a symlink to one is followed;
+ * a FIFO is refused, never waited on); *ret is an array of n baselines
+ * (free each and the array). -EINVAL with err on a bad bundle, or another
+ * -errno with err. */
 int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *err, size_t errlen);
-
-/* Write data to path atomically (temp, fsync, rename, fsync dir). 0 or -errno. */
-int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
 
 /* FNV-1a 64 of s, the file name of a key. */
 uint64_t bl_key_hash(const char *s);

@@ -6,7 +6,8 @@
  * and its learned median is within the sketch's guarantee of the measured
  * costs. The sensor restarts (the store persists), then one run costing 10x
  * gets a high score and is not learned, while 30 more normal runs are not
- * anomalous. A corrupt baseline file is reported by name and moved aside.
+ * anomalous. A corrupt baseline file is reported by name and moved aside,
+ * and so is a FIFO under a baseline's name, without holding up the start.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,11 +222,72 @@ static void test_corrupt_baseline_file_is_reported_and_moved_aside(void **state)
 	assert_true(moved);
 }
 
+/* The number in the last "baselines: N loaded" line of the sensor's log, or -1. */
+static long last_loaded(void)
+{
+	char line[1024];
+	long n = -1;
+	FILE *f = fopen(sensor.log, "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "baselines: ");
+
+		if (p && strstr(p, " loaded from "))
+			n = strtol(p + 11, NULL, 10);
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * A FIFO named like a baseline used to stop the sensor before it attached:
+ * the store's open() waited for a writer, with SIGINT and SIGTERM already
+ * blocked for the signalfd. Now it starts, names the FIFO, moves it aside
+ * and loads every other baseline.
+ */
+static void test_fifo_in_the_store_is_reported_and_the_rest_loads(void **state)
+{
+	char fifo[256], line[1024];
+	bool reported = false;
+	struct dirent *de;
+	long files = 0;
+	FILE *f;
+	DIR *d;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(fifo, sizeof(fifo), "%s/baselines", sensor.state);
+	d = opendir(fifo);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		files += strlen(de->d_name) == 21 && strcmp(de->d_name + 16, ".json") == 0;
+	closedir(d);
+	assert_true(files > 0);
+	snprintf(fifo, sizeof(fifo), "%s/baselines/00000000feedf00d.json", sensor.state);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+	f = fopen(sensor.log, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		reported |= strstr(line, "00000000feedf00d.json") && strstr(line, "not a regular file (a FIFO)") &&
+			    strstr(line, "moved aside");
+	fclose(f);
+	assert_true(reported);
+	assert_int_equal(last_loaded(), files);
+	assert_int_equal(access(fifo, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learns_a_known_cost_then_scores_a_10x_run),
 		cmocka_unit_test(test_corrupt_baseline_file_is_reported_and_moved_aside),
+		cmocka_unit_test(test_fifo_in_the_store_is_reported_and_the_rest_loads),
 	};
 
 	return cmocka_run_group_tests_name("bpf_baselines", tests, group_setup, group_teardown);

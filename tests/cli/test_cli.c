@@ -197,6 +197,15 @@ static void write_file(const char *path, const char *text)
 	close(fd);
 }
 
+static void make_state(const struct fixture *f)
+{
+	char p[192];
+
+	assert_int_equal(mkdir(f->state, 0700), 0);
+	snprintf(p, sizeof(p), "%s/baselines", f->state);
+	assert_int_equal(mkdir(p, 0700), 0);
+}
+
 static const char rule[] = "- rule: r\n  desc: d\n  condition: proc.exit_code = 7\n  output: o\n  priority: NOTICE\n";
 
 /* ---- 1. FIFOs: no command may wait for a writer ---- */
@@ -235,11 +244,53 @@ static void test_rules_check_reports_a_fifo_in_a_rules_directory(void **state)
 	expect_in(res.out, "not a regular file (a FIFO)");
 }
 
+static void test_baseline_list_reports_a_fifo_in_the_store_and_goes_on(void **state)
+{
+	struct fixture *f = *state;
+	char p[192];
+	struct result res;
+
+	make_state(f);
+	snprintf(p, sizeof(p), "%s/baselines/0123456789abcdef.json", f->state);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "list", "--state-dir", f->state, NULL }, -1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 0);
+	expect_in(res.err, "0123456789abcdef.json");
+	expect_in(res.err, "not a regular file (a FIFO)");
+	expect_in(res.out, "-- 0 baselines");
+}
+
+static void test_baseline_import_of_a_fifo_fails_without_waiting(void **state)
+{
+	struct fixture *f = *state;
+	char fifo[128];
+	struct result res;
+
+	make_state(f);
+	snprintf(fifo, sizeof(fifo), "%s/bundle.json", f->dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "import", fifo, "--state-dir", f->state, NULL }, -1,
+		&res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.err, fifo);
+	expect_in(res.err, "not a regular file (a FIFO)");
+	/* merge reads bundles the same way */
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "merge", fifo, "-o", "/dev/null", NULL }, -1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.err, "not a regular file (a FIFO)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_rules_check_on_a_fifo_fails_without_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_check_reports_a_fifo_in_a_rules_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_list_reports_a_fifo_in_the_store_and_goes_on, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_import_of_a_fifo_fails_without_waiting, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

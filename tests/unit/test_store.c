@@ -464,6 +464,53 @@ static void test_store_bad_files_are_reported_moved_aside_and_others_load(void *
 	baseline__free(good_copy);
 }
 
+/* A FIFO (or a symlink) under a baseline's name is neither waited on nor
+ * followed: reported by name, moved aside, and the rest loads. */
+static void test_store_moves_a_fifo_or_symlink_aside_without_blocking(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	char fifo[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	struct baseline *good;
+
+	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	assert_non_null(good);
+	learn(good, 3, 5000000, NOW0);
+	file_of_key(c, good->key, target, sizeof(target));
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+	path_in(c, "00000000000000f1.json", fifo, sizeof(fifo));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	path_in(c, "00000000000000f2.json", link, sizeof(link));
+	assert_int_equal(symlink(target, link), 0);
+
+	alarm(10); /* a regression fails here rather than stalling */
+	/* read-only: reported, left where they are */
+	c->nreports = 0;
+	assert_int_equal(bl_store__open_readonly(c->dir, capture, c, &st), 0);
+	assert_int_equal(bl_store__count(st), 1);
+	assert_int_equal(c->nreports, 2);
+	bl_store__free(st);
+	assert_int_equal(access(fifo, F_OK), 0);
+
+	st = open_store(c);
+	alarm(0);
+	assert_int_equal(bl_store__count(st), 1);
+	assert_int_equal(c->nreports, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct report *r = &c->reports[i];
+		bool is_fifo = strcmp(r->path, fifo) == 0;
+
+		assert_true(is_fifo || strcmp(r->path, link) == 0);
+		if (!strstr(r->problem, is_fifo ? "not a regular file (a FIFO)" : "a symbolic link (not followed)") ||
+		    !strstr(r->problem, "moved aside"))
+			fail_msg("%s: %s", r->path, r->problem);
+	}
+	assert_true(has_bad_copy(c, "00000000000000f1.json"));
+	assert_true(has_bad_copy(c, "00000000000000f2.json"));
+	bl_store__free(st);
+}
+
 static void test_store_open_removes_and_reports_stale_temp_files(void **state)
 {
 	struct ctx *c = *state;
@@ -781,6 +828,23 @@ static void expect_bundle_rejected(const struct ctx *c, const char *text, const 
 		fail_msg("bundle error \"%s\" doesn't say \"%s\"", err, why);
 }
 
+static void test_bundle_read_refuses_a_fifo_without_blocking(void **state)
+{
+	struct ctx *c = *state;
+	struct baseline **sentinel = (struct baseline **)&sentinel, **got = sentinel;
+	char path[PATH_MAX], err[256] = "";
+	size_t n = 12345;
+
+	path_in(c, "bundle.json", path, sizeof(path));
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);
+	assert_int_equal(bl_bundle__read(path, &got, &n, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	assert_string_equal(err, "not a regular file (a FIFO)");
+	assert_ptr_equal(got, sentinel);
+	assert_int_equal(n, 12345);
+}
+
 static void test_bundle_read_rejects_bad_bundles(void **state)
 {
 	struct ctx *c = *state;
@@ -956,6 +1020,37 @@ static void test_atomic_write_file_writes_content_and_mode(void **state)
 	assert_int_equal(sb.st_size, 0);
 }
 
+/* Whatever sits at the temp name (a FIFO, a symlink) is never opened: it is
+ * removed and a new file made, so a write neither blocks nor follows. */
+static void test_atomic_write_file_never_opens_what_is_at_its_temp_name(void **state)
+{
+	struct ctx *c = *state;
+	char path[PATH_MAX], tmp[PATH_MAX + 32], victim[PATH_MAX], *got;
+	size_t len;
+
+	path_in(c, "f.json", path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	assert_int_equal(mkfifo(tmp, 0600), 0);
+	alarm(10);
+	assert_int_equal(atomic_write_file(path, "new", 3, 0600), 0);
+	alarm(0);
+	got = ut_read_file(path, &len);
+	assert_non_null(got);
+	assert_memory_equal(got, "new", 3);
+	free(got);
+	assert_int_equal(access(tmp, F_OK), -1);
+
+	path_in(c, "victim", victim, sizeof(victim));
+	write_file(victim, "keep", 4);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(atomic_write_file(path, "newer", 5, 0600), 0);
+	got = ut_read_file(victim, &len);
+	assert_non_null(got);
+	assert_int_equal(len, 4);
+	assert_memory_equal(got, "keep", 4);
+	free(got);
+}
+
 static void test_atomic_write_file_fails_in_missing_directory(void **state)
 {
 	struct ctx *c = *state;
@@ -974,14 +1069,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_obtain_sets_prior_of_rebuilt_binary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_bad_files_are_reported_moved_aside_and_others_load, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_store_moves_a_fifo_or_symlink_aside_without_blocking, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_store_open_removes_and_reports_stale_temp_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_forget_removes_from_memory_and_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_absorb_merges_same_key_and_adds_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_write_read_round_trips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_merges_are_associative_and_commutative, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_refuses_a_fifo_without_blocking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_read_rejects_bad_bundles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_survives_sigkill_during_saves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_writes_content_and_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atomic_write_file_never_opens_what_is_at_its_temp_name, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_fails_in_missing_directory, setup, teardown),
 	};
 
