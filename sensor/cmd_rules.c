@@ -6,13 +6,18 @@
 #include "cmd_rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "alerts.h"
 #include "cleanup.h"
+#include "filekind.h"
 #include "log.h"
 #include "options.h"
 #include "output.h"
@@ -176,6 +181,49 @@ static const char *str_of(struct json_object *rec, const char *key)
 		       : NULL;
 }
 
+/*
+ * The records to replay: a regular file, or a stream (a FIFO, a pipe such as
+ * <(zcat x.gz)). The type is checked before the open, so a device is never
+ * opened, and again on the fd, opened O_NONBLOCK so that open() itself never
+ * waits. A FIFO is then waited on for its first writer, as cat(1) would:
+ * that wait is interruptible, replay blocks no signals.
+ */
+static int refuse_records(const char *path, mode_t mode)
+{
+	return log_error_errno(EINVAL, "Cannot replay '%s': it is %s, not a regular file or a FIFO (use - to read "
+				       "standard input)", path, file_kind(mode));
+}
+
+static int open_records(const char *path, FILE **ret)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st) < 0)
+		return log_error_errno(errno, "Cannot open '%s': %m", path);
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return refuse_records(path, st.st_mode);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return log_error_errno(errno, "Cannot open '%s': %m", path);
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) /* replaced since the stat() */
+		return refuse_records(path, st.st_mode);
+	if (S_ISFIFO(st.st_mode)) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		/* a FIFO shows no POLLHUP before its first writer: this waits for one */
+		while (poll(&p, 1, -1) < 0)
+			if (errno != EINTR)
+				return log_error_errno(errno, "Cannot read '%s': %m", path);
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r")))
+		return log_error_errno(errno, "Cannot read '%s': %m", path);
+	TAKE_FD(fd);
+	*ret = f;
+	return 0;
+}
+
 static uint64_t record_time(struct json_object *rec)
 {
 	static const char *const keys[] = { "end_ns", "window_end_ns", "time_ns" };
@@ -240,9 +288,11 @@ int cmd_replay(int argc, char **argv)
 	file = argv[optind];
 	ao.paths = np ? paths : &def;
 	ao.npaths = np ? np : 1;
-	in = strcmp(file, "-") == 0 ? NULL : fopen(file, "re");
-	if (strcmp(file, "-") != 0 && !in)
-		return log_error_errno(errno, "Cannot open '%s': %m", file);
+	if (strcmp(file, "-") != 0) {
+		r = open_records(file, &in);
+		if (r < 0)
+			return r;
+	}
 	r = alerts__open(&ao, &a);
 	if (r < 0)
 		return r;

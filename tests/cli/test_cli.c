@@ -283,6 +283,59 @@ static void test_baseline_import_of_a_fifo_fails_without_waiting(void **state)
 	expect_in(res.err, "not a regular file (a FIFO)");
 }
 
+static void test_replay_refuses_what_is_neither_a_file_nor_a_pipe(void **state)
+{
+	struct fixture *f = *state;
+	struct result res;
+
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "replay", f->dir, NULL }, -1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.err, f->dir);
+	expect_in(res.err, "a directory");
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "replay", "/dev/null", NULL }, -1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.err, "a character device");
+}
+
+/* A FIFO is a stream, as stdin is: replay reads it once a writer comes. */
+static void test_replay_reads_a_fifo_from_its_writer(void **state)
+{
+	static const char rec[] = "{\"type\":\"process\",\"pid\":1,\"exit_code\":7}\n";
+	struct fixture *f = *state;
+	char fifo[128], rules[128];
+	struct result res;
+	pid_t w;
+
+	snprintf(fifo, sizeof(fifo), "%s/records.fifo", f->dir);
+	snprintf(rules, sizeof(rules), "%s/r.yaml", f->dir);
+	write_file(rules, rule);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	w = fork();
+	if (w == 0) {
+		int fd = -1;
+
+		/* come late, so replay has to wait; give up rather than block if
+		 * no reader ever opens the FIFO */
+		usleep(300000);
+		for (int i = 0; i < 100 && fd < 0; i++) {
+			fd = open(fifo, O_WRONLY | O_NONBLOCK);
+			if (fd < 0)
+				usleep(20000);
+		}
+		if (fd < 0 || write(fd, rec, sizeof(rec) - 1) != (ssize_t)sizeof(rec) - 1)
+			_exit(1);
+		_exit(0);
+	}
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "replay", fifo, "--rules", rules, NULL }, -1, &res);
+	waitpid(w, NULL, 0);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 0);
+	expect_in(res.err, "replay: 1 records");
+	expect_in(res.out, "ALERT");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +344,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_list_reports_a_fifo_in_the_store_and_goes_on, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_import_of_a_fifo_fails_without_waiting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_refuses_what_is_neither_a_file_nor_a_pipe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_reads_a_fifo_from_its_writer, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
