@@ -15,12 +15,14 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <syslog.h>
@@ -31,6 +33,7 @@
 #include "binagg.h"
 #include "bpfsensor.h"
 #include "cleanup.h"
+#include "filekind.h"
 #include "kfeatures.h"
 #include "identity.h"
 #include "learn.h"
@@ -790,6 +793,22 @@ static void on_tick(struct sensor *s)
 		learner__flush(s->learn);
 }
 
+/* Why jsonl_output__open(path) failed with r, in words an operator can act on. */
+static const char *json_open_why(int r, const char *path, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (r == -ELOOP)
+		snprintf(buf, size, "it is a symbolic link, refused: the sensor's appends would go wherever it points; "
+				    "give the file's own path, or - for standard output");
+	else if (r == -EINVAL && lstat(path, &st) == 0)
+		snprintf(buf, size, "it is %s, not a regular file; give a regular file, or - for standard output",
+			 file_kind(st.st_mode));
+	else
+		snprintf(buf, size, "%s", strerror(-r));
+	return buf;
+}
+
 static void on_signal(struct sensor *s)
 {
 	struct signalfd_siginfo si;
@@ -805,7 +824,10 @@ static void on_signal(struct sensor *s)
 				continue;
 			r = jsonl_output__open(s->opts->json_path, &n);
 			if (r < 0) {
-				log_warn_errno(r, "SIGHUP: cannot reopen %s: %m (keeping the old file)", s->opts->json_path);
+				char why[256];
+
+				log_warn("SIGHUP: cannot reopen %s: %s (keeping the old file)", s->opts->json_path,
+					 json_open_why(r, s->opts->json_path, why, sizeof(why)));
 				continue;
 			}
 			n->written = s->out->written;
@@ -912,8 +934,12 @@ static int sensor_open(struct sensor *s)
 
 	if (s->opts->json_path) {
 		r = jsonl_output__open(s->opts->json_path, &s->out);
-		if (r < 0)
-			return log_error_errno(r, "Cannot open JSON output '%s': %m", s->opts->json_path);
+		if (r < 0) {
+			char why[256];
+
+			return log_error_errno(r, "Cannot open JSON output '%s': %s", s->opts->json_path,
+					       json_open_why(r, s->opts->json_path, why, sizeof(why)));
+		}
 	}
 	if (proctable__new(s->opts->max_procs, &s->procs) < 0 || identity__new(s->feat.cgroup2, &s->ident) < 0 ||
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
