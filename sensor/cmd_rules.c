@@ -24,6 +24,16 @@
 #include "ruleset.h"
 
 #define MAX_PATHS 32
+/*
+ * The longest line replay reads. The largest record the sensor can write is
+ * about 1.1 MB (an alert whose rule prints every string field and carries
+ * all evidence: 256 failed paths of 255 bytes, 8 ancestors' exe paths of
+ * 4095 bytes, each byte at most 6 once escaped); a busy host's records are
+ * a few KB (at most 33 KB in a minute of this machine's). 4 MiB leaves room
+ * for new fields, and bounds what one line costs: the line itself, then
+ * json-c's tree of it.
+ */
+#define REPLAY_LINE_MAX (4u << 20)
 
 static void rules_usage(FILE *f)
 {
@@ -224,6 +234,30 @@ static int open_records(const char *path, FILE **ret)
 	return 0;
 }
 
+/*
+ * Read one line of at most max bytes, without its newline, into buf (max + 1
+ * bytes), NUL-terminated. Returns its length; -ENODATA at the end of the
+ * input; -E2BIG for a longer line, whose rest is read and dropped, never
+ * stored (buf then holds its first max bytes); or -EIO.
+ */
+static ssize_t read_line(FILE *f, char *buf, size_t max)
+{
+	bool over = false;
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (n < max)
+			buf[n++] = (char)c;
+		else
+			over = true;
+	}
+	buf[n] = '\0';
+	if (c == EOF && n == 0)
+		return ferror(f) ? -EIO : -ENODATA;
+	return over ? -E2BIG : (ssize_t)n;
+}
+
 static uint64_t record_time(struct json_object *rec)
 {
 	static const char *const keys[] = { "end_ns", "window_end_ns", "time_ns" };
@@ -244,13 +278,13 @@ int cmd_replay(int argc, char **argv)
 	};
 	const char *paths[MAX_PATHS], *en[64], *dis[64], *file = NULL, *def = run_opts__default_rules();
 	struct alerts_opts ao = { .enable = en, .disable = dis };
-	size_t np = 0, lineno = 0, bad = 0, records = 0;
+	size_t np = 0, lineno = 0, bad = 0, too_long = 0, records = 0;
 	struct pl_output *out = NULL;
 	_cleanup_fclose_ FILE *in = NULL;
+	_cleanup_free_ char *line = NULL;
 	struct alerts *a = NULL;
-	char *line = NULL;
-	size_t cap = 0;
 	bool json = false;
+	ssize_t len;
 	int c, r;
 
 	optind = 0;
@@ -301,11 +335,27 @@ int cmd_replay(int argc, char **argv)
 		alerts__free(a);
 		return log_error_errno(r, "Cannot write to stdout: %m");
 	}
-	while (getline(&line, &cap, in ? in : stdin) > 0) {
+	line = malloc(REPLAY_LINE_MAX + 1);
+	if (!line) {
+		output__free(out);
+		alerts__free(a);
+		return log_error_errno(ENOMEM, "Out of memory");
+	}
+	while ((len = read_line(in ? in : stdin, line, REPLAY_LINE_MAX)) != -ENODATA) {
 		struct json_object *rec;
 		struct json_object *type;
 
 		lineno++;
+		if (len == -EIO) {
+			r = log_error_errno(EIO, "%s:%zu: read error, stopping", file, lineno);
+			break;
+		}
+		if (len == -E2BIG) {
+			if (too_long++ < 10)
+				log_error("%s:%zu: line longer than the %u MiB limit, skipped", file, lineno,
+					  REPLAY_LINE_MAX >> 20);
+			continue;
+		}
 		rec = json_tokener_parse(line);
 		if (!rec || !json_object_object_get_ex(rec, "type", &type)) {
 			if (bad++ < 10)
@@ -331,17 +381,19 @@ int cmd_replay(int argc, char **argv)
 		}
 		json_object_put(rec);
 	}
-	free(line);
 	{
 		struct json_object *st = json_object_new_object(), *rs;
 
 		alerts__stats(a, st);
 		json_object_object_get_ex(st, "rules", &rs);
-		fprintf(stderr, "replay: %zu records (%zu unreadable lines), %s\n", records, bad,
-			json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN));
+		fprintf(stderr, "replay: %zu records (%zu unreadable lines, %zu over the line limit), %s\n", records,
+			bad, too_long, json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN));
 		json_object_put(st);
 	}
 	output__free(out);
 	alerts__free(a);
-	return 0;
+	if (r == 0 && too_long)
+		r = log_error_errno(E2BIG, "%zu lines of %s were longer than %u MiB and not replayed", too_long, file,
+				    REPLAY_LINE_MAX >> 20);
+	return r;
 }

@@ -336,6 +336,63 @@ static void test_replay_reads_a_fifo_from_its_writer(void **state)
 	expect_in(res.out, "ALERT");
 }
 
+/* ---- 3. bounded inputs ---- */
+
+/* Feed `len` bytes of 'x' and a newline between two good records into fd. */
+static pid_t feed_long_line(int fd, size_t len)
+{
+	static const char rec[] = "{\"type\":\"process\",\"pid\":1,\"exit_code\":7}\n";
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		static char chunk[1 << 16];
+
+		memset(chunk, 'x', sizeof(chunk));
+		signal(SIGPIPE, SIG_DFL);
+		if (write(fd, rec, sizeof(rec) - 1) < 0)
+			_exit(1);
+		for (size_t done = 0; done < len;) {
+			size_t n = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
+			ssize_t w = write(fd, chunk, n);
+
+			if (w <= 0)
+				_exit(1);
+			done += (size_t)w;
+		}
+		if (write(fd, "\n", 1) < 0 || write(fd, rec, sizeof(rec) - 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void test_replay_skips_a_line_over_the_limit_in_bounded_memory(void **state)
+{
+	struct fixture *f = *state;
+	char rules[128];
+	struct result res;
+	int p[2], st;
+	pid_t w;
+
+	snprintf(rules, sizeof(rules), "%s/r.yaml", f->dir);
+	write_file(rules, rule);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	w = feed_long_line(p[1], 256 * MiB);
+	close(p[1]);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "replay", "-", "--rules", rules, NULL }, p[0], &res);
+	close(p[0]);
+	waitpid(w, &st, 0);
+	assert_false(res.timed_out);
+	/* the line is reported with its place and the limit, the rest is read */
+	expect_in(res.err, "-:2: line longer than the 4 MiB limit");
+	expect_in(res.err, "replay: 2 records");
+	expect_in(res.err, "1 over the line limit");
+	assert_int_equal(exit_code(&res), 1);
+	/* never the whole line in memory */
+	if (res.maxrss_kb > 100 * 1024)
+		fail_msg("replay peaked at %ld KiB for a 256 MiB line", res.maxrss_kb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +403,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_import_of_a_fifo_fails_without_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_refuses_what_is_neither_a_file_nor_a_pipe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_reads_a_fifo_from_its_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_skips_a_line_over_the_limit_in_bounded_memory, setup,
+						teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
