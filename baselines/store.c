@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * store.c - the state directory: load, validate, save atomically, bundles.
+ * store.c - the state directory: load, validate, save atomically.
  *
  * Bad files are never trusted and never lost silently: each is reported
  * through the caller's callback with what was wrong, and renamed aside so a
@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #define FILE_FORMAT "plumbline-baseline"
-#define BUNDLE_FORMAT "plumbline-baselines"
 
 struct bl_store {
 	char *dir;
@@ -409,89 +408,4 @@ int bl_store__absorb(struct bl_store *st, struct baseline *b)
 	if (r < 0)
 		baseline__free(b);
 	return r;
-}
-
-int bl_bundle__write(const char *path, struct baseline *const *bs, size_t n)
-{
-	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
-	const char *s;
-	size_t len;
-	int r = 0;
-
-	if (!o || !arr) {
-		json_object_put(o);
-		json_object_put(arr);
-		return -ENOMEM;
-	}
-	json_object_object_add(o, "format", json_object_new_string(BUNDLE_FORMAT));
-	json_object_object_add(o, "version", json_object_new_int(BL_FORMAT_VERSION));
-	json_object_object_add(o, "baselines", arr);
-	for (size_t i = 0; i < n && !r; i++) {
-		struct json_object *b = baseline__to_json(bs[i]);
-
-		if (!b)
-			r = -ENOMEM;
-		else
-			json_object_array_add(arr, b);
-	}
-	s = r ? NULL : json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	if (!r)
-		r = s ? atomic_write_file(path, s, len, 0600) : -ENOMEM;
-	json_object_put(o);
-	return r;
-}
-
-int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *err, size_t errlen)
-{
-	struct json_object *o, *fmt, *ver, *arr;
-	struct baseline **bs = NULL;
-	size_t len, cnt = 0;
-	char *buf;
-	/* a bundle named on the command line may be a symlink; never a FIFO */
-	int r = bl_file__read(path, BL_BUNDLE_MAX, 0, &buf, &len, err, errlen);
-
-	if (r < 0)
-		return r;
-	o = parse_json(buf, len, err, errlen);
-	free(buf);
-	if (!o)
-		return -EINVAL;
-	if (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
-	    strcmp(json_object_get_string(fmt), BUNDLE_FORMAT) != 0) {
-		snprintf(err, errlen, "not a plumbline baseline bundle (\"format\" is not \"%s\")", BUNDLE_FORMAT);
-		r = -EINVAL;
-	} else if (!json_object_object_get_ex(o, "version", &ver) || !json_object_is_type(ver, json_type_int) ||
-		   json_object_get_int64(ver) != BL_FORMAT_VERSION) {
-		snprintf(err, errlen, "unsupported bundle version (this plumbline reads version %d)", BL_FORMAT_VERSION);
-		r = -EINVAL;
-	} else if (!json_object_object_get_ex(o, "baselines", &arr) || !json_object_is_type(arr, json_type_array)) {
-		snprintf(err, errlen, "\"baselines\" is missing or not an array");
-		r = -EINVAL;
-	} else {
-		size_t total = json_object_array_length(arr);
-
-		bs = calloc(total ? total : 1, sizeof(*bs));
-		if (!bs)
-			r = -ENOMEM;
-		for (size_t i = 0; !r && i < total; i++) {
-			char e[200];
-
-			if (baseline__from_json(json_object_array_get_idx(arr, i), &bs[cnt], e, sizeof(e)) < 0) {
-				snprintf(err, errlen, "baseline #%zu: %s", i, e);
-				r = -EINVAL;
-			} else {
-				cnt++;
-			}
-		}
-	}
-	json_object_put(o);
-	if (r) {
-		for (size_t i = 0; i < cnt; i++)
-			baseline__free(bs[i]);
-		free(bs);
-		return r;
-	}
-	*ret = bs;
-	*n = cnt;
-	return 0;
 }

@@ -12,8 +12,8 @@
  * is reported by name, moved aside to <name>.bad-<unix time> and relearned,
  * never trusted.
  *
- * Bundles (`baseline export/import/merge`) are one JSON file holding many
- * baselines, written the same atomic way.
+ * Bundles (`baseline export/import/merge`), one file holding many
+ * baselines, are in bundle.h.
  */
 #ifndef PL_STORE_H
 #define PL_STORE_H
@@ -24,9 +24,8 @@
 #include "baseline.h"
 #include "fileio.h"
 
-#define BL_FILE_MAX (8u << 20)   /* a baseline file larger than this is rejected */
-#define BL_BUNDLE_MAX (1u << 30) /* a bundle larger than this is rejected */
-#define BL_STORE_MAX 65536       /* baselines kept at once */
+#define BL_FILE_MAX (8u << 20) /* a baseline file larger than this is rejected */
+#define BL_STORE_MAX 65536     /* baselines kept at once */
 
 /* Told about every file that could not be used, and what was done. */
 typedef void (*bl_report_fn)(void *ctx, const char *path, const char *problem);
@@ -68,14 +67,6 @@ int bl_store__forget(struct bl_store *st, const char *key);
 /* Merge b (consumed) into the store: added, or merged into the baseline of
  * the same key. 0 or -errno (b freed either way). */
 int bl_store__absorb(struct bl_store *st, struct baseline *b);
-
-/* Bundles. */
-int bl_bundle__write(const char *path, struct baseline *const *bs, size_t n);
-/* Load and validate a bundle, a regular file (a symlink to one is followed;
- * a FIFO is refused, never waited on); *ret is an array of n baselines
- * (free each and the array). -EINVAL with err on a bad bundle, or another
- * -errno with err. */
-int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *err, size_t errlen);
 
 /* FNV-1a 64 of s, the file name of a key. */
 uint64_t bl_key_hash(const char *s);

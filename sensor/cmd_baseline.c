@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "bundle.h"
 #include "store.h"
 
 struct bopts {
@@ -277,6 +278,9 @@ static int cmd_export(struct bopts *o, const char *file)
 	r = all ? bl_bundle__write(file, all, n) : -ENOMEM;
 	free(all);
 	bl_store__free(st);
+	if (r == -EFBIG)
+		return log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					  "merge read", file, BL_BUNDLE_MAX >> 20);
 	if (r < 0)
 		return log_error_errno(r, "Cannot write '%s': %m", file);
 	done(o, "export", file, n);
@@ -314,6 +318,47 @@ static int cmd_import(struct bopts *o, const char *file)
 	return 0;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp((*(struct baseline *const *)a)->key, (*(struct baseline *const *)b)->key);
+}
+
+/*
+ * Merge the n baselines of one bundle (consumed, and freed) into *acc, an
+ * array of *nacc baselines sorted by key with no key twice; the result is
+ * the same. Sorted merging keeps a fleet's merge O(n log n): 65536 keys
+ * are compared a million times, not two billion.
+ */
+static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs, size_t n)
+{
+	struct baseline **out = malloc((*nacc + n ? *nacc + n : 1) * sizeof(*out));
+	size_t i = 0, j = 0, k = 0;
+	int r = 0;
+
+	if (!out) {
+		for (size_t x = 0; x < n; x++)
+			baseline__free(bs[x]);
+		return -ENOMEM;
+	}
+	qsort(bs, n, sizeof(*bs), cmp_key);
+	while (i < *nacc || j < n) {
+		struct baseline *next = j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++]
+													   : bs[j++];
+
+		if (k > 0 && strcmp(out[k - 1]->key, next->key) == 0) {
+			if (!r)
+				r = baseline__merge(out[k - 1], next);
+			baseline__free(next);
+		} else {
+			out[k++] = next;
+		}
+	}
+	free(*acc);
+	*acc = out;
+	*nacc = k;
+	return r;
+}
+
 static int cmd_merge(struct bopts *o, char **files, int nfiles)
 {
 	struct baseline **acc = NULL;
@@ -332,32 +377,20 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 			log_error("Cannot read '%s': %s", files[f], err);
 			break;
 		}
-		for (size_t i = 0; i < n; i++) {
-			size_t k = 0;
-
-			while (k < nacc && strcmp(acc[k]->key, bs[i]->key) != 0)
-				k++;
-			if (k < nacc) {
-				if (!r)
-					r = baseline__merge(acc[k], bs[i]);
-				baseline__free(bs[i]);
-				continue;
-			}
-			struct baseline **na = realloc(acc, (nacc + 1) * sizeof(*na));
-
-			if (!na) {
-				baseline__free(bs[i]);
-				r = -ENOMEM;
-				continue;
-			}
-			acc = na;
-			acc[nacc++] = bs[i];
-		}
+		r = merge_into(&acc, &nacc, bs, n);
 		free(bs);
+		if (r < 0)
+			log_error_errno(r, "Cannot merge '%s': %m", files[f]);
+		else if (nacc > BL_STORE_MAX)
+			r = log_error_errno(EFBIG, "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
+					    files[f], nacc, BL_STORE_MAX);
 	}
 	if (!r) {
 		r = bl_bundle__write(o->out, acc, nacc);
-		if (r < 0)
+		if (r == -EFBIG)
+			log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					   "merge read", o->out, BL_BUNDLE_MAX >> 20);
+		else if (r < 0)
 			log_error_errno(r, "Cannot write '%s': %m", o->out);
 		else
 			done(o, "merge", o->out, nacc);

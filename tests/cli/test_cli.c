@@ -393,6 +393,29 @@ static void test_replay_skips_a_line_over_the_limit_in_bounded_memory(void **sta
 		fail_msg("replay peaked at %ld KiB for a 256 MiB line", res.maxrss_kb);
 }
 
+static void test_baseline_merge_refuses_an_oversized_bundle_before_reading_it(void **state)
+{
+	struct fixture *f = *state;
+	char big[128], out[128];
+	struct result res;
+	int fd;
+
+	snprintf(big, sizeof(big), "%s/big.json", f->dir);
+	snprintf(out, sizeof(out), "%s/out.json", f->dir);
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 600 * MiB), 0); /* sparse: costs no disk */
+	close(fd);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "merge", big, "-o", out, NULL }, -1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.err, big);
+	expect_in(res.err, "512 MiB");
+	assert_int_equal(access(out, F_OK), -1);
+	if (res.maxrss_kb > 100 * 1024)
+		fail_msg("merge read %ld KiB of a bundle it should have refused", res.maxrss_kb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +427,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_refuses_what_is_neither_a_file_nor_a_pipe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_reads_a_fifo_from_its_writer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_skips_a_line_over_the_limit_in_bounded_memory, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_merge_refuses_an_oversized_bundle_before_reading_it, setup,
 						teardown),
 	};
 

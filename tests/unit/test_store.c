@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "bundle.h"
 #include "store.h"
 #include "unit_helpers.h"
 
@@ -878,6 +880,141 @@ static void test_bundle_read_rejects_bad_bundles(void **state)
 	baseline__free(b);
 }
 
+/* Refused with -EFBIG, err saying why; *ret and *n untouched. */
+static void expect_bundle_too_big(const char *path, const char *why)
+{
+	struct baseline **sentinel = (struct baseline **)&sentinel, **got = sentinel;
+	char err[256] = "";
+	size_t n = 12345;
+	int r = bl_bundle__read(path, &got, &n, err, sizeof(err));
+
+	if (r != -EFBIG || !strstr(err, why))
+		fail_msg("bundle read gave %d \"%s\", not -EFBIG \"%s\"", r, err, why);
+	assert_ptr_equal(got, sentinel);
+	assert_int_equal(n, 12345);
+}
+
+/* A bundle over BL_BUNDLE_MAX is refused by its size: nothing is read. */
+static void test_bundle_read_refuses_an_oversized_bundle_unread(void **state)
+{
+	struct ctx *c = *state;
+	char path[PATH_MAX];
+	int fd;
+
+	path_in(c, "big.json", path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(512u << 20) + 1), 0); /* sparse */
+	close(fd);
+	expect_bundle_too_big(path, "536870913 bytes, larger than the 512 MiB limit");
+}
+
+/* More baselines than a store keeps, or one larger than a baseline file may
+ * be: refused in the scan, before any baseline is parsed. */
+static void test_bundle_read_refuses_too_many_or_too_large_baselines(void **state)
+{
+	static const char head[] = "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":[";
+	struct ctx *c = *state;
+	struct baseline *b = bundle_member(ids[0], 1);
+	char path[PATH_MAX], *good = file_json(b, NULL), *text;
+	size_t len = 0, cap = sizeof(head) + 3 * (BL_STORE_MAX + 1) + BL_FILE_MAX + strlen(good) + 64;
+
+	text = malloc(cap);
+	assert_non_null(text);
+	path_in(c, "many.json", path, sizeof(path));
+	len = (size_t)snprintf(text, cap, "%s", head);
+	for (size_t i = 0; i <= BL_STORE_MAX; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%s{}", i ? "," : "");
+	len += (size_t)snprintf(text + len, cap - len, "]}");
+	write_file(path, text, len);
+	expect_bundle_too_big(path, "holds more than 65536 baselines");
+
+	/* a good baseline, then one of 8 MiB + 1 byte */
+	len = (size_t)snprintf(text, cap, "%s%s,{\"pad\":\"", head, good);
+	memset(text + len, 'x', BL_FILE_MAX + 1 - 10); /* with {"pad":"...."}, 8 MiB + 1 */
+	len += BL_FILE_MAX + 1 - 10;
+	len += (size_t)snprintf(text + len, cap - len, "\"}]}");
+	path_in(c, "large.json", path, sizeof(path));
+	write_file(path, text, len);
+	expect_bundle_too_big(path, "baseline #1: 8388609 bytes, larger than the 8 MiB a baseline may be");
+	free(text);
+	free(good);
+	baseline__free(b);
+}
+
+/* Resident memory of this process, KiB (VmRSS). */
+static long rss_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "VmRSS:", 6) == 0)
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * Reading a bundle costs about its text plus the baselines, not json-c's
+ * tree of all of it (15 to 20 times the text). Measured in a child, whose
+ * peak RSS above its RSS at the start is what the read cost.
+ */
+static void test_bundle_read_memory_is_a_small_multiple_of_the_file(void **state)
+{
+	struct ctx *c = *state;
+	enum { N = 8192 };
+	struct baseline **bs;
+	char path[PATH_MAX], id[64];
+	struct stat sb;
+	struct rusage ru;
+	int st;
+	pid_t pid;
+
+#ifdef __SANITIZE_ADDRESS__
+	skip(); /* ASan's quarantine keeps freed memory resident: RSS says nothing here */
+#endif
+	bs = calloc(N, sizeof(*bs));
+	assert_non_null(bs);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(id, sizeof(id), "build-id:%040zx", i);
+		bs[i] = i ? copy_of(bs[0]) : bundle_member(id, 3);
+		free(bs[i]->key);
+		free(bs[i]->binary_id);
+		bs[i]->binary_id = strdup(id);
+		assert_true(asprintf(&bs[i]->key, "%s@%s", id, bs[i]->parent_id) > 0);
+	}
+	write_bundle(c, "fleet.json", bs, N);
+	for (size_t i = 0; i < N; i++)
+		baseline__free(bs[i]);
+	free(bs);
+	path_in(c, "fleet.json", path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+
+	pid = fork();
+	if (pid == 0) {
+		struct baseline **got;
+		char err[256];
+		size_t n;
+		long before = rss_kb();
+		struct rusage self;
+
+		if (bl_bundle__read(path, &got, &n, err, sizeof(err)) != 0 || n != N)
+			_exit(2);
+		getrusage(RUSAGE_SELF, &self);
+		/* report the cost in KiB through the exit status, in MiB */
+		_exit((int)((self.ru_maxrss - before) / 1024 > 250 ? 250 : (self.ru_maxrss - before) / 1024));
+	}
+	assert_true(pid > 0);
+	assert_int_equal(wait4(pid, &st, 0, &ru), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_not_equal(WEXITSTATUS(st), 2);
+	if (WEXITSTATUS(st) > 4 * (sb.st_size >> 20) + 8)
+		fail_msg("reading a %lld-byte bundle cost %d MiB", (long long)sb.st_size, WEXITSTATUS(st));
+}
+
 /* ---- crash safety ---- */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -1078,6 +1215,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bundle_merges_are_associative_and_commutative, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_read_refuses_a_fifo_without_blocking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_read_rejects_bad_bundles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_refuses_an_oversized_bundle_unread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_refuses_too_many_or_too_large_baselines, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_memory_is_a_small_multiple_of_the_file, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_store_survives_sigkill_during_saves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_writes_content_and_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_never_opens_what_is_at_its_temp_name, setup,
