@@ -189,3 +189,39 @@ int atomic_write_file(const char *path, const char *data, size_t len, unsigned m
 	close(dfd);
 	return r;
 }
+
+int bl_dir__check(const char *dir, char *err, size_t errlen)
+{
+	uid_t me = geteuid();
+	struct stat sb;
+	char who[32];
+	bool owner_ok, mode_ok;
+
+	if (stat(dir, &sb) < 0)
+		return fail(-errno, err, errlen);
+	if (!S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "not a directory (%s)", bl_file_kind(sb.st_mode));
+		return -ENOTDIR;
+	}
+	/* root may own it too: whoever is root could change it anyway */
+	owner_ok = sb.st_uid == me || sb.st_uid == 0;
+	mode_ok = !(sb.st_mode & (S_IWGRP | S_IWOTH));
+	if (owner_ok && mode_ok)
+		return 0;
+	if (me == 0)
+		snprintf(who, sizeof(who), "root");
+	else
+		snprintf(who, sizeof(who), "%u", (unsigned)me);
+	if (!owner_ok && !mode_ok)
+		snprintf(err, errlen,
+			 "owned by uid %u, not by uid %u that runs plumbline, and writable by group or others "
+			 "(mode %04o); fix: chown %s %s && chmod 0700 %s",
+			 (unsigned)sb.st_uid, (unsigned)me, (unsigned)(sb.st_mode & 07777), who, dir, dir);
+	else if (!owner_ok)
+		snprintf(err, errlen, "owned by uid %u, not by uid %u that runs plumbline; fix: chown %s %s",
+			 (unsigned)sb.st_uid, (unsigned)me, who, dir);
+	else
+		snprintf(err, errlen, "writable by group or others (mode %04o); fix: chmod 0700 %s",
+			 (unsigned)(sb.st_mode & 07777), dir);
+	return -EPERM;
+}

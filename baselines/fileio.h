@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fileio.h - the files baselines live in: what may be read, and how it is
- * replaced.
+ * fileio.h - the files and directories baselines live in: what may be read,
+ * how it is replaced, and which directories may hold it.
  *
  * Baselines decide what the sensor calls normal, and the sensor runs as
  * root, so every path here is one someone else might have planted: a read
  * takes only a regular file (checked before the open and again on the fd,
  * which is opened O_NONBLOCK, so a FIFO never makes anyone wait for a
- * writer and a device is never opened), and a write never opens what is
- * already there. No fd outlives a call.
+ * writer and a device is never opened), a write never opens what is
+ * already there, and a directory that others could write to is refused,
+ * not used. No fd outlives a call.
  */
 #ifndef PL_FILEIO_H
 #define PL_FILEIO_H
@@ -40,5 +41,14 @@ int bl_file__read(const char *path, size_t max, unsigned flags, char **ret, size
  * one. 0 or -errno.
  */
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
+
+/*
+ * Whether dir may hold baselines: a directory (a symlink to one is
+ * followed), owned by the effective uid or by root, and not writable by its
+ * group or by others. Returns 0; -ENOTDIR; -EPERM when others could write
+ * it, with err saying why and how to fix it ("writable by group or others
+ * (mode 0777); fix: chmod 0700 DIR"); or the -errno of stat (err set too).
+ */
+int bl_dir__check(const char *dir, char *err, size_t errlen);
 
 #endif

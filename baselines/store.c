@@ -192,11 +192,21 @@ static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool r
 {
 	struct bl_store *st;
 	struct dirent *de;
-	struct stat sb;
+	char why[PATH_MAX + 256];
 	DIR *d;
+	int r;
 
 	if (!readonly && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
+	/* what others could have written is not loaded, and not written to */
+	r = bl_dir__check(dir, why, sizeof(why));
+	if (r == -EPERM || r == -ENOTDIR) {
+		if (report_fn)
+			report_fn(ctx, dir, why);
+		return r;
+	}
+	if (r < 0)
+		return r;
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->dir = strdup(dir))) {
 		free(st);
@@ -205,13 +215,9 @@ static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool r
 	st->report = report_fn;
 	st->ctx = ctx;
 	st->readonly = readonly;
-	if (stat(dir, &sb) == 0 && ((sb.st_mode & 022) || sb.st_uid != geteuid()))
-		report(st, dir, "%s", "the state directory is writable by others or owned by another user: "
-				    "its baselines could have been tampered with");
 	d = opendir(dir);
 	if (!d) {
-		int r = -errno;
-
+		r = -errno;
 		bl_store__free(st);
 		return r;
 	}

@@ -33,8 +33,9 @@ typedef void (*bl_report_fn)(void *ctx, const char *path, const char *problem);
 struct bl_store;
 
 /* Open dir (created 0700 if missing) and load it. A directory that others
- * can write to, or that another user owns, is reported: its baselines could
- * be tampered with. 0 and *ret or -errno. */
+ * could write to (bl_dir__check()) is refused: -EPERM (or -ENOTDIR), after
+ * telling report why and how to fix it; nothing in it is loaded. 0 and *ret
+ * or -errno. */
 int bl_store__open(const char *dir, bl_report_fn report, void *ctx, struct bl_store **ret);
 
 /* The same without changing anything on disk (no directory created, no temp

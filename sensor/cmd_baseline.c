@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_baseline.c - `plumbline baseline ...`: look at, move and prune what
- * the sensor learned. Works on the state directory directly. list, show and
- * export open it read-only and may run beside a sensor; import and forget
- * change it and should be done with the sensor stopped, or the sensor's
- * next save may write its in-memory copy back.
+ * the sensor learned. Works on the state directory directly, and refuses
+ * one that others could write. list, show and export open it read-only and
+ * may run beside a sensor; import and forget change it and should be done
+ * with the sensor stopped, or the sensor's next save may write its
+ * in-memory copy back.
  */
 #include "cmd_baseline.h"
 
@@ -16,8 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
 #include "bundle.h"
+#include "log.h"
+#include "statedir.h"
 #include "store.h"
 
 struct bopts {
@@ -63,8 +65,10 @@ static void report_bad(void *ctx, const char *path, const char *problem)
 static int open_store(const struct bopts *o, bool readonly, struct bl_store **ret)
 {
 	char dir[4096];
-	int r;
+	int r = statedir__check(o->state_dir, false);
 
+	if (r < 0)
+		return r;
 	snprintf(dir, sizeof(dir), "%s/baselines", o->state_dir);
 	r = readonly ? bl_store__open_readonly(dir, report_bad, NULL, ret) : bl_store__open(dir, report_bad, NULL, ret);
 	if (r < 0)
@@ -293,8 +297,11 @@ static int cmd_import(struct bopts *o, const char *file)
 	struct bl_store *st = NULL;
 	char err[256];
 	size_t n;
-	int r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
+	int r = statedir__check(o->state_dir, true);
 
+	if (r < 0)
+		return r;
+	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
 	if (r < 0)
 		return log_error_errno(r, "Cannot import '%s': %s", file, err);
 	r = open_store(o, false, &st);

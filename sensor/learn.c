@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "log.h"
+#include "statedir.h"
 #include "store.h"
 #include "syscalls.h"
 
@@ -72,28 +72,6 @@ static uint64_t real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* mkdir -p; the last component private (0700): it holds what the sensor learned. */
-static int mkdir_p_state(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 static void report_bad_file(void *ctx, const char *path, const char *problem)
 {
 	log_warn("baseline store: %s: %s", path, problem);
@@ -113,8 +91,9 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 
 		l->sc_class[i] = n ? syscall_class(n) : BL_SC_OTHER;
 	}
-	if (mkdir_p_state(state_dir) < 0) {
-		r = log_error_errno(errno, "Cannot create the state directory '%s': %m", state_dir);
+	/* made if missing, refused if others could write it */
+	r = statedir__check(state_dir, true);
+	if (r < 0) {
 		free(l);
 		return r;
 	}

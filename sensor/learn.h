@@ -21,7 +21,9 @@
 
 struct learner;
 
-/* Open the store under state_dir/baselines, reporting bad files. 0 or -errno (logged). */
+/* Make or check the state directory (statedir__check), and open the store
+ * under state_dir/baselines, reporting bad files. 0 or -errno (logged):
+ * -EPERM for a directory others could write. */
 int learner__open(const char *state_dir, const struct bl_policy *pol, struct learner **ret);
 /* Save and free. NULL-safe. */
 void learner__free(struct learner *l);

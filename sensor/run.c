@@ -979,9 +979,15 @@ static int sensor_open(struct sensor *s)
 	if (binagg__new(4096, &s->bin) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 
-	/* Without its state directory the sensor still measures: say so, go on. */
-	if (s->opts->baselines && learner__open(s->opts->state_dir, &s->opts->policy, &s->learn) < 0)
-		log_warn("continuing without baselines: nothing is learned or scored");
+	/* A state directory it cannot use (insecure, uncreatable) stops the
+	 * sensor, as bad rules do: nobody should believe it is learning. */
+	if (s->opts->baselines) {
+		r = learner__open(s->opts->state_dir, &s->opts->policy, &s->learn);
+		if (r < 0) {
+			log_error("not starting without the baselines it was asked for (--no-baselines runs without them)");
+			return r;
+		}
+	}
 
 	r = bpfsensor__open(&bo, &s->feat, on_record, s, &s->bpf);
 	if (r < 0)

@@ -8,6 +8,7 @@
  * gets a high score and is not learned, while 30 more normal runs are not
  * anomalous. A corrupt baseline file is reported by name and moved aside,
  * and so is a FIFO under a baseline's name, without holding up the start.
+ * A state directory others can write is refused at start-up.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +224,19 @@ static void test_corrupt_baseline_file_is_reported_and_moved_aside(void **state)
 	assert_true(moved);
 }
 
+static bool log_has(const char *what)
+{
+	char line[2048];
+	bool found = false;
+	FILE *f = fopen(sensor.log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* The number in the last "baselines: N loaded" line of the sensor's log, or -1. */
 static long last_loaded(void)
 {
@@ -282,12 +297,40 @@ static void test_fifo_in_the_store_is_reported_and_the_rest_loads(void **state)
 	assert_int_equal(access(fifo, F_OK), -1);
 }
 
+/*
+ * A state directory that others can write to used to load with a warning
+ * (only for baselines/) or none at all. `run` now refuses to start, with the
+ * fix in the message, rather than learn into it or run without baselines
+ * while the operator believes it learns.
+ */
+static void test_run_refuses_a_state_dir_others_can_write(void **state)
+{
+	char want[512];
+	int st;
+
+	if (!have_bpf)
+		skip();
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(chmod(sensor.state, 0777), 0);
+	assert_int_equal(sensor_restart(&sensor, extra), -ECHILD);
+	assert_int_equal(chmod(sensor.state, 0700), 0);
+	snprintf(want, sizeof(want),
+		 "refusing state directory %s: writable by group or others (mode 0777); fix: chmod 0700 %s",
+		 sensor.state, sensor.state);
+	assert_true(log_has(want));
+	assert_true(log_has("--no-baselines runs without them"));
+	/* fixed, it starts */
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learns_a_known_cost_then_scores_a_10x_run),
 		cmocka_unit_test(test_corrupt_baseline_file_is_reported_and_moved_aside),
 		cmocka_unit_test(test_fifo_in_the_store_is_reported_and_the_rest_loads),
+		cmocka_unit_test(test_run_refuses_a_state_dir_others_can_write),
 	};
 
 	return cmocka_run_group_tests_name("bpf_baselines", tests, group_setup, group_teardown);

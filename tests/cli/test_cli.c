@@ -416,6 +416,68 @@ static void test_baseline_merge_refuses_an_oversized_bundle_before_reading_it(vo
 		fail_msg("merge read %ld KiB of a bundle it should have refused", res.maxrss_kb);
 }
 
+/* ---- 5. a state directory others could write is refused ---- */
+
+static void expect_refused(const struct fixture *f, const char *dir, const char *why, const char *fix)
+{
+	static const char *const cmds[] = { "list", "export", "import" };
+	char bundle[128], want[256];
+	struct result res;
+
+	snprintf(bundle, sizeof(bundle), "%s/b.json", f->dir);
+	write_file(bundle, "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":[]}");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *argv[] = { PL_SENSOR_BIN, "baseline", cmds[i], "--state-dir", f->state, NULL, NULL };
+		char out[160];
+
+		if (strcmp(cmds[i], "export") == 0) {
+			snprintf(out, sizeof(out), "%s/out.json", f->dir);
+			argv[5] = out;
+		} else if (strcmp(cmds[i], "import") == 0) {
+			argv[5] = bundle;
+		}
+		run_cmd(argv, -1, &res);
+		assert_false(res.timed_out);
+		if (exit_code(&res) != 1)
+			fail_msg("baseline %s accepted %s (%s)", cmds[i], dir, why);
+		snprintf(want, sizeof(want), "refusing state directory %s: %s", dir, why);
+		expect_in(res.err, want);
+		expect_in(res.err, fix);
+	}
+}
+
+static void test_baseline_commands_refuse_a_state_dir_others_can_write(void **state)
+{
+	struct fixture *f = *state;
+	char fix[256], sub[160];
+
+	make_state(f);
+	assert_int_equal(chmod(f->state, 0777), 0);
+	snprintf(fix, sizeof(fix), "fix: chmod 0700 %s", f->state);
+	expect_refused(f, f->state, "writable by group or others (mode 0777)", fix);
+
+	/* the same for baselines/ inside it */
+	assert_int_equal(chmod(f->state, 0700), 0);
+	snprintf(sub, sizeof(sub), "%s/baselines", f->state);
+	assert_int_equal(chmod(sub, 0775), 0);
+	snprintf(fix, sizeof(fix), "fix: chmod 0700 %s", sub);
+	expect_refused(f, sub, "writable by group or others (mode 0775)", fix);
+}
+
+static void test_baseline_commands_refuse_a_state_dir_owned_by_another_user(void **state)
+{
+	struct fixture *f = *state;
+	char why[128], fix[256];
+
+	if (geteuid() != 0)
+		skip(); /* making a directory another user owns needs root */
+	make_state(f);
+	assert_int_equal(chown(f->state, 65534, 65534), 0);
+	snprintf(why, sizeof(why), "owned by uid 65534, not by uid 0 that runs plumbline");
+	snprintf(fix, sizeof(fix), "fix: chown root %s", f->state);
+	expect_refused(f, f->state, why, fix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +491,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_skips_a_line_over_the_limit_in_bounded_memory, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_merge_refuses_an_oversized_bundle_before_reading_it, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_commands_refuse_a_state_dir_others_can_write, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_commands_refuse_a_state_dir_owned_by_another_user, setup,
 						teardown),
 	};
 

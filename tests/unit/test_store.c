@@ -311,6 +311,53 @@ static void test_store_open_creates_missing_dir_0700(void **state)
 	bl_store__free(st);
 }
 
+/* Baselines others could have written are not trusted: a directory
+ * writable by group or others, or owned by another user, is refused (for
+ * reading too), with the fix in the report, and nothing in it is loaded. */
+static void test_store_open_refuses_a_dir_others_could_write(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *sentinel = (struct bl_store *)&sentinel, *st = sentinel;
+	struct baseline *b;
+	char want[PATH_MAX + 64];
+
+	st = open_store(c);
+	b = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	assert_non_null(b);
+	learn(b, 3, 5000000, NOW0);
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+
+	st = sentinel;
+	assert_int_equal(chmod(c->dir, 0777), 0);
+	c->nreports = 0;
+	assert_int_equal(bl_store__open(c->dir, capture, c, &st), -EPERM);
+	assert_ptr_equal(st, sentinel);
+	assert_int_equal(c->nreports, 1);
+	assert_string_equal(c->reports[0].path, c->dir);
+	snprintf(want, sizeof(want), "writable by group or others (mode 0777); fix: chmod 0700 %s", c->dir);
+	assert_string_equal(c->reports[0].problem, want);
+	assert_int_equal(bl_store__open_readonly(c->dir, capture, c, &st), -EPERM);
+	assert_ptr_equal(st, sentinel);
+	assert_int_equal(chmod(c->dir, 0720), 0);
+	assert_int_equal(bl_store__open_readonly(c->dir, capture, c, &st), -EPERM);
+
+	assert_int_equal(chmod(c->dir, 0700), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(c->dir, 65534, 65534), 0);
+		c->nreports = 0;
+		assert_int_equal(bl_store__open(c->dir, capture, c, &st), -EPERM);
+		snprintf(want, sizeof(want), "owned by uid 65534, not by uid 0 that runs plumbline; fix: chown root %s",
+			 c->dir);
+		assert_string_equal(c->reports[0].problem, want);
+		assert_int_equal(chown(c->dir, 0, 0), 0);
+	}
+	/* once fixed, it loads as before */
+	st = open_store(c);
+	assert_int_equal(bl_store__count(st), 1);
+	bl_store__free(st);
+}
+
 /* ---- prior ---- */
 
 static void test_store_obtain_sets_prior_of_rebuilt_binary(void **state)
@@ -1203,6 +1250,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_store_save_and_reopen_round_trips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_open_creates_missing_dir_0700, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_open_refuses_a_dir_others_could_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_obtain_sets_prior_of_rebuilt_binary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_bad_files_are_reported_moved_aside_and_others_load, setup,
 						teardown),
