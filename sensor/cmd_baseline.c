@@ -3,9 +3,9 @@
  * cmd_baseline.c - `plumbline baseline ...`: look at, move and prune what
  * the sensor learned. Works on the state directory directly, and refuses
  * one that others could write. list, show and export open it read-only and
- * may run beside a sensor; import and forget change it and should be done
- * with the sensor stopped, or the sensor's next save may write its
- * in-memory copy back.
+ * may run beside a sensor; import and forget change it, so they take its
+ * writer lock (statedir.h) and are refused while a sensor holds it, whose
+ * next save would write its in-memory copy back over theirs.
  */
 #include "cmd_baseline.h"
 
@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bundle.h"
+#include "cleanup.h"
 #include "log.h"
 #include "statedir.h"
 #include "store.h"
@@ -74,6 +75,15 @@ static int open_store(const struct bopts *o, bool readonly, struct bl_store **re
 	if (r < 0)
 		return log_error_errno(r, "Cannot open the baseline store '%s': %m", dir);
 	return 0;
+}
+
+/* import and forget write: the state directory (made if create) must be
+ * theirs alone. Returns the lock's fd, or -errno (logged). */
+static int lock_store(const struct bopts *o, bool create)
+{
+	int r = statedir__check(o->state_dir, create);
+
+	return r < 0 ? r : statedir__lock(o->state_dir);
 }
 
 static bool matches(const struct baseline *b, const char *what)
@@ -293,14 +303,15 @@ static int cmd_export(struct bopts *o, const char *file)
 
 static int cmd_import(struct bopts *o, const char *file)
 {
+	_cleanup_close_ int lock = lock_store(o, true);
 	struct baseline **bs;
 	struct bl_store *st = NULL;
 	char err[256];
 	size_t n;
-	int r = statedir__check(o->state_dir, true);
+	int r;
 
-	if (r < 0)
-		return r;
+	if (lock < 0)
+		return lock;
 	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
 	if (r < 0)
 		return log_error_errno(r, "Cannot import '%s': %s", file, err);
@@ -410,11 +421,15 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 
 static int cmd_forget(struct bopts *o, const char *what)
 {
+	_cleanup_close_ int lock = lock_store(o, false);
 	struct bl_store *st;
 	char **keys = NULL;
 	size_t n = 0;
-	int r = open_store(o, false, &st);
+	int r;
 
+	if (lock < 0)
+		return lock;
+	r = open_store(o, false, &st);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < bl_store__count(st); i++)

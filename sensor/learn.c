@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "statedir.h"
@@ -41,6 +42,7 @@ struct learner {
 	struct pending pending;
 	struct bl_store *store;
 	char *dir;
+	int lock_fd; /* the state directory's writer lock (statedir__lock) */
 	enum bl_sc_class sc_class[PL_NR_SYSCALLS];
 	bool save_failing;
 	uint64_t process_samples, window_samples, anomalous, no_baseline, saves, save_errors;
@@ -91,8 +93,10 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 
 		l->sc_class[i] = n ? syscall_class(n) : BL_SC_OTHER;
 	}
-	/* made if missing, refused if others could write it */
+	/* made if missing, refused if others could write it, then ours alone */
 	r = statedir__check(state_dir, true);
+	if (r >= 0)
+		r = l->lock_fd = statedir__lock(state_dir);
 	if (r < 0) {
 		free(l);
 		return r;
@@ -102,6 +106,7 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 	r = bl_store__open(dir, report_bad_file, l, &l->store);
 	if (r < 0 || !l->dir) {
 		r = log_error_errno(r < 0 ? r : -ENOMEM, "Cannot open the baseline store '%s': %m", dir);
+		close(l->lock_fd);
 		free(l->dir);
 		free(l);
 		return r;
@@ -118,6 +123,7 @@ void learner__free(struct learner *l)
 		return;
 	learner__flush(l);
 	bl_store__free(l->store);
+	close(l->lock_fd); /* after the last save */
 	free(l->dir);
 	free(l);
 }

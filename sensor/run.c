@@ -979,7 +979,7 @@ static int sensor_open(struct sensor *s)
 	if (binagg__new(4096, &s->bin) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 
-	/* A state directory it cannot use (insecure, uncreatable) stops the
+	/* A state directory it cannot use (insecure, in use, uncreatable) stops the
 	 * sensor, as bad rules do: nobody should believe it is learning. */
 	if (s->opts->baselines) {
 		r = learner__open(s->opts->state_dir, &s->opts->policy, &s->learn);

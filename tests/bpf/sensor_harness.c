@@ -220,6 +220,55 @@ pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
 	return pid;
 }
 
+int run_capture_err(const char *const *argv, char *err, size_t size, int timeout_ms, int *status)
+{
+	long long deadline = now_ms() + timeout_ms;
+	size_t got = 0;
+	bool killed = false;
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(p[1], STDERR_FILENO);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			killed = true;
+			break;
+		}
+		if (poll(&pf, 1, (int)left) <= 0)
+			continue;
+		if (got < size - 1) {
+			n = read(p[0], err + got, size - 1 - got);
+			if (n > 0)
+				got += (size_t)n;
+		} else {
+			char drop[4096]; /* keep the child from blocking on a full pipe */
+
+			n = read(p[0], drop, sizeof(drop));
+		}
+		if (n <= 0)
+			break;
+	}
+	err[got] = '\0';
+	close(p[0]);
+	waitpid(pid, status, 0);
+	return killed ? -ETIMEDOUT : 0;
+}
+
 struct json_object *records_load(struct sensor_proc *s)
 {
 	FILE *f = fopen(s->json, "re");

@@ -44,6 +44,9 @@ void sensor_cleanup(struct sensor_proc *s);
 /* Run argv (NULL-terminated) with stdout captured into out (NUL-terminated).
  * Returns its pid; *status gets the wait(2) status. */
 pid_t run_capture(const char *const *argv, char *out, size_t size, int *status);
+/* The same for stderr, killed (SIGKILL) past timeout_ms: then *status says
+ * so (WIFSIGNALED) and the function returns -ETIMEDOUT, else 0. */
+int run_capture_err(const char *const *argv, char *err, size_t size, int timeout_ms, int *status);
 
 /* Every record in the sensor's JSON file so far (a json array, caller puts
  * its reference). Reads only what was appended since the last call. */

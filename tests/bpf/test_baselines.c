@@ -8,7 +8,8 @@
  * gets a high score and is not learned, while 30 more normal runs are not
  * anomalous. A corrupt baseline file is reported by name and moved aside,
  * and so is a FIFO under a baseline's name, without holding up the start.
- * A state directory others can write is refused at start-up.
+ * The running sensor holds its state directory: a second writer is refused;
+ * and a state directory others can write is refused at start-up.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +300,49 @@ static void test_fifo_in_the_store_is_reported_and_the_rest_loads(void **state)
 }
 
 /*
+ * Two writers on one state directory each saved their own copy and the last
+ * save won, silently. The sensor now holds the directory's lock: a second
+ * sensor, and `baseline import`, are refused and told who holds it; readers
+ * are not. The lock goes with the process, even one killed with SIGKILL.
+ */
+static void test_a_second_writer_is_refused_while_the_sensor_runs(void **state)
+{
+	char err[8192], want[512], bundle[256];
+	const char *second[] = { PL_SENSOR_BIN, "run", "--state-dir", sensor.state, "--no-live", "--duration", "5", NULL };
+	const char *import[] = { PL_SENSOR_BIN, "baseline", "import", bundle, "--state-dir", sensor.state, NULL };
+	const char *list[] = { PL_SENSOR_BIN, "baseline", "list", "--state-dir", sensor.state, NULL };
+	const char *export[] = { PL_SENSOR_BIN, "baseline", "export", bundle, "--state-dir", sensor.state, NULL };
+	int st;
+
+	if (!have_bpf)
+		skip();
+	snprintf(want, sizeof(want), "state directory %s is in use by plumbline pid %d; stop it, or use --state-dir",
+		 sensor.state, (int)sensor.pid);
+	assert_int_equal(run_capture_err(second, err, sizeof(err), 20000, &st), 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(err, want))
+		fail_msg("a second sensor on %s: status %d, stderr:\n%s", sensor.state, st, err);
+	assert_null(strstr(err, "attached")); /* refused before attaching anything */
+
+	/* reading needs no lock; writing is refused the same way */
+	snprintf(bundle, sizeof(bundle), "%s/all.json", sensor.dir);
+	assert_int_equal(run_capture_err(list, err, sizeof(err), 20000, &st), 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(run_capture_err(export, err, sizeof(err), 20000, &st), 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(run_capture_err(import, err, sizeof(err), 20000, &st), 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(err, want))
+		fail_msg("import beside the sensor: status %d, stderr:\n%s", st, err);
+
+	/* killed outright, the sensor leaves no lock behind */
+	st = sensor_stop_within(&sensor, SIGKILL, 10000);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(run_capture_err(import, err, sizeof(err), 20000, &st), 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("import after the sensor died: status %d, stderr:\n%s", st, err);
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+}
+
+/*
  * A state directory that others can write to used to load with a warning
  * (only for baselines/) or none at all. `run` now refuses to start, with the
  * fix in the message, rather than learn into it or run without baselines
@@ -330,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_learns_a_known_cost_then_scores_a_10x_run),
 		cmocka_unit_test(test_corrupt_baseline_file_is_reported_and_moved_aside),
 		cmocka_unit_test(test_fifo_in_the_store_is_reported_and_the_rest_loads),
+		cmocka_unit_test(test_a_second_writer_is_refused_while_the_sensor_runs),
 		cmocka_unit_test(test_run_refuses_a_state_dir_others_can_write),
 	};
 

@@ -416,6 +416,58 @@ static void test_baseline_merge_refuses_an_oversized_bundle_before_reading_it(vo
 		fail_msg("merge read %ld KiB of a bundle it should have refused", res.maxrss_kb);
 }
 
+/* ---- 4. one writer per state directory ---- */
+
+/* Hold the state directory's lock as a sensor would, with pid in the file. */
+static int hold_lock(const struct fixture *f, pid_t pid)
+{
+	char p[192], buf[32];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/lock", f->state);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	assert_int_equal(pwrite(fd, buf, strlen(buf), 0), (ssize_t)strlen(buf));
+	return fd;
+}
+
+static void test_baseline_writers_refuse_a_locked_state_dir_and_name_the_holder(void **state)
+{
+	struct fixture *f = *state;
+	char bundle[128], want[256];
+	struct result res;
+	int fd;
+
+	make_state(f);
+	snprintf(bundle, sizeof(bundle), "%s/b.json", f->dir);
+	write_file(bundle, "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":[]}");
+	fd = hold_lock(f, 4242);
+	snprintf(want, sizeof(want), "state directory %s is in use by plumbline pid 4242; stop it, or use --state-dir",
+		 f->state);
+
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "import", bundle, "--state-dir", f->state, NULL },
+		-1, &res);
+	assert_false(res.timed_out);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.err, want);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "forget", "x", "--state-dir", f->state, NULL }, -1,
+		&res);
+	assert_int_equal(exit_code(&res), 1);
+	expect_in(res.err, want);
+	/* readers need no lock: saves are atomic renames */
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "list", "--state-dir", f->state, NULL }, -1, &res);
+	assert_int_equal(exit_code(&res), 0);
+	expect_in(res.out, "-- 0 baselines");
+
+	/* once the holder is gone (its fd closed, as at death), writers go on */
+	close(fd);
+	run_cmd((const char *const[]){ PL_SENSOR_BIN, "baseline", "import", bundle, "--state-dir", f->state, NULL },
+		-1, &res);
+	assert_int_equal(exit_code(&res), 0);
+}
+
 /* ---- 5. a state directory others could write is refused ---- */
 
 static void expect_refused(const struct fixture *f, const char *dir, const char *why, const char *fix)
@@ -492,6 +544,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_merge_refuses_an_oversized_bundle_before_reading_it, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_writers_refuse_a_locked_state_dir_and_name_the_holder,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_commands_refuse_a_state_dir_others_can_write, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_commands_refuse_a_state_dir_owned_by_another_user, setup,
