@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * store.c - the state directory: load, validate, save atomically, bundles.
+ * store.c - the state directory: load, validate, save atomically.
  *
  * Bad files are never trusted and never lost silently: each is reported
  * through the caller's callback with what was wrong, and renamed aside so a
@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #define FILE_FORMAT "plumbline-baseline"
-#define BUNDLE_FORMAT "plumbline-baselines"
 
 struct bl_store {
 	char *dir;
@@ -57,94 +56,6 @@ static void report(struct bl_store *st, const char *path, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	st->report(st->ctx, path, msg);
-}
-
-int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode)
-{
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, dfd, r = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1, path);
-	else
-		snprintf(dir, sizeof(dir), ".");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	for (size_t off = 0; off < len && !r;) {
-		ssize_t w = write(fd, data + off, len - off);
-
-		if (w < 0 && errno != EINTR)
-			r = -errno;
-		else if (w > 0)
-			off += (size_t)w;
-	}
-	if (!r && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r) {
-		unlink(tmp);
-		return r;
-	}
-	/* the rename itself must reach the disk */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	if (fsync(dfd) < 0)
-		r = -errno;
-	close(dfd);
-	return r;
-}
-
-/* Read a whole file of at most max bytes. -EFBIG when larger. */
-static int read_file(const char *path, size_t max, char **ret, size_t *len)
-{
-	struct stat sb;
-	char *buf;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	if ((uint64_t)sb.st_size > max) {
-		close(fd);
-		return -EFBIG;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : -EIO;
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	if (r) {
-		free(buf);
-		return r;
-	}
-	buf[got] = '\0';
-	*ret = buf;
-	*len = got;
-	return 0;
 }
 
 static struct json_object *parse_json(const char *buf, size_t len, char *err, size_t errlen)
@@ -241,13 +152,15 @@ static void load_one(struct bl_store *st, const char *name)
 	int r;
 
 	snprintf(path, sizeof(path), "%s/%s", st->dir, name);
-	r = read_file(path, BL_FILE_MAX, &buf, &len);
-	if (r == -EFBIG) {
-		move_aside(st, path, "larger than the 8 MiB a baseline file may be");
+	/* not followed: every file of the store is the store's own */
+	r = bl_file__read(path, BL_FILE_MAX, BL_READ_NOFOLLOW, &buf, &len, err, sizeof(err));
+	if (r == -EFBIG || r == -EINVAL || r == -ELOOP) {
+		/* oversized, or a FIFO, device, directory or symlink under a baseline's name */
+		move_aside(st, path, err);
 		return;
 	}
 	if (r < 0) {
-		report(st, path, "cannot be read (%s), skipping it", strerror(-r));
+		report(st, path, "cannot be read (%s), skipping it", err);
 		return;
 	}
 	o = parse_json(buf, len, err, sizeof(err));
@@ -279,11 +192,21 @@ static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool r
 {
 	struct bl_store *st;
 	struct dirent *de;
-	struct stat sb;
+	char why[PATH_MAX + 256];
 	DIR *d;
+	int r;
 
 	if (!readonly && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
+	/* what others could have written is not loaded, and not written to */
+	r = bl_dir__check(dir, why, sizeof(why));
+	if (r == -EPERM || r == -ENOTDIR) {
+		if (report_fn)
+			report_fn(ctx, dir, why);
+		return r;
+	}
+	if (r < 0)
+		return r;
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->dir = strdup(dir))) {
 		free(st);
@@ -292,13 +215,9 @@ static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool r
 	st->report = report_fn;
 	st->ctx = ctx;
 	st->readonly = readonly;
-	if (stat(dir, &sb) == 0 && ((sb.st_mode & 022) || sb.st_uid != geteuid()))
-		report(st, dir, "%s", "the state directory is writable by others or owned by another user: "
-				    "its baselines could have been tampered with");
 	d = opendir(dir);
 	if (!d) {
-		int r = -errno;
-
+		r = -errno;
 		bl_store__free(st);
 		return r;
 	}
@@ -495,90 +414,4 @@ int bl_store__absorb(struct bl_store *st, struct baseline *b)
 	if (r < 0)
 		baseline__free(b);
 	return r;
-}
-
-int bl_bundle__write(const char *path, struct baseline *const *bs, size_t n)
-{
-	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
-	const char *s;
-	size_t len;
-	int r = 0;
-
-	if (!o || !arr) {
-		json_object_put(o);
-		json_object_put(arr);
-		return -ENOMEM;
-	}
-	json_object_object_add(o, "format", json_object_new_string(BUNDLE_FORMAT));
-	json_object_object_add(o, "version", json_object_new_int(BL_FORMAT_VERSION));
-	json_object_object_add(o, "baselines", arr);
-	for (size_t i = 0; i < n && !r; i++) {
-		struct json_object *b = baseline__to_json(bs[i]);
-
-		if (!b)
-			r = -ENOMEM;
-		else
-			json_object_array_add(arr, b);
-	}
-	s = r ? NULL : json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	if (!r)
-		r = s ? atomic_write_file(path, s, len, 0600) : -ENOMEM;
-	json_object_put(o);
-	return r;
-}
-
-int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *err, size_t errlen)
-{
-	struct json_object *o, *fmt, *ver, *arr;
-	struct baseline **bs = NULL;
-	size_t len, cnt = 0;
-	char *buf;
-	int r = read_file(path, BL_BUNDLE_MAX, &buf, &len);
-
-	if (r < 0) {
-		snprintf(err, errlen, "%s", r == -EFBIG ? "larger than 1 GiB" : strerror(-r));
-		return r;
-	}
-	o = parse_json(buf, len, err, errlen);
-	free(buf);
-	if (!o)
-		return -EINVAL;
-	if (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
-	    strcmp(json_object_get_string(fmt), BUNDLE_FORMAT) != 0) {
-		snprintf(err, errlen, "not a plumbline baseline bundle (\"format\" is not \"%s\")", BUNDLE_FORMAT);
-		r = -EINVAL;
-	} else if (!json_object_object_get_ex(o, "version", &ver) || !json_object_is_type(ver, json_type_int) ||
-		   json_object_get_int64(ver) != BL_FORMAT_VERSION) {
-		snprintf(err, errlen, "unsupported bundle version (this plumbline reads version %d)", BL_FORMAT_VERSION);
-		r = -EINVAL;
-	} else if (!json_object_object_get_ex(o, "baselines", &arr) || !json_object_is_type(arr, json_type_array)) {
-		snprintf(err, errlen, "\"baselines\" is missing or not an array");
-		r = -EINVAL;
-	} else {
-		size_t total = json_object_array_length(arr);
-
-		bs = calloc(total ? total : 1, sizeof(*bs));
-		if (!bs)
-			r = -ENOMEM;
-		for (size_t i = 0; !r && i < total; i++) {
-			char e[200];
-
-			if (baseline__from_json(json_object_array_get_idx(arr, i), &bs[cnt], e, sizeof(e)) < 0) {
-				snprintf(err, errlen, "baseline #%zu: %s", i, e);
-				r = -EINVAL;
-			} else {
-				cnt++;
-			}
-		}
-	}
-	json_object_put(o);
-	if (r) {
-		for (size_t i = 0; i < cnt; i++)
-			baseline__free(bs[i]);
-		free(bs);
-		return r;
-	}
-	*ret = bs;
-	*n = cnt;
-	return 0;
 }

@@ -7,11 +7,13 @@
  * file, fsyncs it, renames it over the old one and fsyncs the directory, so
  * a crash or SIGKILL at any instant leaves either the old or the new file,
  * both loadable. Loading validates every field and bound: a corrupt,
- * truncated, oversized or wrong-version file is reported by name, moved
- * aside to <name>.bad-<unix time> and relearned, never trusted.
+ * truncated, oversized or wrong-version file, or anything that is not a
+ * regular file (a FIFO, a symlink, a device: never opened, never waited on),
+ * is reported by name, moved aside to <name>.bad-<unix time> and relearned,
+ * never trusted.
  *
- * Bundles (`baseline export/import/merge`) are one JSON file holding many
- * baselines, written the same atomic way.
+ * Bundles (`baseline export/import/merge`), one file holding many
+ * baselines, are in bundle.h.
  */
 #ifndef PL_STORE_H
 #define PL_STORE_H
@@ -20,10 +22,10 @@
 #include <stdint.h>
 
 #include "baseline.h"
+#include "fileio.h"
 
-#define BL_FILE_MAX (8u << 20)   /* a baseline file larger than this is rejected */
-#define BL_BUNDLE_MAX (1u << 30) /* a bundle larger than this is rejected */
-#define BL_STORE_MAX 65536       /* baselines kept at once */
+#define BL_FILE_MAX (8u << 20) /* a baseline file larger than this is rejected */
+#define BL_STORE_MAX 65536     /* baselines kept at once */
 
 /* Told about every file that could not be used, and what was done. */
 typedef void (*bl_report_fn)(void *ctx, const char *path, const char *problem);
@@ -31,8 +33,9 @@ typedef void (*bl_report_fn)(void *ctx, const char *path, const char *problem);
 struct bl_store;
 
 /* Open dir (created 0700 if missing) and load it. A directory that others
- * can write to, or that another user owns, is reported: its baselines could
- * be tampered with. 0 and *ret or -errno. */
+ * could write to (bl_dir__check()) is refused: -EPERM (or -ENOTDIR), after
+ * telling report why and how to fix it; nothing in it is loaded. 0 and *ret
+ * or -errno. */
 int bl_store__open(const char *dir, bl_report_fn report, void *ctx, struct bl_store **ret);
 
 /* The same without changing anything on disk (no directory created, no temp
@@ -65,15 +68,6 @@ int bl_store__forget(struct bl_store *st, const char *key);
 /* Merge b (consumed) into the store: added, or merged into the baseline of
  * the same key. 0 or -errno (b freed either way). */
 int bl_store__absorb(struct bl_store *st, struct baseline *b);
-
-/* Bundles. */
-int bl_bundle__write(const char *path, struct baseline *const *bs, size_t n);
-/* Load and validate a bundle; *ret is an array of n baselines (free each and
- * the array). -EINVAL with err on a bad bundle. */
-int bl_bundle__read(const char *path, struct baseline ***ret, size_t *n, char *err, size_t errlen);
-
-/* Write data to path atomically (temp, fsync, rename, fsync dir). 0 or -errno. */
-int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
 
 /* FNV-1a 64 of s, the file name of a key. */
 uint64_t bl_key_hash(const char *s);

@@ -89,9 +89,13 @@ void output__free(struct pl_output *o);
 
 /*
  * JSON Lines backend: one record per line, to `path` ("-" is stdout),
- * appended, created 0640. Lines are written whole: after a failed write to a
- * regular file (disk full) the partial line is truncated away, so the file
- * stays valid JSONL. Returns 0 and *ret, or -errno (*ret untouched).
+ * appended, created 0640. path must be a regular file or not exist: a
+ * symlink is refused with -ELOOP (not followed, even when dangling), a
+ * directory with -EISDIR, anything else (a FIFO, a device, a socket) with
+ * -EINVAL, and the open never blocks. Lines are written whole: after a
+ * failed write to a regular file (disk full) the partial line is truncated
+ * away, so the file stays valid JSONL. Returns 0 and *ret, or -errno (*ret
+ * untouched).
  */
 int jsonl_output__open(const char *path, struct pl_output **ret);
 

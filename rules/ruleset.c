@@ -120,19 +120,58 @@ static int read_all(int fd, size_t size, char **ret)
 	return (int)len;
 }
 
+/* What a path is, for "not a regular file (...)". */
+static const char *file_kind(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	default:
+		return "of another type";
+	}
+}
+
+/*
+ * A rule file is read only when it is a regular file. The type is checked
+ * before the open, so a device is never opened, and again on the open fd,
+ * which is opened O_NONBLOCK: a FIFO swapped in between cannot make the
+ * loader (the sensor, on SIGHUP) wait forever for a writer. Symlinks are
+ * followed: rule files are often links into a package's directory.
+ */
 static int load_file(struct rs_loader *L, const char *path)
 {
 	struct stat st;
 	char *buf = NULL, *name;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (stat(path, &st) < 0) {
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->oom;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
+		return L->oom;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
 		return L->oom;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file");
+	if (fstat(fd, &st) < 0) {
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(errno));
+		close(fd);
+		return L->oom;
+	}
+	if (!S_ISREG(st.st_mode)) { /* replaced since the stat() */
+		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
 		close(fd);
 		return L->oom;
 	}

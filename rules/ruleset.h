@@ -88,6 +88,8 @@ struct rl_ruleset;
 /*
  * Load the files (a directory means its *.yaml and *.yml files in name
  * order), in order: later files may append to and override earlier ones.
+ * Only regular files are read (symlinks to them are followed): a FIFO,
+ * socket or device is an error diagnostic, and is never waited on.
  * Diagnostics are appended to *diags. Returns 0 and *ret when there are no
  * errors (warnings allowed), -EINVAL when there are (nothing returned),
  * -ENOMEM.

@@ -28,7 +28,9 @@ struct alerts_opts {
 
 struct alerts;
 
-/* Load the rules. Diagnostics are logged. 0 or -EINVAL (errors) / -ENOMEM. */
+/* Load the rules. Diagnostics are logged. 0 or -EINVAL (errors) / -ENOMEM.
+ * The arrays of o, and the strings they point to, are kept, not copied:
+ * alerts__reload() reads them again, so they must outlive a. */
 int alerts__open(const struct alerts_opts *o, struct alerts **ret);
 void alerts__free(struct alerts *a);
 

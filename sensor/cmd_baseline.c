@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_baseline.c - `plumbline baseline ...`: look at, move and prune what
- * the sensor learned. Works on the state directory directly. list, show and
- * export open it read-only and may run beside a sensor; import and forget
- * change it and should be done with the sensor stopped, or the sensor's
- * next save may write its in-memory copy back.
+ * the sensor learned. Works on the state directory directly, and refuses
+ * one that others could write. list, show and export open it read-only and
+ * may run beside a sensor; import and forget change it, so they take its
+ * writer lock (statedir.h) and are refused while a sensor holds it, whose
+ * next save would write its in-memory copy back over theirs.
  *
  * Labels, keys and set members were learned from processes or imported from
  * bundles: whatever they hold, they are printed through text_escape(), so a
@@ -20,9 +21,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bundle.h"
 #include "cleanup.h"
 #include "log.h"
 #include "record.h"
+#include "statedir.h"
 #include "store.h"
 #include "textsafe.h"
 
@@ -69,13 +72,24 @@ static void report_bad(void *ctx, const char *path, const char *problem)
 static int open_store(const struct bopts *o, bool readonly, struct bl_store **ret)
 {
 	char dir[4096];
-	int r;
+	int r = statedir__check(o->state_dir, false);
 
+	if (r < 0)
+		return r;
 	snprintf(dir, sizeof(dir), "%s/baselines", o->state_dir);
 	r = readonly ? bl_store__open_readonly(dir, report_bad, NULL, ret) : bl_store__open(dir, report_bad, NULL, ret);
 	if (r < 0)
 		return log_error_errno(r, "Cannot open the baseline store '%s': %m", dir);
 	return 0;
+}
+
+/* import and forget write: the state directory (made if create) must be
+ * theirs alone. Returns the lock's fd, or -errno (logged). */
+static int lock_store(const struct bopts *o, bool create)
+{
+	int r = statedir__check(o->state_dir, create);
+
+	return r < 0 ? r : statedir__lock(o->state_dir);
 }
 
 /* raw escaped, for a line of text (malloc'd; NULL when out of memory: print OR_Q(it)) */
@@ -318,6 +332,9 @@ static int cmd_export(struct bopts *o, const char *file)
 	r = all ? bl_bundle__write(file, all, n) : -ENOMEM;
 	free(all);
 	bl_store__free(st);
+	if (r == -EFBIG)
+		return log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					  "merge read", file, BL_BUNDLE_MAX >> 20);
 	if (r < 0)
 		return log_error_errno(r, "Cannot write '%s': %m", file);
 	done(o, "export", file, n);
@@ -326,12 +343,16 @@ static int cmd_export(struct bopts *o, const char *file)
 
 static int cmd_import(struct bopts *o, const char *file)
 {
+	_cleanup_close_ int lock = lock_store(o, true);
 	struct baseline **bs;
 	struct bl_store *st = NULL;
 	char err[256];
 	size_t n;
-	int r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
+	int r;
 
+	if (lock < 0)
+		return lock;
+	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
 	if (r < 0)
 		return log_error_errno(r, "Cannot import '%s': %s", file, err);
 	r = open_store(o, false, &st);
@@ -355,6 +376,47 @@ static int cmd_import(struct bopts *o, const char *file)
 	return 0;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp((*(struct baseline *const *)a)->key, (*(struct baseline *const *)b)->key);
+}
+
+/*
+ * Merge the n baselines of one bundle (consumed, and freed) into *acc, an
+ * array of *nacc baselines sorted by key with no key twice; the result is
+ * the same. Sorted merging keeps a fleet's merge O(n log n): 65536 keys
+ * are compared a million times, not two billion.
+ */
+static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs, size_t n)
+{
+	struct baseline **out = malloc((*nacc + n ? *nacc + n : 1) * sizeof(*out));
+	size_t i = 0, j = 0, k = 0;
+	int r = 0;
+
+	if (!out) {
+		for (size_t x = 0; x < n; x++)
+			baseline__free(bs[x]);
+		return -ENOMEM;
+	}
+	qsort(bs, n, sizeof(*bs), cmp_key);
+	while (i < *nacc || j < n) {
+		struct baseline *next = j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++]
+													   : bs[j++];
+
+		if (k > 0 && strcmp(out[k - 1]->key, next->key) == 0) {
+			if (!r)
+				r = baseline__merge(out[k - 1], next);
+			baseline__free(next);
+		} else {
+			out[k++] = next;
+		}
+	}
+	free(*acc);
+	*acc = out;
+	*nacc = k;
+	return r;
+}
+
 static int cmd_merge(struct bopts *o, char **files, int nfiles)
 {
 	struct baseline **acc = NULL;
@@ -373,32 +435,20 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 			log_error("Cannot read '%s': %s", files[f], err);
 			break;
 		}
-		for (size_t i = 0; i < n; i++) {
-			size_t k = 0;
-
-			while (k < nacc && strcmp(acc[k]->key, bs[i]->key) != 0)
-				k++;
-			if (k < nacc) {
-				if (!r)
-					r = baseline__merge(acc[k], bs[i]);
-				baseline__free(bs[i]);
-				continue;
-			}
-			struct baseline **na = realloc(acc, (nacc + 1) * sizeof(*na));
-
-			if (!na) {
-				baseline__free(bs[i]);
-				r = -ENOMEM;
-				continue;
-			}
-			acc = na;
-			acc[nacc++] = bs[i];
-		}
+		r = merge_into(&acc, &nacc, bs, n);
 		free(bs);
+		if (r < 0)
+			log_error_errno(r, "Cannot merge '%s': %m", files[f]);
+		else if (nacc > BL_STORE_MAX)
+			r = log_error_errno(EFBIG, "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
+					    files[f], nacc, BL_STORE_MAX);
 	}
 	if (!r) {
 		r = bl_bundle__write(o->out, acc, nacc);
-		if (r < 0)
+		if (r == -EFBIG)
+			log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					   "merge read", o->out, BL_BUNDLE_MAX >> 20);
+		else if (r < 0)
 			log_error_errno(r, "Cannot write '%s': %m", o->out);
 		else
 			done(o, "merge", o->out, nacc);
@@ -411,11 +461,15 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 
 static int cmd_forget(struct bopts *o, const char *what)
 {
+	_cleanup_close_ int lock = lock_store(o, false);
 	struct bl_store *st;
 	char **keys = NULL;
 	size_t n = 0;
-	int r = open_store(o, false, &st);
+	int r;
 
+	if (lock < 0)
+		return lock;
+	r = open_store(o, false, &st);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < bl_store__count(st); i++)

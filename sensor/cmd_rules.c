@@ -9,13 +9,18 @@
 #include "cmd_rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "alerts.h"
 #include "cleanup.h"
+#include "filekind.h"
 #include "log.h"
 #include "options.h"
 #include "output.h"
@@ -24,6 +29,16 @@
 #include "textsafe.h"
 
 #define MAX_PATHS 32
+/*
+ * The longest line replay reads. The largest record the sensor can write is
+ * about 1.1 MB (an alert whose rule prints every string field and carries
+ * all evidence: 256 failed paths of 255 bytes, 8 ancestors' exe paths of
+ * 4095 bytes, each byte at most 6 once escaped); a busy host's records are
+ * a few KB (at most 33 KB in a minute of this machine's). 4 MiB leaves room
+ * for new fields, and bounds what one line costs: the line itself, then
+ * json-c's tree of it.
+ */
+#define REPLAY_LINE_MAX (4u << 20)
 
 static void rules_usage(FILE *f)
 {
@@ -183,6 +198,73 @@ static const char *str_of(struct json_object *rec, const char *key)
 		       : NULL;
 }
 
+/*
+ * The records to replay: a regular file, or a stream (a FIFO, a pipe such as
+ * <(zcat x.gz)). The type is checked before the open, so a device is never
+ * opened, and again on the fd, opened O_NONBLOCK so that open() itself never
+ * waits. A FIFO is then waited on for its first writer, as cat(1) would:
+ * that wait is interruptible, replay blocks no signals.
+ */
+static int refuse_records(const char *path, mode_t mode)
+{
+	return log_error_errno(EINVAL, "Cannot replay '%s': it is %s, not a regular file or a FIFO (use - to read "
+				       "standard input)", path, file_kind(mode));
+}
+
+static int open_records(const char *path, FILE **ret)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st) < 0)
+		return log_error_errno(errno, "Cannot open '%s': %m", path);
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return refuse_records(path, st.st_mode);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return log_error_errno(errno, "Cannot open '%s': %m", path);
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) /* replaced since the stat() */
+		return refuse_records(path, st.st_mode);
+	if (S_ISFIFO(st.st_mode)) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		/* a FIFO shows no POLLHUP before its first writer: this waits for one */
+		while (poll(&p, 1, -1) < 0)
+			if (errno != EINTR)
+				return log_error_errno(errno, "Cannot read '%s': %m", path);
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r")))
+		return log_error_errno(errno, "Cannot read '%s': %m", path);
+	TAKE_FD(fd);
+	*ret = f;
+	return 0;
+}
+
+/*
+ * Read one line of at most max bytes, without its newline, into buf (max + 1
+ * bytes), NUL-terminated. Returns its length; -ENODATA at the end of the
+ * input; -E2BIG for a longer line, whose rest is read and dropped, never
+ * stored (buf then holds its first max bytes); or -EIO.
+ */
+static ssize_t read_line(FILE *f, char *buf, size_t max)
+{
+	bool over = false;
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (n < max)
+			buf[n++] = (char)c;
+		else
+			over = true;
+	}
+	buf[n] = '\0';
+	if (c == EOF && n == 0)
+		return ferror(f) ? -EIO : -ENODATA;
+	return over ? -E2BIG : (ssize_t)n;
+}
+
 static uint64_t record_time(struct json_object *rec)
 {
 	static const char *const keys[] = { "end_ns", "window_end_ns", "time_ns" };
@@ -203,13 +285,13 @@ int cmd_replay(int argc, char **argv)
 	};
 	const char *paths[MAX_PATHS], *en[64], *dis[64], *file = NULL, *def = run_opts__default_rules();
 	struct alerts_opts ao = { .enable = en, .disable = dis };
-	size_t np = 0, lineno = 0, bad = 0, records = 0;
+	size_t np = 0, lineno = 0, bad = 0, too_long = 0, records = 0;
 	struct pl_output *out = NULL;
 	_cleanup_fclose_ FILE *in = NULL;
+	_cleanup_free_ char *line = NULL;
 	struct alerts *a = NULL;
-	char *line = NULL;
-	size_t cap = 0;
 	bool json = false;
+	ssize_t len;
 	int c, r;
 
 	optind = 0;
@@ -247,9 +329,11 @@ int cmd_replay(int argc, char **argv)
 	file = argv[optind];
 	ao.paths = np ? paths : &def;
 	ao.npaths = np ? np : 1;
-	in = strcmp(file, "-") == 0 ? NULL : fopen(file, "re");
-	if (strcmp(file, "-") != 0 && !in)
-		return log_error_errno(errno, "Cannot open '%s': %m", file);
+	if (strcmp(file, "-") != 0) {
+		r = open_records(file, &in);
+		if (r < 0)
+			return r;
+	}
 	r = alerts__open(&ao, &a);
 	if (r < 0)
 		return r;
@@ -258,11 +342,27 @@ int cmd_replay(int argc, char **argv)
 		alerts__free(a);
 		return log_error_errno(r, "Cannot write to stdout: %m");
 	}
-	while (getline(&line, &cap, in ? in : stdin) > 0) {
+	line = malloc(REPLAY_LINE_MAX + 1);
+	if (!line) {
+		output__free(out);
+		alerts__free(a);
+		return log_error_errno(ENOMEM, "Out of memory");
+	}
+	while ((len = read_line(in ? in : stdin, line, REPLAY_LINE_MAX)) != -ENODATA) {
 		struct json_object *rec;
 		struct json_object *type;
 
 		lineno++;
+		if (len == -EIO) {
+			r = log_error_errno(EIO, "%s:%zu: read error, stopping", file, lineno);
+			break;
+		}
+		if (len == -E2BIG) {
+			if (too_long++ < 10)
+				log_error("%s:%zu: line longer than the %u MiB limit, skipped", file, lineno,
+					  REPLAY_LINE_MAX >> 20);
+			continue;
+		}
 		rec = json_tokener_parse(line);
 		if (!rec || !json_object_object_get_ex(rec, "type", &type)) {
 			if (bad++ < 10)
@@ -288,17 +388,19 @@ int cmd_replay(int argc, char **argv)
 		}
 		json_object_put(rec);
 	}
-	free(line);
 	{
 		struct json_object *st = json_object_new_object(), *rs;
 
 		alerts__stats(a, st);
 		json_object_object_get_ex(st, "rules", &rs);
-		fprintf(stderr, "replay: %zu records (%zu unreadable lines), %s\n", records, bad,
-			json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN));
+		fprintf(stderr, "replay: %zu records (%zu unreadable lines, %zu over the line limit), %s\n", records,
+			bad, too_long, json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN));
 		json_object_put(st);
 	}
 	output__free(out);
 	alerts__free(a);
-	return 0;
+	if (r == 0 && too_long)
+		r = log_error_errno(E2BIG, "%zu lines of %s were longer than %u MiB and not replayed", too_long, file,
+				    REPLAY_LINE_MAX >> 20);
+	return r;
 }

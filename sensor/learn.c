@@ -16,11 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "log.h"
+#include "statedir.h"
 #include "store.h"
 #include "syscalls.h"
 #include "textsafe.h"
@@ -43,6 +44,7 @@ struct learner {
 	struct pending pending;
 	struct bl_store *store;
 	char *dir;
+	int lock_fd; /* the state directory's writer lock (statedir__lock) */
 	enum bl_sc_class sc_class[PL_NR_SYSCALLS];
 	bool save_failing;
 	uint64_t process_samples, window_samples, anomalous, no_baseline, saves, save_errors;
@@ -74,28 +76,6 @@ static uint64_t real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* mkdir -p; the last component private (0700): it holds what the sensor learned. */
-static int mkdir_p_state(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 static void report_bad_file(void *ctx, const char *path, const char *problem)
 {
 	log_warn("baseline store: %s: %s", path, problem);
@@ -115,8 +95,11 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 
 		l->sc_class[i] = n ? syscall_class(n) : BL_SC_OTHER;
 	}
-	if (mkdir_p_state(state_dir) < 0) {
-		r = log_error_errno(errno, "Cannot create the state directory '%s': %m", state_dir);
+	/* made if missing, refused if others could write it, then ours alone */
+	r = statedir__check(state_dir, true);
+	if (r >= 0)
+		r = l->lock_fd = statedir__lock(state_dir);
+	if (r < 0) {
 		free(l);
 		return r;
 	}
@@ -125,6 +108,7 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 	r = bl_store__open(dir, report_bad_file, l, &l->store);
 	if (r < 0 || !l->dir) {
 		r = log_error_errno(r < 0 ? r : -ENOMEM, "Cannot open the baseline store '%s': %m", dir);
+		close(l->lock_fd);
 		free(l->dir);
 		free(l);
 		return r;
@@ -141,6 +125,7 @@ void learner__free(struct learner *l)
 		return;
 	learner__flush(l);
 	bl_store__free(l->store);
+	close(l->lock_fd); /* after the last save */
 	free(l->dir);
 	free(l);
 }

@@ -21,7 +21,11 @@
 
 struct learner;
 
-/* Open the store under state_dir/baselines, reporting bad files. 0 or -errno (logged). */
+/* Make or check the state directory (statedir__check), take its writer
+ * lock, held until learner__free(), and open the store under
+ * state_dir/baselines, reporting bad files. 0 or -errno (logged): -EPERM
+ * for a directory others could write, -EBUSY when another process holds
+ * the lock. */
 int learner__open(const char *state_dir, const struct bl_policy *pol, struct learner **ret);
 /* Save and free. NULL-safe. */
 void learner__free(struct learner *l);

@@ -15,12 +15,14 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <syslog.h>
@@ -32,6 +34,7 @@
 #include "bpfsensor.h"
 #include "cleanup.h"
 #include "failpaths.h"
+#include "filekind.h"
 #include "kfeatures.h"
 #include "identity.h"
 #include "learn.h"
@@ -759,6 +762,22 @@ static void on_tick(struct sensor *s)
 		learner__flush(s->learn);
 }
 
+/* Why jsonl_output__open(path) failed with r, in words an operator can act on. */
+static const char *json_open_why(int r, const char *path, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (r == -ELOOP)
+		snprintf(buf, size, "it is a symbolic link, refused: the sensor's appends would go wherever it points; "
+				    "give the file's own path, or - for standard output");
+	else if (r == -EINVAL && lstat(path, &st) == 0)
+		snprintf(buf, size, "it is %s, not a regular file; give a regular file, or - for standard output",
+			 file_kind(st.st_mode));
+	else
+		snprintf(buf, size, "%s", strerror(-r));
+	return buf;
+}
+
 static void on_signal(struct sensor *s)
 {
 	struct signalfd_siginfo si;
@@ -774,7 +793,10 @@ static void on_signal(struct sensor *s)
 				continue;
 			r = jsonl_output__open(s->opts->json_path, &n);
 			if (r < 0) {
-				log_warn_errno(r, "SIGHUP: cannot reopen %s: %m (keeping the old file)", s->opts->json_path);
+				char why[256];
+
+				log_warn("SIGHUP: cannot reopen %s: %s (keeping the old file)", s->opts->json_path,
+					 json_open_why(r, s->opts->json_path, why, sizeof(why)));
 				continue;
 			}
 			output__carry(n, s->out);
@@ -883,8 +905,12 @@ static int sensor_open(struct sensor *s)
 
 	if (s->opts->json_path) {
 		r = jsonl_output__open(s->opts->json_path, &s->out);
-		if (r < 0)
-			return log_error_errno(r, "Cannot open JSON output '%s': %m", s->opts->json_path);
+		if (r < 0) {
+			char why[256];
+
+			return log_error_errno(r, "Cannot open JSON output '%s': %s", s->opts->json_path,
+					       json_open_why(r, s->opts->json_path, why, sizeof(why)));
+		}
 		s->out_label = (struct out_label){ .noun = "records", .until = "until writing works again" };
 		snprintf(s->out_label.where, sizeof(s->out_label.where), "%s",
 			 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
@@ -913,7 +939,7 @@ static int sensor_open(struct sensor *s)
 		return log_error_errno(errno, "signalfd: %m");
 
 	if (s->opts->rules) {
-		const char *def = run_opts__default_rules();
+		static const char *def; /* static: alerts keeps &def, and reads it at every SIGHUP */
 		struct alerts_opts ao = {
 			.paths = s->opts->nrule_paths ? s->opts->rule_paths : &def,
 			.npaths = s->opts->nrule_paths ? s->opts->nrule_paths : 1,
@@ -924,6 +950,7 @@ static int sensor_open(struct sensor *s)
 			.regex_budget_ns = (uint64_t)s->opts->regex_budget_ms * 1000000ull,
 		};
 
+		def = run_opts__default_rules();
 		/* bad rules at start-up stop the sensor: nobody should believe it is watching */
 		r = alerts__open(&ao, &s->alerts);
 		if (r < 0)
@@ -954,9 +981,15 @@ static int sensor_open(struct sensor *s)
 	if (binagg__new(4096, &s->bin) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 
-	/* Without its state directory the sensor still measures: say so, go on. */
-	if (s->opts->baselines && learner__open(s->opts->state_dir, &s->opts->policy, &s->learn) < 0)
-		log_warn("continuing without baselines: nothing is learned or scored");
+	/* A state directory it cannot use (insecure, in use, uncreatable) stops the
+	 * sensor, as bad rules do: nobody should believe it is learning. */
+	if (s->opts->baselines) {
+		r = learner__open(s->opts->state_dir, &s->opts->policy, &s->learn);
+		if (r < 0) {
+			log_error("not starting without the baselines it was asked for (--no-baselines runs without them)");
+			return r;
+		}
+	}
 
 	r = bpfsensor__open(&bo, &s->feat, on_record, s, &s->bpf);
 	if (r < 0)

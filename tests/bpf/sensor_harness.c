@@ -146,6 +146,33 @@ int sensor_stop(struct sensor_proc *s)
 	return st;
 }
 
+int sensor_stop_within(struct sensor_proc *s, int sig, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	int st;
+
+	if (s->pid <= 0)
+		return -ECHILD;
+	kill(s->pid, sig);
+	for (;;) {
+		pid_t r = waitpid(s->pid, &st, WNOHANG);
+
+		if (r == s->pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (now_ms() > deadline) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, &st, 0);
+			s->pid = 0;
+			return -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	s->pid = 0;
+	return st;
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
 	return remove(path) < 0 ? 0 : 0; /* best effort: keep going */
@@ -153,8 +180,8 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
 
 void sensor_cleanup(struct sensor_proc *s)
 {
-	if (s->pid > 0)
-		sensor_stop(s);
+	if (s->pid > 0 && sensor_stop_within(s, SIGINT, 30000) == -ETIMEDOUT)
+		fprintf(stderr, "the sensor did not stop on SIGINT within 30 s: killed\n");
 	json_object_put(s->cache);
 	s->cache = NULL;
 	s->read_off = 0;
@@ -195,6 +222,55 @@ pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
 	close(p[0]);
 	waitpid(pid, status, 0);
 	return pid;
+}
+
+int run_capture_err(const char *const *argv, char *err, size_t size, int timeout_ms, int *status)
+{
+	long long deadline = now_ms() + timeout_ms;
+	size_t got = 0;
+	bool killed = false;
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(p[1], STDERR_FILENO);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			killed = true;
+			break;
+		}
+		if (poll(&pf, 1, (int)left) <= 0)
+			continue;
+		if (got < size - 1) {
+			n = read(p[0], err + got, size - 1 - got);
+			if (n > 0)
+				got += (size_t)n;
+		} else {
+			char drop[4096]; /* keep the child from blocking on a full pipe */
+
+			n = read(p[0], drop, sizeof(drop));
+		}
+		if (n <= 0)
+			break;
+	}
+	err[got] = '\0';
+	close(p[0]);
+	waitpid(pid, status, 0);
+	return killed ? -ETIMEDOUT : 0;
 }
 
 struct json_object *records_load(struct sensor_proc *s)

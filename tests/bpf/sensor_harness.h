@@ -35,12 +35,19 @@ int sensor_start(struct sensor_proc *s, const char *const *extra);
 int sensor_restart(struct sensor_proc *s, const char *const *extra);
 /* SIGINT, wait. Returns the exit status (wait(2) form) or -errno. */
 int sensor_stop(struct sensor_proc *s);
-/* Remove the temp dir and everything in it. */
+/* Send sig and wait at most timeout_ms for the sensor to exit; past that,
+ * SIGKILL it and return -ETIMEDOUT. Else the exit status, or -errno. */
+int sensor_stop_within(struct sensor_proc *s, int sig, int timeout_ms);
+/* Stop the sensor if it still runs (killed if it does not stop within 30 s),
+ * and remove the temp dir and everything in it. */
 void sensor_cleanup(struct sensor_proc *s);
 
 /* Run argv (NULL-terminated) with stdout captured into out (NUL-terminated).
  * Returns its pid; *status gets the wait(2) status. */
 pid_t run_capture(const char *const *argv, char *out, size_t size, int *status);
+/* The same for stderr, killed (SIGKILL) past timeout_ms: then *status says
+ * so (WIFSIGNALED) and the function returns -ETIMEDOUT, else 0. */
+int run_capture_err(const char *const *argv, char *err, size_t size, int timeout_ms, int *status);
 
 /* Every record in the sensor's JSON file so far (a json array, caller puts
  * its reference). Reads only what was appended since the last call. */

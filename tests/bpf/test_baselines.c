@@ -6,7 +6,10 @@
  * and its learned median is within the sketch's guarantee of the measured
  * costs. The sensor restarts (the store persists), then one run costing 10x
  * gets a high score and is not learned, while 30 more normal runs are not
- * anomalous. A corrupt baseline file is reported by name and moved aside.
+ * anomalous. A corrupt baseline file is reported by name and moved aside,
+ * and so is a FIFO under a baseline's name, without holding up the start.
+ * The running sensor holds its state directory: a second writer is refused;
+ * and a state directory others can write is refused at start-up.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,10 +18,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,11 +226,157 @@ static void test_corrupt_baseline_file_is_reported_and_moved_aside(void **state)
 	assert_true(moved);
 }
 
+static bool log_has(const char *what)
+{
+	char line[2048];
+	bool found = false;
+	FILE *f = fopen(sensor.log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The number in the last "baselines: N loaded" line of the sensor's log, or -1. */
+static long last_loaded(void)
+{
+	char line[1024];
+	long n = -1;
+	FILE *f = fopen(sensor.log, "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "baselines: ");
+
+		if (p && strstr(p, " loaded from "))
+			n = strtol(p + 11, NULL, 10);
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * A FIFO named like a baseline used to stop the sensor before it attached:
+ * the store's open() waited for a writer, with SIGINT and SIGTERM already
+ * blocked for the signalfd. Now it starts, names the FIFO, moves it aside
+ * and loads every other baseline.
+ */
+static void test_fifo_in_the_store_is_reported_and_the_rest_loads(void **state)
+{
+	char fifo[256], line[1024];
+	bool reported = false;
+	struct dirent *de;
+	long files = 0;
+	FILE *f;
+	DIR *d;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(fifo, sizeof(fifo), "%s/baselines", sensor.state);
+	d = opendir(fifo);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		files += strlen(de->d_name) == 21 && strcmp(de->d_name + 16, ".json") == 0;
+	closedir(d);
+	assert_true(files > 0);
+	snprintf(fifo, sizeof(fifo), "%s/baselines/00000000feedf00d.json", sensor.state);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+	f = fopen(sensor.log, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		reported |= strstr(line, "00000000feedf00d.json") && strstr(line, "not a regular file (a FIFO)") &&
+			    strstr(line, "moved aside");
+	fclose(f);
+	assert_true(reported);
+	assert_int_equal(last_loaded(), files);
+	assert_int_equal(access(fifo, F_OK), -1);
+}
+
+/*
+ * Two writers on one state directory each saved their own copy and the last
+ * save won, silently. The sensor now holds the directory's lock: a second
+ * sensor, and `baseline import`, are refused and told who holds it; readers
+ * are not. The lock goes with the process, even one killed with SIGKILL.
+ */
+static void test_a_second_writer_is_refused_while_the_sensor_runs(void **state)
+{
+	char err[8192], want[512], bundle[256];
+	const char *second[] = { PL_SENSOR_BIN, "run", "--state-dir", sensor.state, "--no-live", "--duration", "5", NULL };
+	const char *import[] = { PL_SENSOR_BIN, "baseline", "import", bundle, "--state-dir", sensor.state, NULL };
+	const char *list[] = { PL_SENSOR_BIN, "baseline", "list", "--state-dir", sensor.state, NULL };
+	const char *export[] = { PL_SENSOR_BIN, "baseline", "export", bundle, "--state-dir", sensor.state, NULL };
+	int st;
+
+	if (!have_bpf)
+		skip();
+	snprintf(want, sizeof(want), "state directory %s is in use by plumbline pid %d; stop it, or use --state-dir",
+		 sensor.state, (int)sensor.pid);
+	assert_int_equal(run_capture_err(second, err, sizeof(err), 20000, &st), 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(err, want))
+		fail_msg("a second sensor on %s: status %d, stderr:\n%s", sensor.state, st, err);
+	assert_null(strstr(err, "attached")); /* refused before attaching anything */
+
+	/* reading needs no lock; writing is refused the same way */
+	snprintf(bundle, sizeof(bundle), "%s/all.json", sensor.dir);
+	assert_int_equal(run_capture_err(list, err, sizeof(err), 20000, &st), 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(run_capture_err(export, err, sizeof(err), 20000, &st), 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(run_capture_err(import, err, sizeof(err), 20000, &st), 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(err, want))
+		fail_msg("import beside the sensor: status %d, stderr:\n%s", st, err);
+
+	/* killed outright, the sensor leaves no lock behind */
+	st = sensor_stop_within(&sensor, SIGKILL, 10000);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(run_capture_err(import, err, sizeof(err), 20000, &st), 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("import after the sensor died: status %d, stderr:\n%s", st, err);
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+}
+
+/*
+ * A state directory that others can write to used to load with a warning
+ * (only for baselines/) or none at all. `run` now refuses to start, with the
+ * fix in the message, rather than learn into it or run without baselines
+ * while the operator believes it learns.
+ */
+static void test_run_refuses_a_state_dir_others_can_write(void **state)
+{
+	char want[512];
+	int st;
+
+	if (!have_bpf)
+		skip();
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(chmod(sensor.state, 0777), 0);
+	assert_int_equal(sensor_restart(&sensor, extra), -ECHILD);
+	assert_int_equal(chmod(sensor.state, 0700), 0);
+	snprintf(want, sizeof(want),
+		 "refusing state directory %s: writable by group or others (mode 0777); fix: chmod 0700 %s",
+		 sensor.state, sensor.state);
+	assert_true(log_has(want));
+	assert_true(log_has("--no-baselines runs without them"));
+	/* fixed, it starts */
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learns_a_known_cost_then_scores_a_10x_run),
 		cmocka_unit_test(test_corrupt_baseline_file_is_reported_and_moved_aside),
+		cmocka_unit_test(test_fifo_in_the_store_is_reported_and_the_rest_loads),
+		cmocka_unit_test(test_a_second_writer_is_refused_while_the_sensor_runs),
+		cmocka_unit_test(test_run_refuses_a_state_dir_others_can_write),
 	};
 
 	return cmocka_run_group_tests_name("bpf_baselines", tests, group_setup, group_teardown);

@@ -9,11 +9,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +146,104 @@ static void test_sighup_reload_good_bad_good(void **state)
 	unlink(rules);
 }
 
+/* Wait up to ms for `what` in the sensor's log. */
+static bool log_wait(const struct sensor_proc *s, const char *what, int ms)
+{
+	for (int waited = 0; waited < ms; waited += 50) {
+		if (log_has(s, what))
+			return true;
+		usleep(50000);
+	}
+	return log_has(s, what);
+}
+
+static struct sensor_proc fifo_sensor;
+static char fifo_dir[64];
+
+static int fifo_teardown(void **state)
+{
+	if (fifo_sensor.pid > 0 && sensor_stop_within(&fifo_sensor, SIGKILL, 5000) < 0)
+		fprintf(stderr, "could not reap the sensor\n");
+	if (fifo_sensor.dir[0])
+		sensor_cleanup(&fifo_sensor);
+	memset(&fifo_sensor, 0, sizeof(fifo_sensor));
+	if (fifo_dir[0]) {
+		char p[128];
+
+		snprintf(p, sizeof(p), "%s/10-exit.yaml", fifo_dir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/20-dropped.yaml", fifo_dir);
+		unlink(p);
+		rmdir(fifo_dir);
+		fifo_dir[0] = '\0';
+	}
+	return 0;
+}
+
+/*
+ * A FIFO dropped into a rules directory used to hang the sensor at the next
+ * SIGHUP: open() waited for a writer inside the event loop, so no records,
+ * no stats, and SIGTERM (read from the signalfd by that same loop) was never
+ * seen. Now the reload is rejected, naming the FIFO, and the sensor goes on.
+ */
+static void test_sighup_with_a_fifo_in_the_rules_dir_rejects_and_keeps_running(void **state)
+{
+	static const char rule[] = "- rule: exit seven\n"
+				   "  desc: the helper exited with 7\n"
+				   "  condition: proc.exe_name = pl_helper and proc.exit_code = 7\n"
+				   "  output: \"pl_helper exited 7 (pid %proc.pid)\"\n"
+				   "  priority: NOTICE\n";
+	const char *extra[] = { "--process-records", "--no-syslog", "--rules", fifo_dir, NULL };
+	char p[128];
+	pid_t pid;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	snprintf(fifo_dir, sizeof(fifo_dir), "/tmp/plumbline-rules-XXXXXX");
+	assert_non_null(mkdtemp(fifo_dir));
+	snprintf(p, sizeof(p), "%s/10-exit.yaml", fifo_dir);
+	write_file(p, rule);
+	assert_int_equal(sensor_start(&fifo_sensor, extra), 0);
+	pid = run_exit(&fifo_sensor, "7");
+	assert_int_equal(alerts_for(&fifo_sensor, "exit seven", pid), 1);
+
+	snprintf(p, sizeof(p), "%s/20-dropped.yaml", fifo_dir);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	kill(fifo_sensor.pid, SIGHUP);
+	assert_true(log_wait(&fifo_sensor, "20-dropped.yaml:0:0: not a regular file (a FIFO)", 5000));
+	assert_true(log_wait(&fifo_sensor, "the new rules were rejected; the previous 1 rules keep running", 1000));
+
+	/* still measuring, still alerting with the old rules */
+	pid = run_exit(&fifo_sensor, "7");
+	assert_int_equal(alerts_for(&fifo_sensor, "exit seven", pid), 1);
+
+	/* and SIGTERM stops it promptly, with a clean exit */
+	st = sensor_stop_within(&fifo_sensor, SIGTERM, 5000);
+	assert_int_not_equal(st, -ETIMEDOUT);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* Without --rules, a reload reads the shipped rules' path again: it must
+ * still be there (it was a pointer into a finished stack frame; ASan saw it). */
+static void test_sighup_reloads_the_default_rules(void **state)
+{
+	static const char *const extra[] = { "--no-syslog", NULL };
+	struct sensor_proc s;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	assert_int_equal(sensor_start(&s, extra), 0);
+	kill(s.pid, SIGHUP);
+	assert_true(log_wait(&s, "SIGHUP: ", 5000));
+	assert_true(log_wait(&s, " rules loaded", 1000));
+	assert_false(log_has(&s, "rejected"));
+	st = sensor_stop_within(&s, SIGTERM, 10000);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	sensor_cleanup(&s);
+}
+
 static void test_default_rules_catch_a_real_retry_storm(void **state)
 {
 	const char *path = "/etc/plumbline-test/config.d/feature-flags.json";
@@ -189,6 +289,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sighup_reload_good_bad_good),
+		cmocka_unit_test_teardown(test_sighup_with_a_fifo_in_the_rules_dir_rejects_and_keeps_running,
+					  fifo_teardown),
+		cmocka_unit_test(test_sighup_reloads_the_default_rules),
 		cmocka_unit_test(test_default_rules_catch_a_real_retry_storm),
 	};
 

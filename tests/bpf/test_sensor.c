@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -593,6 +595,118 @@ static void test_sensor_refuses_to_run_without_privileges(void **state)
 	assert_non_null(strstr(buf, "missing privileges"));
 }
 
+static struct sensor_proc own;
+static char json_dir[64];
+
+static int own_teardown(void **state)
+{
+	if (own.dir[0])
+		sensor_cleanup(&own);
+	memset(&own, 0, sizeof(own));
+	if (json_dir[0]) {
+		const char *argv[] = { "/bin/rm", "-rf", "--", json_dir, NULL };
+		char out[64];
+		int st;
+
+		run_capture(argv, out, sizeof(out), &st);
+		json_dir[0] = '\0';
+	}
+	return 0;
+}
+
+static bool log_contains(const struct sensor_proc *s, const char *a, const char *b)
+{
+	char line[2048];
+	bool found = false;
+	FILE *f = fopen(s->log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, a) && (!b || strstr(line, b));
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+	char buf[256] = "";
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_string_equal(buf, text);
+}
+
+/*
+ * --json PATH appended as root to wherever a symlink at PATH pointed, at
+ * start-up and again at each SIGHUP reopen (log rotation). Now a symlink is
+ * refused in both places, with the reason, and its target is untouched.
+ */
+static void test_json_output_symlink_is_refused_at_start_and_at_sighup(void **state)
+{
+	char link[128], victim[128], rotated[192];
+	const char *extra[] = { "--json", link, "--no-baselines", NULL };
+	const char *plain[] = { "--process-records", "--no-baselines", NULL };
+	const char *argv[] = { PL_HELPER_BIN, "exit", "3", NULL };
+	char out[64];
+	pid_t pid;
+	int st;
+
+	NEED_BPF();
+	snprintf(json_dir, sizeof(json_dir), "/tmp/plumbline-json-XXXXXX");
+	assert_non_null(mkdtemp(json_dir));
+	snprintf(victim, sizeof(victim), "%s/victim", json_dir);
+	snprintf(link, sizeof(link), "%s/records.jsonl", json_dir);
+	write_text(victim, "keep\n");
+	assert_int_equal(symlink(victim, link), 0);
+
+	/* at start-up: refused, the sensor does not start */
+	assert_int_equal(sensor_start(&own, extra), -ECHILD);
+	assert_true(log_contains(&own, link, "it is a symbolic link, refused"));
+	assert_true(log_contains(&own, "- for standard output", NULL));
+	assert_file_is(victim, "keep\n");
+	sensor_cleanup(&own);
+
+	/* at SIGHUP: the file rotated away and a symlink put in its place */
+	assert_int_equal(sensor_start(&own, plain), 0);
+	snprintf(rotated, sizeof(rotated), "%s.1", own.json);
+	assert_int_equal(rename(own.json, rotated), 0);
+	assert_int_equal(symlink(victim, own.json), 0);
+	kill(own.pid, SIGHUP);
+	for (int i = 0; i < 100 && !log_contains(&own, "SIGHUP: cannot reopen", NULL); i++)
+		usleep(50000);
+	assert_true(log_contains(&own, "SIGHUP: cannot reopen", "it is a symbolic link, refused"));
+	/* it keeps writing where it did: the rotated file */
+	pid = run_capture(argv, out, sizeof(out), &st);
+	st = sensor_stop_within(&own, SIGTERM, 10000);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_file_is(victim, "keep\n");
+	snprintf(out, sizeof(out), "\"pid\":%d,", (int)pid);
+	{
+		char line[8192];
+		bool found = false;
+		FILE *f = fopen(rotated, "re");
+
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f))
+			found |= strstr(line, out) != NULL;
+		fclose(f);
+		assert_true(found);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -607,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_contention_shows_as_run_queue_wait),
 		cmocka_unit_test(test_windows_see_a_spinning_process_and_shutdown_flushes),
 		cmocka_unit_test(test_sensor_refuses_to_run_without_privileges),
+		cmocka_unit_test_teardown(test_json_output_symlink_is_refused_at_start_and_at_sighup, own_teardown),
 	};
 
 	return cmocka_run_group_tests_name("bpf_sensor", tests, group_setup, group_teardown);

@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "cmd_baseline.h"
+#include "bundle.h"
 #include "store.h"
 #include "unit_helpers.h"
 

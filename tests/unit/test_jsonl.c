@@ -224,11 +224,42 @@ static void test_jsonl_dash_means_stdout(void **state)
 	free(buf);
 }
 
+/* A JSON output on stdout made to be the device at path (--json refuses a
+ * device by name; stdout may be anything the caller made it). Returns the
+ * saved stdout, for put_stdout_back(). */
+static int output_on_stdout_as(const char *path, struct pl_output **ret)
+{
+	int saved, fd;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(saved >= 0 && fd >= 0);
+	assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(jsonl_output__open("-", ret), 0);
+	return saved;
+}
+
+static void put_stdout_back(int saved)
+{
+	assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved);
+}
+
+/* stdout may be anything the caller made it; here /dev/full */
 static void test_jsonl_write_to_dev_full_fails_enospc_and_counts_dropped(void **state)
 {
 	struct pl_output *o = NULL;
+	int saved, fd;
 
-	assert_int_equal(jsonl_output__open("/dev/full", &o), 0);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	assert_true(saved >= 0 && fd >= 0);
+	assert_int_equal(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(jsonl_output__open("-", &o), 0);
 	assert_int_equal(write_rec(o, 0, 1), -ENOSPC);
 	assert_int_equal(o->written, 0);
 	assert_int_equal(o->dropped, 1);
@@ -237,6 +268,52 @@ static void test_jsonl_write_to_dev_full_fails_enospc_and_counts_dropped(void **
 	assert_int_equal(o->dropped, 2);
 	assert_int_equal(output__flush(o), 0); /* not a regular file: nothing to sync */
 	output__free(o);
+	assert_int_equal(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved);
+}
+
+/* A symlink at the path could send root's appends to any file: refused,
+ * and its target left as it was. */
+static void test_jsonl_refuses_a_symlink_and_leaves_its_target(void **state)
+{
+	struct fixture *f = *state;
+	struct pl_output sentinel, *o = &sentinel;
+	char target[160], *buf;
+	size_t len;
+	int fd;
+
+	snprintf(target, sizeof(target), "%s/shadow", f->dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "root:x:0:\n", 10), 10);
+	close(fd);
+	assert_int_equal(symlink(target, f->path), 0);
+	assert_int_equal(jsonl_output__open(f->path, &o), -ELOOP);
+	assert_ptr_equal(o, &sentinel);
+	buf = ut_read_file(target, &len);
+	assert_non_null(buf);
+	assert_string_equal(buf, "root:x:0:\n");
+	free(buf);
+	/* a dangling one too: it is not created through */
+	unlink(target);
+	assert_int_equal(jsonl_output__open(f->path, &o), -ELOOP);
+	assert_int_equal(access(target, F_OK), -1);
+}
+
+/* Only a regular file: a FIFO (whose open would wait for a reader, and
+ * whose reader could stall the sensor) and a device are refused at once. */
+static void test_jsonl_refuses_what_is_not_a_regular_file(void **state)
+{
+	struct fixture *f = *state;
+	struct pl_output sentinel, *o = &sentinel;
+
+	assert_int_equal(mkfifo(f->path, 0600), 0);
+	alarm(10); /* a regression fails here rather than stalling */
+	assert_int_equal(jsonl_output__open(f->path, &o), -EINVAL);
+	alarm(0);
+	assert_ptr_equal(o, &sentinel);
+	assert_int_equal(jsonl_output__open("/dev/null", &o), -EINVAL);
+	assert_ptr_equal(o, &sentinel);
 }
 
 static void test_jsonl_open_failure_returns_errno_and_leaves_ret(void **state)
@@ -348,8 +425,8 @@ static void test_output_failure_said_once_per_episode(void **state)
 {
 	struct pl_output *o = NULL;
 	struct heard h = { 0 };
+	int saved = output_on_stdout_as("/dev/full", &o);
 
-	assert_int_equal(jsonl_output__open("/dev/full", &o), 0);
 	output__set_reporter(o, reporter, &h);
 	assert_int_equal(h.failing, 0); /* nothing wrong yet */
 	for (int i = 0; i < 590; i++)
@@ -369,14 +446,15 @@ static void test_output_failure_said_once_per_episode(void **state)
 	assert_int_equal(h.failing, 1);
 	assert_int_equal(output__lost(o), 592);
 	output__free(o);
+	put_stdout_back(saved);
 }
 
 static void test_output_unusable_at_open_said_at_once(void **state)
 {
 	struct pl_output *o = NULL, *n = NULL;
 	struct heard h = { 0 };
+	int saved = output_on_stdout_as("/dev/null", &o);
 
-	assert_int_equal(jsonl_output__open("/dev/null", &o), 0);
 	output__fail_at_open(o, -ENOTSOCK, "/dev/log is a regular file, not a socket");
 	output__set_reporter(o, reporter, &h);
 	assert_int_equal(h.failing, 1);
@@ -385,7 +463,7 @@ static void test_output_unusable_at_open_said_at_once(void **state)
 	assert_int_equal(o->dropped, 0);
 	/* a reopened output carries the episode: recovery counts from the start */
 	o->dropped = 3;
-	assert_int_equal(jsonl_output__open("/dev/null", &n), 0);
+	assert_int_equal(jsonl_output__open("-", &n), 0);
 	output__carry(n, o);
 	output__free(o);
 	assert_int_equal(write_rec(n, 0, 1), 0);
@@ -394,6 +472,7 @@ static void test_output_unusable_at_open_said_at_once(void **state)
 	assert_int_equal(n->written, 1);
 	assert_int_equal(h.failing, 1);
 	output__free(n);
+	put_stdout_back(saved);
 }
 
 static void test_output_full_disk_reports_recovery_with_exact_loss(void **state)
@@ -444,6 +523,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_jsonl_appends_to_existing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jsonl_dash_means_stdout, setup, teardown),
 		cmocka_unit_test(test_jsonl_write_to_dev_full_fails_enospc_and_counts_dropped),
+		cmocka_unit_test_setup_teardown(test_jsonl_refuses_a_symlink_and_leaves_its_target, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jsonl_refuses_what_is_not_a_regular_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jsonl_open_failure_returns_errno_and_leaves_ret, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jsonl_disk_full_rolls_back_partial_line, setup_tmpfs, teardown),
 		cmocka_unit_test(test_output_failure_said_once_per_episode),

@@ -519,6 +519,40 @@ static void test_ruleset_directory_in_name_order(void **state)
 	rl_diags__free(&d);
 }
 
+/* A FIFO where a rule file should be: an error, at once, never a wait for a
+ * writer (the sensor loads rules on SIGHUP, inside its event loop). */
+static void test_ruleset_rejects_a_fifo_without_blocking(void **state)
+{
+	char dir[128], fifo[160], want[512];
+	const char *paths[] = {fifo};
+	struct rl_ruleset *rs = NULL;
+	struct rl_diags d = {0};
+
+	snprintf(dir, sizeof(dir), "%s/d", tmpdir);
+	snprintf(fifo, sizeof(fifo), "%s/d/20-fifo.yaml", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	write_file("d/10-base.yaml", RULE("R", "proc.name = sh"));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* a regression fails here rather than stalling */
+	assert_int_equal(rl_ruleset__load(paths, 1, &rs, &d), -EINVAL);
+	snprintf(want, sizeof(want), "%s: error: not a regular file (a FIFO)\n", fifo);
+	assert_diags(&d, want);
+	rl_diags__free(&d);
+
+	/* in a directory: the whole load is refused, naming the FIFO */
+	paths[0] = dir;
+	assert_int_equal(rl_ruleset__load(paths, 1, &rs, &d), -EINVAL);
+	assert_diags(&d, want);
+	assert_null(rs);
+	rl_diags__free(&d);
+	/* and a device is named as such */
+	paths[0] = "/dev/null";
+	assert_int_equal(rl_ruleset__load(paths, 1, &rs, &d), -EINVAL);
+	assert_diags(&d, "/dev/null: error: not a regular file (a character device)\n");
+	rl_diags__free(&d);
+	alarm(0);
+}
+
 static void test_ruleset_positions_inside_conditions(void **state)
 {
 	struct rl_ruleset *rs;
@@ -559,6 +593,7 @@ int main(void)
 	    cmocka_unit_test(test_ruleset_yaml_and_type_errors),
 	    cmocka_unit_test_setup_teardown(test_ruleset_later_files_override_earlier, mk_tmpdir, rm_tmpdir),
 	    cmocka_unit_test_setup_teardown(test_ruleset_directory_in_name_order, mk_tmpdir, rm_tmpdir),
+	    cmocka_unit_test_setup_teardown(test_ruleset_rejects_a_fifo_without_blocking, mk_tmpdir, rm_tmpdir),
 	    cmocka_unit_test(test_ruleset_positions_inside_conditions),
 	};
 

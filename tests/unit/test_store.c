@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "bundle.h"
 #include "store.h"
 #include "unit_helpers.h"
 
@@ -309,6 +311,53 @@ static void test_store_open_creates_missing_dir_0700(void **state)
 	bl_store__free(st);
 }
 
+/* Baselines others could have written are not trusted: a directory
+ * writable by group or others, or owned by another user, is refused (for
+ * reading too), with the fix in the report, and nothing in it is loaded. */
+static void test_store_open_refuses_a_dir_others_could_write(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *sentinel = (struct bl_store *)&sentinel, *st = sentinel;
+	struct baseline *b;
+	char want[PATH_MAX + 64];
+
+	st = open_store(c);
+	b = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	assert_non_null(b);
+	learn(b, 3, 5000000, NOW0);
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+
+	st = sentinel;
+	assert_int_equal(chmod(c->dir, 0777), 0);
+	c->nreports = 0;
+	assert_int_equal(bl_store__open(c->dir, capture, c, &st), -EPERM);
+	assert_ptr_equal(st, sentinel);
+	assert_int_equal(c->nreports, 1);
+	assert_string_equal(c->reports[0].path, c->dir);
+	snprintf(want, sizeof(want), "writable by group or others (mode 0777); fix: chmod 0700 %s", c->dir);
+	assert_string_equal(c->reports[0].problem, want);
+	assert_int_equal(bl_store__open_readonly(c->dir, capture, c, &st), -EPERM);
+	assert_ptr_equal(st, sentinel);
+	assert_int_equal(chmod(c->dir, 0720), 0);
+	assert_int_equal(bl_store__open_readonly(c->dir, capture, c, &st), -EPERM);
+
+	assert_int_equal(chmod(c->dir, 0700), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(c->dir, 65534, 65534), 0);
+		c->nreports = 0;
+		assert_int_equal(bl_store__open(c->dir, capture, c, &st), -EPERM);
+		snprintf(want, sizeof(want), "owned by uid 65534, not by uid 0 that runs plumbline; fix: chown root %s",
+			 c->dir);
+		assert_string_equal(c->reports[0].problem, want);
+		assert_int_equal(chown(c->dir, 0, 0), 0);
+	}
+	/* once fixed, it loads as before */
+	st = open_store(c);
+	assert_int_equal(bl_store__count(st), 1);
+	bl_store__free(st);
+}
+
 /* ---- prior ---- */
 
 static void test_store_obtain_sets_prior_of_rebuilt_binary(void **state)
@@ -462,6 +511,53 @@ static void test_store_bad_files_are_reported_moved_aside_and_others_load(void *
 	baseline__free(ver);
 	baseline__free(misnamed);
 	baseline__free(good_copy);
+}
+
+/* A FIFO (or a symlink) under a baseline's name is neither waited on nor
+ * followed: reported by name, moved aside, and the rest loads. */
+static void test_store_moves_a_fifo_or_symlink_aside_without_blocking(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_store(c);
+	char fifo[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	struct baseline *good;
+
+	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	assert_non_null(good);
+	learn(good, 3, 5000000, NOW0);
+	file_of_key(c, good->key, target, sizeof(target));
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+	path_in(c, "00000000000000f1.json", fifo, sizeof(fifo));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	path_in(c, "00000000000000f2.json", link, sizeof(link));
+	assert_int_equal(symlink(target, link), 0);
+
+	alarm(10); /* a regression fails here rather than stalling */
+	/* read-only: reported, left where they are */
+	c->nreports = 0;
+	assert_int_equal(bl_store__open_readonly(c->dir, capture, c, &st), 0);
+	assert_int_equal(bl_store__count(st), 1);
+	assert_int_equal(c->nreports, 2);
+	bl_store__free(st);
+	assert_int_equal(access(fifo, F_OK), 0);
+
+	st = open_store(c);
+	alarm(0);
+	assert_int_equal(bl_store__count(st), 1);
+	assert_int_equal(c->nreports, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct report *r = &c->reports[i];
+		bool is_fifo = strcmp(r->path, fifo) == 0;
+
+		assert_true(is_fifo || strcmp(r->path, link) == 0);
+		if (!strstr(r->problem, is_fifo ? "not a regular file (a FIFO)" : "a symbolic link (not followed)") ||
+		    !strstr(r->problem, "moved aside"))
+			fail_msg("%s: %s", r->path, r->problem);
+	}
+	assert_true(has_bad_copy(c, "00000000000000f1.json"));
+	assert_true(has_bad_copy(c, "00000000000000f2.json"));
+	bl_store__free(st);
 }
 
 static void test_store_open_removes_and_reports_stale_temp_files(void **state)
@@ -781,6 +877,23 @@ static void expect_bundle_rejected(const struct ctx *c, const char *text, const 
 		fail_msg("bundle error \"%s\" doesn't say \"%s\"", err, why);
 }
 
+static void test_bundle_read_refuses_a_fifo_without_blocking(void **state)
+{
+	struct ctx *c = *state;
+	struct baseline **sentinel = (struct baseline **)&sentinel, **got = sentinel;
+	char path[PATH_MAX], err[256] = "";
+	size_t n = 12345;
+
+	path_in(c, "bundle.json", path, sizeof(path));
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);
+	assert_int_equal(bl_bundle__read(path, &got, &n, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	assert_string_equal(err, "not a regular file (a FIFO)");
+	assert_ptr_equal(got, sentinel);
+	assert_int_equal(n, 12345);
+}
+
 static void test_bundle_read_rejects_bad_bundles(void **state)
 {
 	struct ctx *c = *state;
@@ -812,6 +925,141 @@ static void test_bundle_read_rejects_bad_bundles(void **state)
 	free(good);
 	free(bad);
 	baseline__free(b);
+}
+
+/* Refused with -EFBIG, err saying why; *ret and *n untouched. */
+static void expect_bundle_too_big(const char *path, const char *why)
+{
+	struct baseline **sentinel = (struct baseline **)&sentinel, **got = sentinel;
+	char err[256] = "";
+	size_t n = 12345;
+	int r = bl_bundle__read(path, &got, &n, err, sizeof(err));
+
+	if (r != -EFBIG || !strstr(err, why))
+		fail_msg("bundle read gave %d \"%s\", not -EFBIG \"%s\"", r, err, why);
+	assert_ptr_equal(got, sentinel);
+	assert_int_equal(n, 12345);
+}
+
+/* A bundle over BL_BUNDLE_MAX is refused by its size: nothing is read. */
+static void test_bundle_read_refuses_an_oversized_bundle_unread(void **state)
+{
+	struct ctx *c = *state;
+	char path[PATH_MAX];
+	int fd;
+
+	path_in(c, "big.json", path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(512u << 20) + 1), 0); /* sparse */
+	close(fd);
+	expect_bundle_too_big(path, "536870913 bytes, larger than the 512 MiB limit");
+}
+
+/* More baselines than a store keeps, or one larger than a baseline file may
+ * be: refused in the scan, before any baseline is parsed. */
+static void test_bundle_read_refuses_too_many_or_too_large_baselines(void **state)
+{
+	static const char head[] = "{\"format\":\"plumbline-baselines\",\"version\":1,\"baselines\":[";
+	struct ctx *c = *state;
+	struct baseline *b = bundle_member(ids[0], 1);
+	char path[PATH_MAX], *good = file_json(b, NULL), *text;
+	size_t len = 0, cap = sizeof(head) + 3 * (BL_STORE_MAX + 1) + BL_FILE_MAX + strlen(good) + 64;
+
+	text = malloc(cap);
+	assert_non_null(text);
+	path_in(c, "many.json", path, sizeof(path));
+	len = (size_t)snprintf(text, cap, "%s", head);
+	for (size_t i = 0; i <= BL_STORE_MAX; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%s{}", i ? "," : "");
+	len += (size_t)snprintf(text + len, cap - len, "]}");
+	write_file(path, text, len);
+	expect_bundle_too_big(path, "holds more than 65536 baselines");
+
+	/* a good baseline, then one of 8 MiB + 1 byte */
+	len = (size_t)snprintf(text, cap, "%s%s,{\"pad\":\"", head, good);
+	memset(text + len, 'x', BL_FILE_MAX + 1 - 10); /* with {"pad":"...."}, 8 MiB + 1 */
+	len += BL_FILE_MAX + 1 - 10;
+	len += (size_t)snprintf(text + len, cap - len, "\"}]}");
+	path_in(c, "large.json", path, sizeof(path));
+	write_file(path, text, len);
+	expect_bundle_too_big(path, "baseline #1: 8388609 bytes, larger than the 8 MiB a baseline may be");
+	free(text);
+	free(good);
+	baseline__free(b);
+}
+
+/* Resident memory of this process, KiB (VmRSS). */
+static long rss_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "VmRSS:", 6) == 0)
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * Reading a bundle costs about its text plus the baselines, not json-c's
+ * tree of all of it (15 to 20 times the text). Measured in a child, whose
+ * peak RSS above its RSS at the start is what the read cost.
+ */
+static void test_bundle_read_memory_is_a_small_multiple_of_the_file(void **state)
+{
+	struct ctx *c = *state;
+	enum { N = 8192 };
+	struct baseline **bs;
+	char path[PATH_MAX], id[64];
+	struct stat sb;
+	struct rusage ru;
+	int st;
+	pid_t pid;
+
+#ifdef __SANITIZE_ADDRESS__
+	skip(); /* ASan's quarantine keeps freed memory resident: RSS says nothing here */
+#endif
+	bs = calloc(N, sizeof(*bs));
+	assert_non_null(bs);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(id, sizeof(id), "build-id:%040zx", i);
+		bs[i] = i ? copy_of(bs[0]) : bundle_member(id, 3);
+		free(bs[i]->key);
+		free(bs[i]->binary_id);
+		bs[i]->binary_id = strdup(id);
+		assert_true(asprintf(&bs[i]->key, "%s@%s", id, bs[i]->parent_id) > 0);
+	}
+	write_bundle(c, "fleet.json", bs, N);
+	for (size_t i = 0; i < N; i++)
+		baseline__free(bs[i]);
+	free(bs);
+	path_in(c, "fleet.json", path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+
+	pid = fork();
+	if (pid == 0) {
+		struct baseline **got;
+		char err[256];
+		size_t n;
+		long before = rss_kb();
+		struct rusage self;
+
+		if (bl_bundle__read(path, &got, &n, err, sizeof(err)) != 0 || n != N)
+			_exit(2);
+		getrusage(RUSAGE_SELF, &self);
+		/* report the cost in KiB through the exit status, in MiB */
+		_exit((int)((self.ru_maxrss - before) / 1024 > 250 ? 250 : (self.ru_maxrss - before) / 1024));
+	}
+	assert_true(pid > 0);
+	assert_int_equal(wait4(pid, &st, 0, &ru), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_not_equal(WEXITSTATUS(st), 2);
+	if (WEXITSTATUS(st) > 4 * (sb.st_size >> 20) + 8)
+		fail_msg("reading a %lld-byte bundle cost %d MiB", (long long)sb.st_size, WEXITSTATUS(st));
 }
 
 /* ---- crash safety ---- */
@@ -956,6 +1204,37 @@ static void test_atomic_write_file_writes_content_and_mode(void **state)
 	assert_int_equal(sb.st_size, 0);
 }
 
+/* Whatever sits at the temp name (a FIFO, a symlink) is never opened: it is
+ * removed and a new file made, so a write neither blocks nor follows. */
+static void test_atomic_write_file_never_opens_what_is_at_its_temp_name(void **state)
+{
+	struct ctx *c = *state;
+	char path[PATH_MAX], tmp[PATH_MAX + 32], victim[PATH_MAX], *got;
+	size_t len;
+
+	path_in(c, "f.json", path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	assert_int_equal(mkfifo(tmp, 0600), 0);
+	alarm(10);
+	assert_int_equal(atomic_write_file(path, "new", 3, 0600), 0);
+	alarm(0);
+	got = ut_read_file(path, &len);
+	assert_non_null(got);
+	assert_memory_equal(got, "new", 3);
+	free(got);
+	assert_int_equal(access(tmp, F_OK), -1);
+
+	path_in(c, "victim", victim, sizeof(victim));
+	write_file(victim, "keep", 4);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(atomic_write_file(path, "newer", 5, 0600), 0);
+	got = ut_read_file(victim, &len);
+	assert_non_null(got);
+	assert_int_equal(len, 4);
+	assert_memory_equal(got, "keep", 4);
+	free(got);
+}
+
 static void test_atomic_write_file_fails_in_missing_directory(void **state)
 {
 	struct ctx *c = *state;
@@ -971,17 +1250,28 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_store_save_and_reopen_round_trips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_open_creates_missing_dir_0700, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_open_refuses_a_dir_others_could_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_obtain_sets_prior_of_rebuilt_binary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_bad_files_are_reported_moved_aside_and_others_load, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_store_moves_a_fifo_or_symlink_aside_without_blocking, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_store_open_removes_and_reports_stale_temp_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_forget_removes_from_memory_and_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_absorb_merges_same_key_and_adds_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_write_read_round_trips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_merges_are_associative_and_commutative, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_refuses_a_fifo_without_blocking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bundle_read_rejects_bad_bundles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_refuses_an_oversized_bundle_unread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_refuses_too_many_or_too_large_baselines, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bundle_read_memory_is_a_small_multiple_of_the_file, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_store_survives_sigkill_during_saves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_writes_content_and_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atomic_write_file_never_opens_what_is_at_its_temp_name, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_fails_in_missing_directory, setup, teardown),
 	};
 
