@@ -7,6 +7,7 @@
  * person can look at it, while its baseline is relearned from scratch.
  */
 #include "store.h"
+#include "hash.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,11 +37,7 @@ struct bl_store {
 
 uint64_t bl_key_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	return pl_hash_str(s);
 }
 
 static void report(struct bl_store *st, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -9,6 +9,7 @@
  * matches are counted, not written, and the next alert says how many.
  */
 #include "alerts.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -143,19 +144,12 @@ unsigned alerts__kinds(const struct alerts *a)
 	return rl_ruleset__kinds(a->rs);
 }
 
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* Whether this match may be written now; counts it when not. */
 static bool throttle_pass(struct alerts *a, const struct rl_rule *r, const struct rl_event *ev, uint64_t *suppressed)
 {
 	const char *who = rl_event__has(ev, RL_F_PROC_BINARY_ID) ? ev->str[RL_F_PROC_BINARY_ID]
 				: rl_event__has(ev, RL_F_PROC_EXE) ? ev->str[RL_F_PROC_EXE] : "";
-	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ull, r->name), who) | 1;
+	uint64_t h = pl_fnv1a(pl_hash_str(r->name), who) | 1;
 	struct throttle *t = &a->thr[h & (THROTTLE_SLOTS - 1)];
 
 	*suppressed = 0;

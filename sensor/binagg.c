@@ -4,6 +4,7 @@
  * last second), each an open-addressing hash keyed by binary id.
  */
 #include "binagg.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -36,15 +37,6 @@ struct binagg {
 	uint32_t max;
 	uint64_t overflow;
 };
-
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 static void gen_clear(struct gen *g)
 {
@@ -95,7 +87,7 @@ static struct bin_entry *find(const struct gen *g, const char *id)
 {
 	uint32_t mask = g->cap - 1;
 
-	for (uint32_t h = (uint32_t)hash(id) & mask;; h = (h + 1) & mask) {
+	for (uint32_t h = (uint32_t)pl_hash_str(id) & mask;; h = (h + 1) & mask) {
 		if (!g->e[h].id)
 			return &g->e[h];
 		if (strcmp(g->e[h].id, id) == 0)
