@@ -25,22 +25,22 @@ static const uint32_t set_max[BL_SET_MAX] = {
 	[BL_SET_SYSCALLS] = 512,
 };
 
-static const char *const dist_names[BL_DIST_MAX] = {
-	[BL_LIFE_CPU] = "life_cpu_ns",
-	[BL_LIFE_WALL] = "life_wall_ns",
-	[BL_LIFE_OFFCPU] = "life_offcpu_ns",
-	[BL_LIFE_SYSCALLS] = "life_syscalls",
-	[BL_LIFE_OPEN_FAIL] = "life_open_failures",
-	[BL_WIN_CPU] = "win_cpu_ns_per_s",
-	[BL_WIN_SYSCALLS] = "win_syscalls_per_s",
-	[BL_WIN_OPEN_FAIL] = "win_open_failures_per_s",
-	[BL_WIN_SC_FILE] = "win_sc_file_per_s",
-	[BL_WIN_SC_NET] = "win_sc_net_per_s",
-	[BL_WIN_SC_PROC] = "win_sc_proc_per_s",
-	[BL_WIN_SC_MEM] = "win_sc_mem_per_s",
-	[BL_WIN_SC_IPC] = "win_sc_ipc_per_s",
-	[BL_WIN_SC_TIME] = "win_sc_time_per_s",
-	[BL_WIN_SC_OTHER] = "win_sc_other_per_s",
+static const char *const dist_names[PL_DIST_MAX] = {
+	[PL_LIFE_CPU] = "life_cpu_ns",
+	[PL_LIFE_WALL] = "life_wall_ns",
+	[PL_LIFE_OFFCPU] = "life_offcpu_ns",
+	[PL_LIFE_SYSCALLS] = "life_syscalls",
+	[PL_LIFE_OPEN_FAIL] = "life_open_failures",
+	[PL_WIN_CPU] = "win_cpu_ns_per_s",
+	[PL_WIN_SYSCALLS] = "win_syscalls_per_s",
+	[PL_WIN_OPEN_FAIL] = "win_open_failures_per_s",
+	[PL_WIN_SC_FILE] = "win_sc_file_per_s",
+	[PL_WIN_SC_NET] = "win_sc_net_per_s",
+	[PL_WIN_SC_PROC] = "win_sc_proc_per_s",
+	[PL_WIN_SC_MEM] = "win_sc_mem_per_s",
+	[PL_WIN_SC_IPC] = "win_sc_ipc_per_s",
+	[PL_WIN_SC_TIME] = "win_sc_time_per_s",
+	[PL_WIN_SC_OTHER] = "win_sc_other_per_s",
 };
 
 /*
@@ -50,22 +50,22 @@ static const char *const dist_names[BL_DIST_MAX] = {
  * preempted once, and a binary that makes exactly 117 syscalls would alert
  * on its 118th.
  */
-static const double noise_floor[BL_DIST_MAX] = {
-	[BL_LIFE_CPU] = 5e6,          /* 5 ms */
-	[BL_LIFE_WALL] = 20e6,        /* 20 ms */
-	[BL_LIFE_OFFCPU] = 20e6,      /* 20 ms */
-	[BL_LIFE_SYSCALLS] = 100,
-	[BL_LIFE_OPEN_FAIL] = 10,
-	[BL_WIN_CPU] = 50e6,          /* 5 % of a core */
-	[BL_WIN_SYSCALLS] = 200,
-	[BL_WIN_OPEN_FAIL] = 20,
-	[BL_WIN_SC_FILE] = 200,
-	[BL_WIN_SC_NET] = 100,
-	[BL_WIN_SC_PROC] = 100,
-	[BL_WIN_SC_MEM] = 100,
-	[BL_WIN_SC_IPC] = 200,
-	[BL_WIN_SC_TIME] = 200,
-	[BL_WIN_SC_OTHER] = 100,
+static const double noise_floor[PL_DIST_MAX] = {
+	[PL_LIFE_CPU] = 5e6,          /* 5 ms */
+	[PL_LIFE_WALL] = 20e6,        /* 20 ms */
+	[PL_LIFE_OFFCPU] = 20e6,      /* 20 ms */
+	[PL_LIFE_SYSCALLS] = 100,
+	[PL_LIFE_OPEN_FAIL] = 10,
+	[PL_WIN_CPU] = 50e6,          /* 5 % of a core */
+	[PL_WIN_SYSCALLS] = 200,
+	[PL_WIN_OPEN_FAIL] = 20,
+	[PL_WIN_SC_FILE] = 200,
+	[PL_WIN_SC_NET] = 100,
+	[PL_WIN_SC_PROC] = 100,
+	[PL_WIN_SC_MEM] = 100,
+	[PL_WIN_SC_IPC] = 200,
+	[PL_WIN_SC_TIME] = 200,
+	[PL_WIN_SC_OTHER] = 100,
 };
 
 static const char *const set_names[BL_SET_MAX] = {
@@ -74,14 +74,14 @@ static const char *const set_names[BL_SET_MAX] = {
 	[BL_SET_SYSCALLS] = "syscalls",
 };
 
-double bl_dist__noise_floor(enum bl_dist d)
+double bl_dist__noise_floor(enum pl_dist d)
 {
-	return d < BL_DIST_MAX ? noise_floor[d] : 0;
+	return d < PL_DIST_MAX ? noise_floor[d] : 0;
 }
 
-const char *bl_dist__name(enum bl_dist d)
+const char *bl_dist__name(enum pl_dist d)
 {
-	return d < BL_DIST_MAX ? dist_names[d] : NULL;
+	return d < PL_DIST_MAX ? dist_names[d] : NULL;
 }
 
 const char *bl_set__name(enum bl_set s)
@@ -193,7 +193,7 @@ static struct baseline *alloc_baseline(void)
 
 	if (!b)
 		return NULL;
-	for (int i = 0; i < BL_DIST_MAX; i++)
+	for (int i = 0; i < PL_DIST_MAX; i++)
 		sketch__init(&b->dist[i]);
 	for (int i = 0; i < BL_SET_MAX; i++)
 		strset__init(&b->set[i], set_max[i]);
@@ -231,7 +231,7 @@ void baseline__free(struct baseline *b)
 {
 	if (!b)
 		return;
-	for (int i = 0; i < BL_DIST_MAX; i++)
+	for (int i = 0; i < PL_DIST_MAX; i++)
 		sketch__clear(&b->dist[i]);
 	for (int i = 0; i < BL_SET_MAX; i++)
 		strset__clear(&b->set[i]);
@@ -256,7 +256,7 @@ bool baseline__windows_ready(const struct baseline *b, const struct bl_policy *p
 
 /* ---- scoring and learning ---- */
 
-static void score_feature(struct bl_verdict *v, const struct baseline *ref, enum bl_dist d, uint64_t value,
+static void score_feature(struct bl_verdict *v, const struct baseline *ref, enum pl_dist d, uint64_t value,
 			  const struct bl_policy *p)
 {
 	struct bl_feature *f = &v->f[d];
@@ -355,8 +355,8 @@ void baseline__score_process(const struct baseline *b, const struct baseline *pr
 	ret->ready = true;
 	ret->from_prior = ref != b;
 	ret->samples = ref->samples;
-	for (int d = BL_LIFE_CPU; d <= BL_LIFE_OPEN_FAIL; d++)
-		score_feature(ret, ref, d, vals[d - BL_LIFE_CPU], p);
+	for (int d = PL_LIFE_CPU; d <= PL_LIFE_OPEN_FAIL; d++)
+		score_feature(ret, ref, d, vals[d - PL_LIFE_CPU], p);
 	check_members(ret, ref, BL_SET_FAIL_PATHS, s->fail_paths, s->nfail_paths);
 	check_members(ret, ref, BL_SET_SYSCALLS, s->syscall_names, s->nsyscall_names);
 	ret->anomalous = (ret->max_dist >= 0 && ret->max_score >= p->alert_score) ||
@@ -374,9 +374,9 @@ int baseline__learn_process(struct baseline *b, const struct bl_process_sample *
 		return 0;
 	process_values(s, vals);
 	/* life_cpu_ns first: its count is the sample count the file format checks */
-	for (int d = BL_LIFE_CPU; d <= BL_LIFE_OPEN_FAIL && !r; d++)
-		r = sketch__add(&b->dist[d], vals[d - BL_LIFE_CPU]);
-	if (r && b->dist[BL_LIFE_CPU].count == b->samples)
+	for (int d = PL_LIFE_CPU; d <= PL_LIFE_OPEN_FAIL && !r; d++)
+		r = sketch__add(&b->dist[d], vals[d - PL_LIFE_CPU]);
+	if (r && b->dist[PL_LIFE_CPU].count == b->samples)
 		return r;
 	for (uint32_t i = 0; i < s->nfail_paths; i++)
 		strset__add(&b->set[BL_SET_FAIL_PATHS], s->fail_paths[i], 1, now_ns); /* overflow is counted in the set */
@@ -403,14 +403,14 @@ static uint64_t per_second(uint64_t count, uint64_t duration_ns)
 	return duration_ns ? (uint64_t)((double)count * 1e9 / (double)duration_ns + 0.5) : count;
 }
 
-static void window_values(const struct bl_window_sample *s, uint64_t vals[BL_DIST_MAX])
+static void window_values(const struct bl_window_sample *s, uint64_t vals[PL_DIST_MAX])
 {
-	memset(vals, 0, BL_DIST_MAX * sizeof(vals[0]));
-	vals[BL_WIN_CPU] = per_second(s->cpu_ns, s->duration_ns);
-	vals[BL_WIN_SYSCALLS] = per_second(s->syscalls, s->duration_ns);
-	vals[BL_WIN_OPEN_FAIL] = per_second(s->open_fail, s->duration_ns);
+	memset(vals, 0, PL_DIST_MAX * sizeof(vals[0]));
+	vals[PL_WIN_CPU] = per_second(s->cpu_ns, s->duration_ns);
+	vals[PL_WIN_SYSCALLS] = per_second(s->syscalls, s->duration_ns);
+	vals[PL_WIN_OPEN_FAIL] = per_second(s->open_fail, s->duration_ns);
 	for (int c = 0; c < BL_SC_MAX; c++)
-		vals[BL_WIN_SC_FILE + c] = per_second(s->sc_class[c], s->duration_ns);
+		vals[PL_WIN_SC_FILE + c] = per_second(s->sc_class[c], s->duration_ns);
 }
 
 void baseline__score_window(const struct baseline *b, const struct baseline *prior, const struct bl_window_sample *s,
@@ -418,7 +418,7 @@ void baseline__score_window(const struct baseline *b, const struct baseline *pri
 {
 	const struct baseline *ref =
 		baseline__windows_ready(b, p) ? b : (baseline__windows_ready(prior, p) ? prior : NULL);
-	uint64_t vals[BL_DIST_MAX];
+	uint64_t vals[PL_DIST_MAX];
 
 	verdict_init(ret);
 	if (!ref || p->mode == BL_MODE_LEARN)
@@ -427,7 +427,7 @@ void baseline__score_window(const struct baseline *b, const struct baseline *pri
 	ret->ready = true;
 	ret->from_prior = ref != b;
 	ret->samples = ref->windows;
-	for (int d = BL_WIN_CPU; d < BL_DIST_MAX; d++)
+	for (int d = PL_WIN_CPU; d < PL_DIST_MAX; d++)
 		score_feature(ret, ref, d, vals[d], p);
 	ret->anomalous = ret->max_dist >= 0 && ret->max_score >= p->alert_score;
 }
@@ -435,16 +435,16 @@ void baseline__score_window(const struct baseline *b, const struct baseline *pri
 int baseline__learn_window(struct baseline *b, const struct bl_window_sample *s, const struct bl_policy *p,
 			   uint64_t now_ns, bool alerted, struct bl_verdict *v)
 {
-	uint64_t vals[BL_DIST_MAX];
+	uint64_t vals[PL_DIST_MAX];
 	int r = 0;
 
 	v->learned = false;
 	if (!may_learn(b, baseline__windows_ready(b, p), v, alerted, p, now_ns))
 		return 0;
 	window_values(s, vals);
-	for (int d = BL_WIN_CPU; d < BL_DIST_MAX && !r; d++)
+	for (int d = PL_WIN_CPU; d < PL_DIST_MAX && !r; d++)
 		r = sketch__add(&b->dist[d], vals[d]);
-	if (r && b->dist[BL_WIN_CPU].count == b->windows)
+	if (r && b->dist[PL_WIN_CPU].count == b->windows)
 		return r;
 	b->windows++;
 	if (now_ns > b->updated_ns)
@@ -481,7 +481,7 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 
 	if (strcmp(dst->key, src->key) != 0)
 		return -EINVAL;
-	for (int i = 0; i < BL_DIST_MAX && !r; i++)
+	for (int i = 0; i < PL_DIST_MAX && !r; i++)
 		r = sketch__merge(&dst->dist[i], &src->dist[i]);
 	for (int i = 0; i < BL_SET_MAX && !r; i++)
 		r = strset__merge(&dst->set[i], &src->set[i]);

@@ -22,31 +22,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sample.h"
 #include "sketch.h"
 #include "strset.h"
 
 #define BL_FORMAT_VERSION 1
 
-/* Distributions. LIFE_*: one sample per process image; WIN_*: one per
- * 1-second window of a running process, normalized to per-second. */
-enum bl_dist {
-	BL_LIFE_CPU,       /* on-CPU ns per lifetime */
-	BL_LIFE_WALL,      /* wall ns per lifetime */
-	BL_LIFE_OFFCPU,    /* off-CPU thread-ns per lifetime */
-	BL_LIFE_SYSCALLS,  /* syscalls per lifetime */
-	BL_LIFE_OPEN_FAIL, /* failed opens per lifetime */
-	BL_WIN_CPU,        /* on-CPU ns per second */
-	BL_WIN_SYSCALLS,   /* syscalls per second */
-	BL_WIN_OPEN_FAIL,  /* failed opens per second */
-	BL_WIN_SC_FILE,    /* syscalls per second by class (syscall_class()) */
-	BL_WIN_SC_NET,
-	BL_WIN_SC_PROC,
-	BL_WIN_SC_MEM,
-	BL_WIN_SC_IPC,
-	BL_WIN_SC_TIME,
-	BL_WIN_SC_OTHER,
-	BL_DIST_MAX,
-};
+/* Distributions: enum pl_dist (sample.h), shared with the sample's verdict. */
 
 /* Sets. */
 enum bl_set {
@@ -90,7 +72,7 @@ struct baseline {
 	uint64_t rate_limited;/* samples not learned because of learn_per_hour */
 	double tokens;        /* learning budget, refilled at learn_per_hour */
 	uint64_t tokens_ns;
-	struct sketch dist[BL_DIST_MAX];
+	struct sketch dist[PL_DIST_MAX];
 	struct strset set[BL_SET_MAX];
 	bool dirty;           /* changed since the last save */
 };
@@ -124,9 +106,9 @@ struct bl_verdict {
 	bool ready;               /* scored against a ready baseline */
 	bool from_prior;          /* ... which was the prior (this one not ready yet) */
 	uint64_t samples;         /* samples behind the baseline used */
-	struct bl_feature f[BL_DIST_MAX];
+	struct bl_feature f[PL_DIST_MAX];
 	double max_score;         /* highest score among valid features */
-	int max_dist;             /* its enum bl_dist, -1 if none */
+	int max_dist;             /* its enum pl_dist, -1 if none */
 	uint32_t new_members[BL_SET_MAX]; /* sample members never seen before (when ready) */
 	const char *new_list[BL_SET_MAX][8]; /* the first of them, pointing into the sample */
 	bool anomalous;           /* max_score >= alert_score or a new member */
@@ -182,9 +164,9 @@ int baseline__merge(struct baseline *dst, const struct baseline *src);
 
 /* The class of a syscall by name (file, net, ...). */
 enum bl_sc_class syscall_class(const char *name);
-const char *bl_dist__name(enum bl_dist d);
+const char *bl_dist__name(enum pl_dist d);
 /* Deviations below this (in the distribution's unit) score 0. */
-double bl_dist__noise_floor(enum bl_dist d);
+double bl_dist__noise_floor(enum pl_dist d);
 const char *bl_set__name(enum bl_set s);
 
 /* Serialize (strings escaped with text_escape(); NULL on ENOMEM) / parse

@@ -58,7 +58,7 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "rate_limited", json_object_new_uint64(b->rate_limited));
 	json_object_object_add(o, "tokens", json_object_new_double(b->tokens));
 	json_object_object_add(o, "tokens_ns", json_object_new_uint64(b->tokens_ns));
-	for (int i = 0; i < BL_DIST_MAX; i++) {
+	for (int i = 0; i < PL_DIST_MAX; i++) {
 		struct json_object *x = sketch__to_json(&b->dist[i]);
 
 		if (!x)
@@ -186,11 +186,11 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	b->tokens = json_object_get_double(v);
 
 	if (!json_object_object_get_ex(o, "dists", &d) || !json_object_is_type(d, json_type_object) ||
-	    json_object_object_length(d) != BL_DIST_MAX) {
-		r = jf_fail(err, errlen, "\"dists\" must be an object of exactly %d distributions", BL_DIST_MAX);
+	    json_object_object_length(d) != PL_DIST_MAX) {
+		r = jf_fail(err, errlen, "\"dists\" must be an object of exactly %d distributions", PL_DIST_MAX);
 		goto fail;
 	}
-	for (int i = 0; i < BL_DIST_MAX; i++) {
+	for (int i = 0; i < PL_DIST_MAX; i++) {
 		char e[160];
 
 		sketch__clear(&b->dist[i]);
@@ -222,7 +222,7 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 			goto fail;
 		}
 	}
-	if (b->dist[BL_LIFE_CPU].count != b->samples || b->dist[BL_WIN_CPU].count != b->windows) {
+	if (b->dist[PL_LIFE_CPU].count != b->samples || b->dist[PL_WIN_CPU].count != b->windows) {
 		r = jf_fail(err, errlen, "sample counts disagree with the distributions");
 		goto fail;
 	}

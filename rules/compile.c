@@ -47,7 +47,7 @@ static bool literal(const struct x_node *n)
 /* Evaluate a field-free subtree once and make n that literal. */
 static int fold_literal(struct x_node *n)
 {
-	static const struct rl_event empty; /* nothing present */
+	static const struct pl_sample empty; /* no moment: every field absent */
 	size_t cnt = count(n), i = 0;
 	struct x_enode *tmp = calloc(cnt, sizeof(*tmp));
 	double v = 0;

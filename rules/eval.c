@@ -29,12 +29,12 @@ static inline const struct x_enode *second(const struct x_enode *n)
 }
 
 /* A string operand: a field or a literal; NULL when absent. */
-static inline const char *str_of(const struct x_enode *n, const struct rl_event *ev)
+static inline const char *str_of(const struct x_enode *n, const struct pl_sample *ev)
 {
 	return n->op == X_STR ? n->u.str.s : rl_x__field_str(ev, n->field);
 }
 
-bool rl_x__num(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, double *out)
+bool rl_x__num(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats, double *out)
 {
 	double a, b;
 
@@ -73,7 +73,7 @@ bool rl_x__num(const struct x_enode *n, const struct rl_event *ev, struct rl_eva
 
 /* A boolean operand of `=`/`!=`: RL_TRUE or RL_FALSE into *out, or
  * RL_UNDECIDED; false (no value) when absent. */
-static bool bool_of(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats,
+static bool bool_of(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats,
 		    enum rl_truth *out)
 {
 	double v;
@@ -89,7 +89,7 @@ static bool bool_of(const struct x_enode *n, const struct rl_event *ev, struct r
 }
 
 /* `=`: false when an operand has no value; undecided when a boolean one is. */
-static bool equal(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats,
+static bool equal(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats,
 		  enum rl_truth *out)
 {
 	const struct x_enode *l = n + 1, *r = second(n);
@@ -126,7 +126,7 @@ static enum rl_truth truth(bool b)
 	return b ? RL_TRUE : RL_FALSE;
 }
 
-static bool order(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
+static bool order(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats)
 {
 	double a, b;
 
@@ -167,21 +167,23 @@ static enum rl_truth string_op(const struct x_enode *n, const char *s, const cha
 	}
 }
 
-/* contains / icontains on a string list: membership. */
-static bool list_has(const struct rl_strlist *l, const char *s, bool icase)
+/* contains / icontains on a string list field: membership. */
+static bool list_has(const struct pl_sample *ev, unsigned f, const char *s, bool icase)
 {
+	const char *v[RL_LIST_MAX];
+	int nv = rl_field__list(ev, (enum rl_field)f, v);
 	size_t n = strlen(s);
 
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (!l->v[i])
+	for (int i = 0; i < nv; i++) {
+		if (!v[i])
 			continue;
-		if (icase ? strlen(l->v[i]) == n && rl_x__icontains(l->v[i], s, n) : strcmp(l->v[i], s) == 0)
+		if (icase ? strlen(v[i]) == n && rl_x__icontains(v[i], s, n) : strcmp(v[i], s) == 0)
 			return true;
 	}
 	return false;
 }
 
-static bool in_set(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
+static bool in_set(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats)
 {
 	const struct x_enode *l = n + 1;
 	const struct x_set *set = n->u.set;
@@ -192,14 +194,12 @@ static bool in_set(const struct x_enode *n, const struct rl_event *ev, struct rl
 		return rl_x__num(l, ev, stats, &v) && rl_x__set_has_num(set, v);
 	}
 	if (n->type == RL_T_STRLIST) {
-		if (!rl_event__has(ev, l->field))
-			return false;
-		for (uint32_t i = 0; i < ev->list[l->field].n; i++) {
-			const char *s = ev->list[l->field].v[i];
+		const char *v[RL_LIST_MAX];
+		int nv = rl_field__list(ev, (enum rl_field)l->field, v);
 
-			if (s && rl_x__set_has_str(set, s))
+		for (int i = 0; i < nv; i++)
+			if (v[i] && rl_x__set_has_str(set, v[i]))
 				return true;
-		}
 		return false;
 	}
 	{
@@ -209,7 +209,7 @@ static bool in_set(const struct x_enode *n, const struct rl_event *ev, struct rl
 	}
 }
 
-enum rl_truth rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats)
+enum rl_truth rl_x__test(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats)
 {
 	const struct x_enode *k;
 	enum rl_truth t, acc;
@@ -263,12 +263,8 @@ enum rl_truth rl_x__test(const struct x_enode *n, const struct rl_event *ev, str
 
 		if (!pat)
 			return RL_FALSE;
-		if (n->type == RL_T_STRLIST) {
-			unsigned f = n[1].field;
-
-			return truth(rl_event__has(ev, (enum rl_field)f) &&
-				     list_has(&ev->list[f], pat, n->op == X_ICONTAINS));
-		}
+		if (n->type == RL_T_STRLIST)
+			return truth(list_has(ev, n[1].field, pat, n->op == X_ICONTAINS));
 		s = str_of(n + 1, ev);
 		return s ? string_op(n, s, pat, stats) : RL_FALSE;
 	}
@@ -286,14 +282,14 @@ enum rl_truth rl_x__test(const struct x_enode *n, const struct rl_event *ev, str
 	}
 }
 
-enum rl_truth rl_expr__decide(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats)
+enum rl_truth rl_expr__decide(const struct rl_expr *e, const struct pl_sample *ev, struct rl_eval_stats *stats)
 {
 	if (stats)
 		stats->evaluations++;
 	return rl_x__test(e->nodes, ev, stats);
 }
 
-bool rl_expr__eval(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats)
+bool rl_expr__eval(const struct rl_expr *e, const struct pl_sample *ev, struct rl_eval_stats *stats)
 {
 	return rl_expr__decide(e, ev, stats) != RL_FALSE;
 }

@@ -111,12 +111,12 @@ int rl_expr__constant(const struct rl_expr *e);
  * Thread-compatible (no shared mutable state except stats and the PCRE2
  * match data and verdict caches owned by e).
  */
-enum rl_truth rl_expr__decide(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats);
+enum rl_truth rl_expr__decide(const struct rl_expr *e, const struct pl_sample *ev, struct rl_eval_stats *stats);
 
 /* Whether the condition matches: rl_expr__decide() != RL_FALSE. An
  * undecided condition counts as a match (fail closed: an attacker who
  * spends the budget earns alerts, not silence; docs/rules.md). */
-bool rl_expr__eval(const struct rl_expr *e, const struct rl_event *ev, struct rl_eval_stats *stats);
+bool rl_expr__eval(const struct rl_expr *e, const struct pl_sample *ev, struct rl_eval_stats *stats);
 
 /* Fields the condition reads, for evidence: fills up to max ids, returns how many. */
 size_t rl_expr__fields(const struct rl_expr *e, enum rl_field *out, size_t max);
@@ -141,7 +141,7 @@ void rl_template__free(struct rl_template *t);
  * decimals. Returns the length it needed, like snprintf; a cut to size
  * never splits an escape or a UTF-8 character.
  */
-size_t rl_template__render(const struct rl_template *t, const struct rl_event *ev, char *buf, size_t size);
+size_t rl_template__render(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size);
 
 /* Fields the template names, in order (up to max). */
 size_t rl_template__fields(const struct rl_template *t, enum rl_field *out, int *params, size_t max);

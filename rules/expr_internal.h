@@ -189,43 +189,24 @@ void rl_x__cache_free(struct x_regex *re);
 
 /* eval.c: evaluate a flattened boolean or number subtree. A boolean is
  * three-valued: RL_UNDECIDED when a regex it depends on was skipped. */
-enum rl_truth rl_x__test(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats);
-bool rl_x__num(const struct x_enode *n, const struct rl_event *ev, struct rl_eval_stats *stats, double *out);
+enum rl_truth rl_x__test(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats);
+bool rl_x__num(const struct x_enode *n, const struct pl_sample *ev, struct rl_eval_stats *stats, double *out);
 
 /* A number (or boolean) field's value, parameterized fields included;
  * false when absent. */
-static inline bool rl_x__field_num(const struct rl_event *ev, unsigned f, int param, double *out)
+static inline bool rl_x__field_num(const struct pl_sample *ev, unsigned f, int param, double *out)
 {
-	if (param >= 0) {
-		if (f == RL_F_PROC_SYSCALL) {
-			if (!ev->sc)
-				return false;
-			*out = (double)ev->sc[param];
-			return true;
-		}
-		if (!ev->win_sc || !(ev->win_seconds > 0))
-			return false;
-		*out = (double)ev->win_sc[param] / ev->win_seconds;
-		return true;
-	}
-	if (!rl_event__has(ev, (enum rl_field)f))
-		return false;
-	*out = ev->num[f];
-	return true;
+	return rl_field__num(ev, (enum rl_field)f, param, out);
 }
 
-static inline const char *rl_x__field_str(const struct rl_event *ev, unsigned f)
+static inline const char *rl_x__field_str(const struct pl_sample *ev, unsigned f)
 {
-	return rl_event__has(ev, (enum rl_field)f) ? ev->str[f] : NULL;
+	return rl_field__str(ev, (enum rl_field)f);
 }
 
-static inline bool rl_x__field_exists(const struct rl_event *ev, unsigned f, int param)
+static inline bool rl_x__field_exists(const struct pl_sample *ev, unsigned f, int param)
 {
-	double v;
-
-	if (param >= 0)
-		return rl_x__field_num(ev, f, param, &v);
-	return rl_event__has(ev, (enum rl_field)f);
+	return rl_field__exists(ev, (enum rl_field)f, param);
 }
 
 #endif

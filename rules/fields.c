@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * fields.c - the field table and name lookups.
+ * fields.c - the field table, name lookups, and what each field reads from
+ * a sample.
+ *
+ * Units change here, once: samples hold ns and counts, rules speak ms,
+ * percents and rates per second. A rate needs a window of some length; a
+ * share needs a denominator; a quantile needs a ready distribution: each
+ * is absent otherwise, never 0 or infinite.
  */
 #include "fields.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "syscalls.h"
@@ -103,4 +110,293 @@ const char *rl_type__name(enum rl_type t)
 		return "string list";
 	}
 	return "?";
+}
+
+/* Whether f can have a value at s's moment. */
+static bool at_moment(const struct pl_sample *s, enum rl_field f)
+{
+	return f < RL_NFIELDS && (table[f].kinds & (unsigned)s->moment);
+}
+
+static bool val(double v, double *ret)
+{
+	if (!isfinite(v))
+		return false;
+	*ret = v;
+	return true;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *sl = path ? strrchr(path, '/') : NULL;
+
+	return sl ? sl + 1 : path;
+}
+
+/* A learned quantile k (0: p50, 1: p90, 2: p99) of d, when ready, in the
+ * rule's unit (div: 1e6 for ns to ms; dividing keeps round numbers exact). */
+static bool quantile(const struct pl_sample *s, enum pl_dist d, int k, double div, double *ret)
+{
+	return s->bl.key && val(s->bl.q[d][k] / div, ret);
+}
+
+/* A score of this sample's feature d, when it was scored. */
+static bool score(const struct pl_sample *s, enum pl_dist d, bool ratio, double *ret)
+{
+	const struct pl_score *f = &s->bl.f[d];
+
+	return s->bl.key && s->bl.scored && f->valid && val(ratio ? f->ratio_p50 : f->score, ret);
+}
+
+static bool flag(const struct pl_sample *s, bool v, double *ret)
+{
+	if (!s->bl.key)
+		return false;
+	*ret = v;
+	return true;
+}
+
+static bool per_win_s(const struct pl_sample *s, double v, double *ret)
+{
+	double secs = pl_sample__win_seconds(s);
+
+	return secs > 0 && val(v / secs, ret);
+}
+
+bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double *ret)
+{
+	const struct pl_fail *top;
+	double wall;
+
+	if (!at_moment(s, f))
+		return false;
+	switch (f) {
+	case RL_F_PROC_PID:
+		return val(s->pid, ret);
+	case RL_F_PROC_PPID:
+		return val(s->ppid, ret);
+	case RL_F_PROC_UID:
+		return val(s->uid, ret);
+	case RL_F_PROC_PARTIAL:
+		return val(s->partial, ret);
+	case RL_F_PROC_CPU_MS:
+		return val(s->life.cpu_ns / 1e6, ret);
+	case RL_F_PROC_WALL_MS:
+		wall = (double)pl_sample__wall_ns(s);
+		return wall > 0 && val(wall / 1e6, ret);
+	case RL_F_PROC_CPU_PCT:
+		wall = (double)pl_sample__wall_ns(s);
+		return wall > 0 && val(s->life.cpu_ns / wall * 100, ret);
+	case RL_F_PROC_OFFCPU_MS:
+		return val(s->life.offcpu_ns / 1e6, ret);
+	case RL_F_PROC_RUNQ_MS:
+		return val(s->life.runq_ns / 1e6, ret);
+	case RL_F_PROC_BLOCKED_MS:
+		return val((s->life.offcpu_ns > s->life.runq_ns ? s->life.offcpu_ns - s->life.runq_ns : 0) / 1e6, ret);
+	case RL_F_PROC_SYSCALLS:
+		return val(s->life.syscalls, ret);
+	case RL_F_PROC_SYSCALL:
+		return param >= 0 && param < PL_SAMPLE_NR_SYSCALLS && s->life.sc && val(s->life.sc[param], ret);
+	case RL_F_PROC_OPEN_FAILURES:
+		return val(s->life.open_fail, ret);
+	case RL_F_PROC_FAIL_PATHS:
+		return val(s->fail_paths, ret);
+	case RL_F_PROC_TOP_FAIL_COUNT:
+		top = pl_sample__top_fail(s);
+		return top && val(top->count, ret);
+	case RL_F_PROC_TOP_FAIL_SHARE:
+		top = pl_sample__top_fail(s);
+		return top && s->life.open_fail && val((double)top->count / s->life.open_fail, ret);
+	case RL_F_PROC_CTX_SWITCHES:
+		return val(s->life.ctx_switches, ret);
+	case RL_F_PROC_THREADS:
+		return val(s->threads, ret);
+	case RL_F_PROC_EXIT_CODE:
+		return s->has_exit_code && val(s->exit_code, ret);
+	case RL_F_PROC_EXIT_SIGNAL:
+		return s->has_exit_signal && val(s->exit_signal, ret);
+	case RL_F_WIN_SECONDS:
+		wall = pl_sample__win_seconds(s);
+		return wall > 0 && val(wall, ret);
+	case RL_F_WIN_CPU_MS:
+		return pl_sample__win_seconds(s) > 0 && val(s->win.cpu_ns / 1e6, ret);
+	case RL_F_WIN_CPU_PCT:
+		return per_win_s(s, s->win.cpu_ns / 1e7, ret);
+	case RL_F_WIN_BUSY_S:
+		return val(s->busy_s, ret);
+	case RL_F_WIN_SYSCALLS_PER_S:
+		return per_win_s(s, (double)s->win.syscalls, ret);
+	case RL_F_WIN_SYSCALL_PER_S:
+		return param >= 0 && param < PL_SAMPLE_NR_SYSCALLS && s->win.sc && per_win_s(s, (double)s->win.sc[param], ret);
+	case RL_F_WIN_OPEN_FAILURES_PER_S:
+		return per_win_s(s, (double)s->win.open_fail, ret);
+	case RL_F_BIN_PROCS:
+		return s->bin.present && val(s->bin.procs, ret);
+	case RL_F_BIN_OPEN_FAILURES_PER_S:
+		return s->bin.present && val(s->bin.open_failures_per_s, ret);
+	case RL_F_BIN_TOP_FAIL_SHARE:
+		return s->bin.present && val(s->bin.top_fail_share, ret);
+	case RL_F_BL_READY:
+		return flag(s, s->bl.ready, ret);
+	case RL_F_BL_WINDOWS_READY:
+		return flag(s, s->bl.windows_ready, ret);
+	case RL_F_BL_SAMPLES:
+		return s->bl.key && val(s->bl.samples, ret);
+	case RL_F_BL_FROM_PRIOR:
+		return s->bl.scored && flag(s, s->bl.from_prior, ret);
+	case RL_F_BL_PARENT_READY:
+		return flag(s, s->bl.parent_ready, ret);
+	case RL_F_BL_PARENT_NEW_CHILD:
+		return flag(s, s->bl.parent_new_child, ret);
+	case RL_F_BL_CPU_MS_P50:
+		return quantile(s, PL_LIFE_CPU, 0, 1e6, ret);
+	case RL_F_BL_CPU_MS_P90:
+		return quantile(s, PL_LIFE_CPU, 1, 1e6, ret);
+	case RL_F_BL_CPU_MS_P99:
+		return quantile(s, PL_LIFE_CPU, 2, 1e6, ret);
+	case RL_F_BL_WALL_MS_P50:
+		return quantile(s, PL_LIFE_WALL, 0, 1e6, ret);
+	case RL_F_BL_WALL_MS_P99:
+		return quantile(s, PL_LIFE_WALL, 2, 1e6, ret);
+	case RL_F_BL_OFFCPU_MS_P50:
+		return quantile(s, PL_LIFE_OFFCPU, 0, 1e6, ret);
+	case RL_F_BL_OFFCPU_MS_P99:
+		return quantile(s, PL_LIFE_OFFCPU, 2, 1e6, ret);
+	case RL_F_BL_SYSCALLS_P50:
+		return quantile(s, PL_LIFE_SYSCALLS, 0, 1, ret);
+	case RL_F_BL_SYSCALLS_P99:
+		return quantile(s, PL_LIFE_SYSCALLS, 2, 1, ret);
+	case RL_F_BL_OPEN_FAILURES_P50:
+		return quantile(s, PL_LIFE_OPEN_FAIL, 0, 1, ret);
+	case RL_F_BL_OPEN_FAILURES_P99:
+		return quantile(s, PL_LIFE_OPEN_FAIL, 2, 1, ret);
+	case RL_F_BL_WIN_CPU_MS_P50:
+		return quantile(s, PL_WIN_CPU, 0, 1e6, ret);
+	case RL_F_BL_WIN_CPU_MS_P99:
+		return quantile(s, PL_WIN_CPU, 2, 1e6, ret);
+	case RL_F_BL_WIN_SYSCALLS_P50:
+		return quantile(s, PL_WIN_SYSCALLS, 0, 1, ret);
+	case RL_F_BL_WIN_SYSCALLS_P99:
+		return quantile(s, PL_WIN_SYSCALLS, 2, 1, ret);
+	case RL_F_BL_WIN_OPEN_FAILURES_P99:
+		return quantile(s, PL_WIN_OPEN_FAIL, 2, 1, ret);
+	case RL_F_BL_CPU_SCORE:
+		return score(s, PL_LIFE_CPU, false, ret);
+	case RL_F_BL_CPU_RATIO:
+		return score(s, PL_LIFE_CPU, true, ret);
+	case RL_F_BL_WALL_SCORE:
+		return score(s, PL_LIFE_WALL, false, ret);
+	case RL_F_BL_OFFCPU_SCORE:
+		return score(s, PL_LIFE_OFFCPU, false, ret);
+	case RL_F_BL_SYSCALLS_SCORE:
+		return score(s, PL_LIFE_SYSCALLS, false, ret);
+	case RL_F_BL_OPEN_FAILURES_SCORE:
+		return score(s, PL_LIFE_OPEN_FAIL, false, ret);
+	case RL_F_BL_WIN_CPU_SCORE:
+		return score(s, PL_WIN_CPU, false, ret);
+	case RL_F_BL_WIN_CPU_RATIO:
+		return score(s, PL_WIN_CPU, true, ret);
+	case RL_F_BL_WIN_SYSCALLS_SCORE:
+		return score(s, PL_WIN_SYSCALLS, false, ret);
+	case RL_F_BL_WIN_OPEN_FAILURES_SCORE:
+		return score(s, PL_WIN_OPEN_FAIL, false, ret);
+	case RL_F_BL_MAX_SCORE:
+		return s->bl.key && s->bl.scored && val(s->bl.max_score, ret);
+	case RL_F_BL_ANOMALOUS:
+		return s->bl.scored && flag(s, s->bl.anomalous, ret);
+	default:
+		return false;
+	}
+}
+
+const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
+{
+	const struct pl_fail *top;
+
+	if (!at_moment(s, f))
+		return NULL;
+	switch (f) {
+	case RL_F_EVT_WHEN:
+		return pl_moment__name(s->moment);
+	case RL_F_PROC_NAME:
+		return s->comm;
+	case RL_F_PROC_EXE:
+		return s->exe;
+	case RL_F_PROC_EXE_NAME:
+		return base_name(s->exe);
+	case RL_F_PROC_CMDLINE:
+		return s->cmdline;
+	case RL_F_PROC_FILENAME:
+		return s->filename;
+	case RL_F_PROC_BUILD_ID:
+		return s->build_id;
+	case RL_F_PROC_BINARY_ID:
+		return s->binary_id;
+	case RL_F_PROC_CGROUP:
+		return s->cgroup;
+	case RL_F_PROC_PEXE:
+		return s->parent_exe;
+	case RL_F_PROC_PNAME:
+		return base_name(s->parent_exe);
+	case RL_F_PROC_IMAGE:
+		return pl_image__name(s->image);
+	case RL_F_PROC_TOP_FAIL_PATH:
+		top = pl_sample__top_fail(s);
+		return top ? top->path : NULL;
+	case RL_F_PROC_END_REASON:
+		return s->end_reason;
+	case RL_F_BIN_TOP_FAIL_PATH:
+		return s->bin.present ? s->bin.top_fail_path : NULL;
+	case RL_F_BL_KEY:
+		return s->bl.key;
+	case RL_F_BL_MAX_FEATURE:
+		return s->bl.key && s->bl.scored && s->bl.max_dist >= 0 ? pl_dist__feature(s->bl.max_dist) : NULL;
+	default:
+		return NULL;
+	}
+}
+
+int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf)
+{
+	uint32_t n = 0;
+
+	if (!at_moment(s, f))
+		return -1;
+	switch (f) {
+	case RL_F_PROC_ANAME:
+	case RL_F_PROC_APATH:
+		for (; n < s->nancestors && n < RL_LIST_MAX; n++)
+			buf[n] = f == RL_F_PROC_ANAME ? base_name(s->ancestors[n]) : s->ancestors[n];
+		return (int)n;
+	case RL_F_BL_NEW_FAIL_PATHS:
+	case RL_F_BL_NEW_SYSCALLS:
+		if (!s->bl.key || !s->bl.scored)
+			return -1;
+		if (f == RL_F_BL_NEW_FAIL_PATHS)
+			for (; n < s->bl.nnew_fail_paths && n < RL_LIST_MAX; n++)
+				buf[n] = s->bl.new_fail_paths[n];
+		else
+			for (; n < s->bl.nnew_syscalls && n < RL_LIST_MAX; n++)
+				buf[n] = s->bl.new_syscalls[n];
+		return (int)n;
+	default:
+		return -1;
+	}
+}
+
+bool rl_field__exists(const struct pl_sample *s, enum rl_field f, int param)
+{
+	const char *buf[RL_LIST_MAX];
+	double v;
+
+	switch (table[f < RL_NFIELDS ? f : 0].type) {
+	case RL_T_NUM:
+	case RL_T_BOOL:
+		return rl_field__num(s, f, param, &v);
+	case RL_T_STR:
+		return rl_field__str(s, f) != NULL;
+	case RL_T_STRLIST:
+		return rl_field__list(s, f, buf) >= 0;
+	}
+	return false;
 }

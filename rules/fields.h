@@ -7,12 +7,19 @@
  * Kinds (event.h): E = exec, W = window, X = exit. A field without a value
  * at some moment (no baseline yet, a window-only field at exit) is absent:
  * every comparison with an absent field is false, and `exists` tests for it.
+ *
+ * Each field is read from a typed sample (common/sample.h) by
+ * rl_field__num(), __str() or __list(): one switch on the field id, no
+ * names, so what a field means is in one place (fields.c).
  */
 #ifndef PL_RULES_FIELDS_H
 #define PL_RULES_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
 
 enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 
@@ -130,6 +137,23 @@ struct rl_field_info {
 };
 
 const struct rl_field_info *rl_field__info(enum rl_field f);
+
+#define RL_LIST_MAX 8 /* entries of the longest list field */
+
+/*
+ * The value of field f in sample s. Absent (false, NULL, -1) when the
+ * sample's moment is not one of the field's kinds, or the value is unknown.
+ * param is the syscall number of a [NAME] field, -1 otherwise.
+ *   rl_field__num:  RL_T_NUM and RL_T_BOOL (0 or 1) fields
+ *   rl_field__str:  RL_T_STR fields
+ *   rl_field__list: RL_T_STRLIST fields, into buf[RL_LIST_MAX]; returns the
+ *                   number of entries (entries may be NULL), -1 when absent
+ */
+bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double *ret);
+const char *rl_field__str(const struct pl_sample *s, enum rl_field f);
+int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf);
+/* Whether field f has a value in s. */
+bool rl_field__exists(const struct pl_sample *s, enum rl_field f, int param);
 
 /* The id of the field called name[0..len), or -1. */
 int rl_field__lookup(const char *name, size_t len);

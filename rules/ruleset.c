@@ -377,12 +377,12 @@ unsigned rl_ruleset__kinds(const struct rl_ruleset *rs)
 	return rs->kinds;
 }
 
-size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct rl_event *ev, rl_match_fn fn, void *ctx,
+size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct pl_sample *ev, rl_match_fn fn, void *ctx,
 			struct rl_eval_stats *stats)
 {
 	size_t k, matches = 0;
 
-	switch (ev->kind) {
+	switch ((enum rl_kind)ev->moment) {
 	case RL_KIND_EXEC:
 		k = 0;
 		break;

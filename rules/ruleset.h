@@ -113,14 +113,14 @@ const struct rl_rule *rl_ruleset__rule(const struct rl_ruleset *rs, size_t i);
  * events nobody reads. */
 unsigned rl_ruleset__kinds(const struct rl_ruleset *rs);
 
-typedef void (*rl_match_fn)(const struct rl_rule *r, const struct rl_event *ev, void *ctx);
+typedef void (*rl_match_fn)(const struct rl_rule *r, const struct pl_sample *ev, void *ctx);
 
-/* Evaluate every enabled rule that runs at ev->kind, in file order; call fn
+/* Evaluate every enabled rule that runs at ev->moment, in file order; call fn
  * for each match. A rule whose condition is undecided (a regex skipped by
  * stats' budget) matches, fail closed: it is counted in stats->undecided,
  * and stats->match_undecided is true while fn runs for it. Returns the
  * number of matches. */
-size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct rl_event *ev, rl_match_fn fn, void *ctx,
+size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct pl_sample *ev, rl_match_fn fn, void *ctx,
 			struct rl_eval_stats *stats);
 
 const char *rl_priority__name(enum rl_priority p);

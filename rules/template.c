@@ -236,7 +236,7 @@ static void put_number(struct out *o, double v)
 		put(o, num, (size_t)n < sizeof(num) ? (size_t)n : sizeof(num) - 1);
 }
 
-static void put_field(struct out *o, const struct tpl_part *p, const struct rl_event *ev)
+static void put_field(struct out *o, const struct tpl_part *p, const struct pl_sample *ev)
 {
 	const struct rl_field_info *info = rl_field__info((enum rl_field)p->field);
 	double v;
@@ -259,21 +259,25 @@ static void put_field(struct out *o, const struct tpl_part *p, const struct rl_e
 		put_value(o, s);
 		return;
 	}
-	case RL_T_STRLIST:
-		if (!rl_event__has(ev, (enum rl_field)p->field))
+	case RL_T_STRLIST: {
+		const char *items[RL_LIST_MAX];
+		int n = rl_field__list(ev, (enum rl_field)p->field, items);
+
+		if (n < 0)
 			break;
-		for (uint32_t i = 0; i < ev->list[p->field].n; i++) {
+		for (int i = 0; i < n; i++) {
 			if (i)
 				put(o, ",", 1);
-			if (ev->list[p->field].v[i])
-				put_value(o, ev->list[p->field].v[i]);
+			if (items[i])
+				put_value(o, items[i]);
 		}
 		return;
+	}
 	}
 	put(o, "<NA>", 4);
 }
 
-size_t rl_template__render(const struct rl_template *t, const struct rl_event *ev, char *buf, size_t size)
+size_t rl_template__render(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size)
 {
 	struct out o = {.buf = buf, .size = size};
 

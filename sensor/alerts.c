@@ -16,10 +16,9 @@
 #include <string.h>
 
 #include "log.h"
-#include "record.h"
-#include "record_event.h"
 #include "syscalls.h"
 #include "ruleset.h"
+#include "sample_json.h"
 
 #define THROTTLE_SLOTS 4096 /* power of two; an evicted entry only loses its count */
 #define OUTPUT_MAX 4096
@@ -33,12 +32,11 @@ struct throttle {
 struct alerts {
 	struct alerts_opts opts;
 	struct rl_ruleset *rs;
-	struct rl_record_event re;
 	struct rl_eval_stats stats;
 	struct throttle thr[THROTTLE_SLOTS];
 	uint64_t alerts, suppressed, reloads, reload_failures, events;
 	uint64_t now_ns;                     /* of the current eval */
-	struct json_object *rec;             /* of the current eval */
+	const struct pl_sample *sample;      /* of the current eval */
 	struct pl_output *const *outs;
 	size_t nouts;
 	int matched;
@@ -74,23 +72,6 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 	return 0;
 }
 
-/* Whether any enabled rule reads a per-syscall field, in its condition or output. */
-static bool reads_syscalls(const struct rl_ruleset *rs)
-{
-	enum rl_field f[256];
-
-	for (size_t i = 0; i < rl_ruleset__count(rs); i++) {
-		const struct rl_rule *r = rl_ruleset__rule(rs, i);
-		size_t n = rl_expr__fields(r->cond, f, 128);
-
-		n += rl_template__fields(r->output, f + n, NULL, 128);
-		for (size_t k = 0; k < n; k++)
-			if (f[k] == RL_F_PROC_SYSCALL || f[k] == RL_F_WIN_SYSCALL_PER_S)
-				return true;
-	}
-	return false;
-}
-
 int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 {
 	struct alerts *a = calloc(1, sizeof(*a));
@@ -104,7 +85,6 @@ int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 		free(a);
 		return r;
 	}
-	a->re.skip_syscalls = !reads_syscalls(a->rs);
 	/* the budget lives in the stats, so it outlasts reloads of the rules */
 	a->stats.budget.ns_per_s = o->regex_budget_ns;
 	*ret = a;
@@ -116,7 +96,6 @@ void alerts__free(struct alerts *a)
 	if (!a)
 		return;
 	rl_ruleset__free(a->rs);
-	rl_record_event__release(&a->re);
 	free(a);
 }
 
@@ -133,7 +112,6 @@ int alerts__reload(struct alerts *a)
 	}
 	rl_ruleset__free(a->rs);
 	a->rs = rs;
-	a->re.skip_syscalls = !reads_syscalls(rs);
 	a->reloads++;
 	log_info("SIGHUP: %zu rules loaded", rl_ruleset__count(rs));
 	return 0;
@@ -145,10 +123,9 @@ unsigned alerts__kinds(const struct alerts *a)
 }
 
 /* Whether this match may be written now; counts it when not. */
-static bool throttle_pass(struct alerts *a, const struct rl_rule *r, const struct rl_event *ev, uint64_t *suppressed)
+static bool throttle_pass(struct alerts *a, const struct rl_rule *r, const struct pl_sample *ev, uint64_t *suppressed)
 {
-	const char *who = rl_event__has(ev, RL_F_PROC_BINARY_ID) ? ev->str[RL_F_PROC_BINARY_ID]
-				: rl_event__has(ev, RL_F_PROC_EXE) ? ev->str[RL_F_PROC_EXE] : "";
+	const char *who = ev->binary_id ? ev->binary_id : ev->exe ? ev->exe : "";
 	uint64_t h = pl_fnv1a(pl_hash_str(r->name), who) | 1;
 	struct throttle *t = &a->thr[h & (THROTTLE_SLOTS - 1)];
 
@@ -168,49 +145,57 @@ static bool throttle_pass(struct alerts *a, const struct rl_rule *r, const struc
 	return true;
 }
 
-static struct json_object *field_value(const struct rl_event *ev, enum rl_field f, int param)
+static struct json_object *field_value(const struct pl_sample *ev, enum rl_field f, int param)
 {
 	const struct rl_field_info *fi = rl_field__info(f);
+	const char *items[RL_LIST_MAX];
+	struct json_object *arr;
+	double v;
+	int n;
 
-	if (fi->param) {
-		const uint64_t *v = f == RL_F_PROC_SYSCALL ? ev->sc : ev->win_sc;
-
-		if (!v || param < 0 || param >= RL_SC_SLOTS)
-			return NULL;
-		return f == RL_F_PROC_SYSCALL ? json_object_new_uint64(v[param])
-			: ev->win_seconds > 0 ? json_object_new_double(v[param] / ev->win_seconds) : NULL;
-	}
-	if (!rl_event__has(ev, f))
-		return NULL;
 	switch (fi->type) {
 	case RL_T_NUM:
+		if (!rl_field__num(ev, f, param, &v))
+			return NULL;
 		/* integral values stay integers in JSON: pids, counts */
-		if (ev->num[f] == (double)(int64_t)ev->num[f] && ev->num[f] > -9e15 && ev->num[f] < 9e15)
-			return json_object_new_int64((int64_t)ev->num[f]);
-		return json_object_new_double(ev->num[f]);
+		if (v == (double)(int64_t)v && v > -9e15 && v < 9e15)
+			return json_object_new_int64((int64_t)v);
+		return json_object_new_double(v);
 	case RL_T_BOOL:
-		return json_object_new_boolean(ev->num[f] != 0);
-	case RL_T_STR: /* events hold raw bytes: escaped as in every record */
-		return record__str(ev->str[f]);
-	case RL_T_STRLIST: {
-		struct json_object *arr = json_object_new_array();
-
-		for (uint32_t i = 0; i < ev->list[f].n; i++)
-			json_object_array_add(arr, record__str(ev->list[f].v[i]));
+		return rl_field__num(ev, f, param, &v) ? json_object_new_boolean(v != 0) : NULL;
+	case RL_T_STR: /* samples hold raw bytes: escaped as in every record */
+		return sample_json__str(rl_field__str(ev, f));
+	case RL_T_STRLIST:
+		n = rl_field__list(ev, f, items);
+		if (n < 0)
+			return NULL;
+		arr = json_object_new_array();
+		for (int i = 0; i < n; i++)
+			json_object_array_add(arr, sample_json__str(items[i]));
 		return arr;
-	}
 	}
 	return NULL;
 }
 
-static struct json_object *copy_of(struct json_object *rec, const char *key)
+/* The failed paths of the alert's sample: all of an exit's; a window's top
+ * path so far (the same shape, one entry). */
+static struct json_object *fail_evidence(const struct pl_sample *s)
 {
-	struct json_object *v;
+	const struct pl_fail *top;
+	struct pl_sample one;
 
-	return json_object_object_get_ex(rec, key, &v) && v ? json_object_get(v) : NULL;
+	if (s->moment != PL_AT_WINDOW)
+		return s->moment == PL_AT_EXIT ? sample_json__fail_paths(s) : NULL;
+	top = pl_sample__top_fail(s);
+	if (!top)
+		return NULL;
+	one = *s;
+	one.fails = top;
+	one.nfails = 1;
+	return sample_json__fail_paths(&one);
 }
 
-static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *ctx)
+static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	struct alerts *a = ctx;
 	struct json_object *o, *fields, *tags, *evid;
@@ -229,18 +214,18 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	json_object_object_add(o, "type", json_object_new_string("alert"));
 	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
 	/* rule-file text is escaped like process text: alert lines and syslog print it */
-	json_object_object_add(o, "rule", record__str(r->name));
+	json_object_object_add(o, "rule", sample_json__str(r->name));
 	json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(r->priority)));
 	json_object_object_add(o, "severity", json_object_new_int(r->priority));
-	json_object_object_add(o, "when", json_object_new_string(ev->str[RL_F_EVT_WHEN]));
+	json_object_object_add(o, "when", json_object_new_string(pl_moment__name(ev->moment)));
 	json_object_object_add(o, "output", json_object_new_string(out));
 	tags = json_object_new_array();
 	for (size_t i = 0; i < r->ntags; i++)
-		json_object_array_add(tags, record__str(r->tags[i]));
+		json_object_array_add(tags, sample_json__str(r->tags[i]));
 	json_object_object_add(o, "tags", tags);
-	json_object_object_add(o, "pid", copy_of(a->rec, "pid"));
-	json_object_object_add(o, "exe", copy_of(a->rec, "exe"));
-	json_object_object_add(o, "binary_id", copy_of(a->rec, "binary_id"));
+	json_object_object_add(o, "pid", json_object_new_uint64(ev->pid));
+	json_object_object_add(o, "exe", sample_json__str(ev->exe));
+	json_object_object_add(o, "binary_id", sample_json__str(ev->binary_id));
 	json_object_object_add(o, "suppressed_before", json_object_new_uint64(suppressed));
 	/* matched only because the regex budget left a regex unrun (fail closed) */
 	json_object_object_add(o, "regex_skipped", json_object_new_boolean(a->stats.match_undecided));
@@ -259,31 +244,18 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	}
 	json_object_object_add(o, "output_fields", fields);
 	evid = json_object_new_object();
-	if (r->evidence & RL_EV_FAIL_PATHS) {
-		struct json_object *p = copy_of(a->rec, "open_fail_paths");
-		struct json_object *total, *path, *count;
-
-		/* a window knows its process's top path so far: the same shape, one entry */
-		if (!p && json_object_object_get_ex(a->rec, "total", &total) && total &&
-		    json_object_object_get_ex(total, "top_fail_path", &path) && path &&
-		    json_object_object_get_ex(total, "top_fail_count", &count)) {
-			struct json_object *e = json_object_new_object();
-
-			p = json_object_new_array();
-			json_object_object_add(e, "path", json_object_get(path));
-			json_object_object_add(e, "count", json_object_get(count));
-			json_object_array_add(p, e);
-		}
-		json_object_object_add(evid, "fail_paths", p);
-	}
+	if (r->evidence & RL_EV_FAIL_PATHS)
+		json_object_object_add(evid, "fail_paths", fail_evidence(ev));
 	if (r->evidence & RL_EV_SYSCALLS)
-		json_object_object_add(evid, "syscalls", copy_of(a->rec, "syscalls_by_name"));
+		json_object_object_add(evid, "syscalls",
+				       ev->moment == PL_AT_EXEC ? NULL
+				       : sample_json__syscalls(ev->moment == PL_AT_WINDOW ? &ev->win : &ev->life));
 	if (r->evidence & RL_EV_BASELINE)
-		json_object_object_add(evid, "baseline", copy_of(a->rec, "baseline"));
+		json_object_object_add(evid, "baseline", sample_json__baseline(ev));
 	if (r->evidence & RL_EV_ANCESTRY)
-		json_object_object_add(evid, "ancestry", copy_of(a->rec, "ancestors"));
+		json_object_object_add(evid, "ancestry", sample_json__ancestors(ev));
 	json_object_object_add(o, "evidence", evid);
-	json_object_object_add(o, "rule_file", record__str(r->file ? r->file : ""));
+	json_object_object_add(o, "rule_file", sample_json__str(r->file ? r->file : ""));
 	json_object_object_add(o, "rule_line", json_object_new_int(r->line));
 	for (size_t i = 0; i < a->nouts; i++)
 		if (a->outs[i])
@@ -291,18 +263,18 @@ static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *c
 	json_object_put(o);
 }
 
-int alerts__eval(struct alerts *a, struct json_object *rec, enum rl_kind kind, uint64_t now_ns,
-		 struct pl_output *const *outs, size_t nouts)
+int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
+		 size_t nouts)
 {
-	if (!(rl_ruleset__kinds(a->rs) & kind) || rl_record_event__fill(&a->re, rec, kind) < 0)
+	if (!(rl_ruleset__kinds(a->rs) & (unsigned)s->moment))
 		return 0;
 	a->events++;
 	a->now_ns = now_ns;
-	a->rec = rec;
+	a->sample = s;
 	a->outs = outs;
 	a->nouts = nouts;
 	a->matched = 0;
-	rl_ruleset__eval(a->rs, &a->re.ev, on_match, a, &a->stats);
+	rl_ruleset__eval(a->rs, s, on_match, a, &a->stats);
 	return a->matched;
 }
 

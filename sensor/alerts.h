@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * alerts.h - rules on records: load the ruleset, evaluate it on every
- * exec, window and exit record, throttle, and write alerts.
+ * alerts.h - rules on samples: load the ruleset, evaluate it on every exec,
+ * window and exit sample, throttle, and write alerts.
  *
- * Used by the daemon (live records) and by `plumbline replay` (records from
- * a file): both hand it the same JSON records, so a rule behaves the same.
+ * Used by the daemon (samples built from the kernel's counters) and by
+ * `plumbline replay` (samples parsed from records): both hand it the same
+ * typed samples, so a rule behaves the same.
  */
 #ifndef PL_ALERTS_H
 #define PL_ALERTS_H
@@ -41,13 +42,13 @@ int alerts__reload(struct alerts *a);
 unsigned alerts__kinds(const struct alerts *a);
 
 /*
- * Evaluate the rules for `kind` on rec (a process, window or exec record);
- * every alert that survives its rule's throttle goes to each of the outputs
- * (NULL entries skipped). now_ns: CLOCK_REALTIME. Returns the number of
- * rules that matched (throttled ones included: they still raised an alert).
+ * Evaluate the rules that run at s's moment on s; every alert that
+ * survives its rule's throttle goes to each of the outputs (NULL entries
+ * skipped). now_ns: CLOCK_REALTIME. Returns the number of rules that
+ * matched (throttled ones included: they still raised an alert).
  */
-int alerts__eval(struct alerts *a, struct json_object *rec, enum rl_kind kind, uint64_t now_ns,
-		 struct pl_output *const *outs, size_t nouts);
+int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
+		 size_t nouts);
 
 /* The counters for the stats record. */
 void alerts__stats(const struct alerts *a, struct json_object *o);

@@ -7,10 +7,10 @@
 #include "hash.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
 
 #define TOP_PATHS 8 /* candidate paths kept per binary per second */
 
@@ -146,27 +146,26 @@ void binagg__tick(struct binagg *a, double seconds)
 	a->cur = t;
 }
 
-struct json_object *binagg__json(const struct binagg *a, const char *binary_id)
+void binagg__get(const struct binagg *a, const char *binary_id, struct pl_bin *ret)
 {
 	const struct bin_entry *e;
 	const struct path_count *top = NULL;
-	struct json_object *o;
 
+	*ret = (struct pl_bin){ .top_fail_share = NAN };
 	if (!binary_id)
-		return NULL;
+		return;
 	e = find(&a->last, binary_id);
 	if (!e->id)
-		return NULL;
+		return;
 	for (int k = 0; k < TOP_PATHS; k++)
 		if (e->top[k].path && (!top || e->top[k].count > top->count))
 			top = &e->top[k];
-	o = json_object_new_object();
-	json_object_object_add(o, "procs", json_object_new_uint64(e->procs));
-	json_object_object_add(o, "open_failures_per_s", json_object_new_double(e->open_fail / a->last.seconds));
-	json_object_object_add(o, "top_fail_path", record__str(top ? top->path : NULL));
-	json_object_object_add(o, "top_fail_share",
-			       top && e->open_fail ? json_object_new_double((double)top->count / e->open_fail) : NULL);
-	return o;
+	ret->present = true;
+	ret->procs = e->procs;
+	ret->open_failures_per_s = e->open_fail / a->last.seconds;
+	ret->top_fail_path = top ? top->path : NULL;
+	if (top && e->open_fail)
+		ret->top_fail_share = (double)top->count / e->open_fail;
 }
 
 uint64_t binagg__overflow(const struct binagg *a)

@@ -11,8 +11,9 @@
 #ifndef PL_BINAGG_H
 #define PL_BINAGG_H
 
-#include <json-c/json.h>
 #include <stdint.h>
+
+#include "sample.h"
 
 struct binagg;
 
@@ -28,9 +29,9 @@ void binagg__add(struct binagg *a, const char *binary_id, uint64_t open_fail, co
 /* Close the current second (seconds: its length); it becomes "the last second". */
 void binagg__tick(struct binagg *a, double seconds);
 
-/* The "binary" object of a record: the last second of binary_id, or NULL
- * when it had no activity then. */
-struct json_object *binagg__json(const struct binagg *a, const char *binary_id);
+/* The last second of binary_id into *ret (present: false when it had no
+ * activity then). Its top path is borrowed until the next binagg__tick(). */
+void binagg__get(const struct binagg *a, const char *binary_id, struct pl_bin *ret);
 
 uint64_t binagg__overflow(const struct binagg *a);
 

@@ -175,9 +175,47 @@ int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX])
 	return 0;
 }
 
-int bpfsensor__procs_fd(const struct bpfsensor *s)
+static int cmp_u32(const void *a, const void *b)
 {
-	return bpf_map__fd(s->skel->maps.procs);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *ctx, uint32_t tgid, const struct pl_proc *p),
+			    void *ctx)
+{
+	int fd = bpf_map__fd(s->skel->maps.procs), r = 0;
+	uint32_t key, next, *keys = NULL;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0 && n < max) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			uint32_t *k = realloc(keys, ncap * sizeof(*k));
+
+			if (!k) {
+				r = -ENOMEM;
+				break;
+			}
+			keys = k;
+			cap = ncap;
+		}
+		keys[n++] = key;
+	}
+	if (n)
+		qsort(keys, n, sizeof(*keys), cmp_u32);
+	for (size_t i = 0; i < n; i++) {
+		if (i && keys[i] == keys[i - 1])
+			continue;
+		if (bpf_map_lookup_elem(fd, &keys[i], s->scratch) == 0)
+			fn(ctx, keys[i], s->scratch);
+	}
+	free(keys);
+	return r;
 }
 
 static int fail_lookup(void *ctx, const struct pl_fail_key *k, struct pl_fail_val *ret)

@@ -42,7 +42,15 @@ int bpfsensor__consume(struct bpfsensor *s);
 /* Loss counters summed over CPUs. 0 or -errno. */
 int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX]);
 
-int bpfsensor__procs_fd(const struct bpfsensor *s);
+/*
+ * Call fn once for every process in the kernel's table, with its current
+ * entry (valid during the call only). The keys are collected first and
+ * visited in order: a deletion under the map's cursor (a process exiting
+ * meanwhile) would restart the kernel's walk and visit processes twice.
+ * At most max keys are collected. 0 or -ENOMEM (some were visited).
+ */
+int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *ctx, uint32_t tgid, const struct pl_proc *p),
+			    void *ctx);
 
 /* The failed-path table and the process table, as failpaths.c uses them. */
 struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s);

@@ -24,7 +24,7 @@
 #include "bundle.h"
 #include "cleanup.h"
 #include "log.h"
-#include "record.h"
+#include "sample_json.h"
 #include "statedir.h"
 #include "store.h"
 #include "textsafe.h"
@@ -164,7 +164,7 @@ static struct json_object *show_json(const struct baseline *b, const struct bl_p
 
 	json_object_object_add(o, "ready", json_object_new_boolean(baseline__ready(b, p)));
 	json_object_object_add(o, "windows_ready", json_object_new_boolean(baseline__windows_ready(b, p)));
-	for (int d = 0; d < BL_DIST_MAX; d++) {
+	for (int d = 0; d < PL_DIST_MAX; d++) {
 		struct json_object *e = json_object_new_object();
 		const struct sketch *s = &b->dist[d];
 
@@ -203,7 +203,7 @@ static void show_text(const struct baseline *b, const struct bl_policy *p)
 	printf("  prior          %s\n", prior ? prior : b->prior_key ? "?" : "-");
 	printf("  %-26s %8s %10s %10s %10s %10s %10s %10s\n", "distribution", "count", "p50", "p90", "p99", "p99.9", "min",
 	       "max");
-	for (int d = 0; d < BL_DIST_MAX; d++) {
+	for (int d = 0; d < PL_DIST_MAX; d++) {
 		const struct sketch *s = &b->dist[d];
 		char v[6][24];
 
@@ -258,9 +258,9 @@ static int cmd_list(struct bopts *o)
 			const struct baseline *b = bl_store__at(st, i);
 			struct json_object *e = json_object_new_object();
 
-			json_object_object_add(e, "key", record__str(b->key));
-			json_object_object_add(e, "exe", record__str(b->exe));
-			json_object_object_add(e, "parent_exe", record__str(b->parent_exe));
+			json_object_object_add(e, "key", sample_json__str(b->key));
+			json_object_object_add(e, "exe", sample_json__str(b->exe));
+			json_object_object_add(e, "parent_exe", sample_json__str(b->parent_exe));
 			json_object_object_add(e, "samples", json_object_new_uint64(b->samples));
 			json_object_object_add(e, "windows", json_object_new_uint64(b->windows));
 			json_object_object_add(e, "ready", json_object_new_boolean(baseline__ready(b, &o->pol)));

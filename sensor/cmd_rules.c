@@ -24,7 +24,7 @@
 #include "log.h"
 #include "options.h"
 #include "output.h"
-#include "record.h"
+#include "sample_json.h"
 #include "ruleset.h"
 #include "textsafe.h"
 
@@ -109,14 +109,14 @@ static int cmd_list(int argc, char **argv)
 		if (json) {
 			struct json_object *o = json_object_new_object(), *t = json_object_new_array();
 
-			json_object_object_add(o, "name", record__str(rule->name));
+			json_object_object_add(o, "name", sample_json__str(rule->name));
 			json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(rule->priority)));
 			json_object_object_add(o, "when", json_object_new_string(kinds_str(rule->kinds, k, sizeof(k))));
 			json_object_object_add(o, "enabled", json_object_new_boolean(rule->enabled));
 			for (size_t j = 0; j < rule->ntags; j++)
-				json_object_array_add(t, record__str(rule->tags[j]));
+				json_object_array_add(t, sample_json__str(rule->tags[j]));
 			json_object_object_add(o, "tags", t);
-			json_object_object_add(o, "file", record__str(rule->file));
+			json_object_object_add(o, "file", sample_json__str(rule->file));
 			json_object_object_add(o, "line", json_object_new_int(rule->line));
 			json_object_array_add(arr, o);
 		} else {
@@ -175,10 +175,12 @@ static void replay_usage(FILE *f)
 {
 	fputs("Usage: plumbline replay RECORDS.jsonl [OPTIONS]\n"
 	      "\n"
-	      "Evaluate rules on recorded process, window and exec records (as written\n"
+	      "Evaluate rules on recorded exec, window and process records (as written\n"
 	      "by `plumbline run --process-records --window-records`), offline, and print\n"
-	      "the alerts. A process record is evaluated as its exec, then its exit.\n"
-	      "Throttling uses the records' own times, so a replay is repeatable.\n"
+	      "the alerts: each record is the sample the live sensor judged at that moment.\n"
+	      "(Records of a sensor that wrote no exec records: an exec'd image's process\n"
+	      "record is evaluated as its exec, then its exit.) Throttling uses the\n"
+	      "records' own times, so a replay is repeatable.\n"
 	      "\n"
 	      "  --rules PATH           rule file or directory (repeatable; default: shipped rules)\n"
 	      "  --enable-rule NAME     (or tag:T) enable\n"
@@ -187,15 +189,6 @@ static void replay_usage(FILE *f)
 	      "  -h, --help             this help\n"
 	      "RECORDS.jsonl may be - for standard input.\n",
 	      f);
-}
-
-static const char *str_of(struct json_object *rec, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(rec, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
 }
 
 /*
@@ -265,15 +258,40 @@ static ssize_t read_line(FILE *f, char *buf, size_t max)
 	return over ? -E2BIG : (ssize_t)n;
 }
 
-static uint64_t record_time(struct json_object *rec)
+/* Whether the rules judge the exit of s: not a process still running at
+ * shutdown, nor a fork child's step to exec (as live). */
+static bool judged(const struct pl_sample *s)
 {
-	static const char *const keys[] = { "end_ns", "window_end_ns", "time_ns" };
-	struct json_object *v;
+	if (!s->end_reason)
+		return true;
+	return strcmp(s->end_reason, "running") != 0 && !(strcmp(s->end_reason, "exec") == 0 && s->image == PL_IMAGE_FORK);
+}
 
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		if (json_object_object_get_ex(rec, keys[i], &v) && json_object_is_type(v, json_type_int))
-			return json_object_get_uint64(v);
-	return 0;
+/*
+ * One record: its sample through the rules, as the live sensor would have
+ * taken it. Records of an older sensor that wrote no exec records: an
+ * exec'd image's process record stands for its exec too, with the baseline
+ * as it was at exit. Returns whether rec was a sample at all.
+ */
+static bool replay_one(struct alerts *a, struct json_object *rec, struct sample_buf *buf, bool *seen_exec,
+		       struct pl_output **out)
+{
+	struct pl_sample s, e;
+
+	if (sample_json__parse(rec, buf, &s) < 0)
+		return false;
+	if (s.moment == PL_AT_EXEC)
+		*seen_exec = true;
+	if (s.moment == PL_AT_EXIT && !*seen_exec && s.image == PL_IMAGE_EXEC) {
+		e = s;
+		e.moment = PL_AT_EXEC;
+		e.time_ns = s.image_start_ns;
+		e.bl.scored = false;
+		alerts__eval(a, &e, e.time_ns, out, 1);
+	}
+	if (s.moment != PL_AT_EXIT || judged(&s))
+		alerts__eval(a, &s, s.time_ns, out, 1);
+	return true;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -290,7 +308,8 @@ int cmd_replay(int argc, char **argv)
 	_cleanup_fclose_ FILE *in = NULL;
 	_cleanup_free_ char *line = NULL;
 	struct alerts *a = NULL;
-	bool json = false;
+	struct sample_buf *buf = NULL;
+	bool json = false, seen_exec = false;
 	ssize_t len;
 	int c, r;
 
@@ -343,7 +362,7 @@ int cmd_replay(int argc, char **argv)
 		return log_error_errno(r, "Cannot write to stdout: %m");
 	}
 	line = malloc(REPLAY_LINE_MAX + 1);
-	if (!line) {
+	if (!line || sample_buf__new(&buf) < 0) {
 		output__free(out);
 		alerts__free(a);
 		return log_error_errno(ENOMEM, "Out of memory");
@@ -370,22 +389,7 @@ int cmd_replay(int argc, char **argv)
 			json_object_put(rec);
 			continue;
 		}
-		records++;
-		if (strcmp(json_object_get_string(type), "process") == 0) {
-			const char *reason = str_of(rec, "end_reason"), *image = str_of(rec, "image");
-			/* as live: a process still running at shutdown has not exited, and a fork
-			 * child's step to exec is not judged */
-			bool judged = !(reason && strcmp(reason, "running") == 0) &&
-				      !(reason && image && strcmp(reason, "exec") == 0 && strcmp(image, "fork") == 0);
-
-			alerts__eval(a, rec, RL_KIND_EXEC, record_time(rec), &out, 1);
-			if (judged)
-				alerts__eval(a, rec, RL_KIND_EXIT, record_time(rec), &out, 1);
-		} else if (strcmp(json_object_get_string(type), "window") == 0) {
-			alerts__eval(a, rec, RL_KIND_WINDOW, record_time(rec), &out, 1);
-		} else if (strcmp(json_object_get_string(type), "exec") == 0) {
-			alerts__eval(a, rec, RL_KIND_EXEC, record_time(rec), &out, 1);
-		}
+		records += replay_one(a, rec, buf, &seen_exec, &out);
 		json_object_put(rec);
 	}
 	{
@@ -399,6 +403,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	output__free(out);
 	alerts__free(a);
+	sample_buf__free(buf);
 	if (r == 0 && too_long)
 		r = log_error_errno(E2BIG, "%zu lines of %s were longer than %u MiB and not replayed", too_long, file,
 				    REPLAY_LINE_MAX >> 20);

@@ -118,9 +118,9 @@ void failpaths__on_record(struct failpaths *fp, const struct pl_ev_fail_path *ev
 	}
 }
 
-struct fail_count *failpaths__collect(struct failpaths *fp, struct proc_info *pi, bool consume, uint32_t *ret_n)
+struct pl_fail *failpaths__collect(struct failpaths *fp, struct proc_info *pi, bool consume, uint32_t *ret_n)
 {
-	struct fail_count *fails;
+	struct pl_fail *fails;
 	uint32_t n = 0;
 
 	*ret_n = 0;
@@ -135,11 +135,10 @@ struct fail_count *failpaths__collect(struct failpaths *fp, struct proc_info *pi
 			fp->tbl.remove(fp->tbl.ctx, &f->key);
 			f->in_kernel = false;
 		}
-		if (fails && count) {
-			fails[n].ref = f;
-			fails[n].count = count;
-			n++;
-		}
+		if (fails && count)
+			fails[n++] = (struct pl_fail){
+				.path = f->path, .err = f->key.err, .truncated = f->truncated, .count = count
+			};
 	}
 	*ret_n = n;
 	return fails;

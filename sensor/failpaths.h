@@ -40,7 +40,7 @@
 
 #include "plumbline.h"
 #include "proctable.h"
-#include "record.h"
+#include "sample.h"
 
 /* The kernel's side, as the sensor sees it (bpfsensor__fail_table()). */
 struct failpaths_table {
@@ -75,12 +75,13 @@ void failpaths__free(struct failpaths *fp);
 void failpaths__on_record(struct failpaths *fp, const struct pl_ev_fail_path *ev);
 
 /*
- * The failed paths of pi with their counts (folded + in the table), or NULL
- * when there are none (or on ENOMEM: the record then lists no paths). With
- * consume, the image has ended: its keys are deleted from the table. The
- * caller frees the array; its entries point into pi.
+ * The failed paths of pi with their counts (folded + in the table), in the
+ * order they were learned, or NULL when there are none (or on ENOMEM: the
+ * sample then lists no paths). With consume, the image has ended: its keys
+ * are deleted from the table. The caller frees the array; its paths point
+ * into pi.
  */
-struct fail_count *failpaths__collect(struct failpaths *fp, struct proc_info *pi, bool consume, uint32_t *ret_n);
+struct pl_fail *failpaths__collect(struct failpaths *fp, struct proc_info *pi, bool consume, uint32_t *ret_n);
 
 /* Walk the table once: delete orphans, move idle keys out, drop unknown
  * ones. now_ns is CLOCK_MONOTONIC, the clock of pl_fail_val.first_ns. */

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * learn.c - samples from kernel counters, verdicts into records.
+ * learn.c - samples scored against their baselines, and learned.
  *
  * What is learned from what:
  *   an image that ended by exit or exec (not one the sensor saw only in
  *   part, nor one still running at shutdown) -> one lifetime sample;
  *   every 1-second window of a running image -> one window sample;
  *   an exec -> the child's exe in the parent image's set of children.
+ * The verdict goes into the sample itself (pl_sample.bl): rules read it
+ * there, and the records write it from there.
  */
 #include "learn.h"
 
@@ -35,7 +37,7 @@ struct pending {
 	struct bl_process_sample ps;
 	struct bl_window_sample ws;
 	struct bl_verdict v;
-	const char *paths[PROC_MAX_FAIL_KEYS]; /* borrowed from the process table until commit */
+	const char *paths[PROC_MAX_FAIL_KEYS]; /* borrowed from the sample until commit */
 	const char *names[PL_NR_SYSCALLS];
 };
 
@@ -50,23 +52,6 @@ struct learner {
 	uint64_t process_samples, window_samples, anomalous, no_baseline, saves, save_errors;
 };
 
-static const char *const feature_names[BL_DIST_MAX] = {
-	[BL_LIFE_CPU] = "cpu_ns",
-	[BL_LIFE_WALL] = "wall_ns",
-	[BL_LIFE_OFFCPU] = "offcpu_ns",
-	[BL_LIFE_SYSCALLS] = "syscalls",
-	[BL_LIFE_OPEN_FAIL] = "open_failures",
-	[BL_WIN_CPU] = "cpu_ns_per_s",
-	[BL_WIN_SYSCALLS] = "syscalls_per_s",
-	[BL_WIN_OPEN_FAIL] = "open_failures_per_s",
-	[BL_WIN_SC_FILE] = "sc_file_per_s",
-	[BL_WIN_SC_NET] = "sc_net_per_s",
-	[BL_WIN_SC_PROC] = "sc_proc_per_s",
-	[BL_WIN_SC_MEM] = "sc_mem_per_s",
-	[BL_WIN_SC_IPC] = "sc_ipc_per_s",
-	[BL_WIN_SC_TIME] = "sc_time_per_s",
-	[BL_WIN_SC_OTHER] = "sc_other_per_s",
-};
 
 static uint64_t real_ns(void)
 {
@@ -150,198 +135,129 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, real_ns()) == 1;
 }
 
-static void add_double(struct json_object *o, const char *key, double v)
+/* What every sample says about its baseline: key, readiness, the learned
+ * quantiles of the ready distributions, the parent's view of this exec. */
+void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s)
 {
-	json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
-}
+	static const double qs[3] = { 0.5, 0.9, 0.99 };
+	struct pl_verdict *v = &s->bl;
+	const struct baseline *b = pi ? pi->bl : NULL;
 
-static struct json_object *verdict_json(const struct proc_info *pi, const struct bl_verdict *v, int first, int last)
-{
-	static const char *const new_names[BL_SET_MAX] = {
-		[BL_SET_FAIL_PATHS] = "new_fail_paths",
-		[BL_SET_CHILDREN] = "new_children",
-		[BL_SET_SYSCALLS] = "new_syscalls",
-	};
-	struct json_object *o = json_object_new_object(), *f = json_object_new_object();
+	if (!b)
+		return;
+	v->key = b->key;
+	v->ready = baseline__ready(b, &l->pol);
+	v->windows_ready = baseline__windows_ready(b, &l->pol);
+	v->samples = b->samples;
+	v->parent_ready = pi->parent_bl_ready;
+	v->parent_new_child = pi->parent_new_child;
+	for (int d = 0; d < PL_DIST_MAX; d++) {
+		bool window = d >= PL_WIN_CPU;
 
-	json_object_object_add(o, "key", record__str(pi->bl->key));
-	json_object_object_add(o, "ready", json_object_new_boolean(v->ready));
-	json_object_object_add(o, "from_prior", json_object_new_boolean(v->from_prior));
-	json_object_object_add(o, "samples", json_object_new_uint64(v->samples));
-	json_object_object_add(o, "learned", json_object_new_boolean(v->learned));
-	json_object_object_add(o, "anomalous", json_object_new_boolean(v->anomalous));
-	if (v->max_dist >= 0) {
-		add_double(o, "max_score", v->max_score);
-		json_object_object_add(o, "max_feature", json_object_new_string(feature_names[v->max_dist]));
-	} else {
-		json_object_object_add(o, "max_score", NULL);
-		json_object_object_add(o, "max_feature", NULL);
+		if (d > PL_WIN_OPEN_FAIL || !(window ? v->windows_ready : v->ready))
+			continue; /* rules read the quantiles of these only */
+		for (int k = 0; k < 3; k++)
+			v->q[d][k] = sketch__quantile(&b->dist[d], qs[k]);
 	}
-	for (int d = first; d <= last; d++) {
-		const struct bl_feature *x = &v->f[d];
-		struct json_object *e;
-
-		if (!x->valid)
-			continue;
-		e = json_object_new_object();
-		add_double(e, "value", x->value);
-		add_double(e, "p50", x->p50);
-		add_double(e, "p99", x->p99);
-		add_double(e, "ratio_p50", x->ratio_p50);
-		add_double(e, "ratio_p99", x->ratio_p99);
-		add_double(e, "score", x->score);
-		json_object_object_add(f, feature_names[d], e);
-	}
-	json_object_object_add(o, "features", f);
-	for (int s = 0; s < BL_SET_MAX; s++) {
-		struct json_object *a;
-
-		if (s == BL_SET_CHILDREN)
-			continue;
-		a = json_object_new_array();
-		for (uint32_t i = 0; i < v->new_members[s] && i < 8; i++)
-			json_object_array_add(a, record__str(v->new_list[s][i]));
-		json_object_object_add(o, new_names[s], a);
-	}
-	return o;
 }
 
-/* The learned quantiles a rule can compare with (ms for times, per second
- * for window rates), for the distributions that are ready. */
-static struct json_object *quantiles_json(const struct learner *l, const struct baseline *b)
+/* The verdict of the baseline into the sample. */
+static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 {
-	static const struct {
-		const char *name;
-		enum bl_dist d;
-		double scale;
-		bool window;
-	} qs[] = {
-		{ "cpu_ms", BL_LIFE_CPU, 1e-6, false },
-		{ "wall_ms", BL_LIFE_WALL, 1e-6, false },
-		{ "offcpu_ms", BL_LIFE_OFFCPU, 1e-6, false },
-		{ "syscalls", BL_LIFE_SYSCALLS, 1, false },
-		{ "open_failures", BL_LIFE_OPEN_FAIL, 1, false },
-		{ "win_cpu_ms", BL_WIN_CPU, 1e-6, true },
-		{ "win_syscalls", BL_WIN_SYSCALLS, 1, true },
-		{ "win_open_failures", BL_WIN_OPEN_FAIL, 1, true },
-	};
-	struct json_object *o = json_object_new_object();
+	struct pl_verdict *v = &s->bl;
 
-	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
-		struct json_object *q;
-
-		if (qs[i].window ? !baseline__windows_ready(b, &l->pol) : !baseline__ready(b, &l->pol))
-			continue;
-		q = json_object_new_object();
-		add_double(q, "p50", sketch__quantile(&b->dist[qs[i].d], 0.5) * qs[i].scale);
-		add_double(q, "p90", sketch__quantile(&b->dist[qs[i].d], 0.9) * qs[i].scale);
-		add_double(q, "p99", sketch__quantile(&b->dist[qs[i].d], 0.99) * qs[i].scale);
-		json_object_object_add(o, qs[i].name, q);
-	}
-	return o;
+	v->scored = true;
+	v->ready = bv->ready;
+	v->from_prior = bv->from_prior;
+	v->samples = bv->samples;
+	v->anomalous = bv->anomalous;
+	v->learned = false;
+	v->max_dist = bv->max_dist;
+	v->max_score = bv->max_dist >= 0 ? bv->max_score : NAN;
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		v->f[d] = (struct pl_score){
+			.valid = bv->f[d].valid,
+			.value = bv->f[d].value,
+			.p50 = bv->f[d].p50,
+			.p99 = bv->f[d].p99,
+			.ratio_p50 = bv->f[d].ratio_p50,
+			.ratio_p99 = bv->f[d].ratio_p99,
+			.score = bv->f[d].score,
+		};
+	v->nnew_fail_paths = bv->new_members[BL_SET_FAIL_PATHS] < PL_SAMPLE_NEW_MAX ? bv->new_members[BL_SET_FAIL_PATHS]
+										  : PL_SAMPLE_NEW_MAX;
+	for (uint32_t i = 0; i < v->nnew_fail_paths; i++)
+		v->new_fail_paths[i] = bv->new_list[BL_SET_FAIL_PATHS][i];
+	v->nnew_syscalls = bv->new_members[BL_SET_SYSCALLS] < PL_SAMPLE_NEW_MAX ? bv->new_members[BL_SET_SYSCALLS]
+										: PL_SAMPLE_NEW_MAX;
+	for (uint32_t i = 0; i < v->nnew_syscalls; i++)
+		v->new_syscalls[i] = bv->new_list[BL_SET_SYSCALLS][i];
 }
 
-/* What every verdict object says about the baseline itself. */
-static void add_baseline_state(const struct learner *l, const struct proc_info *pi, struct json_object *o)
-{
-	json_object_object_add(o, "windows_ready", json_object_new_boolean(baseline__windows_ready(pi->bl, &l->pol)));
-	json_object_object_add(o, "parent_ready", json_object_new_boolean(pi->parent_bl_ready));
-	json_object_object_add(o, "parent_new_child", json_object_new_boolean(pi->parent_new_child));
-	json_object_object_add(o, "quantiles", quantiles_json(l, pi->bl));
-}
-
-struct json_object *learner__exec(struct learner *l, const struct proc_info *pi)
-{
-	struct json_object *o;
-
-	if (!pi || !pi->bl)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "key", record__str(pi->bl->key));
-	json_object_object_add(o, "ready", json_object_new_boolean(baseline__ready(pi->bl, &l->pol)));
-	json_object_object_add(o, "samples", json_object_new_uint64(pi->bl->samples));
-	add_baseline_state(l, pi, o);
-	return o;
-}
-
-struct json_object *learner__process(struct learner *l, struct proc_info *pi, const struct pl_proc *p,
-				     const struct fail_count *fails, uint32_t nfails, uint64_t end_ns, bool learn)
+static void score_process(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
 {
 	struct pending *q = &l->pending;
-	struct bl_process_sample *s = &q->ps;
-	const struct baseline *prior;
-	struct json_object *o;
+	struct bl_process_sample *ps = &q->ps;
 
-	q->kind = PENDING_NONE;
-	if (!pi || !pi->bl)
-		return NULL;
-	*s = (struct bl_process_sample){
-		.cpu_ns = p->st.cpu_ns,
-		.wall_ns = end_ns > p->id.image_start_ns ? end_ns - p->id.image_start_ns : 0,
-		.offcpu_ns = p->st.offcpu_ns,
-		.open_fail = p->st.open_fail,
+	*ps = (struct bl_process_sample){
+		.cpu_ns = s->life.cpu_ns,
+		.wall_ns = pl_sample__wall_ns(s),
+		.offcpu_ns = s->life.offcpu_ns,
+		.syscalls = s->life.syscalls,
+		.open_fail = s->life.open_fail,
 		.fail_paths = q->paths,
 		.syscall_names = q->names,
 	};
-	for (uint32_t i = 0; i < nfails && i < PROC_MAX_FAIL_KEYS; i++)
-		q->paths[s->nfail_paths++] = fails[i].ref->path;
-	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
-		if (!p->st.sc[i])
-			continue;
-		s->syscalls += p->st.sc[i];
-		if (syscall_name(i))
-			q->names[s->nsyscall_names++] = syscall_name(i);
-	}
-	s->syscalls += p->st.sc_other;
-	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
-	baseline__score_process(pi->bl, prior, s, &l->pol, &q->v);
-	l->anomalous += q->v.anomalous;
-	/* what the sensor saw only in part, or is still running, is scored but not learned */
-	if (learn && !(p->id.flags & PL_PROC_PARTIAL)) {
-		q->kind = PENDING_PROCESS;
-		q->b = pi->bl;
-	}
-	o = verdict_json(pi, &q->v, BL_LIFE_CPU, BL_LIFE_OPEN_FAIL);
-	add_baseline_state(l, pi, o);
-	return o;
+	for (uint32_t i = 0; i < s->nfails && i < PROC_MAX_FAIL_KEYS; i++)
+		if (s->fails[i].path)
+			q->paths[ps->nfail_paths++] = s->fails[i].path;
+	for (int i = 0; s->life.sc && i < PL_NR_SYSCALLS; i++)
+		if (s->life.sc[i] && syscall_name(i))
+			q->names[ps->nsyscall_names++] = syscall_name(i);
+	baseline__score_process(b, prior, ps, &l->pol, &q->v);
 }
 
-struct json_object *learner__window(struct learner *l, struct proc_info *pi, const struct pl_stats *cur,
-				    const struct pl_stats *prev, uint64_t duration_ns)
+static void score_window(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
 {
-	static const struct pl_stats zero;
 	struct pending *q = &l->pending;
-	struct bl_window_sample *s = &q->ws;
+	struct bl_window_sample *ws = &q->ws;
+
+	*ws = (struct bl_window_sample){
+		.duration_ns = s->win_end_ns - s->win_start_ns,
+		.cpu_ns = s->win.cpu_ns,
+		.syscalls = s->win.syscalls,
+		.open_fail = s->win.open_fail,
+	};
+	for (int i = 0; s->win.sc && i < PL_NR_SYSCALLS; i++)
+		ws->sc_class[l->sc_class[i]] += s->win.sc[i];
+	ws->sc_class[BL_SC_OTHER] += s->win.sc_other;
+	baseline__score_window(b, prior, ws, &l->pol, &q->v);
+}
+
+void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s, bool learn)
+{
+	struct pending *q = &l->pending;
 	const struct baseline *prior;
-	struct json_object *o;
 
 	q->kind = PENDING_NONE;
-	if (!pi || !pi->bl)
-		return NULL;
-	if (!prev)
-		prev = &zero;
-	*s = (struct bl_window_sample){ .duration_ns = duration_ns };
-	s->cpu_ns = cur->cpu_ns - prev->cpu_ns;
-	s->open_fail = cur->open_fail - prev->open_fail;
-	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
-		uint64_t d = cur->sc[i] - prev->sc[i];
-
-		s->syscalls += d;
-		s->sc_class[l->sc_class[i]] += d;
-	}
-	s->syscalls += cur->sc_other - prev->sc_other;
-	s->sc_class[BL_SC_OTHER] += cur->sc_other - prev->sc_other;
+	learner__state(l, pi, s);
+	if (!pi || !pi->bl || (s->moment != PL_AT_EXIT && s->moment != PL_AT_WINDOW))
+		return;
 	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
-	baseline__score_window(pi->bl, prior, s, &l->pol, &q->v);
+	if (s->moment == PL_AT_EXIT)
+		score_process(l, pi->bl, prior, s);
+	else
+		score_window(l, pi->bl, prior, s);
+	put_verdict(s, &q->v);
 	l->anomalous += q->v.anomalous;
-	q->kind = PENDING_WINDOW;
-	q->b = pi->bl;
-	o = verdict_json(pi, &q->v, BL_WIN_CPU, BL_DIST_MAX - 1);
-	add_baseline_state(l, pi, o);
-	return o;
+	/* what the sensor saw only in part is scored but not learned */
+	if (learn && !s->partial) {
+		q->kind = s->moment == PL_AT_EXIT ? PENDING_PROCESS : PENDING_WINDOW;
+		q->b = pi->bl;
+	}
 }
 
-bool learner__commit(struct learner *l, bool alerted)
+bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s)
 {
 	struct pending *q = &l->pending;
 	int r = 0;
@@ -358,12 +274,11 @@ bool learner__commit(struct learner *l, bool alerted)
 		l->window_samples += q->v.learned;
 		break;
 	}
-	if (r < 0) {
-		_cleanup_free_ char *key = text_escape_str(q->b->key);
-
-		log_warn("baseline %s: out of memory while learning", key ? key : "?");
-	}
+	if (r < 0)
+		log_warn("baseline %s: out of memory while learning", q->b->key);
 	q->kind = PENDING_NONE;
+	if (s)
+		s->bl.learned = q->v.learned;
 	return q->v.learned;
 }
 

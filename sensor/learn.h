@@ -17,7 +17,7 @@
 #include "baseline.h"
 #include "plumbline.h"
 #include "proctable.h"
-#include "record.h"
+#include "sample.h"
 
 struct learner;
 
@@ -38,27 +38,26 @@ void learner__attach(struct learner *l, struct proc_info *pi);
 void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child);
 
 /*
- * Score one ended image; when `learn`, keep the sample pending for
- * learner__commit(). Returns the "baseline" object for its record (new
- * reference), or NULL when pi has no baseline.
+ * The baseline's state for a sample of pi at any moment, into s->bl: key,
+ * readiness, the learned quantiles of what is ready, the parent's view of
+ * this image's exec. Nothing when pi has no baseline.
  */
-struct json_object *learner__process(struct learner *l, struct proc_info *pi, const struct pl_proc *p,
-				     const struct fail_count *fails, uint32_t nfails, uint64_t end_ns, bool learn);
+void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s);
 
-/* Score one window [prev, cur] of duration_ns, pending for learning; NULL when none. */
-struct json_object *learner__window(struct learner *l, struct proc_info *pi, const struct pl_stats *cur,
-				    const struct pl_stats *prev, uint64_t duration_ns);
+/*
+ * The state, and for a window or exit sample its verdict against the
+ * baseline (or the prior), into s->bl. With `learn`, the sample is kept
+ * pending for learner__commit() (a partial image's never is). The strings
+ * and counts of s it borrows must live until then.
+ */
+void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s, bool learn);
 
 /*
  * Learn the sample scored last, unless `alerted` (a rule fired on it) or
- * the policy says no. The fail paths it borrowed must still be alive.
- * Returns whether it was learned.
+ * the policy says no; s->bl.learned (s may be NULL) and the return value
+ * say whether it was learned.
  */
-bool learner__commit(struct learner *l, bool alerted);
-
-/* The "baseline" object of an exec record: readiness, quantiles, and
- * whether the parent had ever executed this binary. NULL without baseline. */
-struct json_object *learner__exec(struct learner *l, const struct proc_info *pi);
+bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s);
 
 /* Save dirty baselines; a failure is logged once per failure streak. */
 int learner__flush(struct learner *l);

@@ -4,16 +4,17 @@
  *
  * Loads a ruleset (default: the shipped rules), builds a mix of synthetic
  * records (sshd logins, a storm window, a runaway window, a build exec, a
- * quiet exit), turns each into an event once, then evaluates the whole
- * ruleset on them in a loop. Prints events/s and rule evaluations/s, for
- * evaluation alone and for record->event conversion + evaluation.
+ * quiet exit), parses each into a sample once, then evaluates the whole
+ * ruleset on them in a loop: the live sensor's path (samples straight
+ * from the kernel's counters). Prints samples/s and rule evaluations/s, for
+ * evaluation alone and for parsing a record + evaluation (replay's path).
  * Not a test: figures depend on the machine (docs/performance.md).
  *
  *   bench_rules [RULES_PATH] [SECONDS]
  *   bench_rules --regex [SECONDS]
  *
- * --regex measures what one exec costs the sensor's rule stage (exec record
- * -> event -> evaluation) under a rule with a backtracking-prone regex on
+ * --regex measures what one exec costs the sensor's rule stage (an exec
+ * sample's evaluation) under a rule with a backtracking-prone regex on
  * the command line, with a benign argument and with a hostile 251-byte one
  * (close to the kernel's 256-byte argument bound), each repeated (the same
  * string every exec) and varying (a different string every exec), as the
@@ -26,8 +27,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "record_event.h"
 #include "ruleset.h"
+#include "sample_json.h"
 
 static const char *const records[] = {
 	"{\"type\":\"process\",\"pid\":4001,\"ppid\":4000,\"uid\":0,\"comm\":\"sshd\",\"exe\":\"/usr/sbin/sshd\","
@@ -59,7 +60,6 @@ static const char *const records[] = {
 	"{\"cpu_ms\":{\"p50\":3.5,\"p99\":5}},\"features\":{\"cpu_ns\":{\"score\":0.9}}}}",
 };
 
-static const enum rl_kind kinds[] = { RL_KIND_EXIT, RL_KIND_WINDOW, RL_KIND_WINDOW, RL_KIND_EXEC, RL_KIND_EXIT };
 #define NREC (sizeof(records) / sizeof(records[0]))
 
 static double now(void)
@@ -72,7 +72,7 @@ static double now(void)
 
 static size_t matches;
 
-static void on_match(const struct rl_rule *r, const struct rl_event *ev, void *ctx)
+static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	matches++;
 }
@@ -116,34 +116,29 @@ static void make_arg(char *buf, size_t size, bool hostile, bool vary, unsigned i
 	snprintf(buf + HOSTILE_LEN - 2, size - (HOSTILE_LEN - 2), "=!");
 }
 
-static struct json_object *exec_rec(const char *arg)
+/* The exec sample of `sh ARG` (cmd holds its command line). */
+static void exec_sample(struct pl_sample *s, char *cmd, size_t size, const char *arg)
 {
-	struct json_object *o = json_object_new_object();
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "sh %s", arg);
-	json_object_object_add(o, "type", json_object_new_string("exec"));
-	json_object_object_add(o, "pid", json_object_new_int(7001));
-	json_object_object_add(o, "comm", json_object_new_string("sh"));
-	json_object_object_add(o, "exe", json_object_new_string("/usr/bin/dash"));
-	json_object_object_add(o, "binary_id", json_object_new_string("build-id:b4"));
-	json_object_object_add(o, "parent_exe", json_object_new_string("/usr/bin/bash"));
-	json_object_object_add(o, "cmdline", json_object_new_string(cmd));
-	json_object_object_add(o, "image", json_object_new_string("exec"));
-	json_object_object_add(o, "baseline", NULL);
-	return o;
+	snprintf(cmd, size, "sh %s", arg);
+	pl_sample__init(s, PL_AT_EXEC);
+	s->pid = 7001;
+	s->comm = "sh";
+	s->exe = "/usr/bin/dash";
+	s->binary_id = "build-id:b4";
+	s->parent_exe = "/usr/bin/bash";
+	s->cmdline = cmd;
 }
 
 static void regex_case(const struct rl_ruleset *rs, const char *name, bool hostile, bool vary, bool budget,
 		       double secs)
 {
-	static struct rl_record_event re;
-	struct json_object **recs = calloc(VARIANTS, sizeof(*recs));
+	struct pl_sample *recs = calloc(VARIANTS, sizeof(*recs));
+	char (*cmds)[320] = calloc(VARIANTS, sizeof(*cmds));
 	struct rl_eval_stats st = { 0 };
 	size_t n = 0, nrec = vary ? VARIANTS : 1;
 	double t0, t;
 
-	if (!recs)
+	if (!recs || !cmds)
 		exit(1);
 #ifdef RL_REGEX_BUDGET_NS
 	st.budget.ns_per_s = budget ? RL_REGEX_BUDGET_NS : 0;
@@ -155,13 +150,12 @@ static void regex_case(const struct rl_ruleset *rs, const char *name, bool hosti
 		char arg[300];
 
 		make_arg(arg, sizeof(arg), hostile, vary, (unsigned)i);
-		recs[i] = exec_rec(arg);
+		exec_sample(&recs[i], cmds[i], sizeof(cmds[i]), arg);
 	}
 	t0 = now();
 	do {
 		for (int k = 0; k < 64; k++, n++) {
-			rl_record_event__fill(&re, recs[n % nrec], RL_KIND_EXEC);
-			rl_ruleset__eval(rs, &re.ev, on_match, NULL, &st);
+			rl_ruleset__eval(rs, &recs[n % nrec], on_match, NULL, &st);
 		}
 		t = now() - t0;
 	} while (t < secs);
@@ -173,9 +167,8 @@ static void regex_case(const struct rl_ruleset *rs, const char *name, bool hosti
 #else
 	printf("  limit hits %9llu\n", (unsigned long long)st.regex_limit_hits);
 #endif
-	for (size_t i = 0; i < nrec; i++)
-		json_object_put(recs[i]);
 	free(recs);
+	free(cmds);
 }
 
 static int regex_bench(double secs)
@@ -187,7 +180,7 @@ static int regex_bench(double secs)
 		rl_diags__print(&d, stderr);
 		return 1;
 	}
-	printf("%-34s %-3s %18s %14s\n", "exec record -> event -> rule", "budget", "cost", "rate");
+	printf("%-34s %-3s %18s %14s\n", "exec sample -> rule", "budget", "cost", "rate");
 	for (int budget = 0; budget < 2; budget++) {
 		regex_case(rs, "benign argument, repeated", false, false, budget, secs);
 		regex_case(rs, "benign argument, varying", false, true, budget, secs);
@@ -206,7 +199,8 @@ int main(int argc, char **argv)
 
 	const char *path = argc > 1 ? argv[1] : PL_RULES_SOURCE_DIR;
 	double secs = argc > 2 ? strtod(argv[2], NULL) : 2;
-	static struct rl_record_event re[NREC];
+	static struct pl_sample sample[NREC];
+	struct sample_buf *buf[NREC], *scratch;
 	struct json_object *rec[NREC];
 	struct rl_eval_stats st = { 0 };
 	struct rl_diags d = { 0 };
@@ -218,41 +212,46 @@ int main(int argc, char **argv)
 		rl_diags__print(&d, stderr);
 		return 1;
 	}
+	if (sample_buf__new(&scratch) < 0)
+		return 1;
 	for (size_t i = 0; i < NREC; i++) {
 		rec[i] = json_tokener_parse(records[i]);
-		if (!rec[i] || rl_record_event__fill(&re[i], rec[i], kinds[i]) < 0) {
+		if (!rec[i] || sample_buf__new(&buf[i]) < 0 || sample_json__parse(rec[i], buf[i], &sample[i]) < 0) {
 			fprintf(stderr, "bad synthetic record %zu\n", i);
 			return 1;
 		}
-		per_round += rules_at(rs, kinds[i]);
+		per_round += rules_at(rs, (enum rl_kind)sample[i].moment);
 	}
 	t0 = now();
 	do {
 		for (int k = 0; k < 1000; k++)
 			for (size_t i = 0; i < NREC; i++)
-				rl_ruleset__eval(rs, &re[i].ev, on_match, NULL, &st);
+				rl_ruleset__eval(rs, &sample[i], on_match, NULL, &st);
 		n += 1000 * NREC;
 		rule_evals += 1000 * per_round;
 		t = now() - t0;
 	} while (t < secs);
-	printf("evaluation only:      %10.0f events/s  %10.0f rule evaluations/s  (%zu rules, %zu matches/round)\n",
+	printf("samples, evaluation:  %10.0f samples/s  %10.0f rule evaluations/s  (%zu rules, %zu matches/round)\n",
 	       n / t, rule_evals / t, rl_ruleset__count(rs), matches * NREC / n);
 	n = 0;
 	t0 = now();
 	do {
 		for (int k = 0; k < 100; k++)
 			for (size_t i = 0; i < NREC; i++) {
-				rl_record_event__fill(&re[i], rec[i], kinds[i]);
-				rl_ruleset__eval(rs, &re[i].ev, on_match, NULL, &st);
+				struct pl_sample s;
+
+				sample_json__parse(rec[i], scratch, &s);
+				rl_ruleset__eval(rs, &s, on_match, NULL, &st);
 			}
 		n += 100 * NREC;
 		t = now() - t0;
 	} while (t < secs);
-	printf("record->event + eval: %10.0f events/s\n", n / t);
+	printf("record parse + eval:  %10.0f samples/s (replay)\n", n / t);
 	for (size_t i = 0; i < NREC; i++) {
-		rl_record_event__release(&re[i]);
+		sample_buf__free(buf[i]);
 		json_object_put(rec[i]);
 	}
+	sample_buf__free(scratch);
 	rl_ruleset__free(rs);
 	rl_diags__free(&d);
 	return 0;

@@ -18,11 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum rl_kind kinds[] = {RL_KIND_EXEC, RL_KIND_WINDOW, RL_KIND_EXIT};
 	struct rl_diags diags = {0};
 	struct rl_ruleset *rs = NULL;
-	static struct rl_event ev;
+	static struct pl_sample ev;
 
 	if (rl_ruleset__load_buffer("fuzz.yaml", (const char *)data, size, &rs, &diags) == 0) {
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-			rl_event__reset(&ev, kinds[i]);
+			pl_sample__init(&ev, (enum pl_moment)kinds[i]);
 			rl_ruleset__eval(rs, &ev, NULL, NULL, NULL);
 		}
 		rl_ruleset__free(rs);

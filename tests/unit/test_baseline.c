@@ -114,7 +114,7 @@ static void assert_baseline_equal(const struct baseline *a, const struct baselin
 	assert_int_equal(a->rate_limited, b->rate_limited);
 	assert_true(a->tokens == b->tokens);
 	assert_int_equal(a->tokens_ns, b->tokens_ns);
-	for (int i = 0; i < BL_DIST_MAX; i++)
+	for (int i = 0; i < PL_DIST_MAX; i++)
 		if (!sketch__equal(&a->dist[i], &b->dist[i]))
 			fail_msg("distribution %s differs", bl_dist__name(i));
 	for (int i = 0; i < BL_SET_MAX; i++)
@@ -145,7 +145,7 @@ static void test_baseline_ready_exactly_at_min_samples_and_learns_everything_bef
 		assert_int_equal(b->samples, i + 1);
 	}
 	assert_true(baseline__ready(b, &p));
-	assert_int_equal(b->dist[BL_LIFE_CPU].count, 7);
+	assert_int_equal(b->dist[PL_LIFE_CPU].count, 7);
 	assert_int_equal(b->quarantined, 0);
 	assert_int_equal(b->updated_ns, NOW0 + 6);
 	baseline__free(b);
@@ -164,7 +164,7 @@ static void test_baseline_learn_mode_never_scores(void **state)
 		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
 		assert_false(v.ready);
 		assert_false(v.anomalous);
-		assert_false(v.f[BL_LIFE_CPU].valid);
+		assert_false(v.f[PL_LIFE_CPU].valid);
 		assert_true(v.learned);
 	}
 	/* learn mode isn't rate-limited either */
@@ -187,7 +187,7 @@ static void test_baseline_detect_mode_scores_once_ready_and_never_learns(void **
 	assert_false(v.ready);
 	assert_false(v.learned);
 	assert_int_equal(b->samples, 0);
-	assert_int_equal(b->dist[BL_LIFE_CPU].count, 0);
+	assert_int_equal(b->dist[PL_LIFE_CPU].count, 0);
 	assert_int_equal(b->set[BL_SET_SYSCALLS].n, 0);
 	baseline__free(b);
 
@@ -201,10 +201,10 @@ static void test_baseline_detect_mode_scores_once_ready_and_never_learns(void **
 	assert_int_equal(baseline__observe_process(b, NULL, &wild, &p, NOW0 + SEC, &v), 0);
 	assert_true(v.ready);
 	assert_true(v.anomalous);
-	assert_int_equal(v.max_dist, BL_LIFE_CPU);
+	assert_int_equal(v.max_dist, PL_LIFE_CPU);
 	assert_false(v.learned);
 	assert_int_equal(b->samples, p.min_samples);
-	assert_int_equal(b->dist[BL_LIFE_CPU].count, p.min_samples);
+	assert_int_equal(b->dist[PL_LIFE_CPU].count, p.min_samples);
 	assert_int_equal(b->updated_ns, NOW0);
 	baseline__free(b);
 }
@@ -223,14 +223,14 @@ static void test_baseline_sample_at_median_scores_low_and_is_learned(void **stat
 	assert_true(v.ready);
 	assert_false(v.from_prior);
 	assert_int_equal(v.samples, p.min_samples);
-	for (int d = BL_LIFE_CPU; d <= BL_LIFE_OPEN_FAIL; d++) {
+	for (int d = PL_LIFE_CPU; d <= PL_LIFE_OPEN_FAIL; d++) {
 		assert_true(v.f[d].valid);
 		assert_true(fabs(v.f[d].score) < 1.0);
 	}
-	for (int d = BL_WIN_CPU; d < BL_DIST_MAX; d++)
+	for (int d = PL_WIN_CPU; d < PL_DIST_MAX; d++)
 		assert_false(v.f[d].valid);
-	assert_true(fabs(v.f[BL_LIFE_CPU].p50 - (double)CPU_MED) <= CPU_MED * SKETCH_ALPHA);
-	assert_true(fabs(v.f[BL_LIFE_CPU].ratio_p50 - 1.0) < 0.02);
+	assert_true(fabs(v.f[PL_LIFE_CPU].p50 - (double)CPU_MED) <= CPU_MED * SKETCH_ALPHA);
+	assert_true(fabs(v.f[PL_LIFE_CPU].ratio_p50 - 1.0) < 0.02);
 	assert_int_equal(v.new_members[BL_SET_FAIL_PATHS], 0);
 	assert_int_equal(v.new_members[BL_SET_SYSCALLS], 0);
 	assert_false(v.anomalous);
@@ -250,20 +250,20 @@ static void test_baseline_ten_times_cpu_is_anomalous_and_quarantined(void **stat
 	(void)state;
 	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + SEC, &v), 0);
 	assert_true(v.ready);
-	assert_true(v.f[BL_LIFE_CPU].valid);
-	assert_true(v.f[BL_LIFE_CPU].value == (double)(10 * CPU_MED));
-	assert_true(v.f[BL_LIFE_CPU].score >= p.alert_score);
-	assert_true(fabs(v.f[BL_LIFE_CPU].ratio_p50 - 10.0) <= 10.0 * 0.02);
-	assert_true(v.f[BL_LIFE_CPU].ratio_p99 > 9.0);
-	assert_int_equal(v.max_dist, BL_LIFE_CPU);
-	assert_true(v.max_score == v.f[BL_LIFE_CPU].score);
+	assert_true(v.f[PL_LIFE_CPU].valid);
+	assert_true(v.f[PL_LIFE_CPU].value == (double)(10 * CPU_MED));
+	assert_true(v.f[PL_LIFE_CPU].score >= p.alert_score);
+	assert_true(fabs(v.f[PL_LIFE_CPU].ratio_p50 - 10.0) <= 10.0 * 0.02);
+	assert_true(v.f[PL_LIFE_CPU].ratio_p99 > 9.0);
+	assert_int_equal(v.max_dist, PL_LIFE_CPU);
+	assert_true(v.max_score == v.f[PL_LIFE_CPU].score);
 	/* the other features were at their medians */
-	assert_true(fabs(v.f[BL_LIFE_WALL].score) < 1.0);
+	assert_true(fabs(v.f[PL_LIFE_WALL].score) < 1.0);
 	assert_true(v.anomalous);
 	assert_false(v.learned);
 	assert_int_equal(b->quarantined, 1);
 	assert_int_equal(b->samples, p.min_samples);
-	assert_int_equal(b->dist[BL_LIFE_CPU].max, CPU_MED * 102 / 100);
+	assert_int_equal(b->dist[PL_LIFE_CPU].max, CPU_MED * 102 / 100);
 	baseline__free(b);
 }
 
@@ -272,8 +272,8 @@ static void test_baseline_deviation_below_noise_floor_scores_zero(void **state)
 	struct bl_policy p = policy(BL_MODE_AUTO);
 	struct baseline *b = new_baseline();
 	const uint64_t cpu = 1000000; /* 1 ms, every time: MAD 0 */
-	const uint64_t floor_cpu = (uint64_t)bl_dist__noise_floor(BL_LIFE_CPU);
-	const uint64_t floor_sys = (uint64_t)bl_dist__noise_floor(BL_LIFE_SYSCALLS);
+	const uint64_t floor_cpu = (uint64_t)bl_dist__noise_floor(PL_LIFE_CPU);
+	const uint64_t floor_sys = (uint64_t)bl_dist__noise_floor(PL_LIFE_SYSCALLS);
 	struct bl_process_sample s = { .cpu_ns = cpu, .wall_ns = WALL_MED, .offcpu_ns = OFF_MED, .syscalls = 10 };
 	struct bl_verdict v;
 
@@ -287,9 +287,9 @@ static void test_baseline_deviation_below_noise_floor_scores_zero(void **state)
 	s.cpu_ns = cpu + floor_cpu - 100000;
 	s.syscalls = 10 + floor_sys - 1;
 	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0, &v), 0);
-	assert_true(v.f[BL_LIFE_CPU].valid);
-	assert_true(v.f[BL_LIFE_CPU].score == 0.0);
-	assert_true(v.f[BL_LIFE_SYSCALLS].score == 0.0);
+	assert_true(v.f[PL_LIFE_CPU].valid);
+	assert_true(v.f[PL_LIFE_CPU].score == 0.0);
+	assert_true(v.f[PL_LIFE_SYSCALLS].score == 0.0);
 	assert_true(v.max_score == 0.0);
 	assert_false(v.anomalous);
 
@@ -297,8 +297,8 @@ static void test_baseline_deviation_below_noise_floor_scores_zero(void **state)
 	s.cpu_ns = cpu + floor_cpu + 100000;
 	s.syscalls = 10 + floor_sys + 1;
 	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0, &v), 0);
-	assert_true(v.f[BL_LIFE_CPU].score >= p.alert_score);
-	assert_true(v.f[BL_LIFE_SYSCALLS].score >= p.alert_score);
+	assert_true(v.f[PL_LIFE_CPU].score >= p.alert_score);
+	assert_true(v.f[PL_LIFE_SYSCALLS].score >= p.alert_score);
 	assert_true(v.anomalous);
 	assert_false(v.learned);
 	baseline__free(b);
@@ -311,7 +311,7 @@ static void test_baseline_repeated_anomaly_is_never_learned(void **state)
 	struct bl_policy p = policy(BL_MODE_AUTO);
 	struct baseline *b = ready_baseline(&p);
 	struct bl_process_sample s = sample(2, 10);
-	double p50 = sketch__quantile(&b->dist[BL_LIFE_CPU], 0.5);
+	double p50 = sketch__quantile(&b->dist[PL_LIFE_CPU], 0.5);
 	struct bl_verdict v;
 
 	(void)state;
@@ -321,8 +321,8 @@ static void test_baseline_repeated_anomaly_is_never_learned(void **state)
 		assert_false(v.learned);
 	}
 	assert_int_equal(b->samples, p.min_samples);
-	assert_int_equal(b->dist[BL_LIFE_CPU].count, p.min_samples);
-	assert_true(sketch__quantile(&b->dist[BL_LIFE_CPU], 0.5) == p50);
+	assert_int_equal(b->dist[PL_LIFE_CPU].count, p.min_samples);
+	assert_true(sketch__quantile(&b->dist[PL_LIFE_CPU], 0.5) == p50);
 	assert_int_equal(b->quarantined, 1000);
 	assert_int_equal(b->rate_limited, 0);
 	baseline__free(b);
@@ -460,7 +460,7 @@ static void test_baseline_not_ready_is_scored_against_ready_prior(void **state)
 	assert_true(v.ready);
 	assert_true(v.from_prior);
 	assert_int_equal(v.samples, 33);
-	assert_true(v.f[BL_LIFE_CPU].score >= p.alert_score);
+	assert_true(v.f[PL_LIFE_CPU].score >= p.alert_score);
 	assert_true(v.anomalous);
 	/* b itself isn't ready, so it still learns */
 	assert_true(v.learned);
@@ -506,15 +506,15 @@ static void test_baseline_window_normalized_per_second_and_ready_at_min_windows(
 	assert_int_equal(b->windows, 10);
 	assert_int_equal(b->samples, 0);
 	assert_false(baseline__ready(b, &p));
-	assert_int_equal(b->dist[BL_WIN_SYSCALLS].min, 1000);
-	assert_int_equal(b->dist[BL_WIN_SYSCALLS].max, 1000);
-	assert_int_equal(b->dist[BL_WIN_CPU].min, 100000000);
-	assert_int_equal(b->dist[BL_WIN_OPEN_FAIL].min, 4);
-	assert_int_equal(b->dist[BL_WIN_SC_FILE].min, 600);
-	assert_int_equal(b->dist[BL_WIN_SC_MEM].min, 300);
-	assert_int_equal(b->dist[BL_WIN_SC_TIME].min, 100);
-	assert_int_equal(b->dist[BL_WIN_SC_NET].max, 0);
-	assert_int_equal(b->dist[BL_LIFE_CPU].count, 0);
+	assert_int_equal(b->dist[PL_WIN_SYSCALLS].min, 1000);
+	assert_int_equal(b->dist[PL_WIN_SYSCALLS].max, 1000);
+	assert_int_equal(b->dist[PL_WIN_CPU].min, 100000000);
+	assert_int_equal(b->dist[PL_WIN_OPEN_FAIL].min, 4);
+	assert_int_equal(b->dist[PL_WIN_SC_FILE].min, 600);
+	assert_int_equal(b->dist[PL_WIN_SC_MEM].min, 300);
+	assert_int_equal(b->dist[PL_WIN_SC_TIME].min, 100);
+	assert_int_equal(b->dist[PL_WIN_SC_NET].max, 0);
+	assert_int_equal(b->dist[PL_LIFE_CPU].count, 0);
 
 	/* 1000 syscalls over 1 s is the same rate: scored, unremarkable */
 	w.duration_ns = SEC;
@@ -527,10 +527,10 @@ static void test_baseline_window_normalized_per_second_and_ready_at_min_windows(
 	assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + 20 * SEC, &v), 0);
 	assert_true(v.ready);
 	assert_int_equal(v.samples, 10);
-	assert_true(v.f[BL_WIN_SYSCALLS].valid);
-	assert_true(v.f[BL_WIN_SYSCALLS].value == 1000.0);
-	assert_true(v.f[BL_WIN_SYSCALLS].score == 0.0);
-	assert_false(v.f[BL_LIFE_CPU].valid);
+	assert_true(v.f[PL_WIN_SYSCALLS].valid);
+	assert_true(v.f[PL_WIN_SYSCALLS].value == 1000.0);
+	assert_true(v.f[PL_WIN_SYSCALLS].score == 0.0);
+	assert_false(v.f[PL_LIFE_CPU].valid);
 	assert_false(v.anomalous);
 	assert_true(v.learned);
 	assert_int_equal(b->windows, 11);
@@ -539,7 +539,7 @@ static void test_baseline_window_normalized_per_second_and_ready_at_min_windows(
 	w.sc_class[BL_SC_FILE] = 12000;
 	assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + 21 * SEC, &v), 0);
 	assert_true(v.anomalous);
-	assert_int_equal(v.max_dist, BL_WIN_SC_FILE);
+	assert_int_equal(v.max_dist, PL_WIN_SC_FILE);
 	assert_false(v.learned);
 	assert_int_equal(b->windows, 11);
 	assert_int_equal(b->quarantined, 1);
@@ -681,8 +681,8 @@ static void test_baseline_merge_adds_counts_and_is_associative_and_commutative(v
 	assert_int_equal(ref->windows, v0->windows + v1->windows + v2->windows);
 	assert_int_equal(ref->quarantined, 1 + 4 + 7);
 	assert_int_equal(ref->rate_limited, 0 + 5 + 10);
-	assert_int_equal(ref->dist[BL_LIFE_CPU].count, ref->samples);
-	assert_int_equal(ref->dist[BL_WIN_CPU].count, ref->windows);
+	assert_int_equal(ref->dist[PL_LIFE_CPU].count, ref->samples);
+	assert_int_equal(ref->dist[PL_WIN_CPU].count, ref->windows);
 	assert_int_equal(ref->created_ns, NOW0);
 	assert_int_equal(ref->updated_ns, v2->updated_ns);
 	assert_int_equal(ref->set[BL_SET_FAIL_PATHS].n, 4);

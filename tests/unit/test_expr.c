@@ -86,24 +86,27 @@ static const struct rl_resolver resolver = {.macro = test_macro, .list = test_li
 
 /* --- helpers --- */
 
-static struct rl_event ev;
-static const char *const anames[] = {"bash", "systemd"};
+static struct pl_sample ev;
 
-/* sshd, pid 42, 500 ms of CPU against a p99 of 100, baseline ready */
-static void fill(struct rl_event *e)
+/* sshd started by systemd, pid 42, 500 ms of CPU against a p99 of 100,
+ * baseline ready, a window sample */
+static void fill(struct pl_sample *e)
 {
-	rl_event__reset(e, RL_KIND_WINDOW);
-	rl_event__str(e, RL_F_PROC_NAME, "sshd");
-	rl_event__str(e, RL_F_PROC_EXE, "/usr/sbin/sshd");
-	rl_event__str(e, RL_F_PROC_PNAME, "systemd");
-	rl_event__str(e, RL_F_PROC_CMDLINE, "sshd -D -o LogLevel=VERBOSE");
-	rl_event__num(e, RL_F_PROC_PID, 42);
-	rl_event__num(e, RL_F_PROC_UID, 0);
-	rl_event__num(e, RL_F_PROC_CPU_MS, 500);
-	rl_event__num(e, RL_F_BL_CPU_MS_P99, 100);
-	rl_event__bool(e, RL_F_BL_READY, true);
-	rl_event__bool(e, RL_F_PROC_PARTIAL, false);
-	rl_event__list(e, RL_F_PROC_ANAME, anames, 2);
+	pl_sample__init(e, PL_AT_WINDOW);
+	e->comm = "sshd";
+	e->exe = "/usr/sbin/sshd";
+	e->parent_exe = "systemd";
+	e->cmdline = "sshd -D -o LogLevel=VERBOSE";
+	e->pid = 42;
+	e->uid = 0;
+	e->life.cpu_ns = 500000000;
+	e->bl.key = "build-id:aa@build-id:bb";
+	e->bl.q[PL_LIFE_CPU][2] = 100e6;
+	e->bl.ready = true;
+	e->partial = false;
+	e->ancestors[0] = "/usr/bin/bash";
+	e->ancestors[1] = "/usr/lib/systemd/systemd";
+	e->nancestors = 2;
 }
 
 static int setup(void **state)
@@ -125,7 +128,7 @@ static struct rl_expr *compile_ok(const char *src)
 }
 
 /* Compile, evaluate against ev, free. */
-static bool eval_src(const char *src, const struct rl_event *e)
+static bool eval_src(const char *src, const struct pl_sample *e)
 {
 	struct rl_expr *x = compile_ok(src);
 	bool b = rl_expr__eval(x, e, NULL);
@@ -400,11 +403,11 @@ static void test_expr_membership_and_paths(void **state)
 	assert_false_src("proc.exe pmatch (/usr/sb)");
 	assert_false_src("proc.exe pmatch (/usr/sbin/ssh)");
 	assert_false_src("proc.exe pmatch (sys_dirs)");
-	rl_event__str(&ev, RL_F_PROC_EXE, "/etc/x");
+	ev.exe = "/etc/x";
 	assert_true_src("proc.exe pmatch (sys_dirs)");
-	rl_event__str(&ev, RL_F_PROC_EXE, "/etcx");
+	ev.exe = "/etcx";
 	assert_false_src("proc.exe pmatch (/etc)");
-	rl_event__str(&ev, RL_F_PROC_EXE, "/etc");
+	ev.exe = "/etc";
 	assert_true_src("proc.exe pmatch (/etc)");
 	assert_true_src("proc.exe pmatch (/etc/)");
 }
@@ -455,10 +458,10 @@ static void test_expr_precedence(void **state)
 	assert_true_src("-proc.pid * 2 = -84");
 	assert_true_src("- -proc.pid = 42");
 	assert_true_src("proc.cpu_ms > 4 * baseline.cpu_ms.p99");
-	rl_event__num(&ev, RL_F_PROC_CPU_MS, 400);
+	ev.life.cpu_ns = 400000000;
 	assert_false_src("proc.cpu_ms > 4 * baseline.cpu_ms.p99");
 	assert_true_src("proc.cpu_ms >= 4 * baseline.cpu_ms.p99");
-	rl_event__num(&ev, RL_F_BL_CPU_MS_P99, 99.5);
+	ev.bl.q[PL_LIFE_CPU][2] = 99.5e6;
 	assert_true_src("proc.cpu_ms > 4 * baseline.cpu_ms.p99");
 }
 
@@ -469,12 +472,12 @@ static void test_expr_macros_inline_nested(void **state)
 	assert_false_src("is_shell");
 	assert_true_src("not is_shell");
 	assert_true_src("ready and pid_is_42");
-	rl_event__str(&ev, RL_F_PROC_NAME, "bash");
-	rl_event__str(&ev, RL_F_PROC_PNAME, "sshd");
+	ev.comm = "bash";
+	ev.parent_exe = "sshd";
 	assert_true_src("is_shell");
 	assert_true_src("shell_under_sshd");
 	assert_true_src("spawned_by_sshd and proc.pid = 42");
-	rl_event__str(&ev, RL_F_PROC_PNAME, "cron");
+	ev.parent_exe = "cron";
 	assert_false_src("spawned_by_sshd");
 	/* a macro is one operand: not applies to all of it */
 	assert_true_src("not spawned_by_sshd");
@@ -496,22 +499,22 @@ static void test_expr_macro_errors_name_the_macro(void **state)
 static void test_expr_lists_expand_recursively(void **state)
 {
 	assert_false_src("proc.name in (shells)");
-	rl_event__str(&ev, RL_F_PROC_NAME, "fish");
+	ev.comm = "fish";
 	assert_false_src("proc.name in (shells)");
 	assert_true_src("proc.name in (all_shells)");
 	assert_true_src("proc.name in (sudo, all_shells, su)");
-	rl_event__str(&ev, RL_F_PROC_NAME, "zsh");
+	ev.comm = "zsh";
 	assert_true_src("proc.name in (all_shells)");
 	/* quoted, a list name is just a string */
 	assert_false_src("proc.name in ('shells')");
-	rl_event__str(&ev, RL_F_PROC_NAME, "shells");
+	ev.comm = "shells";
 	assert_true_src("proc.name in ('shells')");
 	ERR("proc.name in (x, loop)", 17, "list cycle: list 'loop' contains itself");
 }
 
 static void test_expr_bare_words(void **state)
 {
-	rl_event__str(&ev, RL_F_PROC_EXE, "/usr/bin/ssh");
+	ev.exe = "/usr/bin/ssh";
 	assert_true_src("proc.exe = /usr/bin/ssh");
 	assert_true_src("proc.exe=/usr/bin/ssh");
 	assert_true_src("(proc.exe = /usr/bin/ssh)");
@@ -523,10 +526,10 @@ static void test_expr_bare_words(void **state)
 	assert_false_src("proc.name = proc.nme"); /* not a field: the word itself */
 	assert_true_src("proc.name != is.not.a.field");
 	assert_true_src("proc.name = proc.name"); /* a field stays a field */
-	rl_event__str(&ev, RL_F_PROC_NAME, "123abc");
+	ev.comm = "123abc";
 	assert_true_src("proc.name = 123abc");
 	assert_true_src("proc.name in (123abc, 7)");
-	rl_event__str(&ev, RL_F_PROC_NAME, "7");
+	ev.comm = "7";
 	assert_true_src("proc.name in (123abc, 7)");
 	assert_true_src("proc.name = '7'");
 	ERR("proc.name = 7", 12, "type mismatch: = needs string, got number");
@@ -539,7 +542,7 @@ static void test_expr_bare_words(void **state)
 
 static void test_expr_param_fields(void **state)
 {
-	static uint64_t sc[RL_SC_SLOTS], win[RL_SC_SLOTS];
+	static unsigned long long sc[RL_SC_SLOTS], win[RL_SC_SLOTS];
 	int openat = syscall_number("openat"), ptrace = syscall_number("ptrace");
 
 	assert_true(openat >= 0 && ptrace >= 0);
@@ -549,13 +552,13 @@ static void test_expr_param_fields(void **state)
 	sc[openat] = 12;
 	sc[ptrace] = 1;
 	win[openat] = 30;
-	ev.sc = sc;
-	ev.win_sc = win;
-	ev.win_seconds = 0;
+	ev.life.sc = sc;
+	ev.win.sc = win;
+	ev.win_start_ns = ev.win_end_ns = 1000; /* no window length */
 	assert_true_src("proc.syscall[openat] = 12 and proc.syscall[ptrace] > 0 and proc.syscall[execve] = 0");
 	assert_true_src("proc.syscall[openat] exists");
 	assert_false_src("win.syscall_per_s[openat] exists"); /* no window length: no rate */
-	ev.win_seconds = 2;
+	ev.win_end_ns = ev.win_start_ns + 2000000000ull;
 	assert_true_src("win.syscall_per_s[openat] = 15");
 	assert_true_src("win.syscall_per_s[openat] > 2 * proc.syscall[ptrace]");
 }
@@ -573,7 +576,7 @@ static void test_expr_regex_limits_and_errors(void **state)
 	pcre2_config_8(PCRE2_CONFIG_JIT, &jit);
 	print_message("PCRE2 JIT %s\n", jit ? "available" : "not available");
 
-	rl_event__str(&ev, RL_F_PROC_CMDLINE, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!");
+	ev.cmdline = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!";
 	e = compile_ok("proc.cmdline regex '(a+)+$'");
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	assert_false(rl_expr__eval(e, &ev, &st));
@@ -680,13 +683,13 @@ static void test_expr_reordering_keeps_results(void **state)
 		for (size_t i = 0; i < 3; i++)
 			for (size_t j = 0; j < 3; j++)
 				for (int absent = 0; absent < 2; absent++) {
-					struct rl_event e;
+					struct pl_sample e;
 
 					fill(&e);
-					rl_event__str(&e, RL_F_PROC_NAME, names[i]);
-					rl_event__num(&e, RL_F_PROC_PID, pids[j]);
-					if (absent)
-						rl_event__reset(&e, RL_KIND_EXIT);
+					e.comm = names[i];
+					e.pid = (uint32_t)pids[j];
+					if (absent) /* a sample of no moment: every field absent */
+						pl_sample__init(&e, (enum pl_moment)0);
 					assert_int_equal(rl_expr__eval(x, &e, NULL), rl_expr__eval(y, &e, NULL));
 				}
 		rl_expr__free(x);

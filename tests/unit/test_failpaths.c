@@ -126,11 +126,11 @@ static unsigned table_size(struct ctx *c)
 static uint64_t listed(struct ctx *c, struct proc_info *pi, const char *path, bool consume)
 {
 	uint32_t n;
-	struct fail_count *fc = failpaths__collect(c->fp, pi, consume, &n);
+	struct pl_fail *fc = failpaths__collect(c->fp, pi, consume, &n);
 	uint64_t v = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (strcmp(fc[i].ref->key.path, path) == 0)
+		if (strcmp(fc[i].path, path) == 0)
 			v = fc[i].count;
 	free(fc);
 	return v;

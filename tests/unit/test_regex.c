@@ -53,7 +53,7 @@ static uint64_t fake_clock(void)
 	return t;
 }
 
-static struct rl_event ev;
+static struct pl_sample ev;
 
 static struct rl_expr *compile_ok(const char *src)
 {
@@ -67,9 +67,9 @@ static struct rl_expr *compile_ok(const char *src)
 
 static void subject(const char *cmdline)
 {
-	rl_event__reset(&ev, RL_KIND_EXEC);
-	rl_event__num(&ev, RL_F_PROC_PID, 42);
-	rl_event__str(&ev, RL_F_PROC_CMDLINE, cmdline);
+	pl_sample__init(&ev, PL_AT_EXEC);
+	ev.pid = 42;
+	ev.cmdline = cmdline;
 }
 
 /* 251 bytes that make '(a+)+$' try every split before the limit stops it */
@@ -236,7 +236,7 @@ static void test_regex_skipped_is_undecided_unless_the_rest_decides(void **state
 
 static int undecided_seen, decided_seen;
 
-static void on_match(const struct rl_rule *r, const struct rl_event *e, void *ctx)
+static void on_match(const struct rl_rule *r, const struct pl_sample *e, void *ctx)
 {
 	struct rl_eval_stats *st = ctx;
 

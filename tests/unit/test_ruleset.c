@@ -77,7 +77,7 @@ static const struct rl_rule *find(const struct rl_ruleset *rs, const char *name)
 }
 
 /* Matches as "name,name," */
-static void collect(const struct rl_rule *r, const struct rl_event *ev, void *ctx)
+static void collect(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	char *buf = ctx;
 	size_t n = strlen(buf);
@@ -85,14 +85,14 @@ static void collect(const struct rl_rule *r, const struct rl_event *ev, void *ct
 	snprintf(buf + n, 512 - n, "%s,", r->name);
 }
 
-static struct rl_event ev;
+static struct pl_sample ev;
 
 static void proc(enum rl_kind k, const char *name, const char *exe, double uid)
 {
-	rl_event__reset(&ev, k);
-	rl_event__str(&ev, RL_F_PROC_NAME, name);
-	rl_event__str(&ev, RL_F_PROC_EXE, exe);
-	rl_event__num(&ev, RL_F_PROC_UID, uid);
+	pl_sample__init(&ev, (enum pl_moment)k);
+	ev.comm = name;
+	ev.exe = exe;
+	ev.uid = (uint32_t)uid;
 }
 
 static const char *matches(const struct rl_ruleset *rs)
@@ -262,7 +262,7 @@ static void test_ruleset_exceptions_exclude_matching_tuples(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		proc(RL_KIND_WINDOW, cases[i].name, cases[i].exe, 0);
-		rl_event__num(&ev, RL_F_PROC_CPU_MS, cases[i].cpu);
+		ev.life.cpu_ns = (uint64_t)(cases[i].cpu * 1e6);
 		assert_string_equal(matches(rs), cases[i].match ? "Busy," : "");
 	}
 	assert_int_equal(find(rs, "Busy")->kinds, RL_W | RL_X);
@@ -338,10 +338,13 @@ static void test_ruleset_eval_in_file_order_per_kind(void **state)
 	proc(RL_KIND_EXEC, "x", "/x", 0);
 	assert_string_equal(matches(rs), "Any1,ExecOnly,Any2,");
 	proc(RL_KIND_WINDOW, "x", "/x", 0);
-	rl_event__num(&ev, RL_F_WIN_CPU_MS, 10);
+	ev.win_start_ns = 1000000000;
+	ev.win_end_ns = 2000000000;
+	ev.win.cpu_ns = 10000000;
 	assert_string_equal(matches(rs), "Any1,Window,Any2,");
 	proc(RL_KIND_EXIT, "x", "/x", 0);
-	rl_event__num(&ev, RL_F_PROC_EXIT_CODE, 1);
+	ev.has_exit_code = true;
+	ev.exit_code = 1;
 	assert_string_equal(matches(rs), "Exit,Any1,Any2,");
 	assert_int_equal(rl_ruleset__eval(rs, &ev, NULL, NULL, &st), 3);
 	assert_int_equal(st.evaluations > 0, 1);

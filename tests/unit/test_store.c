@@ -185,7 +185,7 @@ static int learn_one(struct baseline *b, unsigned i, uint64_t cpu, uint64_t now_
 	r = baseline__observe_process(b, NULL, &s, &p, now_ns + i, &v);
 	if (!r)
 	r = baseline__observe_window(b, NULL, &w, &p, now_ns + i, &v);
-	if (!r && !(v.learned && b->dist[BL_LIFE_CPU].count == b->samples))
+	if (!r && !(v.learned && b->dist[PL_LIFE_CPU].count == b->samples))
 	r = -EPROTO;
 	return r;
 }
@@ -221,7 +221,7 @@ static void assert_baseline_equal(const struct baseline *a, const struct baselin
 	assert_int_equal(a->rate_limited, b->rate_limited);
 	assert_true(a->tokens == b->tokens);
 	assert_int_equal(a->tokens_ns, b->tokens_ns);
-	for (int i = 0; i < BL_DIST_MAX; i++)
+	for (int i = 0; i < PL_DIST_MAX; i++)
 		if (!sketch__equal(&a->dist[i], &b->dist[i]))
 			fail_msg("distribution %s of %s differs", bl_dist__name(i), a->key);
 	for (int i = 0; i < BL_SET_MAX; i++)
@@ -649,7 +649,7 @@ static void test_store_absorb_merges_same_key_and_adds_new(void **state)
 	assert_ptr_equal(bl_store__get(st, "build-id:aa01@-"), have);
 	assert_int_equal(have->samples, 12);
 	assert_int_equal(have->windows, 12);
-	assert_int_equal(have->dist[BL_LIFE_CPU].count, 12);
+	assert_int_equal(have->dist[PL_LIFE_CPU].count, 12);
 	assert_int_equal(have->created_ns, NOW0 - SEC);
 	assert_true(have->dirty);
 
@@ -837,7 +837,7 @@ static void test_bundle_merges_are_associative_and_commutative(void **state)
 		if (strcmp(m->key, "build-id:bb02@build-id:p") == 0) {
 			assert_int_equal(m->samples, a[1]->samples + b[0]->samples);
 			assert_int_equal(m->quarantined, 2 + 3);
-			assert_int_equal(m->dist[BL_LIFE_CPU].count, m->samples);
+			assert_int_equal(m->dist[PL_LIFE_CPU].count, m->samples);
 			assert_string_equal(m->prior_key, "build-id:old@build-id:p");
 		}
 		if (strcmp(m->key, "build-id:aa01@build-id:p") == 0)

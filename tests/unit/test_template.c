@@ -22,14 +22,14 @@
 #include "syscalls.h"
 #include "textsafe.h"
 
-static struct rl_event ev;
+static struct pl_sample ev;
 
 static int setup(void **state)
 {
 	(void)state;
-	rl_event__reset(&ev, RL_KIND_EXIT);
-	rl_event__str(&ev, RL_F_PROC_NAME, "sshd");
-	rl_event__num(&ev, RL_F_PROC_PID, 4242);
+	pl_sample__init(&ev, PL_AT_EXIT);
+	ev.comm = "sshd";
+	ev.pid = 4242;
 	return 0;
 }
 
@@ -90,14 +90,14 @@ static void test_template_escapes_hostile_strings(void **state)
 {
 	const char *out;
 
-	rl_event__str(&ev, RL_F_PROC_NAME, "evil\n{\"x\":1}");
+	ev.comm = "evil\n{\"x\":1}";
 	out = render("name=\"%proc.name\"");
 	assert_string_equal(out, "name=\"evil\\x0A{\\x22x\\x22:1}\"");
 	assert_null(strchr(out, '\n'));
-	rl_event__str(&ev, RL_F_PROC_NAME, "a\\b\tc\x7f\x1b[31m");
+	ev.comm = "a\\b\tc\x7f\x1b[31m";
 	assert_string_equal(render("%proc.name"), "a\\x5Cb\\x09c\\x7F\\x1B[31m");
 	/* valid UTF-8 passes through */
-	rl_event__str(&ev, RL_F_PROC_NAME, "caf\xc3\xa9");
+	ev.comm = "caf\xc3\xa9";
 	assert_string_equal(render("%proc.name"), "caf\xc3\xa9");
 }
 
@@ -109,7 +109,7 @@ static void test_template_uses_the_one_escaping(void **state)
 	char *back;
 	size_t n;
 
-	rl_event__str(&ev, RL_F_PROC_EXE, raw);
+	ev.exe = raw;
 	assert_string_equal(render("exe=%proc.exe"), "exe=x\\x0D\\x0AALERT Emergency forged\\x1B]0;t\\x07\\xC2\\x9B"
 						     "\\xE2\\x80\\xA8\\xE2\\x80\\xAE\\xFF q\\x22uo\\x5Cte");
 	back = text_unescape(render("%proc.exe"), strlen(render("%proc.exe")), &n);
@@ -131,15 +131,19 @@ static void test_template_escapes_literal_text_and_drops_trailing_space(void **s
 
 static void test_template_renders_absent_bools_and_lists(void **state)
 {
-	static const char *const anc[] = {"bash", "sshd\n", "init"};
-
-	assert_string_equal(render("%proc.exe|%proc.exit_code|%baseline.ready|%proc.aname"), "<NA>|<NA>|<NA>|<NA>");
-	rl_event__bool(&ev, RL_F_BL_READY, true);
-	rl_event__bool(&ev, RL_F_BL_ANOMALOUS, false);
-	rl_event__list(&ev, RL_F_PROC_ANAME, anc, 3);
+	/* no exe, no exit code, no baseline; a list with no entries is empty, not absent */
+	assert_string_equal(render("%proc.exe|%proc.exit_code|%baseline.ready|[%proc.aname]"), "<NA>|<NA>|<NA>|[]");
+	ev.bl.key = "k";
+	ev.bl.ready = true;
+	ev.bl.scored = true;
+	ev.bl.anomalous = false;
+	ev.ancestors[0] = "/bin/bash";
+	ev.ancestors[1] = "/usr/sbin/sshd\n";
+	ev.ancestors[2] = "init";
+	ev.nancestors = 3;
 	assert_string_equal(render("%baseline.ready %baseline.anomalous %proc.aname"),
 			    "true false bash,sshd\\x0A,init");
-	rl_event__list(&ev, RL_F_PROC_ANAME, anc, 0);
+	ev.nancestors = 0;
 	assert_string_equal(render("[%proc.aname]"), "[]");
 }
 
@@ -166,15 +170,17 @@ static void test_template_formats_numbers(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		rl_event__num(&ev, RL_F_PROC_CPU_MS, cases[i].v);
-		if (strcmp(render("%proc.cpu_ms"), cases[i].want) != 0)
-			fail_msg("%g rendered '%s', want '%s'", cases[i].v, render("%proc.cpu_ms"), cases[i].want);
+		ev.bin.present = true;
+		ev.bin.open_failures_per_s = cases[i].v;
+		if (strcmp(render("%bin.open_failures_per_s"), cases[i].want) != 0)
+			fail_msg("%g rendered '%s', want '%s'", cases[i].v, render("%bin.open_failures_per_s"),
+				 cases[i].want);
 	}
 }
 
 static void test_template_param_fields(void **state)
 {
-	static uint64_t sc[RL_SC_SLOTS], win[RL_SC_SLOTS];
+	static unsigned long long sc[RL_SC_SLOTS], win[RL_SC_SLOTS];
 	int openat = syscall_number("openat");
 	struct rl_template *t;
 	struct rl_error err;
@@ -184,9 +190,11 @@ static void test_template_param_fields(void **state)
 	assert_string_equal(render("%proc.syscall[openat] %{win.syscall_per_s[openat]}"), "<NA> <NA>");
 	sc[openat] = 12;
 	win[openat] = 5;
-	ev.sc = sc;
-	ev.win_sc = win;
-	ev.win_seconds = 2;
+	ev.moment = PL_AT_WINDOW;
+	ev.life.sc = sc;
+	ev.win.sc = win;
+	ev.win_start_ns = 1000;
+	ev.win_end_ns = ev.win_start_ns + 2000000000ull;
 	assert_string_equal(render("%proc.syscall[openat] %{win.syscall_per_s[openat]}/s"), "12 2.5/s");
 
 	assert_int_equal(rl_template__compile("%proc.name %proc.syscall[openat] %proc.pid", &t, &err), 0);
@@ -206,7 +214,7 @@ static void test_template_truncates_like_snprintf(void **state)
 	struct rl_error err;
 	char buf[8];
 
-	rl_event__str(&ev, RL_F_PROC_NAME, "a\"bcdef");
+	ev.comm = "a\"bcdef";
 	assert_int_equal(rl_template__compile("name=%proc.name!", &t, &err), 0);
 	assert_int_equal(rl_template__render(t, &ev, buf, sizeof(buf)), 5 + 10 + 1);
 	assert_string_equal(buf, "name=a"); /* never half an escape */

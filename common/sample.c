@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sample.c - what every reader of a sample derives the same way.
+ */
+#include "sample.h"
+
+#include <math.h>
+#include <string.h>
+
+void pl_sample__init(struct pl_sample *s, enum pl_moment m)
+{
+	memset(s, 0, sizeof(*s));
+	s->moment = m;
+	s->bl.max_score = NAN;
+	s->bl.max_dist = -1;
+	s->bin.top_fail_share = NAN;
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		for (int k = 0; k < 3; k++)
+			s->bl.q[d][k] = NAN;
+}
+
+double pl_sample__win_seconds(const struct pl_sample *s)
+{
+	if (s->moment != PL_AT_WINDOW || s->win_end_ns <= s->win_start_ns)
+		return 0;
+	return (s->win_end_ns - s->win_start_ns) / 1e9;
+}
+
+uint64_t pl_sample__wall_ns(const struct pl_sample *s)
+{
+	uint64_t end = s->moment == PL_AT_EXIT ? s->end_ns : s->moment == PL_AT_WINDOW ? s->win_end_ns : 0;
+
+	return end > s->image_start_ns ? end - s->image_start_ns : 0;
+}
+
+const struct pl_fail *pl_sample__top_fail(const struct pl_sample *s)
+{
+	const struct pl_fail *top = NULL;
+
+	for (uint32_t i = 0; i < s->nfails; i++)
+		if (!top || s->fails[i].count > top->count)
+			top = &s->fails[i];
+	return top;
+}
+
+const char *pl_moment__name(enum pl_moment m)
+{
+	return m == PL_AT_EXEC ? "exec" : m == PL_AT_WINDOW ? "window" : "exit";
+}
+
+const char *pl_image__name(enum pl_image i)
+{
+	return i == PL_IMAGE_EXEC ? "exec" : i == PL_IMAGE_FORK ? "fork" : "preexisting";
+}
+
+const char *pl_dist__feature(enum pl_dist d)
+{
+	static const char *const names[PL_DIST_MAX] = {
+		[PL_LIFE_CPU] = "cpu_ns",
+		[PL_LIFE_WALL] = "wall_ns",
+		[PL_LIFE_OFFCPU] = "offcpu_ns",
+		[PL_LIFE_SYSCALLS] = "syscalls",
+		[PL_LIFE_OPEN_FAIL] = "open_failures",
+		[PL_WIN_CPU] = "cpu_ns_per_s",
+		[PL_WIN_SYSCALLS] = "syscalls_per_s",
+		[PL_WIN_OPEN_FAIL] = "open_failures_per_s",
+		[PL_WIN_SC_FILE] = "sc_file_per_s",
+		[PL_WIN_SC_NET] = "sc_net_per_s",
+		[PL_WIN_SC_PROC] = "sc_proc_per_s",
+		[PL_WIN_SC_MEM] = "sc_mem_per_s",
+		[PL_WIN_SC_IPC] = "sc_ipc_per_s",
+		[PL_WIN_SC_TIME] = "sc_time_per_s",
+		[PL_WIN_SC_OTHER] = "sc_other_per_s",
+	};
+
+	return d >= 0 && d < PL_DIST_MAX ? names[d] : "?";
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sample.h - one measurement of one process image at one moment.
+ *
+ * This is the one typed form a measurement takes on its way from the kernel
+ * to an alert. The sensor fills it straight from the kernel's counters and
+ * its process table; `plumbline replay` fills it from a JSON record (the one
+ * parser of records, outputs/sample_json.c). Rules read it through the field
+ * table (rules/fields.c: a getter per field, nothing looked up by name while
+ * evaluating), the learner scores and learns from it, and JSON is written
+ * from it only at the output edge, when something is written.
+ *
+ * The moments (a rule's `when`):
+ *   exec    an image started: identity and the baseline's state, no counters
+ *   window  one second of a running image: `win` is the second, `life` the
+ *           image so far
+ *   exit    an image ended (exit, or exec of another): `life` is the whole
+ *           image; `end_reason` says which. A process still running at
+ *           shutdown is an exit sample with end_reason "running" (written,
+ *           never judged by rules).
+ *
+ * Strings are raw bytes (what the process gave; escaped only where they
+ * leave the sensor), borrowed from whoever filled the sample: they must
+ * outlive its use. NULL means unknown. Times are CLOCK_REALTIME ns.
+ */
+#ifndef PL_SAMPLE_H
+#define PL_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PL_SAMPLE_NR_SYSCALLS 512 /* per-syscall slots, by number (PL_NR_SYSCALLS) */
+#define PL_SAMPLE_NR_ERRNO 64     /* failed opens by errno; the last slot is "other" (PL_NR_ERRNO) */
+#define PL_SAMPLE_ANCESTORS 8     /* ancestors' exe paths, parent first */
+#define PL_SAMPLE_NEW_MAX 8       /* never-seen set members listed in a verdict */
+
+/* When a sample was taken (bits: a rule's `when` is a mask of them). */
+enum pl_moment {
+	PL_AT_EXEC = 1u << 0,
+	PL_AT_WINDOW = 1u << 1,
+	PL_AT_EXIT = 1u << 2,
+	PL_AT_ALL = 7u,
+};
+
+/* How the image started. */
+enum pl_image { PL_IMAGE_EXEC, PL_IMAGE_FORK, PL_IMAGE_PREEXISTING };
+
+/*
+ * What baselines learn, and what a verdict scores: LIFE_* one value per
+ * process image, WIN_* one per 1-second window (per second).
+ */
+enum pl_dist {
+	PL_LIFE_CPU,       /* on-CPU ns per lifetime */
+	PL_LIFE_WALL,      /* wall ns per lifetime */
+	PL_LIFE_OFFCPU,    /* off-CPU thread-ns per lifetime */
+	PL_LIFE_SYSCALLS,  /* syscalls per lifetime */
+	PL_LIFE_OPEN_FAIL, /* failed opens per lifetime */
+	PL_WIN_CPU,        /* on-CPU ns per second */
+	PL_WIN_SYSCALLS,   /* syscalls per second */
+	PL_WIN_OPEN_FAIL,  /* failed opens per second */
+	PL_WIN_SC_FILE,    /* syscalls per second by class (syscall_class()) */
+	PL_WIN_SC_NET,
+	PL_WIN_SC_PROC,
+	PL_WIN_SC_MEM,
+	PL_WIN_SC_IPC,
+	PL_WIN_SC_TIME,
+	PL_WIN_SC_OTHER,
+	PL_DIST_MAX,
+};
+
+/* Counts over a span: an image so far, or one window. */
+struct pl_span {
+	uint64_t cpu_ns;
+	uint64_t offcpu_ns;  /* thread-ns switched out (blocked + run queue) */
+	uint64_t runq_ns;    /* of which runnable, waiting for a CPU */
+	uint64_t ctx_switches;
+	uint64_t syscalls;   /* all of sc[] and sc_other */
+	uint64_t sc_other;   /* numbers >= PL_SAMPLE_NR_SYSCALLS */
+	uint64_t open_fail;
+	uint64_t open_fail_unrecorded;
+	/* by number and by errno, or NULL when not known; unsigned long long,
+	 * the kernel's __u64, so the kernel's counters are read in place */
+	const unsigned long long *sc;         /* [PL_SAMPLE_NR_SYSCALLS] calls */
+	const unsigned long long *fail_errno; /* [PL_SAMPLE_NR_ERRNO] failed opens */
+};
+
+/* One (path, errno) whose open failed in the image. */
+struct pl_fail {
+	const char *path;
+	int32_t err;     /* positive errno */
+	bool truncated;  /* path holds only the first 255 bytes */
+	uint64_t count;
+};
+
+/* The binary's last complete second, across all its processes. */
+struct pl_bin {
+	bool present;
+	uint32_t procs;
+	double open_failures_per_s;
+	const char *top_fail_path;
+	double top_fail_share; /* NaN when unknown */
+};
+
+/* One feature of a scored sample against its baseline. */
+struct pl_score {
+	bool valid;       /* the distribution was ready and scored */
+	double value;     /* the sample's value */
+	double p50, p99;  /* of the baseline */
+	double ratio_p50; /* value / p50 (value when p50 is 0) */
+	double ratio_p99;
+	double score;     /* robust log-space score, MAD units */
+};
+
+/* What the image's baseline says, and, once scored, its verdict. */
+struct pl_verdict {
+	const char *key;       /* NULL: no baseline attached (every baseline.* field is absent) */
+	bool ready;            /* lifetime features ready */
+	bool windows_ready;
+	uint64_t samples;      /* process samples learned */
+	bool parent_ready;     /* the parent's baseline is ready */
+	bool parent_new_child; /* ... and had never executed this binary */
+	/* learned quantiles p50, p90, p99 of each distribution (NaN when not ready) */
+	double q[PL_DIST_MAX][3];
+	/* the verdict on this sample (window, exit) */
+	bool scored;
+	bool from_prior;       /* scored against the prior baseline (a rebuilt binary) */
+	bool anomalous;
+	bool learned;          /* set after the rules: the sample went into the baseline */
+	struct pl_score f[PL_DIST_MAX];
+	double max_score;      /* NaN when no feature scored */
+	int max_dist;          /* enum pl_dist of max_score, -1 when none */
+	const char *new_fail_paths[PL_SAMPLE_NEW_MAX];
+	uint32_t nnew_fail_paths;
+	const char *new_syscalls[PL_SAMPLE_NEW_MAX];
+	uint32_t nnew_syscalls;
+};
+
+struct pl_sample {
+	enum pl_moment moment;
+	uint64_t time_ns;         /* the moment: exec time, window end, image end */
+
+	/* identity */
+	uint32_t pid, ppid, uid;
+	const char *comm;         /* at the moment (renamable) */
+	const char *exec_comm;    /* at image start */
+	const char *exe;
+	const char *filename;     /* as given to execve (exec images) */
+	bool filename_truncated;
+	const char *cmdline;      /* arguments joined by spaces, bounded */
+	const char *build_id;
+	const char *binary_id;
+	const char *cgroup;
+	uint64_t cgroup_id;
+	uint32_t exe_dev;         /* kernel dev_t */
+	uint64_t exe_ino;
+	enum pl_image image;
+	bool partial;             /* the sensor saw only part of the image */
+	uint64_t start_ns;        /* process start */
+	uint64_t image_start_ns;
+	uint32_t threads;
+	const char *parent_exe;
+	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
+	uint32_t nancestors;
+
+	/* the image so far (window), or all of it (exit) */
+	struct pl_span life;
+	/* the image's failed paths: at exit all it lists; at a window those so
+	 * far (from a record, only the top one); fail_paths counts them all */
+	const struct pl_fail *fails;
+	uint32_t nfails;
+	uint32_t fail_paths;
+
+	/* exit */
+	uint64_t end_ns;
+	const char *end_reason;   /* "exit", "exec" or "running" */
+	bool has_exit_code, has_exit_signal;
+	int exit_code, exit_signal;
+
+	/* window */
+	struct pl_span win;
+	uint64_t win_start_ns, win_end_ns;
+	double busy_s;            /* seconds in a row >= 90 % on-CPU */
+
+	struct pl_bin bin;
+	struct pl_verdict bl;
+};
+
+/* Reset s to an empty sample of the given moment: nothing known. */
+void pl_sample__init(struct pl_sample *s, enum pl_moment m);
+
+/* The window's length in seconds (0 when not a window). */
+double pl_sample__win_seconds(const struct pl_sample *s);
+
+/* The image's age at the moment, ns (exit: its duration). */
+uint64_t pl_sample__wall_ns(const struct pl_sample *s);
+
+/* The listed path that failed most, or NULL. */
+const struct pl_fail *pl_sample__top_fail(const struct pl_sample *s);
+
+/* "exec", "window", "exit" */
+const char *pl_moment__name(enum pl_moment m);
+/* "exec", "fork", "preexisting" */
+const char *pl_image__name(enum pl_image i);
+/* The name of a distribution in a verdict's `features` ("cpu_ns", ...). */
+const char *pl_dist__feature(enum pl_dist d);
+
+#endif

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+/*
+ * images.c - from the kernel's records to samples (see images.h).
+ *
+ * One sample is filled in place per moment and handed to the pipeline; its
+ * strings are borrowed from the process table and the record in hand, its
+ * counts point into the kernel's counters, so building one costs a few
+ * stores. Per-syscall and per-errno window deltas are computed into this
+ * module's own arrays.
+ */
+#include "images.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "clock.h"
+#include "textsafe.h"
+
+_Static_assert(PL_SAMPLE_NR_SYSCALLS == PL_NR_SYSCALLS, "sample and kernel count the same syscalls");
+_Static_assert(PL_SAMPLE_NR_ERRNO == PL_NR_ERRNO, "sample and kernel count the same errnos");
+
+struct images {
+	struct images_deps d;
+	struct images_stats st;
+	struct pl_sample sample;      /* the one being built */
+	char comm[PL_COMM_LEN];       /* the record's comm, NUL-terminated */
+	unsigned long long win_sc[PL_NR_SYSCALLS], win_errno[PL_NR_ERRNO];
+};
+
+int images__new(const struct images_deps *d, struct images **ret)
+{
+	struct images *im = calloc(1, sizeof(*im));
+
+	if (!im)
+		return -ENOMEM;
+	im->d = *d;
+	*ret = im;
+	return 0;
+}
+
+void images__free(struct images *im)
+{
+	free(im);
+}
+
+const struct images_stats *images__stats(const struct images *im)
+{
+	return &im->st;
+}
+
+static uint64_t syscalls_of(const struct pl_stats *st)
+{
+	uint64_t n = st->sc_other;
+
+	for (int i = 0; i < PL_NR_SYSCALLS; i++)
+		n += st->sc[i];
+	return n;
+}
+
+/* A span of all of st (the image so far). */
+static void span_total(struct pl_span *sp, const struct pl_stats *st)
+{
+	*sp = (struct pl_span){
+		.cpu_ns = st->cpu_ns,
+		.offcpu_ns = st->offcpu_ns,
+		.runq_ns = st->runq_ns,
+		.ctx_switches = st->ctx_switches,
+		.syscalls = syscalls_of(st),
+		.sc_other = st->sc_other,
+		.open_fail = st->open_fail,
+		.open_fail_unrecorded = st->open_fail_unrecorded,
+		.sc = st->sc,
+		.fail_errno = st->open_fail_errno,
+	};
+}
+
+static uint64_t delta(uint64_t cur, uint64_t prev)
+{
+	return cur >= prev ? cur - prev : 0;
+}
+
+/* A span of cur - prev, its arrays in im. */
+static void span_delta(struct images *im, struct pl_span *sp, const struct pl_stats *cur, const struct pl_stats *prev)
+{
+	uint64_t n = delta(cur->sc_other, prev->sc_other);
+
+	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
+		im->win_sc[i] = delta(cur->sc[i], prev->sc[i]);
+		n += im->win_sc[i];
+	}
+	for (int i = 0; i < PL_NR_ERRNO; i++)
+		im->win_errno[i] = delta(cur->open_fail_errno[i], prev->open_fail_errno[i]);
+	*sp = (struct pl_span){
+		.cpu_ns = delta(cur->cpu_ns, prev->cpu_ns),
+		.offcpu_ns = delta(cur->offcpu_ns, prev->offcpu_ns),
+		.runq_ns = delta(cur->runq_ns, prev->runq_ns),
+		.ctx_switches = delta(cur->ctx_switches, prev->ctx_switches),
+		.syscalls = n,
+		.sc_other = delta(cur->sc_other, prev->sc_other),
+		.open_fail = delta(cur->open_fail, prev->open_fail),
+		.open_fail_unrecorded = delta(cur->open_fail_unrecorded, prev->open_fail_unrecorded),
+		.sc = im->win_sc,
+		.fail_errno = im->win_errno,
+	};
+}
+
+/*
+ * The sample of moment m of the image id of process tgid (pi: what user
+ * space knows of it, may be NULL), its times converted with m2r.
+ */
+static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_t tgid, const struct pl_ident *id,
+				    const struct proc_info *pi, int64_t m2r)
+{
+	struct pl_sample *s = &im->sample;
+	uint32_t ppid = pi ? pi->ppid : 0;
+
+	pl_sample__init(s, m);
+	memcpy(im->comm, id->comm, sizeof(im->comm));
+	im->comm[sizeof(im->comm) - 1] = '\0';
+	s->pid = tgid;
+	s->ppid = id->ppid;
+	s->uid = id->uid;
+	s->comm = im->comm;
+	s->exe_dev = id->exe_dev;
+	s->exe_ino = id->exe_ino;
+	s->cgroup_id = id->cgroup_id;
+	s->cgroup = identity__cgroup_path(im->d.ident, id->cgroup_id);
+	s->image = id->flags & PL_PROC_EXECED ? PL_IMAGE_EXEC : id->flags & PL_PROC_FORKED ? PL_IMAGE_FORK
+											 : PL_IMAGE_PREEXISTING;
+	s->partial = id->flags & PL_PROC_PARTIAL;
+	s->start_ns = id->proc_start_ns + (uint64_t)m2r;
+	s->image_start_ns = id->image_start_ns + (uint64_t)m2r;
+	s->threads = id->threads;
+	if (!pi)
+		return s;
+	s->exec_comm = pi->exec_comm[0] ? pi->exec_comm : NULL;
+	s->exe = pi->exe;
+	s->filename = pi->filename;
+	s->filename_truncated = pi->filename_truncated;
+	s->cmdline = pi->cmdline;
+	s->build_id = pi->build_id;
+	s->binary_id = pi->binary_id;
+	s->parent_exe = pi->parent_exe;
+	for (int depth = 0; depth < PL_SAMPLE_ANCESTORS && ppid > 1; depth++) {
+		const struct proc_info *a = proctable__get(im->d.procs, ppid);
+
+		if (!a || a->ppid == ppid)
+			break;
+		s->ancestors[s->nancestors++] = a->exe;
+		ppid = a->ppid;
+	}
+	return s;
+}
+
+/* ---- live view ---- */
+
+static const char *display_name(const struct proc_info *pi, const char *comm)
+{
+	return pi && pi->exe ? pi->exe : comm;
+}
+
+/* Whether pi is counted for the first time in the current live interval. */
+static bool live_first(struct images *im, struct proc_info *pi)
+{
+	uint64_t now = live__interval(im->d.live) + 1; /* 0 means never */
+
+	if (!pi)
+		return true;
+	if (pi->live_interval == now)
+		return false;
+	pi->live_interval = now;
+	return true;
+}
+
+/* ---- start records ---- */
+
+static struct proc_info *start_image(struct images *im, uint32_t tgid, const struct pl_ident *id)
+{
+	struct proc_info *pi = proctable__reset(im->d.procs, tgid, id->image_id);
+
+	if (!pi) {
+		im->st.proctable_full++;
+		return NULL;
+	}
+	pi->flags = id->flags;
+	pi->ppid = id->ppid;
+	pi->exe_dev = id->exe_dev;
+	pi->exe_ino = id->exe_ino;
+	memcpy(pi->exec_comm, id->comm, sizeof(pi->exec_comm));
+	pi->exec_comm[PL_COMM_LEN - 1] = '\0';
+	return pi;
+}
+
+static char *dup_or_null(const char *x)
+{
+	return x ? strdup(x) : NULL;
+}
+
+/* The parent context of a new image: the parent process's image when user
+ * space knows it, else what was captured when this process was forked. */
+static void set_parent(struct proc_info *pi, const struct proc_info *parent, char *fork_bin, char *fork_exe)
+{
+	if (parent && parent->binary_id) {
+		free(fork_bin);
+		free(fork_exe);
+		fork_bin = dup_or_null(parent->binary_id);
+		fork_exe = dup_or_null(parent->exe);
+	}
+	pi->parent_binary_id = fork_bin;
+	pi->parent_exe = fork_exe;
+}
+
+static void on_exec(struct images *im, const struct pl_ev_exec *ev)
+{
+	struct proc_info *old = proctable__get(im->d.procs, ev->hdr.tgid), *pi, *parent;
+	char *fork_bin = old ? TAKE_PTR(old->parent_binary_id) : NULL;
+	char *fork_exe = old ? TAKE_PTR(old->parent_exe) : NULL;
+	char filename[PL_PATH_LEN];
+	struct exe_info exe;
+	int64_t m2r;
+
+	pi = start_image(im, ev->hdr.tgid, &ev->id);
+	if (!pi) {
+		free(fork_bin);
+		free(fork_exe);
+		return;
+	}
+	memcpy(filename, ev->filename, sizeof(filename));
+	filename[sizeof(filename) - 1] = '\0';
+	pi->filename = strdup(filename);
+	pi->filename_truncated = ev->filename_len > PL_PATH_LEN;
+	pi->cmdline = text_cmdline(ev->args, ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN);
+	identity__resolve_exe(im->d.ident, ev->hdr.tgid, ev->id.exe_dev, ev->id.exe_ino, filename, &exe);
+	pi->exe = exe.path;
+	pi->build_id = exe.build_id;
+	pi->binary_id = exe.binary_id;
+	parent = proctable__get(im->d.procs, ev->id.ppid);
+	set_parent(pi, parent, fork_bin, fork_exe);
+	if (im->d.learn) {
+		learner__attach(im->d.learn, pi);
+		learner__child(im->d.learn, parent, pi);
+	}
+	if (!pipeline__wants(im->d.pipe, PL_AT_EXEC))
+		return;
+	m2r = mono_to_real();
+	{
+		struct pl_sample *s = new_sample(im, PL_AT_EXEC, ev->hdr.tgid, &ev->id, pi, m2r);
+
+		s->time_ns = s->image_start_ns;
+		pipeline__run(im->d.pipe, s, pi, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
+	}
+}
+
+static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
+{
+	const struct proc_info *parent = proctable__get(im->d.procs, ev->id.ppid);
+	struct proc_info *pi = start_image(im, ev->hdr.tgid, &ev->id);
+	struct exe_info exe;
+
+	if (!pi)
+		return;
+	set_parent(pi, parent, NULL, NULL);
+	if (ev->hdr.type == PL_EV_FORK && parent && parent->exe && parent->binary_id &&
+	    parent->exe_dev == ev->id.exe_dev && parent->exe_ino == ev->id.exe_ino) {
+		/* a fork child runs its parent's image: same identity */
+		pi->exe = dup_or_null(parent->exe);
+		pi->build_id = dup_or_null(parent->build_id);
+		pi->binary_id = dup_or_null(parent->binary_id);
+		pi->cmdline = dup_or_null(parent->cmdline);
+	} else {
+		identity__resolve_exe(im->d.ident, ev->hdr.tgid, ev->id.exe_dev, ev->id.exe_ino, NULL, &exe);
+		pi->exe = exe.path;
+		pi->build_id = exe.build_id;
+		pi->binary_id = exe.binary_id;
+		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
+	}
+	if (im->d.learn)
+		learner__attach(im->d.learn, pi);
+}
+
+/* ---- ends ---- */
+
+static void set_exit(struct pl_sample *s, uint32_t reason, int32_t status)
+{
+	s->end_reason = reason == PL_END_EXEC ? "exec" : "exit";
+	if (reason != PL_END_EXIT)
+		return;
+	if (!(status & 0x7f)) {
+		s->has_exit_code = true;
+		s->exit_code = (status >> 8) & 0xff;
+	} else {
+		s->has_exit_signal = true;
+		s->exit_signal = status & 0x7f;
+	}
+}
+
+static void on_end(struct images *im, const struct pl_ev_end *ev)
+{
+	uint32_t tgid = ev->hdr.tgid;
+	const struct pl_stats *st = &ev->proc.st;
+	struct proc_info *pi = proctable__get(im->d.procs, tgid);
+	struct proc_info *match = pi && pi->image_id == ev->proc.id.image_id ? pi : NULL;
+	const struct pl_stats *prev = match && match->have_last ? &match->last : NULL;
+	_cleanup_free_ struct pl_fail *fails = NULL;
+	/* A fork child that exec'd was only ever a step towards another binary:
+	 * its few syscalls would make a second mode in its binary's lifetimes,
+	 * and it is no exit for rules to judge. Half of all images are such
+	 * steps, so skipping them halves the sensor's work per command. */
+	bool step = ev->reason == PL_END_EXEC && (ev->proc.id.flags & PL_PROC_FORKED);
+	int64_t m2r = mono_to_real();
+	struct pl_sample *s;
+	uint32_t nfails = 0;
+
+	/* keys user space never learned (a lost record) are left to the
+	 * periodic sweep: walking the whole table here, per process, would make
+	 * a storm of such processes quadratic */
+	fails = failpaths__collect(im->d.fails, match, true, &nfails);
+	s = new_sample(im, PL_AT_EXIT, tgid, &ev->proc.id, match, m2r);
+	span_total(&s->life, st);
+	s->fails = fails;
+	s->nfails = s->fail_paths = nfails;
+	s->end_ns = s->time_ns = ev->end_ns + (uint64_t)m2r;
+	set_exit(s, ev->reason, ev->exit_code);
+	if (im->d.live) {
+		static const struct pl_stats zero;
+		const struct pl_stats *base = prev ? prev : &zero;
+
+		live__add(im->d.live, display_name(match, im->comm), st->cpu_ns - base->cpu_ns,
+			  st->offcpu_ns - base->offcpu_ns, s->life.syscalls - (prev ? syscalls_of(prev) : 0),
+			  st->open_fail - base->open_fail, live_first(im, pi), 1);
+	}
+	if (match) {
+		/* this process's failures since its last window count for its binary's second */
+		const struct pl_fail *top = pl_sample__top_fail(s);
+
+		binagg__add(im->d.bin, match->binary_id, st->open_fail - (prev ? prev->open_fail : 0),
+			    top ? top->path : NULL, top ? top->count : 0);
+		binagg__get(im->d.bin, match->binary_id, &s->bin);
+	}
+	pipeline__run(im->d.pipe, s, match, step ? PIPE_RECORD : PIPE_SCORE | PIPE_LEARN | PIPE_JUDGE | PIPE_RECORD,
+		      mono_ns() + (uint64_t)m2r);
+	if (ev->reason == PL_END_EXIT)
+		proctable__remove(im->d.procs, tgid);
+}
+
+void images__on_record(struct images *im, const void *data, size_t size)
+{
+	const struct pl_hdr *h = data;
+	static const size_t want[] = {
+		[PL_EV_EXEC] = sizeof(struct pl_ev_exec),
+		[PL_EV_FORK] = sizeof(struct pl_ev_proc),
+		[PL_EV_SEEN] = sizeof(struct pl_ev_proc),
+		[PL_EV_END] = sizeof(struct pl_ev_end),
+		[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path),
+	};
+
+	if (size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC || h->type > PL_EV_FAIL_PATH ||
+	    size < want[h->type] || h->size != want[h->type]) {
+		im->st.invalid++;
+		return;
+	}
+	im->st.records[h->type]++;
+	switch (h->type) {
+	case PL_EV_EXEC:
+		on_exec(im, data);
+		break;
+	case PL_EV_FORK:
+	case PL_EV_SEEN:
+		on_fork_or_seen(im, data);
+		break;
+	case PL_EV_END:
+		on_end(im, data);
+		break;
+	case PL_EV_FAIL_PATH:
+		failpaths__on_record(im->d.fails, data);
+		break;
+	}
+}
+
+/* ---- the table, once a second and at shutdown ---- */
+
+void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now)
+{
+	struct proc_info *pi = proctable__get(im->d.procs, tgid);
+	static const struct pl_stats zero;
+	const struct pl_stats *prev;
+	_cleanup_free_ struct pl_fail *fails = NULL;
+	uint64_t start, len;
+	uint32_t nfails = 0;
+	struct pl_sample *s;
+	unsigned steps = 0;
+	bool active;
+	int64_t m2r;
+
+	if (!pi || pi->image_id != p->id.image_id)
+		return; /* its start record is still in the ring buffer */
+	prev = pi->have_last ? &pi->last : &zero;
+	start = pi->have_last ? pi->last_ns : p->id.image_start_ns;
+	len = now > start ? now - start : 0;
+	m2r = mono_to_real();
+	s = new_sample(im, PL_AT_WINDOW, tgid, &p->id, pi, m2r);
+	span_delta(im, &s->win, &p->st, prev);
+	span_total(&s->life, &p->st);
+	s->win_start_ns = start + (uint64_t)m2r;
+	s->win_end_ns = s->time_ns = now + (uint64_t)m2r;
+	/* the runaway streak: whole seconds at >= 90 % of a core */
+	if (pi->have_last && len)
+		pi->busy_s = s->win.cpu_ns * 10 >= len * 9 ? pi->busy_s + len / 1e9 : 0;
+	s->busy_s = pi->busy_s;
+	active = s->win.syscalls || s->win.cpu_ns;
+	/* the image's paths so far: for this second's failures, or for rules
+	 * and records that read the image's top path */
+	if (s->win.open_fail || (active && p->st.open_fail && pipeline__wants(im->d.pipe, PL_AT_WINDOW)))
+		fails = failpaths__collect(im->d.fails, pi, false, &nfails);
+	s->fails = fails;
+	s->nfails = s->fail_paths = nfails;
+	if (active) {
+		const struct pl_fail *top = pl_sample__top_fail(s);
+
+		/* a running process's failures this second are put on its top path */
+		binagg__add(im->d.bin, pi->binary_id, s->win.open_fail, top ? top->path : NULL,
+			    top ? s->win.open_fail : 0);
+	}
+	binagg__get(im->d.bin, pi->binary_id, &s->bin);
+	if (im->d.live && (!pi->have_last || active))
+		live__add(im->d.live, display_name(pi, im->comm), s->win.cpu_ns, s->win.offcpu_ns, s->win.syscalls,
+			  s->win.open_fail, live_first(im, pi), 0);
+	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */
+	if (pi->have_last && len > 500000000ull && len < 1500000000ull)
+		steps |= PIPE_SCORE | PIPE_LEARN;
+	if (active)
+		steps |= PIPE_JUDGE | PIPE_RECORD;
+	if (steps)
+		pipeline__run(im->d.pipe, s, pi, steps, now + (uint64_t)m2r);
+	pi->last = p->st;
+	pi->last_ns = now;
+	pi->have_last = true;
+}
+
+void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now)
+{
+	struct proc_info *pi = proctable__get(im->d.procs, tgid);
+	struct proc_info *match = pi && pi->image_id == p->id.image_id ? pi : NULL;
+	_cleanup_free_ struct pl_fail *fails = NULL;
+	int64_t m2r = mono_to_real();
+	struct pl_sample *s;
+	uint32_t nfails = 0;
+
+	fails = failpaths__collect(im->d.fails, match, false, &nfails);
+	s = new_sample(im, PL_AT_EXIT, tgid, &p->id, match, m2r);
+	span_total(&s->life, &p->st);
+	s->fails = fails;
+	s->nfails = s->fail_paths = nfails;
+	s->end_ns = s->time_ns = now + (uint64_t)m2r;
+	s->end_reason = "running";
+	if (match)
+		binagg__get(im->d.bin, match->binary_id, &s->bin);
+	/* scored, not learned: a running process is not a finished sample; and
+	 * no rules: it has not exited */
+	pipeline__run(im->d.pipe, s, match, PIPE_SCORE | PIPE_RECORD, now + (uint64_t)m2r);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * images.h - the life of each process image, from the kernel's records to
+ * samples.
+ *
+ * The BPF side announces every image (EXEC, FORK, SEEN records), every new
+ * failing path (FAIL_PATH) and every end (END, with the final counters).
+ * This module validates those records (untrusted input: size, type, ABI
+ * version), keeps the process table, resolves what only user space can
+ * (exe path, build-id, binary_id, cmdline, parent, baseline), and turns each
+ * moment into a typed sample for the pipeline:
+ *   exec     at the EXEC record: identity and context;
+ *   window   once a second, for every process in the kernel's table
+ *            (images__window(), with its counters read from the map);
+ *   exit     at the END record: the image's final counters;
+ *   running  at shutdown, for what still runs (images__running()).
+ * It also feeds the live view and the per-binary second.
+ */
+#ifndef PL_IMAGES_H
+#define PL_IMAGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "binagg.h"
+#include "failpaths.h"
+#include "identity.h"
+#include "learn.h"
+#include "live.h"
+#include "pipeline.h"
+#include "plumbline.h"
+#include "proctable.h"
+
+/* What images uses; all borrowed (live and learn may be NULL). */
+struct images_deps {
+	struct proctable *procs;
+	struct identity *ident;
+	struct failpaths *fails;
+	struct binagg *bin;
+	struct live *live;
+	struct learner *learn;
+	struct pipeline *pipe;
+};
+
+struct images_stats {
+	uint64_t records[PL_EV_FAIL_PATH + 1]; /* valid ring-buffer records, by type */
+	uint64_t invalid;                      /* rejected: size, type or version */
+	uint64_t proctable_full;               /* start records with no room in the table */
+};
+
+struct images;
+
+int images__new(const struct images_deps *d, struct images **ret);
+void images__free(struct images *im);
+
+/* One ring-buffer record (data, size: as the ring buffer hands it over).
+ * Invalid records are counted and dropped. */
+void images__on_record(struct images *im, const void *data, size_t size);
+
+/* The window moment of process tgid, whose kernel entry is p, at now_ns
+ * (CLOCK_MONOTONIC): the second since its last window. */
+void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now_ns);
+
+/* A process still running at shutdown (now_ns monotonic): scored, written
+ * with end_reason "running", never judged or learned. */
+void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now_ns);
+
+const struct images_stats *images__stats(const struct images *im);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats.c - the stats record (see stats.h).
+ */
+#include "stats.h"
+
+#include <sys/resource.h>
+
+#include "clock.h"
+
+struct live_losses stats__losses(const struct stats_sources *src)
+{
+	const struct images_stats *im = images__stats(src->images);
+	uint64_t k[PL_DROP_MAX] = { 0 };
+
+	bpfsensor__drops(src->bpf, k);
+	return (struct live_losses){
+		.records = k[PL_DROP_RINGBUF] + im->invalid,
+		.processes = k[PL_DROP_PROC_MAP] + im->proctable_full,
+		.output_writes = (src->json ? src->json->dropped : 0) + (src->syslog ? src->syslog->dropped : 0),
+		.fail_paths = k[PL_DROP_FAILPATH_MAP] + k[PL_DROP_FAILPATH_IMAGE] + k[PL_DROP_PATH_FAULT],
+		.threads = k[PL_DROP_THREAD_STATE],
+	};
+}
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static struct json_object *output_counts(const struct pl_output *out)
+{
+	struct json_object *o;
+
+	if (!out)
+		return NULL;
+	o = json_object_new_object();
+	add_u64(o, "written", out->written);
+	add_u64(o, "dropped", out->dropped);
+	return o;
+}
+
+struct json_object *stats__record(const struct stats_sources *src)
+{
+	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path" };
+	static const char *const drop_names[PL_DROP_MAX] = {
+		"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
+		"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
+	};
+	const struct images_stats *im = images__stats(src->images);
+	const struct failpaths_stats *fst = failpaths__stats(src->fails);
+	const struct pipeline_stats *pst = pipeline__stats(src->pipe);
+	struct json_object *o = json_object_new_object(), *ev, *kd, *ud, *feat, *fp, *out;
+	uint64_t k[PL_DROP_MAX] = { 0 }, now = mono_ns();
+	struct rusage ru;
+
+	if (!o)
+		return NULL;
+	bpfsensor__drops(src->bpf, k);
+	getrusage(RUSAGE_SELF, &ru);
+	json_object_object_add(o, "type", json_object_new_string("stats"));
+	add_u64(o, "time_ns", now + (uint64_t)mono_to_real());
+	add_u64(o, "uptime_ns", now - src->start_ns);
+	ev = json_object_new_object();
+	for (int i = PL_EV_EXEC; i <= PL_EV_FAIL_PATH; i++)
+		add_u64(ev, ev_names[i], im->records[i]);
+	json_object_object_add(o, "ringbuf_records", ev);
+	add_u64(o, "invalid_records", im->invalid);
+	add_u64(o, "exec_records", pst->exec_records);
+	add_u64(o, "process_records", pst->process_records);
+	add_u64(o, "window_records", pst->window_records);
+	kd = json_object_new_object();
+	for (int i = 0; i < PL_DROP_MAX; i++)
+		add_u64(kd, drop_names[i], k[i]);
+	json_object_object_add(o, "kernel_drops", kd);
+	ud = json_object_new_object();
+	add_u64(ud, "proctable_full", im->proctable_full);
+	add_u64(ud, "fail_keys_unremembered", fst->unremembered);
+	add_u64(ud, "fail_paths_displaced", fst->displaced);
+	json_object_object_add(o, "userspace_drops", ud);
+	fp = json_object_new_object();
+	add_u64(fp, "table_entries", fst->table_entries);
+	add_u64(fp, "table_max", src->max_fail_paths);
+	add_u64(fp, "orphans_swept", fst->orphans_swept);
+	add_u64(fp, "idle_moved", fst->idle_moved);
+	add_u64(fp, "unknown_swept", fst->unknown_swept);
+	json_object_object_add(o, "fail_paths", fp);
+	out = output_counts(src->json);
+	json_object_object_add(o, "output", out ? out : output_counts(&(struct pl_output){ 0 }));
+	json_object_object_add(o, "syslog", output_counts(src->syslog));
+	add_u64(o, "tracked_processes", proctable__count(src->procs));
+	add_u64(o, "sensor_cpu_ns",
+		(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+			(uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull);
+	add_u64(o, "sensor_maxrss_kb", (uint64_t)ru.ru_maxrss);
+	feat = json_object_new_object();
+	for (int i = 0; i < PL_FEAT_MAX; i++)
+		json_object_object_add(feat, features__id(i), json_object_new_boolean(src->feat->have[i]));
+	json_object_object_add(o, "features", feat);
+	if (src->learn)
+		learner__stats(src->learn, o);
+	else
+		json_object_object_add(o, "baselines", NULL);
+	if (src->alerts)
+		alerts__stats(src->alerts, o);
+	else
+		json_object_object_add(o, "rules", NULL);
+	add_u64(o, "binaries_untracked", binagg__overflow(src->bin));
+	return o;
+}

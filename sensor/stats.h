@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.h - the sensor's own record: what it did, and every loss, by cause.
+ *
+ * The modules keep their own counters; this one only gathers them into the
+ * `stats` record (docs/records.md) and into the words of the live view and
+ * the last log line. Every source may be NULL when that part is off.
+ */
+#ifndef PL_STATS_H
+#define PL_STATS_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "alerts.h"
+#include "binagg.h"
+#include "bpfsensor.h"
+#include "failpaths.h"
+#include "images.h"
+#include "kfeatures.h"
+#include "learn.h"
+#include "live.h"
+#include "output.h"
+#include "pipeline.h"
+#include "proctable.h"
+
+struct stats_sources {
+	uint64_t start_ns;              /* CLOCK_MONOTONIC at start */
+	uint32_t max_fail_paths;        /* the failed-path table's size */
+	const struct pl_features *feat;
+	struct bpfsensor *bpf;
+	const struct images *images;
+	const struct failpaths *fails;
+	const struct pipeline *pipe;
+	const struct proctable *procs;
+	const struct pl_output *json;   /* the JSON output */
+	const struct pl_output *syslog;
+	const struct learner *learn;
+	const struct alerts *alerts;
+	const struct binagg *bin;
+};
+
+/* The stats record (new reference), NULL on ENOMEM. */
+struct json_object *stats__record(const struct stats_sources *src);
+
+/* What was lost so far, by what it was. */
+struct live_losses stats__losses(const struct stats_sources *src);
+
+#endif
