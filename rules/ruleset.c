@@ -83,8 +83,8 @@ static int add_parsed(struct rs_loader *L, char *name, char *buf, size_t len)
 	if (r < 0) {
 		/* a file that doesn't parse contributes nothing */
 		if (r == -EINVAL) {
-			rs_diag_at(L, RL_DIAG_ERROR, f->name, err.line + 1, err.col + 1, "", "%s", err.msg);
-			r = L->oom;
+			rs_diag_at(&L->rep, RL_DIAG_ERROR, f->name, err.line + 1, err.col + 1, "", "%s", err.msg);
+			r = L->rep.oom;
 		}
 		yd_file__release(f);
 		free(f);
@@ -153,40 +153,40 @@ static int load_file(struct rs_loader *L, const char *path)
 	int fd, r;
 
 	if (stat(path, &st) < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->rep.oom;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
+		return L->rep.oom;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->rep.oom;
 	}
 	if (fstat(fd, &st) < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(errno));
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(errno));
 		close(fd);
-		return L->oom;
+		return L->rep.oom;
 	}
 	if (!S_ISREG(st.st_mode)) { /* replaced since the stat() */
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
 		close(fd);
-		return L->oom;
+		return L->rep.oom;
 	}
 	if ((uint64_t)st.st_size > RS_MAX_FILE) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
 		close(fd);
-		return L->oom;
+		return L->rep.oom;
 	}
 	r = read_all(fd, (size_t)st.st_size, &buf);
 	close(fd);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(-r));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(-r));
+		return L->rep.oom;
 	}
 	if (!(name = strdup(path))) {
 		free(buf);
@@ -217,8 +217,8 @@ static int load_dir(struct rs_loader *L, const char *dir)
 	int r = 0;
 
 	if (!d) {
-		rs_diag_at(L, RL_DIAG_ERROR, dir, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, dir, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->rep.oom;
 	}
 	while ((de = readdir(d))) {
 		char *s;
@@ -226,7 +226,7 @@ static int load_dir(struct rs_loader *L, const char *dir)
 		if (de->d_name[0] == '.' || !yaml_name(de->d_name))
 			continue;
 		if (n == RS_MAX_DIR_FILES) {
-			rs_diag_at(L, RL_DIAG_ERROR, dir, 0, 0, "", "more than %u rule files", RS_MAX_DIR_FILES);
+			rs_diag_at(&L->rep, RL_DIAG_ERROR, dir, 0, 0, "", "more than %u rule files", RS_MAX_DIR_FILES);
 			break;
 		}
 		if (n == cap) {
@@ -259,7 +259,7 @@ static int load_dir(struct rs_loader *L, const char *dir)
 
 int rl_ruleset__load(const char *const *paths, size_t npaths, struct rl_ruleset **ret, struct rl_diags *diags)
 {
-	struct rs_loader L = {.diags = diags, .errors0 = diags->errors};
+	struct rs_loader L = {.rep.diags = diags, .errors0 = diags->errors};
 	int r = 0;
 
 	for (size_t i = 0; i < npaths && r == 0; i++) {
@@ -279,13 +279,13 @@ int rl_ruleset__load(const char *const *paths, size_t npaths, struct rl_ruleset 
 int rl_ruleset__load_buffer(const char *name, const char *buf, size_t len, struct rl_ruleset **ret,
 			    struct rl_diags *diags)
 {
-	struct rs_loader L = {.diags = diags, .errors0 = diags->errors};
+	struct rs_loader L = {.rep.diags = diags, .errors0 = diags->errors};
 	char *copy = NULL, *n;
 	int r;
 
 	if (len > RS_MAX_FILE) {
-		rs_diag_at(&L, RL_DIAG_ERROR, name, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
-		return L.oom ? L.oom : -EINVAL;
+		rs_diag_at(&L.rep, RL_DIAG_ERROR, name, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
+		return L.rep.oom ? L.rep.oom : -EINVAL;
 	}
 	copy = malloc(len + 1);
 	n = strdup(name);

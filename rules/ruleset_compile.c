@@ -88,11 +88,11 @@ static void report(struct rs_loader *L, const struct rs_text *t, const struct rs
 				col = m->at.n->col + 1;
 			}
 		}
-		rs_diag_at(L, RL_DIAG_ERROR, f->name, line, col, item, "in macro '%s': %s", err->macro, err->msg);
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, f->name, line, col, item, "in macro '%s': %s", err->macro, err->msg);
 		return;
 	}
 	rs_text__locate(t, err->offset, &f, &line, &col);
-	rs_diag_at(L, RL_DIAG_ERROR, f->name, line, col, item, "%s", err->msg);
+	rs_diag_at(&L->rep, RL_DIAG_ERROR, f->name, line, col, item, "%s", err->msg);
 }
 
 static void at_text(const struct rs_text *t, const struct rs_loc *fallback, const struct yd_file **f, int *line,
@@ -127,13 +127,13 @@ static void check_when(struct rs_loader *L, const struct rs_rule *rr, const stru
 
 		if (fi && !(fi->kinds & 1u << k)) {
 			kinds_str(fi->kinds, has, sizeof(has));
-			rs_diag(L, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
+			rs_diag(&L->rep, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
 				"'when' includes %s, but %s has values only at %s", names[k], fi->name, has);
 			return;
 		}
 	}
 	kinds_str(kinds, has, sizeof(has));
-	rs_diag(L, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
+	rs_diag(&L->rep, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
 		"'when' includes %s, but the condition's fields have values together only at %s", names[k], has);
 }
 
@@ -190,7 +190,7 @@ static int compile_rule(struct rs_loader *L, const struct rs_rule *rr, struct rl
 	memset(out, 0, sizeof(*out));
 	r = rs_compose(L, rr, &t, item);
 	if (r == -E2BIG)
-		rs_diag(L, RL_DIAG_ERROR, rr->at.f, rr->at.n, item,
+		rs_diag(&L->rep, RL_DIAG_ERROR, rr->at.f, rr->at.n, item,
 			"the condition is longer than %u bytes with its exceptions", RS_MAX_TEXT);
 	if (r < 0)
 		goto out;
@@ -209,13 +209,13 @@ static int compile_rule(struct rs_loader *L, const struct rs_rule *rr, struct rl
 	if (rr->when) {
 		check_when(L, rr, out->cond, kinds, item);
 	} else if (!kinds) {
-		rs_diag_at(L, RL_DIAG_WARNING, f->name, line, col, item,
+		rs_diag_at(&L->rep, RL_DIAG_WARNING, f->name, line, col, item,
 			   "the rule can never run: its fields don't all have values at exec, at window or at exit");
 	}
 	out->kinds = rr->when ? rr->when : kinds;
 	c = rl_expr__constant(out->cond);
 	if (c >= 0)
-		rs_diag_at(L, RL_DIAG_WARNING, f->name, line, col, item, "the condition is always %s",
+		rs_diag_at(&L->rep, RL_DIAG_WARNING, f->name, line, col, item, "the condition is always %s",
 			   c ? "true" : "false");
 	memset(&err, 0, sizeof(err));
 	r = rl_template__compile(rr->output.s ? rr->output.s : "", &out->output, &err);
@@ -259,7 +259,7 @@ static int check_unused(struct rs_loader *L)
 			report(L, &m->cond, &m->at, &err, item);
 		}
 		rl_expr__free(e);
-		rs_diag(L, RL_DIAG_WARNING, m->at.f, m->at.n, item, "never used");
+		rs_diag(&L->rep, RL_DIAG_WARNING, m->at.f, m->at.n, item, "never used");
 	}
 	for (size_t i = 0; i < L->nlists; i++) {
 		const struct rs_list *l = &L->lists[i];
@@ -268,9 +268,9 @@ static int check_unused(struct rs_loader *L)
 		if (l->used || l->bad)
 			continue;
 		snprintf(li, sizeof(li), "list '%s'", l->name);
-		rs_diag(L, RL_DIAG_WARNING, l->at.f, l->at.n, li, "never used");
+		rs_diag(&L->rep, RL_DIAG_WARNING, l->at.f, l->at.n, li, "never used");
 	}
-	return L->oom;
+	return L->rep.oom;
 }
 
 int rs_loader__finish(struct rs_loader *L, struct rl_ruleset **ret)
@@ -289,9 +289,9 @@ int rs_loader__finish(struct rs_loader *L, struct rl_ruleset **ret)
 		if (r == 0)
 			rs->n++;
 	}
-	if (check_unused(L) < 0 || L->oom)
+	if (check_unused(L) < 0 || L->rep.oom)
 		goto nomem;
-	if (L->diags->errors > L->errors0) {
+	if (L->rep.diags->errors > L->errors0) {
 		rl_ruleset__free(rs);
 		return -EINVAL;
 	}

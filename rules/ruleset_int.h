@@ -13,8 +13,6 @@
 #ifndef PL_RULES_RULESET_INT_H
 #define PL_RULES_RULESET_INT_H
 
-#include <stdarg.h>
-
 #include "diag.h"
 #include "ruleset.h"
 #include "yaml_doc.h"
@@ -114,8 +112,8 @@ struct rs_rule {
 };
 
 struct rs_loader {
-	struct rl_diags *diags;
-	size_t errors0; /* diags->errors when the load started */
+	struct rs_report rep;
+	size_t errors0; /* rep.diags->errors when the load started */
 	struct yd_file **files;
 	size_t nfiles, capfiles;
 	struct rs_list *lists;
@@ -130,7 +128,6 @@ struct rs_loader {
 	size_t items;
 	bool marking; /* the resolver marks what it hands out as used */
 	bool hit_bad; /* the resolver handed out a broken definition */
-	int oom;
 };
 
 struct rl_ruleset {
@@ -167,13 +164,7 @@ void rs_rule__release(struct rl_rule *r);
 /* Rebuild the per-kind arrays after enabling or disabling rules. */
 void rs_ruleset__select(struct rl_ruleset *rs);
 
-/* Diagnostics at a node (n may be NULL: the file's start) or at a line. */
-void rs_diag(struct rs_loader *L, enum rl_severity sev, const struct yd_file *f, const struct yd_node *n,
-	     const char *item, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void rs_diag_at(struct rs_loader *L, enum rl_severity sev, const char *file, int line, int col, const char *item,
-		const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-
-#define ERR(L, f, n, item, ...) rs_diag(L, RL_DIAG_ERROR, f, n, item, __VA_ARGS__)
+#define ERR(L, f, n, item, ...) rs_diag(&(L)->rep, RL_DIAG_ERROR, f, n, item, __VA_ARGS__)
 
 /* Append room for one more element in (arr, n, cap); 0 or -ENOMEM. */
 #define GROW(arr, n, cap)                                                                                              \

@@ -19,31 +19,6 @@
 #include <string.h>
 #include <strings.h>
 
-void rs_diag_at(struct rs_loader *L, enum rl_severity sev, const char *file, int line, int col, const char *item,
-		const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (rl_diags__add(L->diags, sev, file, line, col, item, "%s", msg) < 0)
-		L->oom = -ENOMEM;
-}
-
-void rs_diag(struct rs_loader *L, enum rl_severity sev, const struct yd_file *f, const struct yd_node *n,
-	     const char *item, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rs_diag_at(L, sev, f->name, n ? n->line + 1 : 1, n ? n->col + 1 : 1, item, "%s", msg);
-}
-
 /* ---- the keys of each kind of item ---- */
 
 enum rf { RF_DESC, RF_COND, RF_OUTPUT, RF_PRIO, RF_TAGS, RF_ENABLED, RF_EXC, RF_EVID, RF_THROTTLE, RF_WHEN, RF_N };
@@ -725,7 +700,7 @@ int rs_loader__add_file(struct rs_loader *L, struct yd_file *f)
 			if (++L->items > RS_MAX_ITEMS) {
 				if (L->items == RS_MAX_ITEMS + 1)
 					ERR(L, f, m, "", "more than %u items", RS_MAX_ITEMS);
-				return L->oom;
+				return L->rep.oom;
 			}
 			if (m->type == YD_MAP)
 				for (int k = 0; k < 4; k++) {
@@ -756,9 +731,9 @@ int rs_loader__add_file(struct rs_loader *L, struct yd_file *f)
 				do_engine_version(L, f, m, id);
 			if (r < 0)
 				return r;
-			if (L->oom)
-				return L->oom;
+			if (L->rep.oom)
+				return L->rep.oom;
 		}
 	}
-	return L->oom;
+	return L->rep.oom;
 }
