@@ -3,7 +3,9 @@
  * ruleset_compile.c - every loaded rule compiled: its condition composed
  * with its exceptions, macros and lists resolved through the loader,
  * `when:` checked against the fields, warnings for rules that can't do
- * anything useful, and the evaluation-ready ruleset built.
+ * anything useful, and macros and lists no rule uses reported. What comes
+ * out is an array of rules (ruleset.h's struct rl_rule); ruleset.c makes
+ * the evaluation-ready ruleset of it.
  *
  * Exceptions become `(<condition>) and not (<tuple> or <tuple> ...)`, each
  * tuple `(f1 = v1 and f2 = v2)`, with every value quoted by us: a value is
@@ -273,35 +275,34 @@ static int check_unused(struct rs_loader *L)
 	return L->rep.oom;
 }
 
-int rs_loader__finish(struct rs_loader *L, struct rl_ruleset **ret)
+int rs_loader__compile(struct rs_loader *L, struct rl_rule **ret, size_t *ret_n)
 {
-	struct rl_ruleset *rs = calloc(1, sizeof(*rs));
+	struct rl_rule *rules = calloc(L->nrules ? L->nrules : 1, sizeof(*rules));
+	size_t n = 0;
 	int r = 0;
 
-	if (!rs || !(rs->rules = calloc(L->nrules ? L->nrules : 1, sizeof(*rs->rules))))
-		goto nomem;
+	if (!rules)
+		return -ENOMEM;
 	for (size_t i = 0; i < L->nrules; i++) {
 		if (L->rules[i].bad)
 			continue;
-		r = compile_rule(L, &L->rules[i], &rs->rules[rs->n]);
+		r = compile_rule(L, &L->rules[i], &rules[n]);
 		if (r == -ENOMEM)
-			goto nomem;
+			goto fail;
 		if (r == 0)
-			rs->n++;
+			n++;
 	}
-	if (check_unused(L) < 0 || L->rep.oom)
-		goto nomem;
-	if (L->rep.diags->errors > L->errors0) {
-		rl_ruleset__free(rs);
-		return -EINVAL;
-	}
-	for (int k = 0; k < 3; k++)
-		if (!(rs->run[k] = calloc(rs->n ? rs->n : 1, sizeof(*rs->run[k]))))
-			goto nomem;
-	rs_ruleset__select(rs);
-	*ret = rs;
+	r = check_unused(L) < 0 || L->rep.oom ? -ENOMEM : 0;
+	if (r == 0 && L->rep.diags->errors > L->errors0)
+		r = -EINVAL;
+	if (r < 0)
+		goto fail;
+	*ret = rules;
+	*ret_n = n;
 	return 0;
-nomem:
-	rl_ruleset__free(rs);
-	return -ENOMEM;
+fail:
+	for (size_t i = 0; i < n; i++)
+		rs_rule__release(&rules[i]);
+	free(rules);
+	return r;
 }

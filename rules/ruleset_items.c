@@ -7,6 +7,8 @@
  * so one typo doesn't cascade into "undefined" errors for everything that
  * appends to or uses it. Both of Falco's ways of changing an earlier item
  * are here: legacy `append: true` and `override: {field: append|replace}`.
+ * The definitions borrow their strings from the files' trees, which the
+ * loader keeps to the end: rs_loader__free() releases both.
  */
 #include "ruleset_int.h"
 
@@ -18,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#define RS_MAX_ITEMS 100000u /* items over all files of one load */
 
 /* ---- the keys of each kind of item ---- */
 
@@ -736,4 +740,33 @@ int rs_loader__add_file(struct rs_loader *L, struct yd_file *f)
 		}
 	}
 	return L->rep.oom;
+}
+
+void rs_loader__free(struct rs_loader *L)
+{
+	for (size_t i = 0; i < L->nrules; i++) {
+		struct rs_rule *r = &L->rules[i];
+
+		rs_text__free(&r->desc);
+		rs_text__free(&r->cond);
+		rs_text__free(&r->output);
+		free(r->tags);
+		rs_excs_free(r->exc, r->nexc);
+	}
+	for (size_t i = 0; i < L->nmacros; i++)
+		rs_text__free(&L->macros[i].cond);
+	for (size_t i = 0; i < L->nlists; i++)
+		free(L->lists[i].items);
+	free(L->rules);
+	free(L->macros);
+	free(L->lists);
+	rs_names__free(&L->rule_ix);
+	rs_names__free(&L->macro_ix);
+	rs_names__free(&L->list_ix);
+	for (size_t i = 0; i < L->nfiles; i++) {
+		yd_file__release(L->files[i]);
+		free(L->files[i]);
+	}
+	free(L->files);
+	memset(L, 0, sizeof(*L));
 }

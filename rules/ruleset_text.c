@@ -8,7 +8,7 @@
  * clauses; when the compiler reports a byte offset into it, the segment
  * map says which scalar, and yaml_doc says where in the file.
  */
-#include "ruleset_int.h"
+#include "ruleset_text.h"
 
 #include <errno.h>
 #include <stdint.h>
