@@ -163,6 +163,9 @@ static int mismatch(struct parser *p, const char *op, const char *need, const st
 
 static int parse_or(struct parser *p, struct x_node **ret);
 static int parse_add(struct parser *p, bool operand, struct x_node **ret);
+static int parse_unary(struct parser *p, bool operand, struct x_node **ret);
+static int parse_not(struct parser *p, struct x_node **ret);
+static int parse_cmp(struct parser *p, struct x_node **ret);
 
 static int parse_macro(struct parser *p, const char *name, const char *msrc, size_t ref, struct x_node **ret)
 {
@@ -357,25 +360,30 @@ static int parse_primary(struct parser *p, bool operand, struct x_node **ret)
 	}
 }
 
-static int parse_unary(struct parser *p, bool operand, struct x_node **ret)
+/*
+ * A prefix operator, `-` (X_NEG) on a number or `not` (X_NOT) on a
+ * condition: one shape for both. The operator applies to what follows at
+ * its own level (so `- - x` and `not not c`), each one is a level of
+ * nesting, and its operand must have its type.
+ */
+static int parse_prefix(struct parser *p, enum x_op op, struct x_node **ret)
 {
-	struct x_node *n, *a;
+	const bool neg = op == X_NEG;
+	const enum rl_type type = neg ? RL_T_NUM : RL_T_BOOL;
 	size_t off = p->tok.off;
-	int r;
+	struct x_node *n, *a;
+	int r = nest(p, off);
 
-	if (p->tok.kind != T_MINUS)
-		return parse_primary(p, operand, ret);
-	r = nest(p, off);
 	if (r < 0)
 		return r;
 	advance(p);
-	r = parse_unary(p, true, &a);
+	r = neg ? parse_unary(p, true, &a) : parse_not(p, &a);
 	if (r < 0)
 		return r;
 	p->depth--;
-	if (a->type != RL_T_NUM)
-		return mismatch(p, "-", "number", a);
-	n = node(p, X_NEG, RL_T_NUM, off, 1);
+	if (a->type != type)
+		return mismatch(p, neg ? "-" : "not", neg ? "number" : "boolean", a);
+	n = node(p, op, type, off, 1);
 	if (!n)
 		return node_rc(p);
 	n->kid[0] = a;
@@ -383,6 +391,11 @@ static int parse_unary(struct parser *p, bool operand, struct x_node **ret)
 		return -EINVAL;
 	*ret = n;
 	return 0;
+}
+
+static int parse_unary(struct parser *p, bool operand, struct x_node **ret)
+{
+	return p->tok.kind == T_MINUS ? parse_prefix(p, X_NEG, ret) : parse_primary(p, operand, ret);
 }
 
 /* Left-associative binary arithmetic: the levels of * / and + -. */
@@ -742,30 +755,7 @@ static int parse_cmp(struct parser *p, struct x_node **ret)
 
 static int parse_not(struct parser *p, struct x_node **ret)
 {
-	struct x_node *n, *a;
-	size_t off = p->tok.off;
-	int r;
-
-	if (p->tok.kind != T_NOT)
-		return parse_cmp(p, ret);
-	r = nest(p, off);
-	if (r < 0)
-		return r;
-	advance(p);
-	r = parse_not(p, &a);
-	if (r < 0)
-		return r;
-	p->depth--;
-	if (a->type != RL_T_BOOL)
-		return mismatch(p, "not", "boolean", a);
-	n = node(p, X_NOT, RL_T_BOOL, off, 1);
-	if (!n)
-		return node_rc(p);
-	n->kid[0] = a;
-	if (seal(p, n) < 0)
-		return -EINVAL;
-	*ret = n;
-	return 0;
+	return p->tok.kind == T_NOT ? parse_prefix(p, X_NOT, ret) : parse_cmp(p, ret);
 }
 
 /* One n-ary level: `and` over not-expressions, or `or` over and-chains. */
