@@ -5,7 +5,9 @@
  * Diagnostics are plain data (file, 1-based line and column, item, message)
  * so `plumbline rules check`, the sensor's reload log and the tests can all
  * format or compare them. The print form is the compiler one editors
- * understand: "file:line:col: error: rule 'x': message".
+ * understand: "file:line:col: error: rule 'x': message". The loader reports
+ * through rs_diag() and rs_diag_at(), at a YAML node or a position, into
+ * the caller's list.
  */
 #include "diag.h"
 
@@ -15,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "yaml_doc.h"
 
 int rl_diags__add(struct rl_diags *d, enum rl_severity sev, const char *file, int line, int col, const char *item,
 		  const char *fmt, ...)
@@ -58,6 +62,31 @@ int rl_diags__add(struct rl_diags *d, enum rl_severity sev, const char *file, in
 	}
 	d->n++;
 	return 0;
+}
+
+void rs_diag_at(struct rs_report *rep, enum rl_severity sev, const char *file, int line, int col, const char *item,
+		const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (rl_diags__add(rep->diags, sev, file, line, col, item, "%s", msg) < 0)
+		rep->oom = -ENOMEM;
+}
+
+void rs_diag(struct rs_report *rep, enum rl_severity sev, const struct yd_file *f, const struct yd_node *n,
+	     const char *item, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rs_diag_at(rep, sev, f->name, n ? n->line + 1 : 1, n ? n->col + 1 : 1, item, "%s", msg);
 }
 
 static size_t edit_distance(const char *a, const char *b)

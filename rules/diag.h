@@ -10,6 +10,9 @@
 
 #include "ruleset.h"
 
+struct yd_file;
+struct yd_node;
+
 /* At most this many diagnostics are kept; past it they are only counted
  * (errors still make the load fail), so a hostile file can't make the
  * report itself unbounded. */
@@ -22,6 +25,27 @@
  */
 int rl_diags__add(struct rl_diags *d, enum rl_severity sev, const char *file, int line, int col, const char *item,
 		  const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/*
+ * Where the loader's diagnostics go: the caller's list, and whether one of
+ * them was lost for want of memory. A lost diagnostic must not let a load
+ * pass with an error missing, so the loader fails with oom.
+ */
+struct rs_report {
+	struct rl_diags *diags;
+	int oom; /* 0, or -ENOMEM once a diagnostic could not be kept */
+};
+
+/*
+ * A loader diagnostic at a position in a rule file (rs_diag_at: line and
+ * col 1-based, line 0 for the whole file) or at a YAML node (rs_diag: n may
+ * be NULL, meaning the file's start). The message is cut at 1 KiB. Never
+ * fails: an allocation failure sets rep->oom.
+ */
+void rs_diag_at(struct rs_report *rep, enum rl_severity sev, const char *file, int line, int col, const char *item,
+		const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void rs_diag(struct rs_report *rep, enum rl_severity sev, const struct yd_file *f, const struct yd_node *n,
+	     const char *item, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* The candidate closest to s by edit distance, if within 2; else NULL. For
  * "did you mean" suggestions. */

@@ -4,14 +4,15 @@
  *
  * A condition goes through three forms:
  *   parse.c   source -> a typed tree of x_node (names resolved, macros
- *             inlined, lists expanded, types checked, regexes compiled);
+ *             inlined, lists expanded, types checked, regexes compiled),
+ *             with parse_node.c and parse_list.c below it (parse_int.h);
  *   compile.c that tree -> folded, `and`/`or` operands reordered, and
  *             flattened into one array of x_enode in preorder, each node
  *             knowing its subtree size so a parent finds its next child by
  *             skipping, without pointers;
  *   eval.c    walks the array: no names, no allocation.
- * Everything a compiled expression points at (literal strings, sets,
- * regexes) is owned by it, through the pool below.
+ * Everything a compiled expression points at is owned by it: literal
+ * strings and sets through the pool below, regexes in its own array.
  */
 #ifndef PL_RULES_EXPR_INTERNAL_H
 #define PL_RULES_EXPR_INTERNAL_H
@@ -150,12 +151,15 @@ struct rl_expr {
 	size_t nre;
 };
 
-/* Parse src into *ret (a tree allocated in *ast; literals, sets and
- * regexes in *data / *re). Returns 0, -EINVAL with *err filled, -ENOMEM. */
+/* parse.c: parse src into *ret (a tree allocated in *ast; literals, sets
+ * and regexes in *data / *re). Returns 0, -EINVAL with *err filled,
+ * -ENOMEM. */
 int rl_x__parse(const char *src, const struct rl_resolver *res, struct x_pool *ast, struct x_pool *data,
 		struct x_regex ***re, size_t *nre, struct x_node **ret, struct rl_error *err);
 
-/* Pool: add p (freed by x_pool__free). On failure frees p and returns -ENOMEM. */
+/* parse_node.c: the pools. add: p is now the pool's (freed by
+ * rl_x__pool_free); returns 0, or -ENOMEM when p is NULL or can't be added
+ * (then p is freed). */
 int rl_x__pool_add(struct x_pool *pool, void *p);
 void rl_x__pool_free(struct x_pool *pool);
 

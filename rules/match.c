@@ -23,34 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-int rl_x__pool_add(struct x_pool *pool, void *p)
-{
-	if (!p)
-		return -ENOMEM;
-	if (pool->n == pool->cap) {
-		size_t cap = pool->cap ? pool->cap * 2 : 16;
-		void **np = realloc(pool->p, cap * sizeof(*np));
-
-		if (!np) {
-			free(p);
-			return -ENOMEM;
-		}
-		pool->p = np;
-		pool->cap = cap;
-	}
-	pool->p[pool->n++] = p;
-	return 0;
-}
-
-void rl_x__pool_free(struct x_pool *pool)
-{
-	for (size_t i = 0; i < pool->n; i++)
-		free(pool->p[i]);
-	free(pool->p);
-	pool->p = NULL;
-	pool->n = pool->cap = 0;
-}
-
 static char lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * ruleset.c - loading rule files and directories, selecting and
- * evaluating rules.
+ * ruleset.c - the public API (ruleset.h), on top of the loader: rule
+ * files and directories read and parsed (yaml_doc.c), their items merged
+ * (ruleset_items.c) and compiled (ruleset_compile.c) into the
+ * evaluation-ready ruleset; rules switched on and off, and evaluated.
  *
  * The load is all-or-nothing: every file is read (bounded), parsed and
  * merged, every rule compiled, and only a load without errors returns a
@@ -20,7 +22,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define RS_MAX_DIR_FILES 10000u
+#define RS_MAX_FILE	 (16u * 1024 * 1024) /* bytes per file */
+#define RS_MAX_DIR_FILES 10000u		     /* rule files per directory */
+
+struct rl_ruleset {
+	struct rl_rule *rules;
+	size_t n;
+	struct rl_rule **run[3]; /* enabled rules per kind (exec, window, exit), each of capacity n */
+	size_t nrun[3];
+	unsigned kinds;
+};
 
 static const char *const prio_names[] = {"Emergency", "Alert",	"Critical",	 "Error",
 					 "Warning",   "Notice", "Informational", "Debug"};
@@ -28,40 +39,6 @@ static const char *const prio_names[] = {"Emergency", "Alert",	"Critical",	 "Err
 const char *rl_priority__name(enum rl_priority p)
 {
 	return (unsigned)p < sizeof(prio_names) / sizeof(prio_names[0]) ? prio_names[p] : "Unknown";
-}
-
-void rs_loader__free(struct rs_loader *L)
-{
-	for (size_t i = 0; i < L->nrules; i++) {
-		struct rs_rule *r = &L->rules[i];
-
-		rs_text__free(&r->desc);
-		rs_text__free(&r->cond);
-		rs_text__free(&r->output);
-		free(r->tags);
-		for (size_t j = 0; j < r->nexc; j++) {
-			free(r->exc[j].fields);
-			free(r->exc[j].comps);
-			free(r->exc[j].values);
-		}
-		free(r->exc);
-	}
-	for (size_t i = 0; i < L->nmacros; i++)
-		rs_text__free(&L->macros[i].cond);
-	for (size_t i = 0; i < L->nlists; i++)
-		free(L->lists[i].items);
-	free(L->rules);
-	free(L->macros);
-	free(L->lists);
-	rs_names__free(&L->rule_ix);
-	rs_names__free(&L->macro_ix);
-	rs_names__free(&L->list_ix);
-	for (size_t i = 0; i < L->nfiles; i++) {
-		yd_file__release(L->files[i]);
-		free(L->files[i]);
-	}
-	free(L->files);
-	memset(L, 0, sizeof(*L));
 }
 
 /* Parse a file the loader now owns (buf, name) and merge its items. */
@@ -83,8 +60,8 @@ static int add_parsed(struct rs_loader *L, char *name, char *buf, size_t len)
 	if (r < 0) {
 		/* a file that doesn't parse contributes nothing */
 		if (r == -EINVAL) {
-			rs_diag_at(L, RL_DIAG_ERROR, f->name, err.line + 1, err.col + 1, "", "%s", err.msg);
-			r = L->oom;
+			rs_diag_at(&L->rep, RL_DIAG_ERROR, f->name, err.line + 1, err.col + 1, "", "%s", err.msg);
+			r = L->rep.oom;
 		}
 		yd_file__release(f);
 		free(f);
@@ -153,40 +130,40 @@ static int load_file(struct rs_loader *L, const char *path)
 	int fd, r;
 
 	if (stat(path, &st) < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->rep.oom;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
+		return L->rep.oom;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->rep.oom;
 	}
 	if (fstat(fd, &st) < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(errno));
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(errno));
 		close(fd);
-		return L->oom;
+		return L->rep.oom;
 	}
 	if (!S_ISREG(st.st_mode)) { /* replaced since the stat() */
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
 		close(fd);
-		return L->oom;
+		return L->rep.oom;
 	}
 	if ((uint64_t)st.st_size > RS_MAX_FILE) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
 		close(fd);
-		return L->oom;
+		return L->rep.oom;
 	}
 	r = read_all(fd, (size_t)st.st_size, &buf);
 	close(fd);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		rs_diag_at(L, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(-r));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(-r));
+		return L->rep.oom;
 	}
 	if (!(name = strdup(path))) {
 		free(buf);
@@ -217,8 +194,8 @@ static int load_dir(struct rs_loader *L, const char *dir)
 	int r = 0;
 
 	if (!d) {
-		rs_diag_at(L, RL_DIAG_ERROR, dir, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->oom;
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, dir, 0, 0, "", "cannot open: %s", strerror(errno));
+		return L->rep.oom;
 	}
 	while ((de = readdir(d))) {
 		char *s;
@@ -226,7 +203,7 @@ static int load_dir(struct rs_loader *L, const char *dir)
 		if (de->d_name[0] == '.' || !yaml_name(de->d_name))
 			continue;
 		if (n == RS_MAX_DIR_FILES) {
-			rs_diag_at(L, RL_DIAG_ERROR, dir, 0, 0, "", "more than %u rule files", RS_MAX_DIR_FILES);
+			rs_diag_at(&L->rep, RL_DIAG_ERROR, dir, 0, 0, "", "more than %u rule files", RS_MAX_DIR_FILES);
 			break;
 		}
 		if (n == cap) {
@@ -257,65 +234,9 @@ static int load_dir(struct rs_loader *L, const char *dir)
 	return r;
 }
 
-int rl_ruleset__load(const char *const *paths, size_t npaths, struct rl_ruleset **ret, struct rl_diags *diags)
-{
-	struct rs_loader L = {.diags = diags, .errors0 = diags->errors};
-	int r = 0;
-
-	for (size_t i = 0; i < npaths && r == 0; i++) {
-		struct stat st;
-
-		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-			r = load_dir(&L, paths[i]);
-		else
-			r = load_file(&L, paths[i]);
-	}
-	if (r == 0)
-		r = rs_loader__finish(&L, ret);
-	rs_loader__free(&L);
-	return r;
-}
-
-int rl_ruleset__load_buffer(const char *name, const char *buf, size_t len, struct rl_ruleset **ret,
-			    struct rl_diags *diags)
-{
-	struct rs_loader L = {.diags = diags, .errors0 = diags->errors};
-	char *copy = NULL, *n;
-	int r;
-
-	if (len > RS_MAX_FILE) {
-		rs_diag_at(&L, RL_DIAG_ERROR, name, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
-		return L.oom ? L.oom : -EINVAL;
-	}
-	copy = malloc(len + 1);
-	n = strdup(name);
-	if (!copy || !n) {
-		free(copy);
-		free(n);
-		return -ENOMEM;
-	}
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
-	r = add_parsed(&L, n, copy, len);
-	if (r == 0)
-		r = rs_loader__finish(&L, ret);
-	rs_loader__free(&L);
-	return r;
-}
-
-void rl_ruleset__free(struct rl_ruleset *rs)
-{
-	if (!rs)
-		return;
-	for (size_t i = 0; i < rs->n; i++)
-		rs_rule__release(&rs->rules[i]);
-	free(rs->rules);
-	for (int k = 0; k < 3; k++)
-		free(rs->run[k]);
-	free(rs);
-}
-
-void rs_ruleset__select(struct rl_ruleset *rs)
+/* The per-kind arrays of enabled rules, rebuilt after rules are switched
+ * on or off. */
+static void select_rules(struct rl_ruleset *rs)
 {
 	rs->kinds = 0;
 	for (int k = 0; k < 3; k++)
@@ -332,6 +253,88 @@ void rs_ruleset__select(struct rl_ruleset *rs)
 	}
 }
 
+/* Compile what L loaded and make the evaluation-ready ruleset of it.
+ * Returns 0 and *ret, -EINVAL (errors were reported) or -ENOMEM. */
+static int finish(struct rs_loader *L, struct rl_ruleset **ret)
+{
+	struct rl_ruleset *rs = calloc(1, sizeof(*rs));
+	int r;
+
+	if (!rs)
+		return -ENOMEM;
+	r = rs_loader__compile(L, &rs->rules, &rs->n);
+	if (r < 0) {
+		free(rs);
+		return r;
+	}
+	for (int k = 0; k < 3; k++)
+		if (!(rs->run[k] = calloc(rs->n ? rs->n : 1, sizeof(*rs->run[k])))) {
+			rl_ruleset__free(rs);
+			return -ENOMEM;
+		}
+	select_rules(rs);
+	*ret = rs;
+	return 0;
+}
+
+int rl_ruleset__load(const char *const *paths, size_t npaths, struct rl_ruleset **ret, struct rl_diags *diags)
+{
+	struct rs_loader L = {.rep.diags = diags, .errors0 = diags->errors};
+	int r = 0;
+
+	for (size_t i = 0; i < npaths && r == 0; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+			r = load_dir(&L, paths[i]);
+		else
+			r = load_file(&L, paths[i]);
+	}
+	if (r == 0)
+		r = finish(&L, ret);
+	rs_loader__free(&L);
+	return r;
+}
+
+int rl_ruleset__load_buffer(const char *name, const char *buf, size_t len, struct rl_ruleset **ret,
+			    struct rl_diags *diags)
+{
+	struct rs_loader L = {.rep.diags = diags, .errors0 = diags->errors};
+	char *copy = NULL, *n;
+	int r;
+
+	if (len > RS_MAX_FILE) {
+		rs_diag_at(&L.rep, RL_DIAG_ERROR, name, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
+		return L.rep.oom ? L.rep.oom : -EINVAL;
+	}
+	copy = malloc(len + 1);
+	n = strdup(name);
+	if (!copy || !n) {
+		free(copy);
+		free(n);
+		return -ENOMEM;
+	}
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	r = add_parsed(&L, n, copy, len);
+	if (r == 0)
+		r = finish(&L, ret);
+	rs_loader__free(&L);
+	return r;
+}
+
+void rl_ruleset__free(struct rl_ruleset *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->n; i++)
+		rs_rule__release(&rs->rules[i]);
+	free(rs->rules);
+	for (int k = 0; k < 3; k++)
+		free(rs->run[k]);
+	free(rs);
+}
+
 size_t rl_ruleset__enable_name(struct rl_ruleset *rs, const char *name, bool enabled)
 {
 	size_t n = 0;
@@ -342,7 +345,7 @@ size_t rl_ruleset__enable_name(struct rl_ruleset *rs, const char *name, bool ena
 			n++;
 		}
 	if (n)
-		rs_ruleset__select(rs);
+		select_rules(rs);
 	return n;
 }
 
@@ -358,7 +361,7 @@ size_t rl_ruleset__enable_tag(struct rl_ruleset *rs, const char *tag, bool enabl
 				break;
 			}
 	if (n)
-		rs_ruleset__select(rs);
+		select_rules(rs);
 	return n;
 }
 

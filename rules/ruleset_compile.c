@@ -3,7 +3,9 @@
  * ruleset_compile.c - every loaded rule compiled: its condition composed
  * with its exceptions, macros and lists resolved through the loader,
  * `when:` checked against the fields, warnings for rules that can't do
- * anything useful, and the evaluation-ready ruleset built.
+ * anything useful, and macros and lists no rule uses reported. What comes
+ * out is an array of rules (ruleset.h's struct rl_rule); ruleset.c makes
+ * the evaluation-ready ruleset of it.
  *
  * Exceptions become `(<condition>) and not (<tuple> or <tuple> ...)`, each
  * tuple `(f1 = v1 and f2 = v2)`, with every value quoted by us: a value is
@@ -88,11 +90,11 @@ static void report(struct rs_loader *L, const struct rs_text *t, const struct rs
 				col = m->at.n->col + 1;
 			}
 		}
-		rs_diag_at(L, RL_DIAG_ERROR, f->name, line, col, item, "in macro '%s': %s", err->macro, err->msg);
+		rs_diag_at(&L->rep, RL_DIAG_ERROR, f->name, line, col, item, "in macro '%s': %s", err->macro, err->msg);
 		return;
 	}
 	rs_text__locate(t, err->offset, &f, &line, &col);
-	rs_diag_at(L, RL_DIAG_ERROR, f->name, line, col, item, "%s", err->msg);
+	rs_diag_at(&L->rep, RL_DIAG_ERROR, f->name, line, col, item, "%s", err->msg);
 }
 
 static void at_text(const struct rs_text *t, const struct rs_loc *fallback, const struct yd_file **f, int *line,
@@ -127,13 +129,13 @@ static void check_when(struct rs_loader *L, const struct rs_rule *rr, const stru
 
 		if (fi && !(fi->kinds & 1u << k)) {
 			kinds_str(fi->kinds, has, sizeof(has));
-			rs_diag(L, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
+			rs_diag(&L->rep, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
 				"'when' includes %s, but %s has values only at %s", names[k], fi->name, has);
 			return;
 		}
 	}
 	kinds_str(kinds, has, sizeof(has));
-	rs_diag(L, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
+	rs_diag(&L->rep, RL_DIAG_ERROR, rr->when_at.f, rr->when_at.n, item,
 		"'when' includes %s, but the condition's fields have values together only at %s", names[k], has);
 }
 
@@ -190,7 +192,7 @@ static int compile_rule(struct rs_loader *L, const struct rs_rule *rr, struct rl
 	memset(out, 0, sizeof(*out));
 	r = rs_compose(L, rr, &t, item);
 	if (r == -E2BIG)
-		rs_diag(L, RL_DIAG_ERROR, rr->at.f, rr->at.n, item,
+		rs_diag(&L->rep, RL_DIAG_ERROR, rr->at.f, rr->at.n, item,
 			"the condition is longer than %u bytes with its exceptions", RS_MAX_TEXT);
 	if (r < 0)
 		goto out;
@@ -209,13 +211,13 @@ static int compile_rule(struct rs_loader *L, const struct rs_rule *rr, struct rl
 	if (rr->when) {
 		check_when(L, rr, out->cond, kinds, item);
 	} else if (!kinds) {
-		rs_diag_at(L, RL_DIAG_WARNING, f->name, line, col, item,
+		rs_diag_at(&L->rep, RL_DIAG_WARNING, f->name, line, col, item,
 			   "the rule can never run: its fields don't all have values at exec, at window or at exit");
 	}
 	out->kinds = rr->when ? rr->when : kinds;
 	c = rl_expr__constant(out->cond);
 	if (c >= 0)
-		rs_diag_at(L, RL_DIAG_WARNING, f->name, line, col, item, "the condition is always %s",
+		rs_diag_at(&L->rep, RL_DIAG_WARNING, f->name, line, col, item, "the condition is always %s",
 			   c ? "true" : "false");
 	memset(&err, 0, sizeof(err));
 	r = rl_template__compile(rr->output.s ? rr->output.s : "", &out->output, &err);
@@ -259,7 +261,7 @@ static int check_unused(struct rs_loader *L)
 			report(L, &m->cond, &m->at, &err, item);
 		}
 		rl_expr__free(e);
-		rs_diag(L, RL_DIAG_WARNING, m->at.f, m->at.n, item, "never used");
+		rs_diag(&L->rep, RL_DIAG_WARNING, m->at.f, m->at.n, item, "never used");
 	}
 	for (size_t i = 0; i < L->nlists; i++) {
 		const struct rs_list *l = &L->lists[i];
@@ -268,40 +270,39 @@ static int check_unused(struct rs_loader *L)
 		if (l->used || l->bad)
 			continue;
 		snprintf(li, sizeof(li), "list '%s'", l->name);
-		rs_diag(L, RL_DIAG_WARNING, l->at.f, l->at.n, li, "never used");
+		rs_diag(&L->rep, RL_DIAG_WARNING, l->at.f, l->at.n, li, "never used");
 	}
-	return L->oom;
+	return L->rep.oom;
 }
 
-int rs_loader__finish(struct rs_loader *L, struct rl_ruleset **ret)
+int rs_loader__compile(struct rs_loader *L, struct rl_rule **ret, size_t *ret_n)
 {
-	struct rl_ruleset *rs = calloc(1, sizeof(*rs));
+	struct rl_rule *rules = calloc(L->nrules ? L->nrules : 1, sizeof(*rules));
+	size_t n = 0;
 	int r = 0;
 
-	if (!rs || !(rs->rules = calloc(L->nrules ? L->nrules : 1, sizeof(*rs->rules))))
-		goto nomem;
+	if (!rules)
+		return -ENOMEM;
 	for (size_t i = 0; i < L->nrules; i++) {
 		if (L->rules[i].bad)
 			continue;
-		r = compile_rule(L, &L->rules[i], &rs->rules[rs->n]);
+		r = compile_rule(L, &L->rules[i], &rules[n]);
 		if (r == -ENOMEM)
-			goto nomem;
+			goto fail;
 		if (r == 0)
-			rs->n++;
+			n++;
 	}
-	if (check_unused(L) < 0 || L->oom)
-		goto nomem;
-	if (L->diags->errors > L->errors0) {
-		rl_ruleset__free(rs);
-		return -EINVAL;
-	}
-	for (int k = 0; k < 3; k++)
-		if (!(rs->run[k] = calloc(rs->n ? rs->n : 1, sizeof(*rs->run[k]))))
-			goto nomem;
-	rs_ruleset__select(rs);
-	*ret = rs;
+	r = check_unused(L) < 0 || L->rep.oom ? -ENOMEM : 0;
+	if (r == 0 && L->rep.diags->errors > L->errors0)
+		r = -EINVAL;
+	if (r < 0)
+		goto fail;
+	*ret = rules;
+	*ret_n = n;
 	return 0;
-nomem:
-	rl_ruleset__free(rs);
-	return -ENOMEM;
+fail:
+	for (size_t i = 0; i < n; i++)
+		rs_rule__release(&rules[i]);
+	free(rules);
+	return r;
 }

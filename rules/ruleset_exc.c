@@ -284,7 +284,7 @@ static bool numeric_field(const char *name)
 static int bad_value(struct rs_loader *L, const struct yd_file *f, const struct yd_node *v, const struct rs_exc *e,
 		     const char *item)
 {
-	rs_diag(L, RL_DIAG_ERROR, f, v, item, "exception '%s': values must be strings", e->name);
+	rs_diag(&L->rep, RL_DIAG_ERROR, f, v, item, "exception '%s': values must be strings", e->name);
 	return -EINVAL;
 }
 
@@ -329,7 +329,7 @@ static int add_tuple(struct rs_loader *L, struct rs_text *t, const struct rs_exc
 	int r;
 
 	if (!e->single && (v->type != YD_SEQ || v->n != e->nfields)) {
-		rs_diag(L, RL_DIAG_ERROR, tv->f, v, item,
+		rs_diag(&L->rep, RL_DIAG_ERROR, tv->f, v, item,
 			"exception '%s': each value must be a sequence of %zu (one per field)", e->name, e->nfields);
 		return -EINVAL;
 	}

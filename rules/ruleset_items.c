@@ -7,6 +7,8 @@
  * so one typo doesn't cascade into "undefined" errors for everything that
  * appends to or uses it. Both of Falco's ways of changing an earlier item
  * are here: legacy `append: true` and `override: {field: append|replace}`.
+ * The definitions borrow their strings from the files' trees, which the
+ * loader keeps to the end: rs_loader__free() releases both.
  */
 #include "ruleset_int.h"
 
@@ -19,30 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
-void rs_diag_at(struct rs_loader *L, enum rl_severity sev, const char *file, int line, int col, const char *item,
-		const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (rl_diags__add(L->diags, sev, file, line, col, item, "%s", msg) < 0)
-		L->oom = -ENOMEM;
-}
-
-void rs_diag(struct rs_loader *L, enum rl_severity sev, const struct yd_file *f, const struct yd_node *n,
-	     const char *item, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rs_diag_at(L, sev, f->name, n ? n->line + 1 : 1, n ? n->col + 1 : 1, item, "%s", msg);
-}
+#define RS_MAX_ITEMS 100000u /* items over all files of one load */
 
 /* ---- the keys of each kind of item ---- */
 
@@ -725,7 +704,7 @@ int rs_loader__add_file(struct rs_loader *L, struct yd_file *f)
 			if (++L->items > RS_MAX_ITEMS) {
 				if (L->items == RS_MAX_ITEMS + 1)
 					ERR(L, f, m, "", "more than %u items", RS_MAX_ITEMS);
-				return L->oom;
+				return L->rep.oom;
 			}
 			if (m->type == YD_MAP)
 				for (int k = 0; k < 4; k++) {
@@ -756,9 +735,38 @@ int rs_loader__add_file(struct rs_loader *L, struct yd_file *f)
 				do_engine_version(L, f, m, id);
 			if (r < 0)
 				return r;
-			if (L->oom)
-				return L->oom;
+			if (L->rep.oom)
+				return L->rep.oom;
 		}
 	}
-	return L->oom;
+	return L->rep.oom;
+}
+
+void rs_loader__free(struct rs_loader *L)
+{
+	for (size_t i = 0; i < L->nrules; i++) {
+		struct rs_rule *r = &L->rules[i];
+
+		rs_text__free(&r->desc);
+		rs_text__free(&r->cond);
+		rs_text__free(&r->output);
+		free(r->tags);
+		rs_excs_free(r->exc, r->nexc);
+	}
+	for (size_t i = 0; i < L->nmacros; i++)
+		rs_text__free(&L->macros[i].cond);
+	for (size_t i = 0; i < L->nlists; i++)
+		free(L->lists[i].items);
+	free(L->rules);
+	free(L->macros);
+	free(L->lists);
+	rs_names__free(&L->rule_ix);
+	rs_names__free(&L->macro_ix);
+	rs_names__free(&L->list_ix);
+	for (size_t i = 0; i < L->nfiles; i++) {
+		yd_file__release(L->files[i]);
+		free(L->files[i]);
+	}
+	free(L->files);
+	memset(L, 0, sizeof(*L));
 }

@@ -8,12 +8,14 @@
  * clauses; when the compiler reports a byte offset into it, the segment
  * map says which scalar, and yaml_doc says where in the file.
  */
-#include "ruleset_int.h"
+#include "ruleset_text.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hash.h"
 
 int rs_text__add(struct rs_text *t, const char *s, size_t len, const struct yd_file *f, const struct yd_node *n,
 		 bool flat)
@@ -128,20 +130,11 @@ bool rs_text__locate(const struct rs_text *t, size_t off, const struct yd_file *
 
 /* ---- names ---- */
 
-static size_t hash(const char *s)
-{
-	size_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 size_t rs_names__get(const struct rs_names *h, const char *name)
 {
 	if (!h->cap)
 		return SIZE_MAX;
-	for (size_t i = hash(name) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
+	for (size_t i = (size_t)pl_hash_str(name) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
 		if (!h->name[i])
 			return SIZE_MAX;
 		if (strcmp(h->name[i], name) == 0)
@@ -151,7 +144,7 @@ size_t rs_names__get(const struct rs_names *h, const char *name)
 
 static void insert(const char **names, size_t *idx, size_t cap, const char *name, size_t v)
 {
-	size_t i = hash(name) & (cap - 1);
+	size_t i = (size_t)pl_hash_str(name) & (cap - 1);
 
 	while (names[i] && strcmp(names[i], name) != 0)
 		i = (i + 1) & (cap - 1);
