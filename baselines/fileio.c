@@ -7,6 +7,7 @@
  * path can change between the two, the fd cannot.
  */
 #include "fileio.h"
+#include "filekind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,28 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-const char *bl_file_kind(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return "a regular file";
-	case S_IFDIR:
-		return "a directory";
-	case S_IFIFO:
-		return "a FIFO";
-	case S_IFSOCK:
-		return "a socket";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFLNK:
-		return "a symbolic link";
-	default:
-		return "of an unknown type";
-	}
-}
 
 /* "8 MiB" for whole MiB, else the byte count. */
 static void fmt_limit(size_t max, char *buf, size_t size)
@@ -56,7 +35,7 @@ static int not_regular(mode_t mode, char *err, size_t errlen)
 		snprintf(err, errlen, "a symbolic link (not followed)");
 		return -ELOOP;
 	}
-	snprintf(err, errlen, "not a regular file (%s)", bl_file_kind(mode));
+	snprintf(err, errlen, "not a regular file (%s)", file_kind(mode));
 	return -EINVAL;
 }
 
@@ -200,7 +179,7 @@ int bl_dir__check(const char *dir, char *err, size_t errlen)
 	if (stat(dir, &sb) < 0)
 		return fail(-errno, err, errlen);
 	if (!S_ISDIR(sb.st_mode)) {
-		snprintf(err, errlen, "not a directory (%s)", bl_file_kind(sb.st_mode));
+		snprintf(err, errlen, "not a directory (%s)", file_kind(sb.st_mode));
 		return -ENOTDIR;
 	}
 	/* root may own it too: whoever is root could change it anyway */

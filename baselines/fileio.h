@@ -19,8 +19,6 @@
 
 #define BL_READ_NOFOLLOW 0x1u /* a symlink is refused rather than followed */
 
-/* What a st_mode is, for messages: "a FIFO", "a directory", ... */
-const char *bl_file_kind(mode_t mode);
 
 /*
  * Read all of path, a regular file of at most max bytes. Returns 0 with *ret

@@ -13,6 +13,7 @@
  * that can match it.
  */
 #include "ruleset_int.h"
+#include "filekind.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -95,25 +96,6 @@ static int read_all(int fd, size_t size, char **ret)
 	buf[len] = '\0';
 	*ret = buf;
 	return (int)len;
-}
-
-/* What a path is, for "not a regular file (...)". */
-static const char *file_kind(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFDIR:
-		return "a directory";
-	case S_IFIFO:
-		return "a FIFO";
-	case S_IFSOCK:
-		return "a socket";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	default:
-		return "of another type";
-	}
 }
 
 /*

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * filekind.h - name a file's type in a message ("a FIFO", "a directory"),
- * for the sensor's refusals of paths that are not what they should be.
- * (The libraries have their own: they do not include sensor/.)
+ * for every refusal of a path that is not what it should be (rule files,
+ * baseline files, the JSON output, replay input, the state directory).
  */
 #ifndef PL_FILEKIND_H
 #define PL_FILEKIND_H
