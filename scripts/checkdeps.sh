@@ -1,15 +1,17 @@
 #!/bin/sh
 # Keep the libraries layered (docs/contributing.md, "Dependencies between files"):
 #
-#  - no cycle between the .c files of common/, rules/, baselines/ and outputs/:
-#    of two files, at most one calls into the other (longer loops are refused
-#    too). Which file defines and which uses each global symbol comes from nm
+#  - no cycle between the .c files of common/, rules/, baselines/, outputs/
+#    and sensor/: of two files, at most one calls into the other (longer loops
+#    are refused too). Which file defines and which uses each global symbol comes from nm
 #    on the object files of a build tree, so it sees what the compiler saw;
 #  - a file of rules/, baselines/ or outputs/ calls only into its own
 #    directory and common/, and common/ only into itself;
 #  - those four include no header of sensor/ or bpf/, no BPF skeleton and
 #    nothing of libbpf's, and common/ includes none of rules/, baselines/ or
-#    outputs/.
+#    outputs/;
+#  - in sensor/, only bpfsensor.c (the BPF lifecycle) and kfeatures.c (the
+#    feature probes) include or call libbpf.
 #
 # Usage: scripts/checkdeps.sh [BUILD_DIR]   (default: build; built first)
 # Prints each problem; exits 1 if there is any, 2 if it can't check.
@@ -23,7 +25,7 @@ build=$(cd "$build" 2>/dev/null && pwd) || {
 cd "$top" || exit 2
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
-mods="common rules baselines outputs"
+mods="common rules baselines outputs sensor"
 
 # ---- the files: "object source" for each object of the four libraries ----
 for m in $mods; do
@@ -83,10 +85,17 @@ if [ ! -s "$tmp/problems" ] && ! awk '{ print $1, $2 }' "$tmp/edges" | tsort >/d
 	sed -n 's/^tsort: \([^ ]*\)$/  \1/p' "$tmp/loop" >>"$tmp/problems"
 fi
 
+# libbpf: called from sensor/bpfsensor.c and sensor/kfeatures.c only
+awk '$2 ~ /^sensor\// && $2 != "sensor/bpfsensor.c" && $2 != "sensor/kfeatures.c" { print $1, $2 }' "$tmp/objs" |
+	while read -r o src; do
+		nm -P -u "$o" | awk -v src="$src" '$1 ~ /^(bpf_|btf__|libbpf_|ring_buffer__|perf_buffer__|bpf_object__|bpf_program__|bpf_map__|bpf_link__)/ {
+			printf "checkdeps: %s calls %s: only sensor/bpfsensor.c and sensor/kfeatures.c call libbpf\n", src, $1 }'
+	done >>"$tmp/problems"
+
 # calls across modules: only into common/
 awk '{
 	split($1, a, "/"); split($2, b, "/")
-	if (a[1] != b[1] && b[1] != "common")
+	if (a[1] != "sensor" && a[1] != b[1] && b[1] != "common")
 		printf "checkdeps: %s calls into %s (%s): %s/ calls only into itself%s\n",
 		    $1, $2, $3, a[1], a[1] == "common" ? "" : " and common/"
 }' "$tmp/edges" >>"$tmp/problems"
@@ -121,11 +130,16 @@ find $mods -name '*.[ch]' | sort | xargs grep -nE '^[[:space:]]*#[[:space:]]*inc
 		inc = $0; sub(/^[^<"]*[<"]/, "", inc); sub(/[>"].*/, "", inc)
 		m = file; sub(/\/.*/, "", m)
 		dir = file; sub(/\/[^\/]*$/, "", dir)
+		# sensor/ may use anything, but only its BPF modules talk to libbpf
+		bpfmod = file == "sensor/bpfsensor.c" || file == "sensor/kfeatures.c"
 		if ($0 ~ /include[[:space:]]*</) {
-			if (inc ~ /^bpf\// || inc == "linux/bpf.h")
-				printf "checkdeps: %s:%s includes <%s>: no libbpf or BPF headers in %s/\n", file, line, inc, m
+			if ((inc ~ /^bpf\// || inc == "linux/bpf.h") && !bpfmod)
+				printf "checkdeps: %s:%s includes <%s>: no libbpf or BPF headers in %s\n", file, line, inc,
+				    m == "sensor" ? "sensor/ but bpfsensor.c and kfeatures.c" : m "/"
 			next
 		}
+		if (m == "sensor" && !(inc ~ /\.skel\.h$/ && !bpfmod))
+			next
 		if (inc ~ /\.skel\.h$/) {
 			printf "checkdeps: %s:%s includes \"%s\": no BPF skeleton in %s/\n", file, line, inc, m
 			next

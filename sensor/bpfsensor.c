@@ -9,6 +9,7 @@
 #include "bpfsensor.h"
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -77,7 +78,7 @@ static int attach_refresher(struct bpfsensor *s, uint32_t hz)
 	return 0;
 }
 
-int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, ring_buffer_sample_fn cb,
+int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, bpfsensor_record_fn cb,
 		    void *ctx, struct bpfsensor **ret)
 {
 	struct bpfsensor *s;
@@ -266,6 +267,11 @@ bool bpfsensor__tracks_open_fail(const struct bpfsensor *s)
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s)
 {
 	return s->refresh;
+}
+
+const char *bpfsensor__libbpf_version(void)
+{
+	return libbpf_version_string();
 }
 
 void bpfsensor__free(struct bpfsensor *s)

@@ -8,8 +8,8 @@
 #ifndef PL_BPFSENSOR_H
 #define PL_BPFSENSOR_H
 
-#include <bpf/libbpf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "failpaths.h"
@@ -32,7 +32,11 @@ struct bpfsensor;
  * cb is called for every ring-buffer record with ctx. Logs what fails.
  * Returns 0 and *ret, or -errno.
  */
-int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, ring_buffer_sample_fn cb,
+/* Called for each ring-buffer record (data, size as the kernel wrote them);
+ * a negative return stops the current batch (the record is consumed). */
+typedef int (*bpfsensor_record_fn)(void *ctx, void *data, size_t size);
+
+int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, bpfsensor_record_fn cb,
 		    void *ctx, struct bpfsensor **ret);
 
 int bpfsensor__epoll_fd(const struct bpfsensor *s);
@@ -56,6 +60,9 @@ int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *
 struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s);
 bool bpfsensor__tracks_open_fail(const struct bpfsensor *s);
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s);
+
+/* "libbpf X.Y", for `plumbline version`. */
+const char *bpfsensor__libbpf_version(void);
 
 /* Detach and free. NULL-safe. */
 void bpfsensor__free(struct bpfsensor *s);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <bpf/libbpf.h>
 
+#include "bpfsensor.h"
 #include "cmd_baseline.h"
 #include "cmd_rules.h"
 #include "kfeatures.h"
@@ -72,7 +72,7 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-		printf("plumbline %s (libbpf %s, BPF ABI %d)\n", PL_VERSION, libbpf_version_string(), PL_ABI_VERSION);
+		printf("plumbline %s (libbpf %s, BPF ABI %d)\n", PL_VERSION, bpfsensor__libbpf_version(), PL_ABI_VERSION);
 		return 0;
 	}
 	if (strcmp(cmd, "features") == 0)
