@@ -307,6 +307,9 @@ static struct json_object *total(const struct pl_sample *s)
 	add_u64(o, "fail_paths", s->fail_paths);
 	add_str(o, "top_fail_path", top ? top->path : NULL);
 	add(o, "top_fail_count", top ? json_object_new_uint64(top->count) : NULL);
+	/* the rest of the entry: a window's alerts carry it as their failed path */
+	add(o, "top_fail_errno", top ? json_object_new_int(top->err) : NULL);
+	add(o, "top_fail_truncated", top ? json_object_new_boolean(top->truncated) : NULL);
 	return o;
 }
 
@@ -565,7 +568,12 @@ static void parse_top_fail(struct sample_buf *b, struct json_object *tot, struct
 		b->fails = f;
 		b->fails_cap = 1;
 	}
-	b->fails[0] = (struct pl_fail){ .path = path, .count = u64(tot, "top_fail_count") };
+	b->fails[0] = (struct pl_fail){
+		.path = path,
+		.count = u64(tot, "top_fail_count"),
+		.err = (int32_t)u64(tot, "top_fail_errno"),
+		.truncated = boolean(tot, "top_fail_truncated"),
+	};
 	s->fails = b->fails;
 	s->nfails = 1;
 }
