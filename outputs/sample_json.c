@@ -513,9 +513,13 @@ static const unsigned long long *errnos_of(struct json_object *by_errno, unsigne
 	memset(e, 0, PL_SAMPLE_NR_ERRNO * sizeof(*e));
 	for (int i = 1; i < PL_SAMPLE_NR_ERRNO; i++) {
 		const char *name = i < PL_SAMPLE_NR_ERRNO - 1 ? errno_name(i) : "other";
+		char fallback[16];
 
-		if (name)
-			e[i] = u64(by_errno, name);
+		if (!name) { /* as by_errno() writes it */
+			snprintf(fallback, sizeof(fallback), "E%d", i);
+			name = fallback;
+		}
+		e[i] = u64(by_errno, name);
 	}
 	return e;
 }
