@@ -307,6 +307,9 @@ static struct json_object *total(const struct pl_sample *s)
 	add_u64(o, "fail_paths", s->fail_paths);
 	add_str(o, "top_fail_path", top ? top->path : NULL);
 	add(o, "top_fail_count", top ? json_object_new_uint64(top->count) : NULL);
+	/* the rest of the entry: a window's alerts carry it as their failed path */
+	add(o, "top_fail_errno", top ? json_object_new_int(top->err) : NULL);
+	add(o, "top_fail_truncated", top ? json_object_new_boolean(top->truncated) : NULL);
 	return o;
 }
 
@@ -419,6 +422,21 @@ static uint64_t u64(struct json_object *o, const char *key)
 	return is_int(v) ? json_object_get_uint64(v) : 0;
 }
 
+/* A 32-bit field: a number it can't hold is unknown (0), not wrapped into another one. */
+static uint32_t u32(struct json_object *o, const char *key)
+{
+	uint64_t v = u64(o, key);
+
+	return v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+static int32_t errno_of(struct json_object *o, const char *key)
+{
+	uint64_t v = u64(o, key);
+
+	return v <= INT32_MAX ? (int32_t)v : 0;
+}
+
 static double dbl(struct json_object *o, const char *key)
 {
 	struct json_object *v = at(o, key);
@@ -495,9 +513,13 @@ static const unsigned long long *errnos_of(struct json_object *by_errno, unsigne
 	memset(e, 0, PL_SAMPLE_NR_ERRNO * sizeof(*e));
 	for (int i = 1; i < PL_SAMPLE_NR_ERRNO; i++) {
 		const char *name = i < PL_SAMPLE_NR_ERRNO - 1 ? errno_name(i) : "other";
+		char fallback[16];
 
-		if (name)
-			e[i] = u64(by_errno, name);
+		if (!name) { /* as by_errno() writes it */
+			snprintf(fallback, sizeof(fallback), "E%d", i);
+			name = fallback;
+		}
+		e[i] = u64(by_errno, name);
 	}
 	return e;
 }
@@ -540,7 +562,7 @@ static void parse_fails(struct sample_buf *b, struct json_object *arr, struct pl
 
 		b->fails[s->nfails++] = (struct pl_fail){
 			.path = str(b, e, "path"),
-			.err = (int32_t)u64(e, "errno"),
+			.err = errno_of(e, "errno"),
 			.count = u64(e, "count"),
 			.truncated = boolean(e, "truncated"),
 		};
@@ -552,7 +574,7 @@ static void parse_top_fail(struct sample_buf *b, struct json_object *tot, struct
 {
 	const char *path = str(b, tot, "top_fail_path");
 
-	s->fail_paths = (uint32_t)u64(tot, "fail_paths");
+	s->fail_paths = u32(tot, "fail_paths");
 	if (!path)
 		return;
 	if (!b->fails_cap) {
@@ -565,7 +587,12 @@ static void parse_top_fail(struct sample_buf *b, struct json_object *tot, struct
 		b->fails = f;
 		b->fails_cap = 1;
 	}
-	b->fails[0] = (struct pl_fail){ .path = path, .count = u64(tot, "top_fail_count") };
+	b->fails[0] = (struct pl_fail){
+		.path = path,
+		.count = u64(tot, "top_fail_count"),
+		.err = errno_of(tot, "top_fail_errno"),
+		.truncated = boolean(tot, "top_fail_truncated"),
+	};
 	s->fails = b->fails;
 	s->nfails = 1;
 }
@@ -576,9 +603,9 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 	unsigned maj = 0, min = 0;
 	struct json_object *anc = at(o, "ancestors");
 
-	s->pid = (uint32_t)u64(o, "pid");
-	s->ppid = (uint32_t)u64(o, "ppid");
-	s->uid = (uint32_t)u64(o, "uid");
+	s->pid = u32(o, "pid");
+	s->ppid = u32(o, "ppid");
+	s->uid = u32(o, "uid");
 	s->comm = str(b, o, "comm");
 	s->exec_comm = str(b, o, "exec_comm");
 	s->exe = str(b, o, "exe");
@@ -597,7 +624,7 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 	s->partial = boolean(o, "partial");
 	s->start_ns = u64(o, "start_ns");
 	s->image_start_ns = u64(o, "image_start_ns");
-	s->threads = (uint32_t)u64(o, "threads");
+	s->threads = u32(o, "threads");
 	s->binary_id = str(b, o, "binary_id");
 	s->parent_exe = str(b, o, "parent_exe");
 	if (anc && json_object_is_type(anc, json_type_array))
@@ -610,7 +637,7 @@ static void parse_binary(struct sample_buf *b, struct json_object *o, struct pl_
 	if (!o || !json_object_is_type(o, json_type_object))
 		return;
 	s->bin.present = true;
-	s->bin.procs = (uint32_t)u64(o, "procs");
+	s->bin.procs = u32(o, "procs");
 	s->bin.open_failures_per_s = dbl(o, "open_failures_per_s");
 	s->bin.top_fail_path = str(b, o, "top_fail_path");
 	s->bin.top_fail_share = dbl(o, "top_fail_share");

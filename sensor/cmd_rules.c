@@ -280,6 +280,9 @@ static bool replay_one(struct alerts *a, struct json_object *rec, struct sample_
 
 	if (sample_json__parse(rec, buf, &s) < 0)
 		return false;
+	/* the record was written after learning, the rules judged before it
+	 * (pipeline.h): as judged, nothing was learned yet */
+	s.bl.learned = false;
 	if (s.moment == PL_AT_EXEC)
 		*seen_exec = true;
 	if (s.moment == PL_AT_EXIT && !*seen_exec && s.image == PL_IMAGE_EXEC) {

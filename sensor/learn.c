@@ -167,9 +167,15 @@ static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 	struct pl_verdict *v = &s->bl;
 
 	v->scored = true;
-	v->ready = bv->ready;
+	/* An exit is scored against lifetimes, this baseline's or its prior's:
+	 * ready says whether it could be. A window is scored against windows
+	 * (windows_ready): ready and samples stay the lifetimes' (rules read
+	 * them so, as "enough process samples to score lifetimes"). */
+	if (s->moment == PL_AT_EXIT) {
+		v->ready = bv->ready;
+		v->samples = bv->samples;
+	}
 	v->from_prior = bv->from_prior;
-	v->samples = bv->samples;
 	v->anomalous = bv->anomalous;
 	v->learned = false;
 	v->max_dist = bv->max_dist;

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_learn.c - the sensor's side of baselines (sensor/learn.c): the
+ * baseline's state in every sample (key, readiness, the quantiles of what
+ * is ready, the parent's view of an exec), the verdict of a window or an
+ * exit, and what is learned: everything until ready, then nothing a rule
+ * fired on or the verdict found anomalous, and never an image seen only in
+ * part or still running. The ground truth is the baseline itself
+ * (baselines/), scored and read directly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "baseline.h"
+#include "learn.h"
+#include "log.h"
+#include "proctable.h"
+#include "sketch.h"
+#include "syscalls.h"
+
+#include "record_helpers.h"
+#include "unit_helpers.h"
+
+#define T0  1700000000000000000ull
+#define MS  1000000ull
+#define SEC 1000000000ull
+
+struct fx {
+	char dir[64], state_dir[96];
+	struct bl_policy pol;
+	struct learner *l;
+	struct proctable *procs;
+	unsigned long long sc[PL_SAMPLE_NR_SYSCALLS];
+	struct pl_fail fails[2];
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/plumbline-learn-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->state_dir, sizeof(f->state_dir), "%s/state", f->dir);
+	bl_policy__defaults(&f->pol);
+	f->pol.min_samples = 3;
+	f->pol.min_windows = 3;
+	assert_int_equal(learner__open(f->state_dir, &f->pol, &f->l), 0);
+	assert_int_equal(proctable__new(64, &f->procs), 0);
+	f->sc[syscall_number("read")] = 90;
+	f->sc[syscall_number("openat")] = 10;
+	f->fails[0] = (struct pl_fail){.path = "/etc/app.conf", .err = 2, .count = 1};
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	learner__free(f->l);
+	proctable__free(f->procs);
+	ut_rm_rf(f->dir);
+	free(f);
+	return 0;
+}
+
+static struct proc_info *image(struct fx *f, uint32_t tgid, const char *exe, const char *binary_id,
+			       const struct proc_info *parent)
+{
+	struct proc_info *pi = proctable__reset(f->procs, tgid, tgid);
+
+	assert_non_null(pi);
+	pi->exe = strdup(exe);
+	pi->binary_id = binary_id ? strdup(binary_id) : NULL;
+	pi->parent_binary_id = parent ? strdup(parent->binary_id) : NULL;
+	pi->parent_exe = parent ? strdup(parent->exe) : NULL;
+	learner__attach(f->l, pi);
+	return pi;
+}
+
+/* An exit of 100 syscalls (read, openat), one failed path. */
+static void exit_of(struct fx *f, struct pl_sample *s, uint64_t cpu_ns)
+{
+	pl_sample__init(s, PL_AT_EXIT);
+	s->image_start_ns = T0;
+	s->end_ns = s->time_ns = T0 + 50 * MS;
+	s->end_reason = "exit";
+	s->life.cpu_ns = cpu_ns;
+	s->life.syscalls = 100;
+	s->life.sc = f->sc;
+	s->life.open_fail = 1;
+	s->fails = f->fails;
+	s->nfails = s->fail_paths = 1;
+}
+
+static void window_of(struct fx *f, struct pl_sample *s, uint64_t cpu_ns)
+{
+	pl_sample__init(s, PL_AT_WINDOW);
+	s->image_start_ns = T0;
+	s->win_start_ns = T0 + SEC;
+	s->win_end_ns = s->time_ns = T0 + 2 * SEC;
+	s->win.cpu_ns = cpu_ns;
+	s->win.syscalls = 100;
+	s->win.sc = f->sc;
+}
+
+/* Score and commit s for pi: whether it was learned. */
+static bool observe(struct fx *f, struct proc_info *pi, struct pl_sample *s, bool alerted)
+{
+	bool r;
+
+	learner__score(f->l, pi, s, true);
+	r = learner__commit(f->l, alerted, s);
+	assert_int_equal(r, s->bl.learned);
+	return r;
+}
+
+static uint64_t counter(struct fx *f, const char *key)
+{
+	struct json_object *o = json_object_new_object();
+	uint64_t v;
+
+	learner__stats(f->l, o);
+	v = ut_u64(ut_obj(o, "baselines"), key);
+	json_object_put(o);
+	return v;
+}
+
+static void test_learn_state_fills_key_readiness_and_only_ready_quantiles(void **state)
+{
+	static const double qs[3] = {0.5, 0.9, 0.99};
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
+	struct pl_sample s;
+
+	assert_non_null(pi->bl);
+	pl_sample__init(&s, PL_AT_EXEC);
+	learner__state(f->l, pi, &s);
+	assert_string_equal(s.bl.key, "build-id:aa@-");
+	assert_false(s.bl.ready);
+	assert_false(s.bl.windows_ready);
+	assert_int_equal(s.bl.samples, 0);
+	assert_false(s.bl.scored);
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		for (int k = 0; k < 3; k++)
+			assert_true(isnan(s.bl.q[d][k]));
+
+	/* three lifetimes: lifetimes ready, windows not */
+	for (int i = 0; i < 3; i++) {
+		exit_of(f, &s, (10 + i) * MS);
+		assert_true(observe(f, pi, &s, false));
+	}
+	pl_sample__init(&s, PL_AT_EXEC);
+	learner__state(f->l, pi, &s);
+	assert_true(s.bl.ready);
+	assert_false(s.bl.windows_ready);
+	assert_int_equal(s.bl.samples, 3);
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		for (int k = 0; k < 3; k++) {
+			if (d <= PL_LIFE_OPEN_FAIL) {
+				double want = sketch__quantile(&pi->bl->dist[d], qs[k]);
+
+				assert_true(isfinite(want));
+				assert_true(s.bl.q[d][k] == want);
+			} else {
+				assert_true(isnan(s.bl.q[d][k]));
+			}
+		}
+
+	/* three windows: the window distributions rules read are ready too, not the classes */
+	for (int i = 0; i < 3; i++) {
+		window_of(f, &s, 100 * MS);
+		assert_true(observe(f, pi, &s, false));
+	}
+	pl_sample__init(&s, PL_AT_WINDOW);
+	learner__state(f->l, pi, &s);
+	assert_true(s.bl.windows_ready);
+	for (int d = PL_WIN_CPU; d < PL_DIST_MAX; d++)
+		for (int k = 0; k < 3; k++) {
+			if (d <= PL_WIN_OPEN_FAIL)
+				assert_true(s.bl.q[d][k] == sketch__quantile(&pi->bl->dist[d], qs[k]));
+			else
+				assert_true(isnan(s.bl.q[d][k]));
+		}
+	assert_true(fabs(s.bl.q[PL_WIN_CPU][0] - 100e6) <= 100e6 * 0.02);
+}
+
+static void test_learn_state_of_an_image_without_baseline_is_empty(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", NULL, NULL);
+	struct pl_sample s;
+
+	assert_null(pi->bl);
+	assert_int_equal(counter(f, "without_baseline"), 1);
+	exit_of(f, &s, MS);
+	learner__score(f->l, pi, &s, true);
+	assert_null(s.bl.key);
+	assert_false(s.bl.scored);
+	assert_false(learner__commit(f->l, false, &s));
+	learner__score(f->l, NULL, &s, true);
+	assert_null(s.bl.key);
+	assert_false(learner__commit(f->l, false, NULL));
+}
+
+/* The verdict in the sample is the baseline's own. */
+static void test_learn_score_puts_the_baselines_verdict_into_the_sample(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
+	struct pl_sample s;
+	struct bl_verdict want;
+	const char *paths[1] = {"/etc/other.conf"};
+	const char *names[2] = {"read", "openat"};
+	struct bl_process_sample ps = {
+	    .cpu_ns = 200 * MS,
+	    .wall_ns = 50 * MS,
+	    .offcpu_ns = 0,
+	    .syscalls = 100,
+	    .open_fail = 1,
+	    .fail_paths = paths,
+	    .nfail_paths = 1,
+	    .syscall_names = names,
+	    .nsyscall_names = 2,
+	};
+
+	/* before ready: scored against nothing */
+	exit_of(f, &s, 10 * MS);
+	learner__score(f->l, pi, &s, true);
+	assert_true(s.bl.scored);
+	assert_false(s.bl.ready);
+	assert_false(s.bl.anomalous);
+	assert_int_equal(s.bl.max_dist, -1);
+	assert_true(isnan(s.bl.max_score));
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		assert_false(s.bl.f[d].valid);
+	assert_true(learner__commit(f->l, false, &s));
+	for (int i = 0; i < 2; i++) {
+		exit_of(f, &s, 10 * MS);
+		observe(f, pi, &s, false);
+	}
+
+	/* ready: 20x the CPU, and a path never seen */
+	baseline__score_process(pi->bl, NULL, &ps, &f->pol, &want);
+	exit_of(f, &s, 200 * MS);
+	f->fails[0].path = "/etc/other.conf";
+	learner__score(f->l, pi, &s, true);
+	assert_true(s.bl.scored);
+	assert_true(s.bl.ready);
+	assert_false(s.bl.from_prior);
+	assert_int_equal(s.bl.samples, 3);
+	assert_true(s.bl.anomalous);
+	assert_int_equal(s.bl.max_dist, want.max_dist);
+	assert_int_equal(s.bl.max_dist, PL_LIFE_CPU);
+	assert_true(s.bl.max_score == want.max_score);
+	for (int d = 0; d < PL_DIST_MAX; d++) {
+		assert_int_equal(s.bl.f[d].valid, want.f[d].valid);
+		assert_int_equal(s.bl.f[d].valid, d <= PL_LIFE_OPEN_FAIL);
+		if (!want.f[d].valid)
+			continue;
+		assert_true(s.bl.f[d].value == want.f[d].value);
+		assert_true(s.bl.f[d].p50 == want.f[d].p50);
+		assert_true(s.bl.f[d].p99 == want.f[d].p99);
+		assert_true(s.bl.f[d].ratio_p50 == want.f[d].ratio_p50);
+		assert_true(s.bl.f[d].ratio_p99 == want.f[d].ratio_p99);
+		assert_true(s.bl.f[d].score == want.f[d].score);
+	}
+	assert_int_equal(s.bl.nnew_fail_paths, 1);
+	assert_string_equal(s.bl.new_fail_paths[0], "/etc/other.conf");
+	assert_int_equal(s.bl.nnew_syscalls, 0);
+	/* anomalous: not learned, whatever the rules said */
+	assert_false(learner__commit(f->l, false, &s));
+	assert_int_equal(pi->bl->samples, 3);
+	assert_int_equal(pi->bl->quarantined, 1);
+	assert_int_equal(counter(f, "anomalous_samples"), 1);
+}
+
+/* Until ready a baseline learns everything, what a rule fired on too; once
+ * ready, a sample a rule fired on is kept out, like an anomalous one. */
+static void test_learn_commit_learns_and_a_rule_that_fired_blocks_it_once_ready(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
+	struct pl_sample s;
+
+	for (int i = 0; i < 3; i++) {
+		exit_of(f, &s, 10 * MS);
+		assert_true(observe(f, pi, &s, i == 1));
+	}
+	assert_int_equal(pi->bl->samples, 3);
+	exit_of(f, &s, 10 * MS);
+	assert_false(observe(f, pi, &s, true));
+	assert_false(s.bl.anomalous); /* only the rule kept it out */
+	assert_int_equal(pi->bl->samples, 3);
+	assert_int_equal(pi->bl->quarantined, 1);
+	exit_of(f, &s, 10 * MS);
+	assert_true(observe(f, pi, &s, false));
+	assert_int_equal(pi->bl->samples, 4);
+
+	/* the same for windows, against the windows' readiness */
+	for (int i = 0; i < 3; i++) {
+		window_of(f, &s, 100 * MS);
+		assert_true(observe(f, pi, &s, true));
+	}
+	window_of(f, &s, 100 * MS);
+	assert_false(observe(f, pi, &s, true));
+	window_of(f, &s, 100 * MS);
+	assert_true(observe(f, pi, &s, false));
+	assert_int_equal(pi->bl->windows, 4);
+	assert_int_equal(counter(f, "process_samples_learned"), 4);
+	assert_int_equal(counter(f, "window_samples_learned"), 4);
+}
+
+/* What the sensor saw only in part is scored, never learned; nor is what
+ * the caller doesn't want learned (a process still running). */
+static void test_learn_partial_image_or_unwanted_sample_is_never_learned(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
+	struct pl_sample s;
+
+	for (int i = 0; i < 3; i++) {
+		exit_of(f, &s, 10 * MS);
+		s.partial = true;
+		assert_false(observe(f, pi, &s, false));
+		assert_true(s.bl.scored);
+		window_of(f, &s, 10 * MS);
+		s.partial = true;
+		assert_false(observe(f, pi, &s, false));
+	}
+	assert_int_equal(pi->bl->samples, 0);
+	assert_int_equal(pi->bl->windows, 0);
+	exit_of(f, &s, 10 * MS);
+	learner__score(f->l, pi, &s, false);
+	assert_true(s.bl.scored);
+	assert_false(learner__commit(f->l, false, &s));
+	assert_false(s.bl.learned);
+	assert_int_equal(pi->bl->samples, 0);
+	/* a commit with nothing pending learns nothing, leaves the sample be */
+	s.bl.learned = true;
+	assert_false(learner__commit(f->l, false, &s));
+	assert_true(s.bl.learned);
+}
+
+/* An exec has no counts: its state only, nothing pending. */
+static void test_learn_exec_is_never_scored(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
+	struct pl_sample s;
+
+	pl_sample__init(&s, PL_AT_EXEC);
+	learner__score(f->l, pi, &s, true);
+	assert_string_equal(s.bl.key, "build-id:aa@-");
+	assert_false(s.bl.scored);
+	assert_false(learner__commit(f->l, false, &s));
+	assert_int_equal(pi->bl->samples, 0);
+}
+
+/* The build-host canary's input: a parent's baseline learns its children
+ * until ready; once ready, a child it never ran is new (and stays new). */
+static void test_learn_child_is_new_only_to_a_ready_parent_that_never_ran_it(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *make = image(f, 10, "/usr/bin/make", "build-id:3a4e", NULL), *child;
+	struct pl_sample s;
+
+	child = image(f, 11, "/usr/bin/cc", "build-id:cc", make);
+	learner__child(f->l, make, child);
+	assert_false(child->parent_bl_ready);
+	assert_false(child->parent_new_child);
+	for (int i = 0; i < 3; i++) {
+		exit_of(f, &s, 10 * MS);
+		observe(f, make, &s, false);
+	}
+	child = image(f, 12, "/usr/bin/cc", "build-id:cc", make);
+	learner__child(f->l, make, child);
+	assert_true(child->parent_bl_ready);
+	assert_false(child->parent_new_child);
+	for (int i = 0; i < 2; i++) {
+		child = image(f, 13 + i, "/usr/bin/curl", "build-id:c0de", make);
+		learner__child(f->l, make, child);
+		assert_true(child->parent_bl_ready);
+		assert_true(child->parent_new_child);
+	}
+	/* and the child's samples say so */
+	pl_sample__init(&s, PL_AT_EXEC);
+	learner__state(f->l, child, &s);
+	assert_string_equal(s.bl.key, "build-id:c0de@build-id:3a4e");
+	assert_true(s.bl.parent_ready);
+	assert_true(s.bl.parent_new_child);
+	/* no parent known, or no exe: nothing observed */
+	child = image(f, 20, "/usr/bin/x", "build-id:x", NULL);
+	learner__child(f->l, NULL, child);
+	assert_false(child->parent_new_child);
+}
+
+/* Baselines outlive the learner: saved at free, loaded at open. */
+static void test_learn_baselines_are_saved_and_loaded_again(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
+	struct pl_sample s;
+
+	for (int i = 0; i < 3; i++) {
+		exit_of(f, &s, 10 * MS);
+		observe(f, pi, &s, false);
+	}
+	learner__free(f->l);
+	f->l = NULL;
+	assert_int_equal(learner__open(f->state_dir, &f->pol, &f->l), 0);
+	pi = image(f, 11, "/usr/bin/app", "build-id:aa", NULL);
+	pl_sample__init(&s, PL_AT_EXEC);
+	learner__state(f->l, pi, &s);
+	assert_true(s.bl.ready);
+	assert_int_equal(s.bl.samples, 3);
+	assert_int_equal(counter(f, "baselines"), 1);
+}
+
+/* One writer per state directory; none that others could write. */
+static void test_learn_open_refuses_a_busy_or_writable_state_directory(void **state)
+{
+	struct fx *f = *state;
+	struct learner *second = NULL;
+	char other[128];
+
+	assert_int_equal(learner__open(f->state_dir, &f->pol, &second), -EBUSY);
+	assert_null(second);
+	snprintf(other, sizeof(other), "%s/open", f->dir);
+	assert_int_equal(mkdir(other, 0700), 0);
+	assert_int_equal(chmod(other, 0777), 0);
+	assert_int_equal(learner__open(other, &f->pol, &second), -EPERM);
+	assert_null(second);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+	    T(test_learn_state_fills_key_readiness_and_only_ready_quantiles),
+	    T(test_learn_state_of_an_image_without_baseline_is_empty),
+	    T(test_learn_score_puts_the_baselines_verdict_into_the_sample),
+	    T(test_learn_commit_learns_and_a_rule_that_fired_blocks_it_once_ready),
+	    T(test_learn_partial_image_or_unwanted_sample_is_never_learned),
+	    T(test_learn_exec_is_never_scored),
+	    T(test_learn_child_is_new_only_to_a_ready_parent_that_never_ran_it),
+	    T(test_learn_baselines_are_saved_and_loaded_again),
+	    T(test_learn_open_refuses_a_busy_or_writable_state_directory),
+	};
+#undef T
+
+	log_set_level(LOG_LVL_ERROR);
+	return cmocka_run_group_tests_name("learn", tests, NULL, NULL);
+}
