@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * identity.c - exe paths, ELF build-ids (libelf) and cgroup paths.
+ * identity.c - exe paths, build-ids (read by identity_elf.c), content hashes
+ * and cgroup paths.
  */
 #include "identity.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <openssl/evp.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -66,7 +65,6 @@ int identity__new(const char *cgroup2_root, struct identity **ret)
 	if (!id)
 		return -ENOMEM;
 	snprintf(id->cgroup2_root, sizeof(id->cgroup2_root), "%s", cgroup2_root ? cgroup2_root : "");
-	elf_version(EV_CURRENT);
 	*ret = id;
 	return 0;
 }
@@ -95,51 +93,6 @@ void identity__free(struct identity *id)
 dev_t identity__dev_from_kernel(uint32_t kdev)
 {
 	return makedev(kdev >> 20, kdev & 0xfffff);
-}
-
-int identity__read_build_id(int fd, char *buf, size_t size)
-{
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	int r = -ENOENT;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return -EINVAL;
-	if (elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		return -EINVAL;
-	}
-	while (r == -ENOENT && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const unsigned char *d = (const unsigned char *)data->d_buf + desc_off;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)data->d_buf + name_off, "GNU", 4) != 0)
-				continue;
-			if (nh.n_descsz == 0 || nh.n_descsz * 2 + 1 > size) {
-				r = -EINVAL;
-				break;
-			}
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				snprintf(buf + i * 2, 3, "%02x", d[i]);
-			r = 0;
-			break;
-		}
-	}
-	elf_end(elf);
-	return r;
 }
 
 #define HASH_MAX_BYTES (512ull << 20)

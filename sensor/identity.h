@@ -45,7 +45,11 @@ void exe_info__clear(struct exe_info *e);
 /*
  * Build-id of the ELF file open at fd, as lowercase hex into buf (at least
  * 129 bytes). 0, -ENOENT when the file has no GNU build-id note, -EINVAL
- * when it is not ELF.
+ * when it is not ELF (or the note is too long for buf). The file is
+ * untrusted: the program headers' PT_NOTE segments are read, then SHT_NOTE
+ * sections, within fixed bounds (a 64 KiB table of each, 64 KiB per note
+ * area, 16 areas, 512 KiB read in all); notes beyond them are not found.
+ * Implemented in identity_elf.c.
  */
 int identity__read_build_id(int fd, char *buf, size_t size);
 

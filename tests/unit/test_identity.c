@@ -10,11 +10,13 @@
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -216,6 +218,203 @@ static void test_identity_resolve_exe_gone_process_uses_filename_and_its_build_i
 	exe_info__clear(&e);
 }
 
+/* ---- build-ids from hand-made ELF files: layouts and bounds ---- */
+
+static const unsigned char test_id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+#define TEST_ID_HEX "deadbeef0102030405060708090a0b0c0d0e0f10"
+
+/* A GNU build-id note (name "GNU", desc test_id) at p, aligned to 4. Returns its length. */
+static size_t put_note(unsigned char *p, bool big_endian)
+{
+	uint32_t h[3] = { 4, sizeof(test_id), NT_GNU_BUILD_ID };
+
+	for (int i = 0; i < 3; i++)
+		h[i] = big_endian ? __builtin_bswap32(h[i]) : h[i];
+	memcpy(p, h, sizeof(h));
+	memcpy(p + 12, "GNU", 4);
+	memcpy(p + 16, test_id, sizeof(test_id));
+	return 16 + sizeof(test_id);
+}
+
+static Elf64_Ehdr ehdr64(void)
+{
+	Elf64_Ehdr eh = { 0 };
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	return eh;
+}
+
+/* Program headers only (no section table): the note is found in PT_NOTE. */
+static void test_identity_read_build_id_from_a_note_segment(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char file[512] = { 0 };
+	Elf64_Ehdr eh = ehdr64();
+	Elf64_Phdr ph[2] = { { .p_type = PT_LOAD }, { .p_type = PT_NOTE, .p_align = 4 } };
+	size_t notes = sizeof(eh) + sizeof(ph);
+	char buf[129];
+	int fd;
+
+	eh.e_phoff = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	eh.e_phnum = 2;
+	ph[1].p_offset = notes;
+	ph[1].p_filesz = put_note(file + notes, false);
+	memcpy(file, &eh, sizeof(eh));
+	memcpy(file + sizeof(eh), ph, sizeof(ph));
+	fd = write_tmp(f, "phdrs-only", file, sizeof(file));
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, TEST_ID_HEX);
+	close(fd);
+}
+
+/* Section headers only (a relocatable object): the note is found in SHT_NOTE. */
+static void test_identity_read_build_id_from_a_note_section(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char file[512] = { 0 };
+	Elf64_Ehdr eh = ehdr64();
+	Elf64_Shdr sh[2] = { { .sh_type = SHT_NULL }, { .sh_type = SHT_NOTE, .sh_addralign = 4 } };
+	size_t notes = sizeof(eh) + sizeof(sh);
+	char buf[129];
+	int fd;
+
+	eh.e_type = ET_REL;
+	eh.e_shoff = sizeof(eh);
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = 2;
+	sh[1].sh_offset = notes;
+	sh[1].sh_size = put_note(file + notes, false);
+	memcpy(file, &eh, sizeof(eh));
+	memcpy(file + sizeof(eh), sh, sizeof(sh));
+	fd = write_tmp(f, "shdrs-only.o", file, sizeof(file));
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, TEST_ID_HEX);
+	close(fd);
+}
+
+static uint16_t be16(uint16_t v)
+{
+	return __builtin_bswap16(v);
+}
+
+static uint32_t be32(uint32_t v)
+{
+	return __builtin_bswap32(v);
+}
+
+/* A 32-bit big-endian ELF (qemu-user runs such binaries through binfmt_misc). */
+static void test_identity_read_build_id_of_a_big_endian_elf32(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char file[256] = { 0 };
+	Elf32_Ehdr eh = { 0 };
+	Elf32_Phdr ph = { 0 };
+	size_t notes = sizeof(eh) + sizeof(ph);
+	char buf[129];
+	int fd;
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS32;
+	eh.e_ident[EI_DATA] = ELFDATA2MSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = be16(ET_EXEC);
+	eh.e_machine = be16(EM_MIPS);
+	eh.e_phoff = be32(sizeof(eh));
+	eh.e_phentsize = be16(sizeof(ph));
+	eh.e_phnum = be16(1);
+	ph.p_type = be32(PT_NOTE);
+	ph.p_offset = be32(notes);
+	ph.p_filesz = be32(put_note(file + notes, true));
+	ph.p_align = be32(4);
+	memcpy(file, &eh, sizeof(eh));
+	memcpy(file + sizeof(eh), &ph, sizeof(ph));
+	fd = write_tmp(f, "mips32", file, sizeof(file));
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, TEST_ID_HEX);
+	close(fd);
+}
+
+/* Bytes this process has read with read(2) and pread(2) so far, or -1. */
+static long long rchar(void)
+{
+	char *io = ut_read_file("/proc/self/io", NULL), *p;
+	long long v = -1;
+
+	if (io && (p = strstr(io, "rchar: ")))
+		v = strtoll(p + 7, NULL, 10);
+	free(io);
+	return v;
+}
+
+/* Page faults so far: what reading a file through mmap costs. */
+static long long faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+/*
+ * A hostile ELF the size of a large binary: a PT_NOTE segment of 400 MB, a
+ * program header table past the kernel's bound, 65535 section headers, a
+ * note section of 400 MB and notes whose sizes overrun their area. libelf
+ * (the reader before) sized its tables by the header and paged in the whole
+ * note section: 1.2 s and 420 MB of RSS here, on the event loop. The reader
+ * must read a bounded few hundred KiB, through read(2), and find nothing.
+ */
+static void test_identity_read_build_id_reads_little_of_a_hostile_elf(void **state)
+{
+	struct fixture *f = *state;
+	const off_t big = 1ll << 30;
+	unsigned char small[4096] = { 0 };
+	Elf64_Ehdr eh = ehdr64();
+	Elf64_Phdr ph[4] = { { 0 } };
+	Elf64_Shdr sh = { .sh_type = SHT_NOTE, .sh_offset = 4096, .sh_size = 400 << 20, .sh_addralign = 4 };
+	uint32_t overrun[3] = { 4, 0xfffffff0u, NT_GNU_BUILD_ID };
+	long long before, after, flt;
+	char buf[129];
+	int fd;
+
+	eh.e_phoff = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	eh.e_phnum = 4;
+	eh.e_shoff = 8192;
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = 65535;
+	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 4096, .p_filesz = 400 << 20, .p_align = 4 };
+	ph[1] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 2048, .p_filesz = 1024, .p_align = 4 };
+	ph[2] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = big - 100, .p_filesz = 1000, .p_align = 4 };
+	ph[3] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 3000, .p_filesz = 12, .p_align = 8 };
+	memcpy(small, &eh, sizeof(eh));
+	memcpy(small + sizeof(eh), ph, sizeof(ph));
+	memcpy(small + 2048, overrun, sizeof(overrun));
+	fd = write_tmp(f, "hostile", small, sizeof(small));
+	assert_int_equal(pwrite(fd, &sh, sizeof(sh), 8192 + 5 * sizeof(sh)), (ssize_t)sizeof(sh));
+	assert_int_equal(ftruncate(fd, big), 0); /* sparse */
+
+	before = rchar();
+	flt = faults();
+	assert_int_equal(identity__read_build_id(fd, buf, sizeof(buf)), -ENOENT);
+	flt = faults() - flt;
+	after = rchar();
+	if (flt > 256)
+		fail_msg("%lld page faults reading a hostile ELF's notes: it was mapped and paged in", flt);
+	if (before < 0 || after < 0)
+		print_message("no /proc/self/io: read volume not checked\n");
+	else if (after - before > (512 << 10) + 4096)
+		fail_msg("read %lld bytes of a hostile ELF (at most 512 KiB)", after - before);
+	close(fd);
+}
+
 /* The cgroup2 mount point from /proc/self/mountinfo, or "" when none. */
 static void find_cgroup2(char *out, size_t size)
 {
@@ -356,6 +555,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_identity_resolve_exe_gone_process_uses_filename_and_its_build_id,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_from_a_note_segment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_from_a_note_section, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_of_a_big_endian_elf32, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_read_build_id_reads_little_of_a_hostile_elf, setup, teardown),
 		cmocka_unit_test(test_identity_cgroup_path_of_root_is_slash),
 		cmocka_unit_test(test_identity_cgroup_path_without_root_is_null),
 		cmocka_unit_test_setup_teardown(test_identity_cgroup_path_of_nested_dir_and_no_fd_leak, setup,
