@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_identity.c - build-ids, kernel dev_t, exe resolution, cgroup paths.
+ * test_identity.c - build-ids, kernel dev_t, exe resolution, the hash
+ * worker's queue, cgroup paths.
  *
  * This executable is linked with a fixed build-id (TEST_BUILD_ID, see
  * CMakeLists.txt), so the reader is checked against a known value.
@@ -8,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -415,6 +418,243 @@ static void test_identity_read_build_id_reads_little_of_a_hostile_elf(void **sta
 	close(fd);
 }
 
+/* ---- hashing off the caller's thread ---- */
+
+/* Wait for fd to poll readable, at most timeout_ms. */
+static bool wait_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, timeout_ms) == 1;
+}
+
+struct done_file {
+	uint32_t kdev;
+	uint64_t ino;
+	char id[80];
+};
+
+struct done_list {
+	struct done_file files[IDENTITY_HASH_QUEUE + 1];
+	int n;
+};
+
+static void collect(void *ctx, uint32_t kdev, uint64_t ino, const char *binary_id)
+{
+	struct done_list *l = ctx;
+
+	assert_true(l->n < (int)(sizeof(l->files) / sizeof(l->files[0])));
+	l->files[l->n].kdev = kdev;
+	l->files[l->n].ino = ino;
+	snprintf(l->files[l->n].id, sizeof(l->files[l->n].id), "%s", binary_id);
+	l->n++;
+}
+
+/* Collect completions until `want` files have been reported (10 s at most). */
+static void collect_until(struct identity *id, struct done_list *l, int want)
+{
+	for (int i = 0; l->n < want && i < 1000; i++) {
+		if (wait_readable(identity__epoll_fd(id), 10))
+			identity__completed(id, collect, l);
+	}
+	assert_int_equal(l->n, want);
+}
+
+/* A small file of its own content (no ELF, so no build-id: hashed). */
+static void make_plain(struct fixture *f, int i, char *path, size_t size, struct stat *st)
+{
+	char text[64];
+	int fd;
+
+	snprintf(path, size, "%s/plain%d", f->tmpdir, i);
+	snprintf(text, sizeof(text), "not a binary, number %d\n", i);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(fstat(fd, st), 0);
+	close(fd);
+}
+
+static void want_sha256_id(const char *path, char *out, size_t size)
+{
+	char hex[65];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(identity__sha256_fd(fd, hex, sizeof(hex)), 0);
+	snprintf(out, size, "sha256:%s", hex);
+	close(fd);
+}
+
+#define GONE_PID 0x7fffff00 /* beyond pid_max: the exec'd filename is what is left */
+
+static void test_identity_hash_queue_holds_each_file_once_and_is_bounded(void **state)
+{
+	struct fixture *f = *state;
+	enum { N = IDENTITY_HASH_QUEUE + 1 };
+	static struct done_list done;
+	char path[N][128], want[80];
+	struct stat st[N];
+	struct exe_info e;
+
+	memset(&done, 0, sizeof(done));
+	for (int i = 0; i < N; i++)
+		make_plain(f, i, path[i], sizeof(path[i]), &st[i]);
+
+	/* a queue entry per file, whatever the worker has finished: entries
+	 * are held until collected */
+	for (int i = 0; i < IDENTITY_HASH_QUEUE; i++) {
+		identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[i].st_dev), st[i].st_ino, path[i], &e);
+		assert_true(e.hash_pending);
+		assert_null(e.binary_id);
+		assert_null(e.build_id);
+		assert_string_equal(e.path, path[i]);
+		exe_info__clear(&e);
+	}
+	/* the same file again: waits for the same entry */
+	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[0].st_dev), st[0].st_ino, path[0], &e);
+	assert_true(e.hash_pending);
+	assert_null(e.binary_id);
+	exe_info__clear(&e);
+	assert_int_equal(identity__stats(f->id)->hashes_queued, IDENTITY_HASH_QUEUE);
+	assert_int_equal(identity__stats(f->id)->hashes_pending, IDENTITY_HASH_QUEUE);
+
+	/* one file more: not hashed now, and no identity (not a file: id) */
+	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[N - 1].st_dev), st[N - 1].st_ino, path[N - 1], &e);
+	assert_false(e.hash_pending);
+	assert_null(e.binary_id);
+	assert_string_equal(e.path, path[N - 1]);
+	exe_info__clear(&e);
+	assert_int_equal(identity__stats(f->id)->hash_queue_full, 1);
+
+	/* every queued file is reported once, by the kernel's (dev, ino), with its hash */
+	collect_until(f->id, &done, IDENTITY_HASH_QUEUE);
+	for (int i = 0; i < IDENTITY_HASH_QUEUE; i++) {
+		int found = 0;
+
+		want_sha256_id(path[i], want, sizeof(want));
+		for (int j = 0; j < done.n; j++) {
+			if (done.files[j].ino != st[i].st_ino)
+				continue;
+			found++;
+			assert_int_equal(done.files[j].kdev, kernel_dev(st[i].st_dev));
+			assert_string_equal(done.files[j].id, want);
+		}
+		assert_int_equal(found, 1);
+	}
+	assert_int_equal(identity__stats(f->id)->hashes_done, IDENTITY_HASH_QUEUE);
+	assert_int_equal(identity__stats(f->id)->hashes_pending, 0);
+	assert_int_equal(identity__stats(f->id)->hash_failures, 0);
+
+	/* ... and cached: identified at once from now on */
+	want_sha256_id(path[0], want, sizeof(want));
+	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[0].st_dev), st[0].st_ino, path[0], &e);
+	assert_false(e.hash_pending);
+	assert_string_equal(e.binary_id, want);
+	assert_null(e.build_id);
+	exe_info__clear(&e);
+	assert_int_equal(identity__stats(f->id)->hashes_queued, IDENTITY_HASH_QUEUE);
+
+	/* the file the full queue turned away is queued at its next sight */
+	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[N - 1].st_dev), st[N - 1].st_ino, path[N - 1], &e);
+	assert_true(e.hash_pending);
+	exe_info__clear(&e);
+	done.n = 0;
+	collect_until(f->id, &done, 1);
+	want_sha256_id(path[N - 1], want, sizeof(want));
+	assert_string_equal(done.files[0].id, want);
+	assert_int_equal(identity__stats(f->id)->hashes_queued, IDENTITY_HASH_QUEUE + 1);
+	assert_true(identity__stats(f->id)->hash_ns > 0);
+}
+
+/* A sparse file of size bytes, no build-id: hashing it reads every byte. */
+static void make_sparse(struct fixture *f, const char *name, off_t size, char *path, size_t psize, struct stat *st)
+{
+	int fd;
+
+	snprintf(path, psize, "%s/%s", f->tmpdir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "sparse", 6), 6);
+	assert_int_equal(ftruncate(fd, size), 0);
+	assert_int_equal(fstat(fd, st), 0);
+	close(fd);
+}
+
+/* A file rewritten after it was queued is never given the new content's
+ * hash (nor the old one's): it is reported as a file: id, and not cached. */
+static void test_identity_file_changed_while_queued_is_not_hashed(void **state)
+{
+	struct fixture *f = *state;
+	static struct done_list done;
+	char big[128], small[128], want[96];
+	struct stat st_big, st_small;
+	struct exe_info e;
+	int fd;
+
+	memset(&done, 0, sizeof(done));
+	/* keeps the worker busy for a while (hundreds of ms) first */
+	make_sparse(f, "big", 256 << 20, big, sizeof(big), &st_big);
+	make_plain(f, 0, small, sizeof(small), &st_small);
+	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st_big.st_dev), st_big.st_ino, big, &e);
+	assert_true(e.hash_pending);
+	exe_info__clear(&e);
+	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st_small.st_dev), st_small.st_ino, small, &e);
+	assert_true(e.hash_pending);
+	exe_info__clear(&e);
+	fd = open(small, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "changed\n", 8), 8);
+	close(fd);
+
+	collect_until(f->id, &done, 2);
+	snprintf(want, sizeof(want), "file:%u:%u:%llu", major(st_small.st_dev), minor(st_small.st_dev),
+		 (unsigned long long)st_small.st_ino);
+	for (int i = 0; i < 2; i++)
+		if (done.files[i].ino == st_small.st_ino)
+			assert_string_equal(done.files[i].id, want);
+	assert_int_equal(identity__stats(f->id)->hash_failures, 1);
+	assert_int_equal(identity__stats(f->id)->hashes_done, 1);
+	/* the file as it is now is queued afresh */
+	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st_small.st_dev), st_small.st_ino, small, &e);
+	assert_true(e.hash_pending);
+	exe_info__clear(&e);
+}
+
+/* Stopping must not wait for the queue: a 500 MiB hash in progress, seven
+ * more queued (seconds of work), and identity__free() returns at once. */
+static void test_identity_free_with_a_hash_in_flight_returns_promptly(void **state)
+{
+	struct fixture *f = *state;
+	struct identity *id = NULL;
+	struct timespec t0, t1;
+	char path[128], name[16];
+	struct stat st;
+	struct exe_info e;
+	long long ms;
+	int before;
+
+	before = ut_count_fds();
+	assert_int_equal(identity__new("", &id), 0);
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "huge%d", i);
+		make_sparse(f, name, 500ll << 20, path, sizeof(path), &st);
+		identity__resolve_exe(id, GONE_PID, kernel_dev(st.st_dev), st.st_ino, path, &e);
+		assert_true(e.hash_pending);
+		exe_info__clear(&e);
+	}
+	usleep(50000); /* the worker is into the first one */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	identity__free(id);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000ll + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	print_message("identity__free with 8 x 500 MiB queued: %lld ms\n", ms);
+	if (ms > 500)
+		fail_msg("identity__free took %lld ms with hashes queued (at most 500)", ms);
+	/* the queued files' fds and the eventfd are closed */
+	assert_int_equal(ut_count_fds(), before);
+}
+
 /* The cgroup2 mount point from /proc/self/mountinfo, or "" when none. */
 static void find_cgroup2(char *out, size_t size)
 {
@@ -559,6 +799,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_from_a_note_section, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_of_a_big_endian_elf32, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_reads_little_of_a_hostile_elf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_hash_queue_holds_each_file_once_and_is_bounded, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_identity_file_changed_while_queued_is_not_hashed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_free_with_a_hash_in_flight_returns_promptly, setup,
+						teardown),
 		cmocka_unit_test(test_identity_cgroup_path_of_root_is_slash),
 		cmocka_unit_test(test_identity_cgroup_path_without_root_is_null),
 		cmocka_unit_test_setup_teardown(test_identity_cgroup_path_of_nested_dir_and_no_fd_leak, setup,
