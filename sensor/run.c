@@ -46,7 +46,7 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP };
+enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP, FD_IDENTITY };
 
 /* How an output is named in the messages of on_output(). */
 struct out_label {
@@ -261,6 +261,31 @@ static void set_parent(struct proc_info *pi, const struct proc_info *parent, cha
 	pi->parent_exe = fork_exe;
 }
 
+/*
+ * A new image whose binary_id, or whose parent's, waits for a content hash
+ * (identity.h) is attached to its baseline when the hash is known
+ * (on_hashed()), not before: now it would get no baseline, or one keyed by
+ * "-" for its parent, which is another context's.
+ */
+static void wait_for_parent(struct proc_info *pi, const struct proc_info *parent, const struct hash_wait *fork_wait)
+{
+	if (pi->parent_binary_id)
+		return;
+	if (parent && parent->hash_wait) {
+		pi->parent_wait = (struct hash_wait){ .on = true, .dev = parent->exe_dev, .ino = parent->exe_ino };
+		if (!pi->parent_exe)
+			pi->parent_exe = dup_or_null(parent->exe);
+	} else if (!parent && fork_wait) {
+		pi->parent_wait = *fork_wait; /* as the parent was when it forked this process */
+	}
+}
+
+static void attach_unless_waiting(struct sensor *s, struct proc_info *pi)
+{
+	if (s->learn && !pi->hash_wait && !pi->parent_wait.on)
+		learner__attach(s->learn, pi);
+}
+
 /* What rules see at exec: identity and the baseline's state (docs/records.md, "exec").
  * Its strings are escaped like those of every record, so that the rules (which
  * unescape them) see the same bytes at exec as at window and exit. */
@@ -290,6 +315,7 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	struct proc_info *old = proctable__get(s->procs, ev->hdr.tgid), *pi, *parent;
 	char *fork_bin = old ? TAKE_PTR(old->parent_binary_id) : NULL;
 	char *fork_exe = old ? TAKE_PTR(old->parent_exe) : NULL;
+	struct hash_wait fork_wait = old ? old->parent_wait : (struct hash_wait){ 0 };
 	struct exe_info exe;
 	char filename[PL_PATH_LEN];
 
@@ -308,12 +334,13 @@ static void on_exec(struct sensor *s, const struct pl_ev_exec *ev)
 	pi->exe = exe.path;
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
+	pi->hash_wait = exe.hash_pending;
 	parent = proctable__get(s->procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
-	if (s->learn) {
-		learner__attach(s->learn, pi);
+	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
+	attach_unless_waiting(s, pi);
+	if (s->learn)
 		learner__child(s->learn, parent, pi);
-	}
 	if (want(s, RL_KIND_EXEC, false)) {
 		struct json_object *rec = exec_record(s, ev->hdr.tgid, pi, &ev->id);
 
@@ -331,6 +358,7 @@ static void on_fork_or_seen(struct sensor *s, const struct pl_ev_proc *ev)
 	if (!pi)
 		return;
 	set_parent(pi, parent, NULL, NULL);
+	wait_for_parent(pi, parent, NULL);
 	if (ev->hdr.type == PL_EV_FORK && parent && parent->exe && parent->binary_id &&
 	    parent->exe_dev == ev->id.exe_dev && parent->exe_ino == ev->id.exe_ino) {
 		/* a fork child runs its parent's image: same identity */
@@ -343,10 +371,10 @@ static void on_fork_or_seen(struct sensor *s, const struct pl_ev_proc *ev)
 		pi->exe = exe.path;
 		pi->build_id = exe.build_id;
 		pi->binary_id = exe.binary_id;
+		pi->hash_wait = exe.hash_pending;
 		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
 	}
-	if (s->learn)
-		learner__attach(s->learn, pi);
+	attach_unless_waiting(s, pi);
 }
 
 /* The path that failed most, or NULL. */
@@ -495,6 +523,65 @@ static void drain(struct sensor *s)
 	do
 		consume(s);
 	while (s->consumed >= CONSUME_BUDGET && ++batches < 64);
+}
+
+/* ---- content hashes finished off the loop (identity.h) ---- */
+
+struct hashed {
+	struct sensor *s;
+	uint32_t dev; /* kernel dev_t */
+	uint64_t ino;
+	const char *binary_id;
+};
+
+/* The file (h->dev, h->ino) is identified: every image of it still without a
+ * binary_id gets it (those that waited, and those the full queue left
+ * without), every image whose parent context waited for it gets that, and
+ * each such image is attached to its baseline once nothing is left to wait for. */
+static void hashed_one(struct proc_info *pi, void *ctx)
+{
+	const struct hashed *h = ctx;
+	bool changed = false;
+
+	if (!pi->binary_id && pi->exe_dev == h->dev && pi->exe_ino == h->ino) {
+		pi->binary_id = strdup(h->binary_id);
+		pi->hash_wait = false;
+		changed = true;
+	}
+	if (pi->parent_wait.on && pi->parent_wait.dev == h->dev && pi->parent_wait.ino == h->ino) {
+		if (!pi->parent_binary_id)
+			pi->parent_binary_id = strdup(h->binary_id);
+		pi->parent_wait.on = false;
+		changed = true;
+	}
+	if (changed && !pi->bl)
+		attach_unless_waiting(h->s, pi);
+}
+
+static void on_hashed(void *ctx, uint32_t kdev, uint64_t ino, const char *binary_id)
+{
+	struct hashed h = { .s = ctx, .dev = kdev, .ino = ino, .binary_id = binary_id };
+
+	proctable__foreach(h.s->procs, hashed_one, &h);
+}
+
+static void on_identity(struct sensor *s)
+{
+	identity__completed(s->ident, on_hashed, s);
+}
+
+static struct json_object *identity_stats_json(const struct identity *id)
+{
+	const struct identity_stats *st = identity__stats(id);
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "hashes_queued", json_object_new_uint64(st->hashes_queued));
+	json_object_object_add(o, "hashes_done", json_object_new_uint64(st->hashes_done));
+	json_object_object_add(o, "hash_failures", json_object_new_uint64(st->hash_failures));
+	json_object_object_add(o, "hash_queue_full", json_object_new_uint64(st->hash_queue_full));
+	json_object_object_add(o, "hashes_pending", json_object_new_uint64(st->hashes_pending));
+	json_object_object_add(o, "hash_ns", json_object_new_uint64(st->hash_ns));
+	return o;
 }
 
 /* ---- periodic work ---- */
@@ -736,6 +823,7 @@ static struct json_object *stats_record(struct sensor *s)
 	else
 		json_object_object_add(o, "rules", NULL);
 	json_object_object_add(o, "binaries_untracked", json_object_new_uint64(binagg__overflow(s->bin)));
+	json_object_object_add(o, "identity", identity_stats_json(s->ident));
 	return o;
 }
 
@@ -916,9 +1004,12 @@ static int sensor_open(struct sensor *s)
 			 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
 		output__set_reporter(s->out, on_output, &s->out_label);
 	}
-	if (proctable__new(s->opts->max_procs, &s->procs) < 0 || identity__new(s->feat.cgroup2, &s->ident) < 0 ||
+	if (proctable__new(s->opts->max_procs, &s->procs) < 0 ||
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
 		return log_error_errno(ENOMEM, "Out of memory");
+	r = identity__new(s->feat.cgroup2, &s->ident);
+	if (r < 0)
+		return log_error_errno(r, "Cannot start the identity hash worker: %m");
 
 	/* a JSON output on a pipe whose reader went away is an output that
 	 * fails (EPIPE, counted and reported), not a reason to die */
@@ -1020,6 +1111,8 @@ static int sensor_open(struct sensor *s)
 		r = add_fd(s, s->sigfd, FD_SIGNAL);
 	if (!r)
 		r = add_fd(s, s->tickfd, FD_TICK);
+	if (!r)
+		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
 	return 0;
@@ -1028,6 +1121,7 @@ static int sensor_open(struct sensor *s)
 static void sensor_shutdown(struct sensor *s)
 {
 	drain(s);
+	on_identity(s); /* hashes finished meanwhile, for the running records */
 	if (s->opts->process_records)
 		foreach_kernel_proc(s, final_one);
 	emit(s, stats_record(s));
@@ -1080,6 +1174,9 @@ int sensor_run(const struct run_opts *opts)
 				break;
 			case FD_STOP:
 				s->stop = true;
+				break;
+			case FD_IDENTITY:
+				on_identity(s);
 				break;
 			}
 		}
