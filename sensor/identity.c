@@ -1,20 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * identity.c - exe paths, ELF build-ids (libelf) and cgroup paths.
+ * identity.c - exe paths, the binary_id cache, content hashes, cgroup paths.
+ *
+ * Build-ids are read by identity_elf.c, with a few bounded preads. Content
+ * hashes are computed by one worker thread. The loop and the worker
+ * share only the job table below, under `lock`; everything else (the cache,
+ * the counters, the cgroup table) is the loop's alone.
+ *
+ * A job's life: FREE -> QUEUED (the loop, with a dup of the file's fd) ->
+ * RUNNING (the worker took it) -> DONE (the worker posted the result and
+ * signalled the eventfd) -> FREE (identity__completed(): the fd is closed,
+ * the result cached and reported). A job holds its entry until the loop has
+ * collected it, so the queue's bound counts every file not yet reported.
  */
 #include "identity.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <openssl/evp.h>
 #include <limits.h>
-#include <stdbool.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -28,19 +40,44 @@
 #define CGROUP_MAX_DEPTH 32
 #define CGROUP_RESCAN_NS 50000000ull
 
-struct buildid_slot {
-	bool used;
+#define HASH_MAX_BYTES (512ull << 20)
+#define HASH_CHUNK (64u << 10) /* one read; the worker looks at the stop flag between two */
+
+/* What a cached binary is known by: a rewrite changes size, mtime or ctime
+ * (mtime alone can be set back with utimensat(2); ctime cannot). */
+struct file_key {
 	dev_t dev;
 	ino_t ino;
-	struct timespec mtime;
 	off_t size;
+	struct timespec mtime, ctime;
+};
+
+struct buildid_slot {
+	bool used;
+	struct file_key key;
 	char *build_id; /* NULL: the file has none */
-	char *sha256;   /* content hash, only computed when there is no build-id */
+	char *sha256;   /* content hash, only computed when there is no build-id; NULL with no
+			 * build-id either: the file could not be hashed ("file:" id) */
 };
 
 struct cgroup_ent {
 	uint64_t id;
 	char *path;
+};
+
+enum job_state { JOB_FREE, JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+struct hash_job {
+	enum job_state state;
+	uint64_t seq; /* queue order */
+	int fd;
+	uint32_t kdev; /* as the kernel (and the caller) named the file */
+	uint64_t ino;
+	struct file_key key; /* the file when it was queued */
+	/* set by the worker, with state DONE */
+	int result; /* 0, -ESTALE (the file changed), -errno */
+	uint64_t ns;
+	char sha256[65];
 };
 
 struct identity {
@@ -49,6 +86,16 @@ struct identity {
 	struct cgroup_ent *cgroups;
 	size_t ncgroups;
 	uint64_t last_scan_ns;
+	struct identity_stats stats;
+	/* shared with the worker: the jobs' states and results under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* a job was queued, or stop */
+	struct hash_job jobs[IDENTITY_HASH_QUEUE];
+	uint64_t next_seq;
+	atomic_bool stop;
+	int efd; /* the worker's "done" signal to the loop */
+	pthread_t worker;
+	bool have_worker;
 };
 
 static uint64_t now_mono_ns(void)
@@ -59,94 +106,26 @@ static uint64_t now_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-int identity__new(const char *cgroup2_root, struct identity **ret)
+static struct file_key key_of(const struct stat *st)
 {
-	struct identity *id = calloc(1, sizeof(*id));
-
-	if (!id)
-		return -ENOMEM;
-	snprintf(id->cgroup2_root, sizeof(id->cgroup2_root), "%s", cgroup2_root ? cgroup2_root : "");
-	elf_version(EV_CURRENT);
-	*ret = id;
-	return 0;
+	return (struct file_key){ .dev = st->st_dev, .ino = st->st_ino, .size = st->st_size, .mtime = st->st_mtim,
+				  .ctime = st->st_ctim };
 }
 
-static void cgroups_clear(struct identity *id)
+static bool key_equal(const struct file_key *a, const struct file_key *b)
 {
-	for (size_t i = 0; i < id->ncgroups; i++)
-		free(id->cgroups[i].path);
-	free(id->cgroups);
-	id->cgroups = NULL;
-	id->ncgroups = 0;
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+	       a->mtime.tv_nsec == b->mtime.tv_nsec && a->ctime.tv_sec == b->ctime.tv_sec &&
+	       a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
-void identity__free(struct identity *id)
+/* ---- SHA-256 ---- */
+
+/* SHA-256 of fd's content as hex into buf; -ECANCELED as soon as *stop is
+ * seen set (checked between reads), -EFBIG past HASH_MAX_BYTES. */
+static int sha256_fd(int fd, const atomic_bool *stop, char *buf, size_t size)
 {
-	if (!id)
-		return;
-	for (size_t i = 0; i < BUILDID_CACHE_SIZE; i++) {
-		free(id->buildids[i].build_id);
-		free(id->buildids[i].sha256);
-	}
-	cgroups_clear(id);
-	free(id);
-}
-
-dev_t identity__dev_from_kernel(uint32_t kdev)
-{
-	return makedev(kdev >> 20, kdev & 0xfffff);
-}
-
-int identity__read_build_id(int fd, char *buf, size_t size)
-{
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	int r = -ENOENT;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return -EINVAL;
-	if (elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		return -EINVAL;
-	}
-	while (r == -ENOENT && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const unsigned char *d = (const unsigned char *)data->d_buf + desc_off;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)data->d_buf + name_off, "GNU", 4) != 0)
-				continue;
-			if (nh.n_descsz == 0 || nh.n_descsz * 2 + 1 > size) {
-				r = -EINVAL;
-				break;
-			}
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				snprintf(buf + i * 2, 3, "%02x", d[i]);
-			r = 0;
-			break;
-		}
-	}
-	elf_end(elf);
-	return r;
-}
-
-#define HASH_MAX_BYTES (512ull << 20)
-
-int identity__sha256_fd(int fd, char *buf, size_t size)
-{
-	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
+	unsigned char md[EVP_MAX_MD_SIZE], chunk[HASH_CHUNK];
 	unsigned int mdlen = 0;
 	EVP_MD_CTX *ctx;
 	uint64_t off = 0;
@@ -165,8 +144,13 @@ int identity__sha256_fd(int fd, char *buf, size_t size)
 		return -ENOMEM;
 	}
 	for (;;) {
-		ssize_t n = pread(fd, chunk, sizeof(chunk), (off_t)off);
+		ssize_t n;
 
+		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+			r = -ECANCELED;
+			break;
+		}
+		n = pread(fd, chunk, sizeof(chunk), (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -193,41 +177,336 @@ int identity__sha256_fd(int fd, char *buf, size_t size)
 	return r;
 }
 
-/* The cache slot of the file open at fd, filled on first sight. */
-static struct buildid_slot *cached_ids(struct identity *id, int fd, const struct stat *st)
+int identity__sha256_fd(int fd, char *buf, size_t size)
 {
-	size_t h = (size_t)((st->st_ino * 0x9e3779b97f4a7c15ull) ^ st->st_dev) & (BUILDID_CACHE_SIZE - 1);
-	struct buildid_slot *s = &id->buildids[h];
-	char buf[129];
+	return sha256_fd(fd, NULL, buf, size);
+}
 
-	if (s->used && s->dev == st->st_dev && s->ino == st->st_ino && s->size == st->st_size &&
-	    s->mtime.tv_sec == st->st_mtim.tv_sec && s->mtime.tv_nsec == st->st_mtim.tv_nsec)
-		return s;
-	/* direct-mapped: a colliding binary replaces the slot */
+/* ---- the worker ---- */
+
+/* The oldest queued job, or NULL. Under lock. */
+static struct hash_job *next_job(struct identity *id)
+{
+	struct hash_job *next = NULL;
+
+	for (size_t i = 0; i < IDENTITY_HASH_QUEUE; i++)
+		if (id->jobs[i].state == JOB_QUEUED && (!next || id->jobs[i].seq < next->seq))
+			next = &id->jobs[i];
+	return next;
+}
+
+/* Hash the file as it was queued: -ESTALE when it is not that file any more
+ * (rewritten meanwhile, or during the hash), so a process is never given the
+ * hash of content it did not run. */
+static int hash_job_file(int fd, const struct file_key *key, const atomic_bool *stop, char *hex)
+{
+	struct stat st;
+	struct file_key now;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	now = key_of(&st);
+	if (!key_equal(&now, key))
+		return -ESTALE;
+	r = sha256_fd(fd, stop, hex, 65);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	now = key_of(&st);
+	return key_equal(&now, key) ? 0 : -ESTALE;
+}
+
+static void *hash_worker(void *arg)
+{
+	struct identity *id = arg;
+	const uint64_t one = 1;
+
+	pthread_mutex_lock(&id->lock);
+	for (;;) {
+		struct hash_job *j = NULL;
+		struct file_key key;
+		char hex[65] = "";
+		uint64_t t0;
+		ssize_t w;
+		int fd, r;
+
+		while (!atomic_load(&id->stop) && !(j = next_job(id)))
+			pthread_cond_wait(&id->wake, &id->lock);
+		if (atomic_load(&id->stop))
+			break;
+		j->state = JOB_RUNNING;
+		fd = j->fd;
+		key = j->key;
+		pthread_mutex_unlock(&id->lock);
+
+		t0 = now_mono_ns();
+		r = hash_job_file(fd, &key, &id->stop, hex);
+
+		pthread_mutex_lock(&id->lock);
+		if (r == -ECANCELED)
+			break;
+		j->result = r;
+		j->ns = now_mono_ns() - t0;
+		memcpy(j->sha256, hex, sizeof(hex));
+		j->state = JOB_DONE;
+		/* cannot fail: the loop resets the counter long before it could overflow */
+		w = write(id->efd, &one, sizeof(one));
+		(void)w;
+	}
+	pthread_mutex_unlock(&id->lock);
+	return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+int identity__new(const char *cgroup2_root, struct identity **ret)
+{
+	struct identity *id = calloc(1, sizeof(*id));
+	sigset_t all, old;
+	int r;
+
+	if (!id)
+		return -ENOMEM;
+	snprintf(id->cgroup2_root, sizeof(id->cgroup2_root), "%s", cgroup2_root ? cgroup2_root : "");
+	for (size_t i = 0; i < IDENTITY_HASH_QUEUE; i++)
+		id->jobs[i].fd = -1;
+	pthread_mutex_init(&id->lock, NULL);
+	pthread_cond_init(&id->wake, NULL);
+	atomic_init(&id->stop, false);
+	id->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (id->efd < 0) {
+		r = -errno;
+		identity__free(id);
+		return r;
+	}
+	/* signals are the loop's (signalfd): none may be delivered to the worker */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&id->worker, NULL, hash_worker, id);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		identity__free(id);
+		return r;
+	}
+	id->have_worker = true;
+	*ret = id;
+	return 0;
+}
+
+static void cgroups_clear(struct identity *id)
+{
+	for (size_t i = 0; i < id->ncgroups; i++)
+		free(id->cgroups[i].path);
+	free(id->cgroups);
+	id->cgroups = NULL;
+	id->ncgroups = 0;
+}
+
+void identity__free(struct identity *id)
+{
+	if (!id)
+		return;
+	if (id->have_worker) {
+		pthread_mutex_lock(&id->lock);
+		atomic_store(&id->stop, true);
+		pthread_cond_signal(&id->wake);
+		pthread_mutex_unlock(&id->lock);
+		pthread_join(id->worker, NULL);
+	}
+	for (size_t i = 0; i < IDENTITY_HASH_QUEUE; i++)
+		if (id->jobs[i].fd >= 0)
+			close(id->jobs[i].fd);
+	if (id->efd >= 0)
+		close(id->efd);
+	pthread_cond_destroy(&id->wake);
+	pthread_mutex_destroy(&id->lock);
+	for (size_t i = 0; i < BUILDID_CACHE_SIZE; i++) {
+		free(id->buildids[i].build_id);
+		free(id->buildids[i].sha256);
+	}
+	cgroups_clear(id);
+	free(id);
+}
+
+dev_t identity__dev_from_kernel(uint32_t kdev)
+{
+	return makedev(kdev >> 20, kdev & 0xfffff);
+}
+
+int identity__epoll_fd(const struct identity *id)
+{
+	return id->efd;
+}
+
+const struct identity_stats *identity__stats(const struct identity *id)
+{
+	return &id->stats;
+}
+
+/* ---- the cache and the queue (the loop's side) ---- */
+
+static struct buildid_slot *slot_of(struct identity *id, dev_t dev, ino_t ino)
+{
+	return &id->buildids[(size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) & (BUILDID_CACHE_SIZE - 1)];
+}
+
+static struct buildid_slot *cache_get(struct identity *id, const struct file_key *k)
+{
+	struct buildid_slot *s = slot_of(id, k->dev, k->ino);
+
+	return s->used && key_equal(&s->key, k) ? s : NULL;
+}
+
+/* Cache what is known of k (strings copied). Direct-mapped: a colliding
+ * binary replaces the slot. NULL when out of memory. */
+static struct buildid_slot *cache_put(struct identity *id, const struct file_key *k, const char *build_id,
+				      const char *sha256)
+{
+	struct buildid_slot *s = slot_of(id, k->dev, k->ino);
+
 	free(s->build_id);
 	free(s->sha256);
-	*s = (struct buildid_slot){ .used = true, .dev = st->st_dev, .ino = st->st_ino, .mtime = st->st_mtim,
-				    .size = st->st_size };
-	if (identity__read_build_id(fd, buf, sizeof(buf)) == 0)
-		s->build_id = strdup(buf);
-	else if (identity__sha256_fd(fd, buf, sizeof(buf)) == 0)
-		s->sha256 = strdup(buf);
+	*s = (struct buildid_slot){ .used = true,
+				    .key = *k,
+				    .build_id = build_id ? strdup(build_id) : NULL,
+				    .sha256 = sha256 ? strdup(sha256) : NULL };
+	if ((build_id && !s->build_id) || (sha256 && !s->sha256)) {
+		free(s->build_id);
+		free(s->sha256);
+		*s = (struct buildid_slot){ 0 };
+		return NULL;
+	}
 	return s;
 }
 
-static void take_ids(struct exe_info *ret, const struct buildid_slot *s)
+static char *file_id(dev_t dev, uint64_t ino)
 {
 	char *id = NULL;
 
-	if (ret->binary_id)
-		return;
-	ret->build_id = s->build_id ? strdup(s->build_id) : NULL;
-	if (s->build_id && asprintf(&id, "build-id:%s", s->build_id) < 0)
-		id = NULL;
-	else if (!s->build_id && s->sha256 && asprintf(&id, "sha256:%s", s->sha256) < 0)
-		id = NULL;
-	free(ret->binary_id);
-	ret->binary_id = id;
+	if (asprintf(&id, "file:%u:%u:%llu", major(dev), minor(dev), (unsigned long long)ino) < 0)
+		return NULL;
+	return id;
+}
+
+/* "build-id:", "sha256:" or "file:" id of a cached file (NULL: no memory). */
+static char *slot_binary_id(const struct buildid_slot *s)
+{
+	char *id = NULL;
+
+	if (s->build_id)
+		return asprintf(&id, "build-id:%s", s->build_id) < 0 ? NULL : id;
+	if (s->sha256)
+		return asprintf(&id, "sha256:%s", s->sha256) < 0 ? NULL : id;
+	return file_id(s->key.dev, s->key.ino);
+}
+
+enum ids {
+	IDS_NONE,    /* no file was looked at */
+	IDS_KNOWN,   /* filled (binary_id NULL only when out of memory) */
+	IDS_PENDING, /* queued, or already in the queue */
+	IDS_DEFERRED /* the queue was full */
+};
+
+/* Queue the file open at fd for hashing, unless it already is. */
+static enum ids enqueue(struct identity *id, int fd, const struct file_key *k, uint32_t kdev, uint64_t ino)
+{
+	struct hash_job *j = NULL;
+	int dup;
+
+	pthread_mutex_lock(&id->lock);
+	for (size_t i = 0; i < IDENTITY_HASH_QUEUE; i++) {
+		struct hash_job *x = &id->jobs[i];
+
+		if (x->state != JOB_FREE && x->key.dev == k->dev && x->key.ino == k->ino) {
+			pthread_mutex_unlock(&id->lock);
+			return IDS_PENDING;
+		}
+		if (x->state == JOB_FREE && !j)
+			j = x;
+	}
+	dup = j ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (dup < 0) {
+		pthread_mutex_unlock(&id->lock);
+		id->stats.hash_queue_full++;
+		return IDS_DEFERRED;
+	}
+	*j = (struct hash_job){
+		.state = JOB_QUEUED, .seq = id->next_seq++, .fd = dup, .kdev = kdev, .ino = ino, .key = *k
+	};
+	pthread_cond_signal(&id->wake);
+	pthread_mutex_unlock(&id->lock);
+	id->stats.hashes_queued++;
+	id->stats.hashes_pending++;
+	return IDS_PENDING;
+}
+
+/* What is known of the file open at fd (st its fstat, the kernel's (kdev,
+ * ino)), into ret: from the cache, its build-id, or the queue. */
+static enum ids file_ids(struct identity *id, int fd, const struct stat *st, uint32_t kdev, uint64_t ino,
+			 struct exe_info *ret)
+{
+	struct file_key k = key_of(st);
+	struct buildid_slot *s = cache_get(id, &k);
+	char buf[129];
+
+	if (!s) {
+		if (identity__read_build_id(fd, buf, sizeof(buf)) == 0)
+			s = cache_put(id, &k, buf, NULL);
+		else if ((uint64_t)st->st_size > HASH_MAX_BYTES)
+			s = cache_put(id, &k, NULL, NULL); /* never hashed: "file:" */
+		else
+			return enqueue(id, fd, &k, kdev, ino);
+	}
+	if (s) {
+		ret->build_id = s->build_id ? strdup(s->build_id) : NULL;
+		ret->binary_id = slot_binary_id(s);
+	}
+	return IDS_KNOWN;
+}
+
+int identity__completed(struct identity *id, identity_hashed_fn fn, void *ctx)
+{
+	struct hash_job done[IDENTITY_HASH_QUEUE];
+	uint64_t signals;
+	ssize_t got;
+	int n = 0;
+
+	/* reset the eventfd before the scan, so a job finished after the scan
+	 * signals again (EAGAIN: nothing signalled; look anyway) */
+	got = read(id->efd, &signals, sizeof(signals));
+	(void)got;
+	pthread_mutex_lock(&id->lock);
+	for (size_t i = 0; i < IDENTITY_HASH_QUEUE; i++) {
+		if (id->jobs[i].state != JOB_DONE)
+			continue;
+		done[n++] = id->jobs[i];
+		id->jobs[i] = (struct hash_job){ .state = JOB_FREE, .fd = -1 };
+	}
+	pthread_mutex_unlock(&id->lock);
+	for (int i = 0; i < n; i++) {
+		struct hash_job *j = &done[i];
+		_cleanup_free_ char *bid = NULL;
+		struct buildid_slot *s = NULL;
+
+		close(j->fd);
+		id->stats.hashes_pending--;
+		id->stats.hash_ns += j->ns;
+		if (j->result == 0) {
+			id->stats.hashes_done++;
+			s = cache_put(id, &j->key, NULL, j->sha256);
+		} else {
+			id->stats.hash_failures++;
+			/* unreadable: known as such; changed: whatever it is now is another file */
+			if (j->result != -ESTALE)
+				s = cache_put(id, &j->key, NULL, NULL);
+		}
+		bid = s ? slot_binary_id(s) : file_id(j->key.dev, j->key.ino);
+		if (bid)
+			fn(ctx, j->kdev, j->ino, bid);
+	}
+	return n;
 }
 
 void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64_t ino, const char *filename,
@@ -236,6 +515,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 	dev_t dev = identity__dev_from_kernel(kdev);
 	char proc[64], link[PATH_MAX];
 	_cleanup_close_ int fd = -1;
+	enum ids got = IDS_NONE;
 	struct stat st;
 	ssize_t n;
 
@@ -248,7 +528,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 			link[n] = '\0';
 			ret->path = strdup(link);
 		}
-		take_ids(ret, cached_ids(id, fd, &st));
+		got = file_ids(id, fd, &st, kdev, ino, ret);
 		if (ret->path)
 			goto done;
 	}
@@ -259,16 +539,16 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 	}
 	if (filename && filename[0] == '/') {
 		fd = open(filename, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && !ret->binary_id)
-			take_ids(ret, cached_ids(id, fd, &st));
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && got == IDS_NONE)
+			got = file_ids(id, fd, &st, kdev, ino, ret);
 	}
 	if (!ret->path && filename && filename[0])
 		ret->path = strdup(filename);
 done:
+	ret->hash_pending = got == IDS_PENDING;
 	/* the file itself is gone: its kernel identity is all there is */
-	if (!ret->binary_id && asprintf(&ret->binary_id, "file:%u:%u:%llu", major(dev), minor(dev),
-					(unsigned long long)ino) < 0)
-		ret->binary_id = NULL;
+	if (got == IDS_NONE)
+		ret->binary_id = file_id(dev, ino);
 }
 
 void exe_info__clear(struct exe_info *e)

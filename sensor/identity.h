@@ -7,28 +7,49 @@
  * baseline) needs: the canonical exe path, the ELF build-id, the cgroup path.
  * Build-ids are cached by (device, inode) and cgroup paths by id, so a storm
  * of execs of one binary reads its ELF notes once.
+ *
+ * A binary without a build-id is known by the SHA-256 of its content, up to
+ * 512 MiB of it: seconds of work that must not stall the event loop, which
+ * every other process's records wait on. So the hash is computed by one
+ * worker thread, off the loop: identity__resolve_exe() never hashes, it
+ * queues the file and says the identity is pending; the loop learns of the
+ * result through identity__epoll_fd() and identity__completed(). The cache
+ * belongs to the loop alone; the worker only reads the files handed to it
+ * and posts results to the queue, under its mutex.
  */
 #ifndef PL_IDENTITY_H
 #define PL_IDENTITY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct identity;
 
-/* cgroup2_root may be "" (no cgroup v2: paths unresolved). 0 or -ENOMEM. */
+/* Files waiting for their hash, or being hashed, or hashed and not yet
+ * collected by identity__completed(): at most this many, one entry each. */
+#define IDENTITY_HASH_QUEUE 64
+
+/* cgroup2_root may be "" (no cgroup v2: paths unresolved). Starts the hash
+ * worker (with every signal blocked). 0, -ENOMEM, or -errno from eventfd(2)
+ * or pthread_create(3). */
 int identity__new(const char *cgroup2_root, struct identity **ret);
+/* Stop the worker (a hash in progress stops within one 64 KiB read; results
+ * not collected are dropped) and free. NULL-safe. */
 void identity__free(struct identity *id);
 
 /* Kernel dev_t (major << 20 | minor) to a user-space dev_t. */
 dev_t identity__dev_from_kernel(uint32_t kdev);
 
 struct exe_info {
-	char *path;      /* canonical path, or the exec'd filename when the process is gone (raw bytes,
-			  * escaped only where they leave the sensor); may be NULL */
-	char *build_id;  /* lowercase hex, NULL if the ELF has none or could not be read */
-	char *binary_id; /* the baseline identity: "build-id:<hex>", else "sha256:<hex>" of the
-			  * content, else "file:<maj>:<min>:<ino>"; never NULL after resolve */
+	char *path;        /* canonical path, or the exec'd filename when the process is gone (raw bytes,
+			    * escaped only where they leave the sensor); may be NULL */
+	char *build_id;    /* lowercase hex, NULL if the ELF has none or could not be read */
+	char *binary_id;   /* the baseline identity: "build-id:<hex>", else "sha256:<hex>" of the
+			    * content, else "file:<maj>:<min>:<ino>" (the file could not be read or
+			    * hashed); NULL while the hash is pending, or when the queue was full */
+	bool hash_pending; /* binary_id waits for the hash of the file (kdev, ino) given to
+			    * identity__resolve_exe(): identity__completed() will report it */
 };
 
 /*
@@ -37,15 +58,52 @@ struct exe_info {
  * checked against (kdev, ino) so a reused pid can't lend its identity.
  * Fills *ret with malloc'd strings (free with exe_info__clear). Never fails
  * hard: unknown parts are NULL.
+ *
+ * Returns at once: a file with a build-id, or whose hash is cached (by
+ * device, inode, size, mtime and ctime), gets its binary_id now. Any other
+ * file is queued for the worker (one entry per file, however many processes
+ * run it), and *ret says hash_pending. When IDENTITY_HASH_QUEUE files are
+ * already queued, the file is not hashed now: binary_id is NULL, hash_pending
+ * false, and hash_queue_full counts it; a later resolve of the file queues it
+ * again. A file over 512 MiB is never hashed: "file:..." at once.
  */
 void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64_t ino, const char *filename,
 			   struct exe_info *ret);
 void exe_info__clear(struct exe_info *e);
 
+/* The fd (eventfd, CLOEXEC, nonblocking) that polls readable when hashes
+ * have completed: then call identity__completed(). */
+int identity__epoll_fd(const struct identity *id);
+
+/* What identity__completed() reports: the file the kernel knows as (kdev,
+ * ino) now has binary_id ("sha256:<hex>", or "file:..." when it could not be
+ * hashed, or changed while it waited), borrowed for the call. */
+typedef void (*identity_hashed_fn)(void *ctx, uint32_t kdev, uint64_t ino, const char *binary_id);
+
+/* Collect the hashes the worker has finished: each goes into the cache, then
+ * to fn. Returns how many (0 when none). Call it from the thread that calls
+ * identity__resolve_exe(), never from fn. */
+int identity__completed(struct identity *id, identity_hashed_fn fn, void *ctx);
+
+/* Counters for the stats record (docs/records.md, "identity"). */
+struct identity_stats {
+	uint64_t hashes_queued;   /* files handed to the worker */
+	uint64_t hashes_done;     /* ... hashed: "sha256:" ids */
+	uint64_t hash_failures;   /* ... that could not be hashed (read error, changed while queued) */
+	uint64_t hash_queue_full; /* files not hashed because the queue was full (or no fd was left) */
+	uint64_t hashes_pending;  /* files in the queue now */
+	uint64_t hash_ns;         /* the worker's time spent hashing, in total */
+};
+const struct identity_stats *identity__stats(const struct identity *id);
+
 /*
  * Build-id of the ELF file open at fd, as lowercase hex into buf (at least
  * 129 bytes). 0, -ENOENT when the file has no GNU build-id note, -EINVAL
- * when it is not ELF.
+ * when it is not ELF (or the note is too long for buf). The file is
+ * untrusted: the program headers' PT_NOTE segments are read, then SHT_NOTE
+ * sections, within fixed bounds (a 64 KiB table of each, 64 KiB per note
+ * area, 16 areas, 512 KiB read in all); notes beyond them are not found.
+ * Implemented in identity_elf.c.
  */
 int identity__read_build_id(int fd, char *buf, size_t size);
 

@@ -212,11 +212,71 @@ static void set_parent(struct proc_info *pi, const struct proc_info *parent, cha
 	pi->parent_exe = fork_exe;
 }
 
+/*
+ * A new image whose binary_id, or whose parent's, waits for a content hash
+ * (identity.h) is attached to its baseline when the hash is known
+ * (images__on_hashed()), not before: now it would get no baseline, or one
+ * keyed by "-" for its parent, which is another context's.
+ */
+static void wait_for_parent(struct proc_info *pi, const struct proc_info *parent, const struct hash_wait *fork_wait)
+{
+	if (pi->parent_binary_id)
+		return;
+	if (parent && parent->hash_wait) {
+		pi->parent_wait = (struct hash_wait){ .on = true, .dev = parent->exe_dev, .ino = parent->exe_ino };
+		if (!pi->parent_exe)
+			pi->parent_exe = dup_or_null(parent->exe);
+	} else if (!parent && fork_wait) {
+		pi->parent_wait = *fork_wait; /* as the parent was when it forked this process */
+	}
+}
+
+static void attach_unless_waiting(struct images *im, struct proc_info *pi)
+{
+	if (im->d.learn && !pi->hash_wait && !pi->parent_wait.on)
+		learner__attach(im->d.learn, pi);
+}
+
+struct hashed {
+	struct images *im;
+	uint32_t dev; /* kernel dev_t */
+	uint64_t ino;
+	const char *binary_id;
+};
+
+static void hashed_one(struct proc_info *pi, void *ctx)
+{
+	const struct hashed *h = ctx;
+	bool changed = false;
+
+	if (!pi->binary_id && pi->exe_dev == h->dev && pi->exe_ino == h->ino) {
+		pi->binary_id = strdup(h->binary_id);
+		pi->hash_wait = false;
+		changed = true;
+	}
+	if (pi->parent_wait.on && pi->parent_wait.dev == h->dev && pi->parent_wait.ino == h->ino) {
+		if (!pi->parent_binary_id)
+			pi->parent_binary_id = strdup(h->binary_id);
+		pi->parent_wait.on = false;
+		changed = true;
+	}
+	if (changed && !pi->bl)
+		attach_unless_waiting(h->im, pi);
+}
+
+void images__on_hashed(void *ctx, uint32_t kdev, uint64_t ino, const char *binary_id)
+{
+	struct hashed h = { .im = ctx, .dev = kdev, .ino = ino, .binary_id = binary_id };
+
+	proctable__foreach(h.im->d.procs, hashed_one, &h);
+}
+
 static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 {
 	struct proc_info *old = proctable__get(im->d.procs, ev->hdr.tgid), *pi, *parent;
 	char *fork_bin = old ? TAKE_PTR(old->parent_binary_id) : NULL;
 	char *fork_exe = old ? TAKE_PTR(old->parent_exe) : NULL;
+	struct hash_wait fork_wait = old ? old->parent_wait : (struct hash_wait){ 0 };
 	char filename[PL_PATH_LEN];
 	struct exe_info exe;
 	int64_t m2r;
@@ -236,12 +296,13 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	pi->exe = exe.path;
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
+	pi->hash_wait = exe.hash_pending;
 	parent = proctable__get(im->d.procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
-	if (im->d.learn) {
-		learner__attach(im->d.learn, pi);
+	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
+	attach_unless_waiting(im, pi);
+	if (im->d.learn)
 		learner__child(im->d.learn, parent, pi);
-	}
 	if (!pipeline__wants(im->d.pipe, PL_AT_EXEC))
 		return;
 	m2r = mono_to_real();
@@ -262,6 +323,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 	if (!pi)
 		return;
 	set_parent(pi, parent, NULL, NULL);
+	wait_for_parent(pi, parent, NULL);
 	if (ev->hdr.type == PL_EV_FORK && parent && parent->exe && parent->binary_id &&
 	    parent->exe_dev == ev->id.exe_dev && parent->exe_ino == ev->id.exe_ino) {
 		/* a fork child runs its parent's image: same identity */
@@ -274,10 +336,10 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->exe = exe.path;
 		pi->build_id = exe.build_id;
 		pi->binary_id = exe.binary_id;
+		pi->hash_wait = exe.hash_pending;
 		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
 	}
-	if (im->d.learn)
-		learner__attach(im->d.learn, pi);
+	attach_unless_waiting(im, pi);
 }
 
 /* ---- ends ---- */

@@ -65,6 +65,12 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
  * with end_reason "running", never judged or learned. */
 void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now_ns);
 
+/* The content hash of the file (kdev, ino) is known (identity__completed()
+ * callback; ctx is the images): its images without a binary_id get it, the
+ * images whose parent context waited for it get that, and each is attached
+ * to its baseline once nothing is left to wait for. */
+void images__on_hashed(void *ctx, uint32_t kdev, uint64_t ino, const char *binary_id);
+
 const struct images_stats *images__stats(const struct images *im);
 
 #endif

@@ -104,6 +104,8 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 	pi->exe_dev = 0;
 	pi->exe_ino = 0;
 	pi->filename_truncated = false;
+	pi->hash_wait = false;
+	pi->parent_wait = (struct hash_wait){ 0 };
 	return pi;
 }
 

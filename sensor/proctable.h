@@ -29,6 +29,13 @@ struct fail_ref {
 	uint64_t swept;   /* the entry's count at the last sweep; unchanged at the next means idle */
 };
 
+/* A wait for identity's hash of the file the kernel knows as (dev, ino). */
+struct hash_wait {
+	bool on;
+	uint32_t dev; /* kernel dev_t */
+	uint64_t ino;
+};
+
 struct proc_info {
 	uint32_t tgid;
 	uint64_t image_id;       /* the image these strings describe */
@@ -46,7 +53,9 @@ struct proc_info {
 	char *binary_id;         /* baseline identity of the image (identity.h) */
 	char *parent_binary_id;  /* of the parent process's image, when known */
 	char *parent_exe;
-	struct baseline *bl;     /* its baseline (owned by the store), or NULL */
+	bool hash_wait;          /* binary_id waits for the hash of exe_dev/exe_ino (identity.h) */
+	struct hash_wait parent_wait; /* parent_binary_id waits for the hash of the parent's image */
+	struct baseline *bl;     /* its baseline (owned by the store), or NULL; none while either waits */
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	bool parent_bl_ready;    /* ... and that baseline was ready */
 	uint32_t ppid;

@@ -48,7 +48,7 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP };
+enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP, FD_IDENTITY };
 
 /* How an output is named in the messages of on_output(). */
 struct out_label {
@@ -158,6 +158,13 @@ static void drain(struct sensor *s)
 	while (s->consumed >= CONSUME_BUDGET && ++batches < 64);
 }
 
+/* Content hashes finished off the loop (identity.h): the images of those
+ * files are identified and attached now. */
+static void on_identity(struct sensor *s)
+{
+	identity__completed(s->ident, images__on_hashed, s->images);
+}
+
 /* ---- periodic work ---- */
 
 static void window_one(void *ctx, uint32_t tgid, const struct pl_proc *p)
@@ -196,6 +203,7 @@ static struct stats_sources sources(const struct sensor *s)
 		.learn = s->learn,
 		.alerts = s->alerts,
 		.bin = s->bin,
+		.ident = s->ident,
 	};
 }
 
@@ -395,9 +403,12 @@ static int sensor_open(struct sensor *s)
 			 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
 		output__set_reporter(s->out, on_output, &s->out_label);
 	}
-	if (proctable__new(s->opts->max_procs, &s->procs) < 0 || identity__new(s->feat.cgroup2, &s->ident) < 0 ||
+	if (proctable__new(s->opts->max_procs, &s->procs) < 0 ||
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
 		return log_error_errno(ENOMEM, "Out of memory");
+	r = identity__new(s->feat.cgroup2, &s->ident);
+	if (r < 0)
+		return log_error_errno(r, "Cannot start the identity hash worker: %m");
 
 	/* a JSON output on a pipe whose reader went away is an output that
 	 * fails (EPIPE, counted and reported), not a reason to die */
@@ -518,6 +529,8 @@ static int sensor_open(struct sensor *s)
 		r = add_fd(s, s->sigfd, FD_SIGNAL);
 	if (!r)
 		r = add_fd(s, s->tickfd, FD_TICK);
+	if (!r)
+		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
 	return 0;
@@ -526,6 +539,7 @@ static int sensor_open(struct sensor *s)
 static void sensor_shutdown(struct sensor *s)
 {
 	drain(s);
+	on_identity(s); /* hashes finished meanwhile, for the running records */
 	if (s->opts->process_records)
 		foreach_kernel_proc(s, running_one);
 	emit_stats(s);
@@ -578,6 +592,9 @@ int sensor_run(const struct run_opts *opts)
 				break;
 			case FD_STOP:
 				s->stop = true;
+				break;
+			case FD_IDENTITY:
+				on_identity(s);
 				break;
 			}
 		}

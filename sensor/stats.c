@@ -40,6 +40,20 @@ static struct json_object *output_counts(const struct pl_output *out)
 	return o;
 }
 
+static struct json_object *identity_stats(const struct identity *id)
+{
+	const struct identity_stats *st = identity__stats(id);
+	struct json_object *o = json_object_new_object();
+
+	add_u64(o, "hashes_queued", st->hashes_queued);
+	add_u64(o, "hashes_done", st->hashes_done);
+	add_u64(o, "hash_failures", st->hash_failures);
+	add_u64(o, "hash_queue_full", st->hash_queue_full);
+	add_u64(o, "hashes_pending", st->hashes_pending);
+	add_u64(o, "hash_ns", st->hash_ns);
+	return o;
+}
+
 struct json_object *stats__record(const struct stats_sources *src)
 {
 	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path" };
@@ -106,5 +120,6 @@ struct json_object *stats__record(const struct stats_sources *src)
 	else
 		json_object_object_add(o, "rules", NULL);
 	add_u64(o, "binaries_untracked", binagg__overflow(src->bin));
+	json_object_object_add(o, "identity", src->ident ? identity_stats(src->ident) : NULL);
 	return o;
 }

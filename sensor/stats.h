@@ -16,6 +16,7 @@
 #include "binagg.h"
 #include "bpfsensor.h"
 #include "failpaths.h"
+#include "identity.h"
 #include "images.h"
 #include "kfeatures.h"
 #include "learn.h"
@@ -38,6 +39,7 @@ struct stats_sources {
 	const struct learner *learn;
 	const struct alerts *alerts;
 	const struct binagg *bin;
+	const struct identity *ident;
 };
 
 /* The stats record (new reference), NULL on ENOMEM. */

@@ -20,6 +20,7 @@
  *   pl_helper failmany N PREFIX SLEEP_MS         N failing openat, each of its own path
  *                                               PREFIX/<i>, then sleep
  *   pl_helper failpause M PATH SLEEP_MS M2       M failing openat(PATH), sleep, M2 more
+ *   pl_helper run PROG ARGV0 ARGS...            run PROG as a child, [ARGV0, ARGS...], and exit as it did
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_setaffinity */
@@ -249,6 +250,20 @@ int main(int argc, char **argv)
 		return mode_failmany(argv + 2);
 	if (strcmp(mode, "failpause") == 0 && argc == 6)
 		return mode_failpause(argv + 2);
+	if (strcmp(mode, "run") == 0 && argc >= 4) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			return 72;
+		if (pid == 0) {
+			execv(argv[2], argv + 3);
+			_exit(70);
+		}
+		if (waitpid(pid, &status, 0) < 0)
+			return 73;
+		return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
 	if (strcmp(mode, "exit") == 0 && argc == 3) {
 		getppids(1);
 		return (int)arg_u64(argv[2]);
