@@ -36,7 +36,8 @@ struct bpfsensor {
 
 /* libbpf's warnings (verifier logs included, which can be long) go to
  * stderr whole; its info and debug chatter only with --verbose. */
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+							   va_list ap)
 {
 	if (level != LIBBPF_WARN && log_get_level() < LOG_LVL_DEBUG)
 		return 0;
