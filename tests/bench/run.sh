@@ -17,20 +17,20 @@
 #   W6  bench_spawn 4000 2 bench_noop         a flood of short-lived static       per process
 #                                             processes, posix_spawn from 2 workers
 #   W4  make -j2 of this project (PL_TESTS=OFF), after make clean
-# Instrumentations, each compared with the workload alone in its own pairs:
+# Instrumentations:
 #   floor        bench_floor: an empty tp_btf/sys_enter program
 #   plumbline    BUILD_DIR/plumbline run --no-live --json FILE
-#   plumbline-B  with --compare: OTHER_BUILD_DIR/plumbline, in the same sets
-#                as plumbline (alone, plumbline, plumbline-B), so two builds
-#                are compared on the same machine in the same minutes
+#   plumbline-B  with --compare: OTHER_BUILD_DIR/plumbline, so that two
+#                builds are compared on the same machine in the same minutes
 #   syscount     libbpf-tools' syscount -P (scripts/install-deps.sh --bench)
 #
-# For each workload and instrumentation, N sets (default 5, at least 5): one
-# run of the workload alone and one with each instrumentation of the set
-# attached, in an order that rotates from set to set, so a drift in one
-# direction does not always favour the same side. Each set gives a ratio
-# instrumented/alone and the time added per event, (with - alone) / events;
-# the tables show medians. Wall time only, from $EPOCHREALTIME; start-up
+# For each workload, N sets (--pairs N, default 5, at least 5): one run of
+# the workload alone and one with each instrumentation attached, in an order
+# that rotates from set to set, so a drift in one direction does not always
+# favour the same side. Each set gives, per instrumentation, a ratio
+# instrumented/alone and the time added per event, (with - alone) / events,
+# and per sensor the time it adds beyond the floor, (with sensor - with
+# floor) / events, all from runs seconds apart; the tables show medians. Wall time only, from $EPOCHREALTIME; start-up
 # and shutdown of the instrumentation are outside the timed region. The
 # results are informational: the script exits 0 unless something broke.
 # See docs/performance.md.
@@ -38,7 +38,7 @@ set -euo pipefail
 
 usage() {
 	echo "usage: $0 [BUILD_DIR] [--pairs N] [--quick] [--compare OTHER_BUILD_DIR] [--workloads W1,W5,...]" >&2
-	echo "       (N >= 5; workloads among W1 W5 W2 W3 W6 W4; run as root)" >&2
+	echo "       (N >= 5 sets, --sets N the same; workloads among W1 W5 W2 W3 W6 W4; run as root)" >&2
 	exit 2
 }
 
@@ -49,13 +49,13 @@ QUICK=0
 ONLY=""
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--pairs | --compare | --workloads)
+	--pairs | --sets | --compare | --workloads)
 		[ $# -ge 2 ] || usage
 		set -- "$1=$2" "${@:3}"
 		continue
 		;;
-	--pairs=*)
-		v=${1#--pairs=}
+	--pairs=* | --sets=*)
+		v=${1#--*=}
 		[[ "$v" =~ ^[0-9]+$ ]] || usage
 		PAIRS=$((10#$v))
 		;;
@@ -79,7 +79,7 @@ while [ $# -gt 0 ]; do
 done
 BUILD=${BUILD:-./build}
 if [ "$PAIRS" -lt 5 ]; then
-	echo "run.sh: --pairs must be at least 5 (a median of fewer pairs is noise)" >&2
+	echo "run.sh: --pairs must be at least 5 (a median of fewer sets is noise)" >&2
 	exit 2
 fi
 
@@ -377,19 +377,20 @@ for w in "${ALL_WORKLOADS[@]}"; do
 done
 NA_W5=""
 [ "$(nproc)" -ge 2 ] || NA_W5="n/a: one CPU"
-# One set per line: the instrumentations timed together with one alone run.
-SETS=(floor "${SENSORS[*]}" syscount)
 INSTRS=(floor "${SENSORS[@]}" syscount)
-# The order of the legs in set P (leg 0 is the workload alone): pairs
-# alternate; triples go through the three rotations, then the reversed ones,
-# so each leg takes each position equally often.
+# The order of the legs in set P (leg 0 is the workload alone): the P-th
+# rotation of 0..NLEGS-1, reversed in every other round of NLEGS sets, so
+# that over NLEGS sets each leg takes each place once.
 leg_order() { # P NLEGS
-	local -a o2=("0 1" "1 0") o3=("0 1 2" "1 2 0" "2 0 1" "2 1 0" "0 2 1" "1 0 2")
-	if [ "$2" = 2 ]; then echo "${o2[$(($1 % 2))]}"; else echo "${o3[$(($1 % 6))]}"; fi
+	local p=$1 n=$2 k o=()
+	for ((k = 0; k < n; k++)); do
+		if (((p / n) % 2)); then o+=($(((2 * n - 1 - k + p) % n))); else o+=($(((k + p) % n))); fi
+	done
+	echo "${o[*]}"
 }
 
 t_start=$(now_ns)
-log "plumbline overhead benchmark: $PAIRS sets per workload and instrumentation$([ "$QUICK" = 1 ] && echo ", quick sizes")"
+log "plumbline overhead benchmark: $PAIRS sets per workload$([ "$QUICK" = 1 ] && echo ", quick sizes")"
 log "machine: $(nproc) CPUs, kernel $(uname -r)"
 [ -z "$SYSCOUNT_NA" ] || log "syscount: n/a: $SYSCOUNT_NA"
 # The numbers are only meaningful on an otherwise idle machine: say so when
@@ -408,7 +409,7 @@ if [[ " ${WORKLOADS[*]} " == *" W4 "* ]]; then
 	setup_w4
 fi
 
-declare -A ALONE RATIO DNS WITH CPU CPUPP RSS LOST AB_RATIO AB_DNS
+declare -A ALONE RATIO DNS WITH CPU CPUPP RSS LOST AB_RATIO AB_DNS BEYOND
 for w in "${WORKLOADS[@]}"; do
 	if [ "$w" = W5 ] && [ -n "$NA_W5" ]; then
 		log "$w: ${DESC[$w]}: $NA_W5"
@@ -422,86 +423,89 @@ for w in "${WORKLOADS[@]}"; do
 	: >"$TMP/$w.AB.ratio"
 	: >"$TMP/$w.AB.dns"
 	for i in "${INSTRS[@]}"; do
-		for k in alone ratio dns with cpu cpupp rss lost; do : >"$TMP/$w.$i.$k"; done
+		for k in ratio dns with cpu cpupp rss lost; do : >"$TMP/$w.$i.$k"; done
 	done
-	for set in "${SETS[@]}"; do
-		read -ra legs <<<"alone $set"
-		if [ "$set" = syscount ] && [ -n "$SYSCOUNT_NA" ]; then
-			continue
-		fi
-		for ((p = 0; p < PAIRS; p++)); do
-			declare -A T=() C=() R=() L=()
-			failed=""
-			for l in $(leg_order "$p" "${#legs[@]}"); do
-				i=${legs[$l]}
-				if [ "$i" = alone ]; then
-					time_workload "$w"
-					T[alone]=$NS
-				elif time_instrumented "$w" "$i"; then
-					T[$i]=$NS
-					if is_sensor "$i"; then C[$i]=$RUN_CPU_NS R[$i]=$RUN_RSS_KB L[$i]=$RUN_LOST; fi
-				else
-					failed=$i
-					break
-				fi
-			done
-			if [ -n "$failed" ]; then
-				[ "$failed" = syscount ] || die "$failed failed to start: $INSTR_ERR"
-				SYSCOUNT_NA="syscount failed: $INSTR_ERR"
-				log "  syscount: n/a: $SYSCOUNT_NA"
-				: >"$TMP/$w.syscount.ratio"
-				: >"$TMP/$w.syscount.dns"
+	for i in "${SENSORS[@]}"; do : >"$TMP/$w.$i.beyond"; done
+	for ((p = 0; p < PAIRS; p++)); do
+		# one set: the workload alone and with each instrumentation
+		legs=(alone floor "${SENSORS[@]}")
+		[ -n "$SYSCOUNT_NA" ] || legs+=(syscount)
+		declare -A T=() C=() R=() L=()
+		failed=""
+		for l in $(leg_order "$p" "${#legs[@]}"); do
+			i=${legs[$l]}
+			if [ "$i" = alone ]; then
+				time_workload "$w"
+				T[alone]=$NS
+			elif time_instrumented "$w" "$i"; then
+				T[$i]=$NS
+				if is_sensor "$i"; then C[$i]=$RUN_CPU_NS R[$i]=$RUN_RSS_KB L[$i]=$RUN_LOST; fi
+			else
+				failed=$i
 				break
 			fi
-			a=${T[alone]}
-			echo "$a" >>"$TMP/$w.alone"
-			msg=$(printf '  %s %-22s set %d/%d: alone %.3f s' "$w" "${set// /+}" $((p + 1)) "$PAIRS" "$(calc "print $a / 1e9")")
-			for i in "${legs[@]:1}"; do
-				b=${T[$i]}
-				r=$(calc "printf(\"%.4f\", $b / $a)")
-				d=nan
-				[ "${EVENTS[$w]}" = 0 ] || d=$(calc "printf(\"%.1f\", ($b - $a) / ${EVENTS[$w]})")
-				echo "$a" >>"$TMP/$w.$i.alone"
-				echo "$b" >>"$TMP/$w.$i.with"
-				echo "$r" >>"$TMP/$w.$i.ratio"
-				echo "$d" >>"$TMP/$w.$i.dns"
-				msg+=$(printf '; %s %.3f s, ratio %s' "$i" "$(calc "print $b / 1e9")" "$r")
-				[ "${EVENTS[$w]}" = 0 ] || msg+=" ($(fmt_pe "$(per_event $((b - a)) "$w")" "$w" +)/${EVNAME[$w]})"
-				if is_sensor "$i"; then
-					# CPU the sensor used from the start of the timed run to
-					# its final stats record (start-up excluded), as % of the
-					# workload's wall time, and per process for W3/W6.
-					pct=$(calc "printf(\"%.2f\", 100 * ${C[$i]} / $b)")
-					echo "$pct" >>"$TMP/$w.$i.cpu"
-					echo "${R[$i]}" >>"$TMP/$w.$i.rss"
-					echo "${L[$i]}" >>"$TMP/$w.$i.lost"
-					msg+=", sensor CPU $(calc "printf(\"%.3f\", ${C[$i]} / 1e9)") s = $pct %"
-					if [ "${EVNAME[$w]}" = process ]; then
-						echo "$((C[$i] / EVENTS[$w]))" >>"$TMP/$w.$i.cpupp"
-						msg+=" = $(calc "printf(\"%.1f\", ${C[$i]} / ${EVENTS[$w]} / 1000)") us/process"
-					fi
-					msg+=", maxrss ${R[$i]} KiB, lost ${L[$i]}"
-				fi
-			done
-			if [ "${#legs[@]}" = 3 ]; then
-				# the two sensors of the same set: A/B, and what A adds over B
-				calc "printf(\"%.4f\n\", ${T[plumbline]} / ${T[plumbline-B]})" >>"$TMP/$w.AB.ratio"
-				[ "${EVENTS[$w]}" = 0 ] ||
-					calc "printf(\"%.1f\n\", (${T[plumbline]} - ${T[plumbline-B]}) / ${EVENTS[$w]})" >>"$TMP/$w.AB.dns"
-			fi
-			log "$msg"
-			unset T C R L
 		done
+		if [ -n "$failed" ]; then
+			[ "$failed" = syscount ] || die "$failed failed to start: $INSTR_ERR"
+			# go on without syscount: this set again, and no syscount figures
+			SYSCOUNT_NA="syscount failed: $INSTR_ERR"
+			log "  syscount: n/a: $SYSCOUNT_NA"
+			for k in ratio dns with; do : >"$TMP/$w.syscount.$k"; done
+			unset T C R L
+			p=$((p - 1))
+			continue
+		fi
+		a=${T[alone]}
+		echo "$a" >>"$TMP/$w.alone"
+		msg=$(printf '  %s set %d/%d: alone %.3f s' "$w" $((p + 1)) "$PAIRS" "$(calc "print $a / 1e9")")
+		for i in "${legs[@]:1}"; do
+			b=${T[$i]}
+			r=$(calc "printf(\"%.4f\", $b / $a)")
+			d=nan
+			[ "${EVENTS[$w]}" = 0 ] || d=$(calc "printf(\"%.1f\", ($b - $a) / ${EVENTS[$w]})")
+			echo "$b" >>"$TMP/$w.$i.with"
+			echo "$r" >>"$TMP/$w.$i.ratio"
+			echo "$d" >>"$TMP/$w.$i.dns"
+			msg+=$(printf '; %s %.3f s, ratio %s' "$i" "$(calc "print $b / 1e9")" "$r")
+			[ "${EVENTS[$w]}" = 0 ] || msg+=" ($(fmt_pe "$(per_event $((b - a)) "$w")" "$w" +)/${EVNAME[$w]})"
+			if is_sensor "$i"; then
+				# CPU the sensor used from the start of the timed run to
+				# its final stats record (start-up excluded), as % of the
+				# workload's wall time, and per process for W3/W6.
+				pct=$(calc "printf(\"%.2f\", 100 * ${C[$i]} / $b)")
+				echo "$pct" >>"$TMP/$w.$i.cpu"
+				echo "${R[$i]}" >>"$TMP/$w.$i.rss"
+				echo "${L[$i]}" >>"$TMP/$w.$i.lost"
+				msg+=", sensor CPU $(calc "printf(\"%.3f\", ${C[$i]} / 1e9)") s = $pct %"
+				if [ "${EVNAME[$w]}" = process ]; then
+					echo "$((C[$i] / EVENTS[$w]))" >>"$TMP/$w.$i.cpupp"
+					msg+=" = $(calc "printf(\"%.1f\", ${C[$i]} / ${EVENTS[$w]} / 1000)") us/process"
+				fi
+				msg+=", maxrss ${R[$i]} KiB, lost ${L[$i]}"
+				# what the sensor adds beyond the floor, in the same set
+				[ "${EVENTS[$w]}" = 0 ] ||
+					calc "printf(\"%.1f\n\", ($b - ${T[floor]}) / ${EVENTS[$w]})" >>"$TMP/$w.$i.beyond"
+			fi
+		done
+		if [ "${#SENSORS[@]}" = 2 ]; then
+			# the two sensors of the same set: A/B, and what A adds over B
+			calc "printf(\"%.4f\n\", ${T[plumbline]} / ${T[plumbline-B]})" >>"$TMP/$w.AB.ratio"
+			[ "${EVENTS[$w]}" = 0 ] ||
+				calc "printf(\"%.1f\n\", (${T[plumbline]} - ${T[plumbline-B]}) / ${EVENTS[$w]})" >>"$TMP/$w.AB.dns"
+		fi
+		log "$msg"
+		unset T C R L
 	done
 	ALONE[$w]=$(median <"$TMP/$w.alone")
 	for i in "${INSTRS[@]}"; do
 		RATIO[$w.$i]=$(median <"$TMP/$w.$i.ratio")
 		WITH[$w.$i]=$(median <"$TMP/$w.$i.with")
-		ALONE[$w.$i]=$(median <"$TMP/$w.$i.alone")
 		# dns files hold ns per event (0 events: W4, no per-event figure)
 		DNS[$w.$i]=nan
 		[ "${EVENTS[$w]}" = 0 ] || DNS[$w.$i]=$(median <"$TMP/$w.$i.dns")
 		CPU[$w.$i]=$(median <"$TMP/$w.$i.cpu")
+		BEYOND[$w.$i]=nan
+		! is_sensor "$i" || [ "${EVENTS[$w]}" = 0 ] || BEYOND[$w.$i]=$(median <"$TMP/$w.$i.beyond")
 		CPUPP[$w.$i]=$(median <"$TMP/$w.$i.cpupp")
 		RSS[$w.$i]=$(sort -n "$TMP/$w.$i.rss" | tail -n 1)
 		LOST[$w.$i]=$(lost_sum <"$TMP/$w.$i.lost")
@@ -550,7 +554,7 @@ commit_of() {
 ran() { [[ " ${WORKLOADS[*]} " == *" $1 "* ]] && { [ "$1" != W5 ] || [ -z "$NA_W5" ]; }; }
 
 echo
-echo "plumbline overhead: $(nproc) CPUs, kernel $(uname -r), $PAIRS sets per workload and instrumentation, medians$([ "$QUICK" = 1 ] && echo ', QUICK sizes')"
+echo "plumbline overhead: $(nproc) CPUs, kernel $(uname -r), $PAIRS sets per workload, medians$([ "$QUICK" = 1 ] && echo ', QUICK sizes')"
 if ran W1; then
 	echo "W1 alone: $(fmt "$(calc "print ${ALONE[W1]} / 1e9")" '%.3f') s for $N1 getppid = $(fmt "$(per_event "${ALONE[W1]}" W1)" '%.0f') ns per syscall (compare machines by this)"
 fi
@@ -586,14 +590,13 @@ echo "W1, W5: ns per syscall (W5: of one thread, the two run side by side); W2: 
 
 # Beyond the floor: what the sensor adds per syscall on top of what an empty
 # program on every syscall adds. This, not the ratio, carries across machines.
-beyond() { # W SENSOR
-	calc "p = \"${DNS[$1.$2]}\"; f = \"${DNS[$1.floor]}\"; if (p == \"nan\" || f == \"nan\" || p == \"\" || f == \"\") print \"nan\"; else print p - f"
-}
+beyond() { echo "${BEYOND[$1.$2]}"; } # W SENSOR
 bw=()
 for w in W1 W5 W2; do ran "$w" && bw+=("$w"); done
 if [ "${#bw[@]}" -gt 0 ]; then
 	echo
-	echo "Beyond the floor: ns per event the sensor adds on top of the floor's (sensor's added ns - floor's added ns)."
+	echo "Beyond the floor: ns per event the sensor adds on top of the floor's: the median over the sets of"
+	echo "(with sensor - with floor) / events, both timed in the same set."
 	{
 		printf 'workload\tevent\tfloor adds'
 		for s in "${SENSORS[@]}"; do printf '\t%s adds\t%s beyond the floor' "$s" "$s"; done
@@ -628,11 +631,10 @@ echo "or user space, thread state, output writes dropped), summed over the runs.
 if ran W6; then
 	echo
 	rate() { calc "x = \"$1\"; if (x == \"nan\" || x == \"\") print \"n/a\"; else printf(\"%.0f\", $N6 / (x / 1e9))"; }
-	echo "W6, a flood of $N6 short-lived processes from $W6_WORKERS workers: $(rate "${ALONE[W6]}") execs/s alone (all sets)"
+	echo "W6, a flood of $N6 short-lived processes from $W6_WORKERS workers: $(rate "${ALONE[W6]}") execs/s alone (median time)"
 	for i in "${INSTRS[@]}"; do
 		[ "${RATIO[W6.$i]}" != nan ] || continue
-		line="  $i: $(rate "${WITH[W6.$i]}") execs/s with it, $(rate "${ALONE[W6.$i]}") alone in its sets (median times),"
-		line+=" median ratio $(fmt "${RATIO[W6.$i]}" '%.3f')"
+		line="  with $i: $(rate "${WITH[W6.$i]}") execs/s (median time), median ratio $(fmt "${RATIO[W6.$i]}" '%.3f')"
 		if is_sensor "$i"; then
 			line+="; sensor $(fmt "${CPU[W6.$i]}" '%.1f %%') of a CPU, $(fmt "$(us "${CPUPP[W6.$i]}")" '%.1f') us per process, lost ${LOST[W6.$i]:-n/a}"
 		fi
