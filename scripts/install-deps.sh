@@ -5,8 +5,13 @@ set -eu
 
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev"
-# The benchmark compares against libbpf-tools' syscount.
-[ "${1:-}" = "--bench" ] && PKGS="$PKGS libbpf-tools"
+# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
+# libbpf-tools' syscount, and uses procps (pgrep, sysctl) and coreutils'
+# stdbuf. bench_noop links statically: libc6-dev's libc.a, which
+# build-essential already brings.
+if [ "${1:-}" = "--bench" ]; then
+	PKGS="$PKGS libbpf-tools procps coreutils"
+fi
 
 missing=""
 for p in $PKGS; do

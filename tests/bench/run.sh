@@ -1,69 +1,85 @@
 #!/usr/bin/env bash
 # Overhead benchmark: what does watching every process cost the processes?
 #
-#   tests/bench/run.sh [BUILD_DIR] [--pairs N] [--quick]
+#   tests/bench/run.sh [BUILD_DIR] [--pairs N] [--quick] [--compare OTHER_BUILD_DIR]
+#                      [--workloads W1,W2,...]
 #
 # Run as root, on an otherwise idle machine, after building the tree
 # (cmake -S . -B build && cmake --build build). BUILD_DIR defaults to ./build.
 # Builds nothing itself except W4's scratch copy of this project.
 #
-# Workloads:
-#   W1  bench_getppid 1000000                 cheapest syscall, back to back
-#   W2  bench_failopen 200000 /nonexistent/.. failing openat storm
-#   W3  bench_execs 2000 /bin/true            fork + exec + exit + wait
+# Workloads (events: what "per event" counts):
+#   W1  bench_getppid 1000000                 cheapest syscall, back to back      per syscall
+#   W5  bench_threads2 1000000                two threads pinned to two CPUs,     per syscall
+#                                             each 1000000 getppid at once        of a thread
+#   W2  bench_failopen 200000 /nonexistent/.. failing openat storm                per openat
+#   W3  bench_execs 2000 /bin/true            fork + exec + exit + wait           per process
+#   W6  bench_spawn 4000 2 bench_noop         a flood of short-lived static       per process
+#                                             processes, posix_spawn from 2 workers
 #   W4  make -j2 of this project (PL_TESTS=OFF), after make clean
-# Instrumentations, each compared with the workload alone in its own pairs:
-#   floor      bench_floor: an empty tp_btf/sys_enter program
-#   plumbline  plumbline run --no-live --json FILE
-#   syscount   libbpf-tools' syscount -P (scripts/install-deps.sh --bench)
+# Instrumentations:
+#   floor        bench_floor: an empty tp_btf/sys_enter program
+#   plumbline    BUILD_DIR/plumbline run --no-live --json FILE
+#   plumbline-B  with --compare: OTHER_BUILD_DIR/plumbline, so that two
+#                builds are compared on the same machine in the same minutes
+#   syscount     libbpf-tools' syscount -P (scripts/install-deps.sh --bench)
 #
-# For each workload and instrumentation, N pairs (default 5, at least 5):
-# one run of the workload alone and one with the instrumentation attached,
-# baseline first on even pairs, instrumented first on odd pairs. The pair's
-# ratio is instrumented/alone; the table shows the median ratio. Wall time
-# only, from $EPOCHREALTIME; instrumentation start-up and shutdown are
-# outside the timed region. The results are informational: the script exits
-# 0 unless something broke. See docs/performance.md.
+# For each workload, N sets (--pairs N, default 5, at least 5): one run of
+# the workload alone and one with each instrumentation attached, in an order
+# that rotates from set to set, so a drift in one direction does not always
+# favour the same side. Each set gives, per instrumentation, a ratio
+# instrumented/alone and the time added per event, (with - alone) / events,
+# and per sensor the time it adds beyond the floor, (with sensor - with
+# floor) / events, all from runs seconds apart; the tables show medians. Wall time only, from $EPOCHREALTIME; start-up
+# and shutdown of the instrumentation are outside the timed region. The
+# results are informational: the script exits 0 unless something broke.
+# See docs/performance.md.
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [BUILD_DIR] [--pairs N] [--quick]   (N >= 5; run as root)" >&2
+	echo "usage: $0 [BUILD_DIR] [--pairs N] [--quick] [--compare OTHER_BUILD_DIR] [--workloads W1,W5,...]" >&2
+	echo "       (N >= 5 sets, --sets N the same; workloads among W1 W5 W2 W3 W6 W4; run as root)" >&2
 	exit 2
 }
 
 BUILD=""
+OTHER=""
 PAIRS=5
 QUICK=0
+ONLY=""
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--pairs)
+	--pairs | --sets | --compare | --workloads)
 		[ $# -ge 2 ] || usage
-		[[ "$2" =~ ^[0-9]+$ ]] || usage
-		PAIRS=$((10#$2))
-		shift 2
+		set -- "$1=$2" "${@:3}"
+		continue
 		;;
-	--pairs=*)
-		v=${1#--pairs=}
+	--pairs=* | --sets=*)
+		v=${1#--*=}
 		[[ "$v" =~ ^[0-9]+$ ]] || usage
 		PAIRS=$((10#$v))
-		shift
 		;;
-	--quick)
-		QUICK=1
-		shift
+	--compare=*)
+		OTHER=${1#--compare=}
+		[ -n "$OTHER" ] || usage
 		;;
+	--workloads=*)
+		ONLY=${1#--workloads=}
+		[[ "$ONLY" =~ ^W[1-6](,W[1-6])*$ ]] || usage
+		;;
+	--quick) QUICK=1 ;;
 	-h | --help) usage ;;
 	-*) usage ;;
 	*)
 		[ -z "$BUILD" ] || usage
 		BUILD=$1
-		shift
 		;;
 	esac
+	shift
 done
 BUILD=${BUILD:-./build}
 if [ "$PAIRS" -lt 5 ]; then
-	echo "run.sh: --pairs must be at least 5 (a median of fewer pairs is noise)" >&2
+	echo "run.sh: --pairs must be at least 5 (a median of fewer sets is noise)" >&2
 	exit 2
 fi
 
@@ -77,10 +93,23 @@ die() {
 BUILD=$(cd "$BUILD" && pwd)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BENCH="$BUILD/tests/bench"
-PLUMBLINE="$BUILD/plumbline"
-for f in "$PLUMBLINE" "$BENCH/bench_floor" "$BENCH/bench_getppid" "$BENCH/bench_failopen" "$BENCH/bench_execs"; do
+for f in "$BUILD/plumbline" "$BENCH/bench_floor" "$BENCH/bench_getppid" "$BENCH/bench_failopen" \
+	"$BENCH/bench_execs" "$BENCH/bench_threads2" "$BENCH/bench_spawn" "$BENCH/bench_noop"; do
 	[ -x "$f" ] || die "$f not built: cmake -S '$SRC' -B '$BUILD' && cmake --build '$BUILD' (with PL_TESTS=ON)"
 done
+# The sensors measured: plumbline, and with --compare plumbline-B (only its
+# sensor binary is used; the workloads and the floor come from BUILD_DIR).
+SENSORS=(plumbline)
+declare -A SENSOR_BIN=([plumbline]="$BUILD/plumbline") SENSOR_DIR=([plumbline]="$BUILD")
+if [ -n "$OTHER" ]; then
+	[ -d "$OTHER" ] || die "--compare: build directory '$OTHER' not found"
+	OTHER=$(cd "$OTHER" && pwd)
+	[ -x "$OTHER/plumbline" ] || die "--compare: $OTHER/plumbline not built"
+	[ "$OTHER" != "$BUILD" ] || die "--compare: '$OTHER' is BUILD_DIR itself"
+	SENSORS+=(plumbline-B)
+	SENSOR_BIN[plumbline-B]="$OTHER/plumbline"
+	SENSOR_DIR[plumbline-B]="$OTHER"
+fi
 for t in cmake make; do
 	command -v "$t" >/dev/null || die "$t not found (scripts/install-deps.sh)"
 done
@@ -88,12 +117,13 @@ FAILPATH=/nonexistent/plumbline-bench
 [ ! -e "$FAILPATH" ] || die "$FAILPATH exists; W2 needs a path that does not"
 
 if [ "$QUICK" = 1 ]; then
-	N1=200000 N2=50000 N3=200
+	N1=200000 N2=50000 N3=200 N5=200000 N6=1000
 	W4_TARGET=pl_outputs # a few files instead of the whole tree
 else
-	N1=1000000 N2=200000 N3=2000
+	N1=1000000 N2=200000 N3=2000 N5=1000000 N6=4000
 	W4_TARGET=""
 fi
+W6_WORKERS=2
 
 # ---- clean-up ------------------------------------------------------------
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumbline-bench.XXXXXX")
@@ -134,7 +164,6 @@ fi
 # Sets INSTR_PID; INSTR_LOG/INSTR_OUT are its stderr/stdout; returns non-zero
 # (with INSTR_ERR set) if it failed to start.
 INSTR_ERR=""
-INSTR_CPU0=0
 RUN_SEQ=0
 wait_for() { # PID FILE PATTERN TIMEOUT_S
 	local pid=$1 file=$2 pat=$3 deadline
@@ -159,6 +188,7 @@ task_cpu_ns() { # sum of the tasks' sum_exec_runtime
 	done
 	echo "$total"
 }
+is_sensor() { [[ "$1" == plumbline* ]]; }
 start_instr() {
 	RUN_SEQ=$((RUN_SEQ + 1))
 	INSTR_LOG="$TMP/$1.$RUN_SEQ.err"
@@ -171,8 +201,13 @@ start_instr() {
 		INSTR_PID=$!
 		wait_for "$INSTR_PID" "$INSTR_OUT" '^ready$' 30 || return 1
 		;;
-	plumbline)
-		"$PLUMBLINE" run --no-live --json "$INSTR_JSON" >"$INSTR_OUT" 2>"$INSTR_LOG" &
+	plumbline*)
+		# Each build keeps its baselines in a state directory of its own for
+		# the whole benchmark: learned during the first runs, as a deployed
+		# sensor would have them, never shared with the other build (nor
+		# with the machine's /var/lib/plumbline or another sensor's lock).
+		"${SENSOR_BIN[$1]}" run --no-live --state-dir "$TMP/state.$1" --json "$INSTR_JSON" \
+			>"$INSTR_OUT" 2>"$INSTR_LOG" &
 		INSTR_PID=$!
 		wait_for "$INSTR_PID" "$INSTR_LOG" 'info: attached:' 30 || return 1
 		;;
@@ -208,7 +243,7 @@ setup_w4() {
 		die "W4: configuring the copy failed (see below)
 $(tail -n 20 "$TMP/w4-configure.log")"
 }
-# prep_W: untimed set-up before each run; timed_W: the measured part.
+# prep W: untimed set-up before each run; timed W: the measured part.
 prep() {
 	case "$1" in
 	W4) make -C "$W4_DIR/build" clean >/dev/null && sync ;;
@@ -221,6 +256,8 @@ timed() {
 	W2) "$BENCH/bench_failopen" "$N2" "$FAILPATH" ;;
 	W3) "$BENCH/bench_execs" "$N3" /bin/true ;;
 	W4) make -C "$W4_DIR/build" -j2 $W4_TARGET >/dev/null ;;
+	W5) "$BENCH/bench_threads2" "$N5" ;;
+	W6) "$BENCH/bench_spawn" "$N6" "$W6_WORKERS" "$BENCH/bench_noop" ;;
 	esac
 }
 # time_workload W: sets NS (elapsed ns of the timed part).
@@ -236,14 +273,26 @@ time_workload_noprep() {
 	t1=$(now_ns)
 	NS=$((t1 - t0))
 }
-# time_instrumented W I: sets NS, and for plumbline CPU_NS (sensor_cpu_ns of
-# its last stats record), CPU0_NS (its CPU when attached) and RSS_KB.
+# A number from the sensor's one-line JSON stats record; 0 if absent (an
+# older build may not have the field).
+json_num() { # KEY LINE
+	local v
+	v=$(sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<<"$2")
+	echo "${v:-0}"
+}
+# time_instrumented W I: sets NS, and for a sensor RUN_CPU_NS (sensor_cpu_ns
+# of its last stats record minus its CPU when attached), RUN_RSS_KB and
+# RUN_LOST (what
+# its stats record counts as lost, as "kind=count ..." for the kinds that are
+# not 0, or "0": records when the ring buffer was full, processes when the
+# kernel's or user space's process table was, threads whose state could not
+# be kept, output writes dropped).
 # Returns non-zero, with INSTR_ERR set, if the instrumentation did not start.
-CPU_NS="" CPU0_NS="" RSS_KB=""
+RUN_CPU_NS="" RUN_RSS_KB="" RUN_LOST=""
 time_instrumented() {
-	local line
+	local line cpu0=0 cpu dropped k v
 	# Start first, so the untimed prep runs right before the timed part in
-	# both legs of a pair.
+	# every leg of a set.
 	start_instr "$2" || {
 		if [ -n "$INSTR_PID" ]; then
 			kill -KILL "$INSTR_PID" 2>/dev/null || true
@@ -253,36 +302,95 @@ time_instrumented() {
 		return 1
 	}
 	prep "$1"
-	[ "$2" != plumbline ] || INSTR_CPU0=$(task_cpu_ns "$INSTR_PID")
+	! is_sensor "$2" || cpu0=$(task_cpu_ns "$INSTR_PID")
 	time_workload_noprep "$1"
 	stop_instr || die "$2 exited with an error: $(tail -n 3 "$INSTR_LOG" | tr '\n' ' ')"
-	if [ "$2" = plumbline ]; then
-		line=$(grep '"type":"stats"' "$INSTR_JSON" | tail -n 1) || die "no stats record in plumbline's JSON output"
-		CPU_NS=$(sed -n 's/.*"sensor_cpu_ns":\([0-9]*\).*/\1/p' <<<"$line")
-		RSS_KB=$(sed -n 's/.*"sensor_maxrss_kb":\([0-9]*\).*/\1/p' <<<"$line")
-		CPU0_NS=$INSTR_CPU0
-		if [ -z "$CPU_NS" ] || [ -z "$RSS_KB" ]; then
+	if is_sensor "$2"; then
+		line=$(grep '"type":"stats"' "$INSTR_JSON" | tail -n 1) || die "no stats record in $2's JSON output"
+		cpu=$(sed -n 's/.*"sensor_cpu_ns":\([0-9]*\).*/\1/p' <<<"$line")
+		RUN_RSS_KB=$(sed -n 's/.*"sensor_maxrss_kb":\([0-9]*\).*/\1/p' <<<"$line")
+		if [ -z "$cpu" ] || [ -z "$RUN_RSS_KB" ]; then
 			die "stats record without sensor_cpu_ns/sensor_maxrss_kb: $line"
 		fi
+		RUN_CPU_NS=$((cpu - cpu0))
+		dropped=$(sed -n 's/.*"output":{"written":[0-9]*,"dropped":\([0-9]*\).*/\1/p' <<<"$line")
+		RUN_LOST=""
+		for k in ringbuf_full proc_map_full thread_state proctable_full; do
+			v=$(json_num "$k" "$line")
+			[ "$v" = 0 ] || RUN_LOST+="$k=$v "
+		done
+		[ "${dropped:-0}" = 0 ] || RUN_LOST+="output_dropped=$dropped "
+		RUN_LOST=${RUN_LOST% }
+		: "${RUN_LOST:=0}"
 	fi
 }
 
+# lost_sum: lines of "kind=count ..." or "0" -> "total (kind count, ...)",
+# "0", or "" for no runs.
+lost_sum() {
+	awk '{ n++; for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) { if (!(kv[1] in c)) o[++k] = kv[1]; c[kv[1]] += kv[2]; t += kv[2] } }
+	END {
+		if (!n) exit
+		if (!t) { print 0; exit }
+		s = ""
+		for (i = 1; i <= k; i++) s = s (i > 1 ? ", " : "") o[i] " " c[o[i]]
+		print t " (" s ")"
+	}'
+}
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 fmt() { awk -v x="$1" -v f="$2" 'BEGIN { if (x == "nan" || x == "") print "n/a"; else printf(f, x) }'; }
+calc() { awk "BEGIN { $1 }" </dev/null; } # calc 'printf("%.3f", 1 / 3)'
+us() { calc "x = \"$1\"; if (x == \"nan\" || x == \"\") print \"nan\"; else print x / 1000"; } # ns -> us
+times115() { calc "x = \"$1\"; if (x == \"nan\" || x == \"\") print \"nan\"; else print x * 1.15"; }
 
-# ---- main loop -----------------------------------------------------------
-declare -A ALONE RATIO CPU RSS
-INSTRS=(floor plumbline syscount)
-WORKLOADS=(W1 W2 W3 W4)
+# ---- what an event is, per workload ----------------------------------------
+# EVENTS: the count the added time is divided by; UNIT: ns or us per EVNAME.
+# W5's threads run side by side, so the wall time each syscall adds is the
+# added time over the N syscalls of one thread (over both threads' 2N it
+# would come out half of what each syscall costs).
+declare -A EVENTS=([W1]=$N1 [W2]=$N2 [W3]=$N3 [W5]=$N5 [W6]=$N6 [W4]=0)
+declare -A EVNAME=([W1]=syscall [W2]=openat [W3]=process [W5]=syscall [W6]=process [W4]="")
+declare -A UNIT=([W1]=ns [W2]=ns [W3]=us [W5]=ns [W6]=us [W4]="")
 declare -A DESC=(
 	[W1]="bench_getppid $N1"
 	[W2]="bench_failopen $N2 $FAILPATH"
 	[W3]="bench_execs $N3 /bin/true"
 	[W4]="make -j2 ${W4_TARGET:-all} (plumbline, PL_TESTS=OFF)"
+	[W5]="bench_threads2 $N5 (2 threads, 2 CPUs)"
+	[W6]="bench_spawn $N6 $W6_WORKERS bench_noop"
 )
+# in_unit NS W: NS in W's unit (ns or us); per_event NS W: NS per event of W,
+# in W's unit; "nan" for an absent value or a workload without events.
+in_unit() { calc "x = \"$1\"; if (x == \"nan\" || x == \"\") print \"nan\"; else print x / (\"${UNIT[$2]}\" == \"us\" ? 1000 : 1)"; }
+per_event() {
+	if [ "${EVENTS[$2]}" = 0 ]; then echo nan; else in_unit "$(calc "x = \"$1\"; if (x == \"nan\" || x == \"\") print x; else print x / ${EVENTS[$2]}")" "$2"; fi
+}
+# fmt_pe VALUE W [SIGN]: "+70.1 ns" (SIGN "+") or "172.0 ns"; n/a when absent.
+fmt_pe() { calc "x = \"$1\"; if (x == \"nan\" || x == \"\") print \"n/a\"; else printf(\"%${3:-}.1f %s\", x, \"${UNIT[$2]}\")"; }
+
+# ---- the sets ------------------------------------------------------------
+ALL_WORKLOADS=(W1 W5 W2 W3 W6 W4)
+WORKLOADS=()
+for w in "${ALL_WORKLOADS[@]}"; do
+	[ -z "$ONLY" ] || [[ ",$ONLY," == *",$w,"* ]] || continue
+	WORKLOADS+=("$w")
+done
+NA_W5=""
+[ "$(nproc)" -ge 2 ] || NA_W5="n/a: one CPU"
+INSTRS=(floor "${SENSORS[@]}" syscount)
+# The order of the legs in set P (leg 0 is the workload alone): the P-th
+# rotation of 0..NLEGS-1, reversed in every other round of NLEGS sets, so
+# that over NLEGS sets each leg takes each place once.
+leg_order() { # P NLEGS
+	local p=$1 n=$2 k o=()
+	for ((k = 0; k < n; k++)); do
+		if (((p / n) % 2)); then o+=($(((2 * n - 1 - k + p) % n))); else o+=($(((k + p) % n))); fi
+	done
+	echo "${o[*]}"
+}
 
 t_start=$(now_ns)
-log "plumbline overhead benchmark: $PAIRS pairs per workload and instrumentation$([ "$QUICK" = 1 ] && echo ", quick sizes")"
+log "plumbline overhead benchmark: $PAIRS sets per workload$([ "$QUICK" = 1 ] && echo ", quick sizes")"
 log "machine: $(nproc) CPUs, kernel $(uname -r)"
 [ -z "$SYSCOUNT_NA" ] || log "syscount: n/a: $SYSCOUNT_NA"
 # The numbers are only meaningful on an otherwise idle machine: say so when
@@ -296,112 +404,294 @@ check_idle() {
 	log "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 check_idle
-log "W4: configuring a copy of $SRC in $W4_DIR"
-setup_w4
+if [[ " ${WORKLOADS[*]} " == *" W4 "* ]]; then
+	log "W4: configuring a copy of $SRC in $W4_DIR"
+	setup_w4
+fi
 
+declare -A ALONE RATIO DNS WITH CPU CPUPP RSS LOST AB_RATIO AB_DNS BEYOND
 for w in "${WORKLOADS[@]}"; do
+	if [ "$w" = W5 ] && [ -n "$NA_W5" ]; then
+		log "$w: ${DESC[$w]}: $NA_W5"
+		continue
+	fi
 	log "$w: ${DESC[$w]}"
 	# Warm-up (page cache, first exec, W4's first full build): untimed.
 	prep "$w"
 	timed "$w" || die "workload $w failed"
 	: >"$TMP/$w.alone"
+	: >"$TMP/$w.AB.ratio"
+	: >"$TMP/$w.AB.dns"
 	for i in "${INSTRS[@]}"; do
-		: >"$TMP/$w.$i.ratio"
-		: >"$TMP/$w.$i.cpu"
-		: >"$TMP/$w.$i.rss"
-		if [ "$i" = syscount ] && [ -n "$SYSCOUNT_NA" ]; then
-			continue
-		fi
-		for ((p = 0; p < PAIRS; p++)); do
-			a="" b="" failed=0
-			for leg in 0 1; do
-				# even pairs: alone first; odd pairs: instrumented first
-				if [ $(((p + leg) % 2)) = 0 ]; then
-					time_workload "$w"
-					a=$NS
-				elif time_instrumented "$w" "$i"; then
-					b=$NS
-				else
-					failed=1
-					break
-				fi
-			done
-			if [ "$failed" = 1 ]; then
-				[ "$i" = syscount ] || die "$i failed to start: $INSTR_ERR"
-				SYSCOUNT_NA="syscount failed: $INSTR_ERR"
-				log "  syscount: n/a: $SYSCOUNT_NA"
-				: >"$TMP/$w.$i.ratio"
+		for k in ratio dns with cpu cpupp rss lost; do : >"$TMP/$w.$i.$k"; done
+	done
+	for i in "${SENSORS[@]}"; do : >"$TMP/$w.$i.beyond"; done
+	for ((p = 0; p < PAIRS; p++)); do
+		# one set: the workload alone and with each instrumentation
+		legs=(alone floor "${SENSORS[@]}")
+		[ -n "$SYSCOUNT_NA" ] || legs+=(syscount)
+		declare -A T=() C=() R=() L=()
+		failed=""
+		for l in $(leg_order "$p" "${#legs[@]}"); do
+			i=${legs[$l]}
+			if [ "$i" = alone ]; then
+				time_workload "$w"
+				T[alone]=$NS
+			elif time_instrumented "$w" "$i"; then
+				T[$i]=$NS
+				if is_sensor "$i"; then C[$i]=$RUN_CPU_NS R[$i]=$RUN_RSS_KB L[$i]=$RUN_LOST; fi
+			else
+				failed=$i
 				break
 			fi
-			echo "$a" >>"$TMP/$w.alone"
-			r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf("%.4f", b / a) }')
-			echo "$r" >>"$TMP/$w.$i.ratio"
-			extra=""
-			if [ "$i" = plumbline ]; then
-				# CPU the sensor used from the start of the timed run to its
-				# final stats record (start-up excluded), as % of the
-				# workload's wall time.
-				pct=$(awk -v c="$CPU_NS" -v c0="$CPU0_NS" -v b="$b" 'BEGIN { printf("%.2f", 100 * (c - c0) / b) }')
-				echo "$pct" >>"$TMP/$w.$i.cpu"
-				echo "$RSS_KB" >>"$TMP/$w.$i.rss"
-				extra=$(printf '; sensor CPU %.3f s in all, %s%% of the run; maxrss %s KiB' \
-					"$(awk -v x="$CPU_NS" 'BEGIN { print x / 1e9 }')" "$pct" "$RSS_KB")
-			fi
-			log "$(printf '  %s %-9s pair %d/%d: alone %.3f s, with %.3f s, ratio %s%s' "$w" "$i" $((p + 1)) "$PAIRS" \
-				"$(awk -v x="$a" 'BEGIN { print x / 1e9 }')" "$(awk -v x="$b" 'BEGIN { print x / 1e9 }')" "$r" "$extra")"
 		done
+		if [ -n "$failed" ]; then
+			[ "$failed" = syscount ] || die "$failed failed to start: $INSTR_ERR"
+			# go on without syscount: this set again, and no syscount figures
+			SYSCOUNT_NA="syscount failed: $INSTR_ERR"
+			log "  syscount: n/a: $SYSCOUNT_NA"
+			for k in ratio dns with; do : >"$TMP/$w.syscount.$k"; done
+			unset T C R L
+			p=$((p - 1))
+			continue
+		fi
+		a=${T[alone]}
+		echo "$a" >>"$TMP/$w.alone"
+		msg=$(printf '  %s set %d/%d: alone %.3f s' "$w" $((p + 1)) "$PAIRS" "$(calc "print $a / 1e9")")
+		for i in "${legs[@]:1}"; do
+			b=${T[$i]}
+			r=$(calc "printf(\"%.4f\", $b / $a)")
+			d=nan
+			[ "${EVENTS[$w]}" = 0 ] || d=$(calc "printf(\"%.1f\", ($b - $a) / ${EVENTS[$w]})")
+			echo "$b" >>"$TMP/$w.$i.with"
+			echo "$r" >>"$TMP/$w.$i.ratio"
+			echo "$d" >>"$TMP/$w.$i.dns"
+			msg+=$(printf '; %s %.3f s, ratio %s' "$i" "$(calc "print $b / 1e9")" "$r")
+			[ "${EVENTS[$w]}" = 0 ] || msg+=" ($(fmt_pe "$(per_event $((b - a)) "$w")" "$w" +)/${EVNAME[$w]})"
+			if is_sensor "$i"; then
+				# CPU the sensor used from the start of the timed run to
+				# its final stats record (start-up excluded), as % of the
+				# workload's wall time, and per process for W3/W6.
+				pct=$(calc "printf(\"%.2f\", 100 * ${C[$i]} / $b)")
+				echo "$pct" >>"$TMP/$w.$i.cpu"
+				echo "${R[$i]}" >>"$TMP/$w.$i.rss"
+				echo "${L[$i]}" >>"$TMP/$w.$i.lost"
+				msg+=", sensor CPU $(calc "printf(\"%.3f\", ${C[$i]} / 1e9)") s = $pct %"
+				if [ "${EVNAME[$w]}" = process ]; then
+					echo "$((C[$i] / EVENTS[$w]))" >>"$TMP/$w.$i.cpupp"
+					msg+=" = $(calc "printf(\"%.1f\", ${C[$i]} / ${EVENTS[$w]} / 1000)") us/process"
+				fi
+				msg+=", maxrss ${R[$i]} KiB, lost ${L[$i]}"
+				# what the sensor adds beyond the floor, in the same set
+				[ "${EVENTS[$w]}" = 0 ] ||
+					calc "printf(\"%.1f\n\", ($b - ${T[floor]}) / ${EVENTS[$w]})" >>"$TMP/$w.$i.beyond"
+			fi
+		done
+		if [ "${#SENSORS[@]}" = 2 ]; then
+			# the two sensors of the same set: A/B, and what A adds over B
+			calc "printf(\"%.4f\n\", ${T[plumbline]} / ${T[plumbline-B]})" >>"$TMP/$w.AB.ratio"
+			[ "${EVENTS[$w]}" = 0 ] ||
+				calc "printf(\"%.1f\n\", (${T[plumbline]} - ${T[plumbline-B]}) / ${EVENTS[$w]})" >>"$TMP/$w.AB.dns"
+		fi
+		log "$msg"
+		unset T C R L
 	done
 	ALONE[$w]=$(median <"$TMP/$w.alone")
 	for i in "${INSTRS[@]}"; do
 		RATIO[$w.$i]=$(median <"$TMP/$w.$i.ratio")
+		WITH[$w.$i]=$(median <"$TMP/$w.$i.with")
+		# dns files hold ns per event (0 events: W4, no per-event figure)
+		DNS[$w.$i]=nan
+		[ "${EVENTS[$w]}" = 0 ] || DNS[$w.$i]=$(median <"$TMP/$w.$i.dns")
+		CPU[$w.$i]=$(median <"$TMP/$w.$i.cpu")
+		BEYOND[$w.$i]=nan
+		! is_sensor "$i" || [ "${EVENTS[$w]}" = 0 ] || BEYOND[$w.$i]=$(median <"$TMP/$w.$i.beyond")
+		CPUPP[$w.$i]=$(median <"$TMP/$w.$i.cpupp")
+		RSS[$w.$i]=$(sort -n "$TMP/$w.$i.rss" | tail -n 1)
+		LOST[$w.$i]=$(lost_sum <"$TMP/$w.$i.lost")
 	done
-	CPU[$w]=$(median <"$TMP/$w.plumbline.cpu")
-	RSS[$w]=$(sort -n "$TMP/$w.plumbline.rss" | tail -n 1)
+	AB_RATIO[$w]=$(median <"$TMP/$w.AB.ratio")
+	AB_DNS[$w]=nan
+	[ "${EVENTS[$w]}" = 0 ] || AB_DNS[$w]=$(median <"$TMP/$w.AB.dns")
 done
 
 # ---- report --------------------------------------------------------------
 check_idle
-elapsed=$(awk -v a="$t_start" -v b="$(now_ns)" 'BEGIN { printf("%.0f", (b - a) / 1e9) }')
-echo
-echo "plumbline overhead: $(nproc) CPUs, kernel $(uname -r), $PAIRS pairs, median ratios (instrumented/alone)$([ "$QUICK" = 1 ] && echo ', QUICK sizes')"
-echo
-printf '| %-8s | %-49s | %9s | %11s | %15s | %14s | %10s | %10s |\n' workload command "alone (s)" "floor ratio" "plumbline ratio" "syscount ratio" "sensor CPU" "sensor RSS"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "----------" "---------------------------------------------------" "-----------" "-------------" "-----------------" "----------------" "------------" "------------"
-for w in "${WORKLOADS[@]}"; do
-	printf '| %-8s | %-49s | %9s | %11s | %15s | %14s | %10s | %10s |\n' "$w" "${DESC[$w]}" \
-		"$(fmt "$(awk -v x="${ALONE[$w]}" 'BEGIN { print x / 1e9 }')" '%.3f')" \
-		"$(fmt "${RATIO[$w.floor]}" '%.3f')" "$(fmt "${RATIO[$w.plumbline]}" '%.3f')" \
-		"$(fmt "${RATIO[$w.syscount]}" '%.3f')" "$(fmt "${CPU[$w]}" '%.2f %%')" \
-		"$([ -n "${RSS[$w]}" ] && echo "$((RSS[$w] / 1024)) MiB" || echo n/a)"
-done
-[ -z "$SYSCOUNT_NA" ] || echo "syscount: n/a: $SYSCOUNT_NA"
-echo
-echo "sensor CPU = the sensor's CPU time from the start of the timed run to its last stats record"
-echo "(sensor_cpu_ns minus its CPU then), % of the instrumented run's wall time, median; sensor RSS = max sensor_maxrss_kb."
-echo
-echo "Targets (informational):"
-target() { # LABEL VALUE LIMIT
-	local v=$2 lim=$3
-	if [ "$v" = nan ] || [ -z "$v" ] || [ "$lim" = nan ] || [ -z "$lim" ]; then
-		printf '  %-48s %8s <= %-8s n/a\n' "$1" "$(fmt "$v" '%.3f')" "$(fmt "$lim" '%.3f')"
-	elif awk -v v="$v" -v l="$lim" 'BEGIN { exit !(v <= l) }'; then
-		printf '  %-48s %8.3f <= %-8.3f PASS\n' "$1" "$v" "$lim"
+elapsed=$(calc "printf(\"%.0f\", ($(now_ns) - $t_start) / 1e9)")
+# table: TSV on stdin (header first) -> a Markdown table with aligned
+# columns; the first two columns left-aligned, the others right-aligned.
+table() {
+	awk -F'\t' '
+	{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) } if (NF > nf) nf = NF }
+	END {
+		for (r = 1; r <= NR; r++) {
+			line = "|"
+			for (i = 1; i <= nf; i++)
+				line = line sprintf(" %" (i <= 2 ? "-" : "") w[i] "s |", c[r, i])
+			print line
+			if (r == 1) {
+				line = "|"
+				for (i = 1; i <= nf; i++) {
+					d = ""
+					for (k = 0; k < w[i]; k++) d = d "-"
+					line = line (i <= 2 ? "-" d "-|" : "-" d ":|")
+				}
+				print line
+			}
+		}
+	}'
+}
+# commit: the source commit a build directory was configured from.
+commit_of() {
+	local src
+	src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$1/CMakeCache.txt" 2>/dev/null) || true
+	if [ -n "$src" ] && git -C "$src" rev-parse --short HEAD >/dev/null 2>&1; then
+		echo "$(git -C "$src" rev-parse --short HEAD)$(git -C "$src" diff --quiet HEAD -- . 2>/dev/null || echo ' + uncommitted changes')"
 	else
-		printf '  %-48s %8.3f <= %-8.3f MISS\n' "$1" "$v" "$lim"
+		echo "unknown commit"
 	fi
 }
-fl=${RATIO[W1.floor]}
-target "W1 plumbline ratio <= floor ratio x 1.15" "${RATIO[W1.plumbline]}" \
-	"$(awk -v f="$fl" 'BEGIN { if (f == "nan") print "nan"; else print f * 1.15 }')"
-if [ "${RATIO[W1.syscount]}" = nan ]; then
-	printf '  %-48s %8s\n' "W1 plumbline ratio < syscount ratio" "n/a (syscount unavailable)"
-elif awk -v v="${RATIO[W1.plumbline]}" -v l="${RATIO[W1.syscount]}" 'BEGIN { exit !(v < l) }'; then
-	printf '  %-48s %8.3f <  %-8.3f PASS\n' "W1 plumbline ratio < syscount ratio" "${RATIO[W1.plumbline]}" "${RATIO[W1.syscount]}"
-else
-	printf '  %-48s %8.3f <  %-8.3f MISS\n' "W1 plumbline ratio < syscount ratio" "${RATIO[W1.plumbline]}" "${RATIO[W1.syscount]}"
+ran() { [[ " ${WORKLOADS[*]} " == *" $1 "* ]] && { [ "$1" != W5 ] || [ -z "$NA_W5" ]; }; }
+
+echo
+echo "plumbline overhead: $(nproc) CPUs, kernel $(uname -r), $PAIRS sets per workload, medians$([ "$QUICK" = 1 ] && echo ', QUICK sizes')"
+if ran W1; then
+	echo "W1 alone: $(fmt "$(calc "print ${ALONE[W1]} / 1e9")" '%.3f') s for $N1 getppid = $(fmt "$(per_event "${ALONE[W1]}" W1)" '%.0f') ns per syscall (compare machines by this)"
 fi
-target "W2 plumbline ratio <= 1.25" "${RATIO[W2.plumbline]}" 1.25
-target "W3 plumbline ratio <= 1.03" "${RATIO[W3.plumbline]}" 1.03
-target "W4 plumbline ratio <= 1.03" "${RATIO[W4.plumbline]}" 1.03
+for s in "${SENSORS[@]}"; do
+	printf '%-12s %s (%s)\n' "$s:" "${SENSOR_BIN[$s]}" "$(commit_of "${SENSOR_DIR[$s]}")"
+done
+echo
+echo "Each cell: median ratio instrumented/alone, and the median time added per event."
+{
+	printf 'workload\tcommand\talone (s)\talone per event'
+	for i in "${INSTRS[@]}"; do printf '\t%s' "$i"; done
+	echo
+	for w in "${ALL_WORKLOADS[@]}"; do
+		[[ " ${WORKLOADS[*]} " == *" $w "* ]] || continue
+		if [ "$w" = W5 ] && [ -n "$NA_W5" ]; then
+			printf '%s\t%s\t%s\n' "$w" "${DESC[$w]}" "$NA_W5"
+			continue
+		fi
+		printf '%s\t%s\t%s\t%s' "$w" "${DESC[$w]}" "$(fmt "$(calc "print ${ALONE[$w]} / 1e9")" '%.3f')" \
+			"$([ "${EVENTS[$w]}" = 0 ] && echo - || echo "$(fmt_pe "$(per_event "${ALONE[$w]}" "$w")" "$w")/${EVNAME[$w]}")"
+		for i in "${INSTRS[@]}"; do
+			cell=$(fmt "${RATIO[$w.$i]}" '%.3f')
+			if [ "$cell" != n/a ] && [ "${EVENTS[$w]}" != 0 ]; then
+				cell+=" $(fmt_pe "$(in_unit "${DNS[$w.$i]}" "$w")" "$w" +)"
+			fi
+			printf '\t%s' "$cell"
+		done
+		echo
+	done
+} | table
+[ -z "$SYSCOUNT_NA" ] || echo "syscount: n/a: $SYSCOUNT_NA"
+echo "W1, W5: ns per syscall (W5: of one thread, the two run side by side); W2: ns per openat; W3, W6: us per process."
+
+# Beyond the floor: what the sensor adds per syscall on top of what an empty
+# program on every syscall adds. This, not the ratio, carries across machines.
+beyond() { echo "${BEYOND[$1.$2]}"; } # W SENSOR
+bw=()
+for w in W1 W5 W2; do ran "$w" && bw+=("$w"); done
+if [ "${#bw[@]}" -gt 0 ]; then
+	echo
+	echo "Beyond the floor: ns per event the sensor adds on top of the floor's: the median over the sets of"
+	echo "(with sensor - with floor) / events, both timed in the same set."
+	{
+		printf 'workload\tevent\tfloor adds'
+		for s in "${SENSORS[@]}"; do printf '\t%s adds\t%s beyond the floor' "$s" "$s"; done
+		echo
+		for w in "${bw[@]}"; do
+			printf '%s\t%s\t%s' "$w" "${EVNAME[$w]}" "$(fmt_pe "${DNS[$w.floor]}" "$w" +)"
+			for s in "${SENSORS[@]}"; do
+				printf '\t%s\t%s' "$(fmt_pe "${DNS[$w.$s]}" "$w" +)" "$(fmt_pe "$(beyond "$w" "$s")" "$w" +)"
+			done
+			echo
+		done
+	} | table
+fi
+
+echo
+echo "Sensor: CPU from the start of the timed run to its last stats record (sensor_cpu_ns minus its CPU"
+echo "then), as % of the instrumented run's wall time and per process (median); RSS = max sensor_maxrss_kb;"
+echo "lost = what its stats records count as lost (ring buffer full, process table full in the kernel"
+echo "or user space, thread state, output writes dropped), summed over the runs."
+{
+	printf 'workload\tsensor\tCPU (%% of run)\tCPU per process\tRSS\tlost\n'
+	for w in "${WORKLOADS[@]}"; do
+		ran "$w" || continue
+		for s in "${SENSORS[@]}"; do
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$s" "$(fmt "${CPU[$w.$s]}" '%.2f %%')" \
+				"$(fmt "$(us "${CPUPP[$w.$s]}")" '%.1f us')" \
+				"$([ -n "${RSS[$w.$s]}" ] && echo "$((RSS[$w.$s] / 1024)) MiB" || echo n/a)" "${LOST[$w.$s]:-n/a}"
+		done
+	done
+} | table
+
+if ran W6; then
+	echo
+	rate() { calc "x = \"$1\"; if (x == \"nan\" || x == \"\") print \"n/a\"; else printf(\"%.0f\", $N6 / (x / 1e9))"; }
+	echo "W6, a flood of $N6 short-lived processes from $W6_WORKERS workers: $(rate "${ALONE[W6]}") execs/s alone (median time)"
+	for i in "${INSTRS[@]}"; do
+		[ "${RATIO[W6.$i]}" != nan ] || continue
+		line="  with $i: $(rate "${WITH[W6.$i]}") execs/s (median time), median ratio $(fmt "${RATIO[W6.$i]}" '%.3f')"
+		if is_sensor "$i"; then
+			line+="; sensor $(fmt "${CPU[W6.$i]}" '%.1f %%') of a CPU, $(fmt "$(us "${CPUPP[W6.$i]}")" '%.1f') us per process, lost ${LOST[W6.$i]:-n/a}"
+		fi
+		echo "$line"
+	done
+fi
+
+if [ "${#SENSORS[@]}" = 2 ]; then
+	echo
+	echo "plumbline against plumbline-B, timed in the same sets (median of each set's plumbline/plumbline-B"
+	echo "and of (plumbline - plumbline-B) / events; below 1 and negative: plumbline is the faster):"
+	{
+		printf 'workload\tevent\tplumbline / plumbline-B\tplumbline - plumbline-B\n'
+		for w in "${WORKLOADS[@]}"; do
+			ran "$w" || continue
+			printf '%s\t%s\t%s\t%s\n' "$w" "${EVNAME[$w]:--}" "$(fmt "${AB_RATIO[$w]}" '%.3f')" \
+				"$(if [ "${EVENTS[$w]}" = 0 ]; then echo -; else fmt_pe "$(in_unit "${AB_DNS[$w]}" "$w")" "$w" +; fi)"
+		done
+	} | table
+fi
+
+echo
+echo "Targets (informational):"
+verdict() { # LABEL VALUE OP LIMIT [FMT]: OP is <= or <
+	local f=${5:-%.3f}
+	if [ "$2" = nan ] || [ -z "$2" ] || [ "$4" = nan ] || [ -z "$4" ]; then
+		printf "  %-58s %10s %-2s %-10s n/a\n" "$1" "$(fmt "$2" "$f")" "$3" "$(fmt "$4" "$f")"
+	elif calc "exit !((\"$3\" == \"<\") ? ($2 < $4) : ($2 <= $4))"; then
+		printf "  %-58s %10s %-2s %-10s PASS\n" "$1" "$(fmt "$2" "$f")" "$3" "$(fmt "$4" "$f")"
+	else
+		printf "  %-58s %10s %-2s %-10s MISS\n" "$1" "$(fmt "$2" "$f")" "$3" "$(fmt "$4" "$f")"
+	fi
+}
+for s in "${SENSORS[@]}"; do
+	if ran W1; then
+		verdict "W1 $s ratio <= floor ratio x 1.15" "${RATIO[W1.$s]}" "<=" "$(times115 "${RATIO[W1.floor]}")"
+		verdict "W1 $s ns per syscall beyond the floor <= 35" "$(beyond W1 "$s")" "<=" 35 '%.1f'
+		verdict "W1 $s ratio < syscount ratio" "${RATIO[W1.$s]}" "<" "${RATIO[W1.syscount]}"
+	fi
+	if ran W5; then
+		verdict "W5 $s ratio <= floor ratio x 1.15" "${RATIO[W5.$s]}" "<=" "$(times115 "${RATIO[W5.floor]}")"
+		verdict "W5 $s ns per syscall beyond the floor <= 35" "$(beyond W5 "$s")" "<=" 35 '%.1f'
+	fi
+	if ran W2; then
+		verdict "W2 $s ratio <= 1.25" "${RATIO[W2.$s]}" "<=" 1.25
+		verdict "W2 $s ratio < syscount ratio" "${RATIO[W2.$s]}" "<" "${RATIO[W2.syscount]}"
+	fi
+	if ran W3; then
+		verdict "W3 $s ratio <= 1.03" "${RATIO[W3.$s]}" "<=" 1.03
+		verdict "W3 $s sensor CPU us per process <= 20" "$(us "${CPUPP[W3.$s]}")" "<=" 20 '%.1f'
+	fi
+	if ran W6; then
+		verdict "W6 $s sensor CPU us per process <= 20" "$(us "${CPUPP[W6.$s]}")" "<=" 20 '%.1f'
+	fi
+	if ran W4; then
+		verdict "W4 $s ratio <= 1.03" "${RATIO[W4.$s]}" "<=" 1.03
+	fi
+done
 echo
 echo "total benchmark time: ${elapsed} s"
