@@ -201,12 +201,55 @@ static __always_inline __u64 task_cgroup_id(struct task_struct *t)
 	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
 }
 
+/* Inode layouts before Linux 6.11 (commit 3aa63a569c64 "fs: switch timespec64
+ * fields in inode to discrete integers"): timespec64 fields, the ctime one
+ * renamed __i_ctime in 6.6 (commit 13bc24457850 "fs: rename i_ctime field
+ * to __i_ctime"). CO-RE picks whichever this kernel has. */
+struct inode___pre611 {
+	struct timespec64 i_mtime;
+	struct timespec64 __i_ctime;
+} __attribute__((preserve_access_index));
+
+struct inode___pre66 {
+	struct timespec64 i_mtime;
+	struct timespec64 i_ctime;
+} __attribute__((preserve_access_index));
+
+/* Since Linux 6.13 (multigrain timestamps, commit 4e40eff0b573 "fs: add
+ * infrastructure for multigrain timestamps"), bit 31 of i_ctime_nsec is a
+ * flag (I_CTIME_QUERIED), not time: a nanosecond count needs 30 bits. */
+static __always_inline __u64 ts_ns(__s64 sec, __s64 nsec)
+{
+	return (__u64)sec * 1000000000ull + ((__u64)nsec & 0x3fffffff);
+}
+
+/* What user space caches a binary's identity by, besides dev and ino. */
+static __always_inline void set_exe_times(struct pl_ident *id, struct inode *ino)
+{
+	id->exe_size = BPF_CORE_READ(ino, i_size);
+	if (bpf_core_field_exists(ino->i_mtime_sec)) {
+		id->exe_mtime_ns = ts_ns(BPF_CORE_READ(ino, i_mtime_sec), BPF_CORE_READ(ino, i_mtime_nsec));
+		id->exe_ctime_ns = ts_ns(BPF_CORE_READ(ino, i_ctime_sec), BPF_CORE_READ(ino, i_ctime_nsec));
+	} else if (bpf_core_field_exists(((struct inode___pre611 *)ino)->__i_ctime)) {
+		struct inode___pre611 *o = (void *)ino;
+
+		id->exe_mtime_ns = ts_ns(BPF_CORE_READ(o, i_mtime.tv_sec), BPF_CORE_READ(o, i_mtime.tv_nsec));
+		id->exe_ctime_ns = ts_ns(BPF_CORE_READ(o, __i_ctime.tv_sec), BPF_CORE_READ(o, __i_ctime.tv_nsec));
+	} else if (bpf_core_field_exists(((struct inode___pre66 *)ino)->i_ctime)) {
+		struct inode___pre66 *o = (void *)ino;
+
+		id->exe_mtime_ns = ts_ns(BPF_CORE_READ(o, i_mtime.tv_sec), BPF_CORE_READ(o, i_mtime.tv_nsec));
+		id->exe_ctime_ns = ts_ns(BPF_CORE_READ(o, i_ctime.tv_sec), BPF_CORE_READ(o, i_ctime.tv_nsec));
+	}
+}
+
 static __always_inline void set_exe(struct pl_ident *id, struct file *f)
 {
 	struct inode *ino = BPF_CORE_READ(f, f_inode);
 
 	id->exe_ino = BPF_CORE_READ(ino, i_ino);
 	id->exe_dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	set_exe_times(id, ino);
 }
 
 static __always_inline void set_identity(struct pl_ident *id, struct task_struct *t)
@@ -784,6 +827,9 @@ int BPF_PROG(pl_sched_fork, struct task_struct *parent, struct task_struct *chil
 	if (pp) {
 		p->id.exe_ino = pp->id.exe_ino;
 		p->id.exe_dev = pp->id.exe_dev;
+		p->id.exe_size = pp->id.exe_size;
+		p->id.exe_mtime_ns = pp->id.exe_mtime_ns;
+		p->id.exe_ctime_ns = pp->id.exe_ctime_ns;
 	} else {
 		set_exe(&p->id, BPF_CORE_READ(child, mm, exe_file));
 	}

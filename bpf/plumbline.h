@@ -100,6 +100,12 @@ struct pl_ident {
 	__u64 image_id;       /* unique per image: keys the failed-path table */
 	__u64 cgroup_id;      /* cgroup v2 id at image start */
 	__u64 exe_ino;
+	/* The executable's size and times as its inode says at image start:
+	 * with dev and ino, what user space caches the binary's identity by,
+	 * so a known binary is identified without a syscall (0 when unknown). */
+	__u64 exe_size;
+	__u64 exe_mtime_ns;   /* CLOCK_REALTIME ns since the epoch */
+	__u64 exe_ctime_ns;
 	__u32 exe_dev;        /* kernel dev_t of the executable's superblock */
 	__u32 ppid;
 	__u32 uid;
@@ -168,7 +174,7 @@ struct pl_ev_fail_path {
 };
 
 _Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
-_Static_assert(sizeof(struct pl_ident) == 80, "pl_ident layout");
+_Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");
 _Static_assert(sizeof(struct pl_ev_exec) % 8 == 0, "pl_ev_exec alignment");
 _Static_assert(sizeof(struct pl_ev_end) % 8 == 0, "pl_ev_end alignment");

@@ -48,8 +48,8 @@
 struct file_key {
 	dev_t dev;
 	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
+	uint64_t size;
+	uint64_t mtime_ns, ctime_ns;
 };
 
 struct buildid_slot {
@@ -58,6 +58,7 @@ struct buildid_slot {
 	char *build_id; /* NULL: the file has none */
 	char *sha256;   /* content hash, only computed when there is no build-id; NULL with no
 			 * build-id either: the file could not be hashed ("file:" id) */
+	char *path;     /* its name as /proc/PID/exe read it, the first time; NULL: not read yet */
 };
 
 struct cgroup_ent {
@@ -106,17 +107,21 @@ static uint64_t now_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
 static struct file_key key_of(const struct stat *st)
 {
-	return (struct file_key){ .dev = st->st_dev, .ino = st->st_ino, .size = st->st_size, .mtime = st->st_mtim,
-				  .ctime = st->st_ctim };
+	return (struct file_key){ .dev = st->st_dev, .ino = st->st_ino, .size = (uint64_t)st->st_size,
+				  .mtime_ns = ts_ns(&st->st_mtim), .ctime_ns = ts_ns(&st->st_ctim) };
 }
 
 static bool key_equal(const struct file_key *a, const struct file_key *b)
 {
-	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
-	       a->mtime.tv_nsec == b->mtime.tv_nsec && a->ctime.tv_sec == b->ctime.tv_sec &&
-	       a->ctime.tv_nsec == b->ctime.tv_nsec;
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_ns == b->ctime_ns;
 }
 
 /* ---- SHA-256 ---- */
@@ -325,6 +330,7 @@ void identity__free(struct identity *id)
 	for (size_t i = 0; i < BUILDID_CACHE_SIZE; i++) {
 		free(id->buildids[i].build_id);
 		free(id->buildids[i].sha256);
+		free(id->buildids[i].path);
 	}
 	cgroups_clear(id);
 	free(id);
@@ -368,6 +374,7 @@ static struct buildid_slot *cache_put(struct identity *id, const struct file_key
 
 	free(s->build_id);
 	free(s->sha256);
+	free(s->path);
 	*s = (struct buildid_slot){ .used = true,
 				    .key = *k,
 				    .build_id = build_id ? strdup(build_id) : NULL,
@@ -509,10 +516,28 @@ int identity__completed(struct identity *id, identity_hashed_fn fn, void *ctx)
 	return n;
 }
 
-void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64_t ino, const char *filename,
+/* A binary known under the kernel's stamp, its name included. */
+static bool from_cache(struct identity *id, const struct file_key *want, struct exe_info *ret)
+{
+	struct buildid_slot *s = cache_get(id, want);
+
+	if (!s || !s->path)
+		return false;
+	ret->path = strdup(s->path);
+	ret->build_id = s->build_id ? strdup(s->build_id) : NULL;
+	ret->binary_id = slot_binary_id(s);
+	id->stats.cache_hits++;
+	return true;
+}
+
+void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stamp *k, const char *filename,
 			   struct exe_info *ret)
 {
-	dev_t dev = identity__dev_from_kernel(kdev);
+	dev_t dev = identity__dev_from_kernel(k->kdev);
+	const struct file_key want = { .dev = dev, .ino = k->ino, .size = k->size, .mtime_ns = k->mtime_ns,
+				       .ctime_ns = k->ctime_ns };
+	uint32_t kdev = k->kdev;
+	uint64_t ino = k->ino;
 	char proc[64], link[PATH_MAX];
 	_cleanup_close_ int fd = -1;
 	enum ids got = IDS_NONE;
@@ -520,6 +545,8 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 	ssize_t n;
 
 	memset(ret, 0, sizeof(*ret));
+	if ((k->mtime_ns || k->ctime_ns) && from_cache(id, &want, ret))
+		return;
 	snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)pid);
 	fd = open(proc, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino) {
@@ -529,8 +556,16 @@ void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64
 			ret->path = strdup(link);
 		}
 		got = file_ids(id, fd, &st, kdev, ino, ret);
-		if (ret->path)
+		if (ret->path) {
+			/* the file is the one the kernel stamped: its name is the
+			 * binary's, for every later image of it */
+			struct file_key now = key_of(&st);
+			struct buildid_slot *s = key_equal(&now, &want) ? cache_get(id, &want) : NULL;
+
+			if (s && !s->path)
+				s->path = strdup(ret->path);
 			goto done;
+		}
 	}
 	/* The process is gone (or exec'd again): fall back to the exec'd name. */
 	if (fd >= 0) {

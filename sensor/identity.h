@@ -52,10 +52,23 @@ struct exe_info {
 			    * identity__resolve_exe(): identity__completed() will report it */
 };
 
+/* What the kernel says of an executable at image start (struct pl_ident):
+ * its file, and the size and times its inode had. Times 0: unknown. */
+struct exe_stamp {
+	uint32_t kdev; /* kernel dev_t */
+	uint64_t ino;
+	uint64_t size;
+	uint64_t mtime_ns, ctime_ns; /* CLOCK_REALTIME ns */
+};
+
 /*
- * Resolve the executable of pid, which the kernel saw as (kdev, ino), with
- * `filename` (may be NULL) the name passed to execve. Prefers /proc/PID/exe,
- * checked against (kdev, ino) so a reused pid can't lend its identity.
+ * Resolve the executable of pid, which the kernel saw as k, with `filename`
+ * (may be NULL) the name passed to execve. A binary seen before under the
+ * same stamp (device, inode, size, mtime, ctime) is known at once from the
+ * cache, its path included: no syscall. Otherwise it prefers /proc/PID/exe,
+ * checked against (kdev, ino) so a reused pid can't lend its identity; the
+ * name it reads is cached as the binary's one path, so every image of that
+ * binary is named the same way, however it was exec'd.
  * Fills *ret with malloc'd strings (free with exe_info__clear). Never fails
  * hard: unknown parts are NULL.
  *
@@ -67,7 +80,7 @@ struct exe_info {
  * false, and hash_queue_full counts it; a later resolve of the file queues it
  * again. A file over 512 MiB is never hashed: "file:..." at once.
  */
-void identity__resolve_exe(struct identity *id, pid_t pid, uint32_t kdev, uint64_t ino, const char *filename,
+void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stamp *k, const char *filename,
 			   struct exe_info *ret);
 void exe_info__clear(struct exe_info *e);
 
@@ -93,6 +106,7 @@ struct identity_stats {
 	uint64_t hash_queue_full; /* files not hashed because the queue was full (or no fd was left) */
 	uint64_t hashes_pending;  /* files in the queue now */
 	uint64_t hash_ns;         /* the worker's time spent hashing, in total */
+	uint64_t cache_hits;      /* executables identified from the cache, without a syscall */
 };
 const struct identity_stats *identity__stats(const struct identity *id);
 

@@ -193,6 +193,11 @@ static struct proc_info *start_image(struct images *im, uint32_t tgid, const str
 	return pi;
 }
 
+/* What the kernel said of the image's executable, as identity wants it. */
+#define stamp_of(id)                                                                                          \
+	((struct exe_stamp){ .kdev = (id)->exe_dev, .ino = (id)->exe_ino, .size = (id)->exe_size,            \
+			     .mtime_ns = (id)->exe_mtime_ns, .ctime_ns = (id)->exe_ctime_ns })
+
 static char *dup_or_null(const char *x)
 {
 	return x ? strdup(x) : NULL;
@@ -292,7 +297,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	pi->filename = strdup(filename);
 	pi->filename_truncated = ev->filename_len > PL_PATH_LEN;
 	pi->cmdline = text_cmdline(ev->args, ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN);
-	identity__resolve_exe(im->d.ident, ev->hdr.tgid, ev->id.exe_dev, ev->id.exe_ino, filename, &exe);
+	identity__resolve_exe(im->d.ident, ev->hdr.tgid, &stamp_of(&ev->id), filename, &exe);
 	pi->exe = exe.path;
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
@@ -332,7 +337,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->binary_id = dup_or_null(parent->binary_id);
 		pi->cmdline = dup_or_null(parent->cmdline);
 	} else {
-		identity__resolve_exe(im->d.ident, ev->hdr.tgid, ev->id.exe_dev, ev->id.exe_ino, NULL, &exe);
+		identity__resolve_exe(im->d.ident, ev->hdr.tgid, &stamp_of(&ev->id), NULL, &exe);
 		pi->exe = exe.path;
 		pi->build_id = exe.build_id;
 		pi->binary_id = exe.binary_id;

@@ -51,6 +51,7 @@ static struct json_object *identity_stats(const struct identity *id)
 	add_u64(o, "hash_queue_full", st->hash_queue_full);
 	add_u64(o, "hashes_pending", st->hashes_pending);
 	add_u64(o, "hash_ns", st->hash_ns);
+	add_u64(o, "cache_hits", st->cache_hits);
 	return o;
 }
 

@@ -156,7 +156,7 @@ static void test_identity_resolve_exe_of_self(void **state)
 
 	assert_non_null(realpath(TEST_BINARY, want));
 	assert_int_equal(stat("/proc/self/exe", &st), 0);
-	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino, NULL, &e);
+	identity__resolve_exe(f->id, getpid(), &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino }, NULL, &e);
 	assert_non_null(e.path);
 	assert_string_equal(e.path, want);
 	assert_non_null(e.build_id);
@@ -166,10 +166,55 @@ static void test_identity_resolve_exe_of_self(void **state)
 	assert_null(e.build_id);
 
 	/* second time: from the build-id cache, same answer */
-	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino, NULL, &e);
+	identity__resolve_exe(f->id, getpid(), &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino }, NULL, &e);
 	assert_string_equal(e.build_id, TEST_BUILD_ID);
 	assert_string_equal(e.binary_id, "build-id:" TEST_BUILD_ID);
 	exe_info__clear(&e);
+}
+
+/* The stamp the kernel gives (struct pl_ident) for the file of st. */
+static struct exe_stamp stamp_of(const struct stat *st)
+{
+	return (struct exe_stamp){
+		.kdev = kernel_dev(st->st_dev),
+		.ino = st->st_ino,
+		.size = (uint64_t)st->st_size,
+		.mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec,
+		.ctime_ns = (uint64_t)st->st_ctim.tv_sec * 1000000000ull + (uint64_t)st->st_ctim.tv_nsec,
+	};
+}
+
+/* Seen once, a binary is known by the kernel's stamp alone: no file is
+ * opened (a pid that doesn't exist still gets the canonical path), and a
+ * stamp that differs (the file rewritten) is not taken for it. */
+static void test_identity_known_stamp_needs_no_syscall(void **state)
+{
+	struct fixture *f = *state;
+	struct exe_stamp k;
+	char want[PATH_MAX];
+	struct exe_info e;
+	struct stat st;
+
+	assert_non_null(realpath(TEST_BINARY, want));
+	assert_int_equal(stat("/proc/self/exe", &st), 0);
+	k = stamp_of(&st);
+	identity__resolve_exe(f->id, getpid(), &k, NULL, &e);
+	assert_string_equal(e.path, want);
+	exe_info__clear(&e);
+	assert_int_equal(identity__stats(f->id)->cache_hits, 0);
+
+	identity__resolve_exe(f->id, 0x7fffff00, &k, "/some/other/name", &e);
+	assert_string_equal(e.path, want);
+	assert_string_equal(e.build_id, TEST_BUILD_ID);
+	assert_string_equal(e.binary_id, "build-id:" TEST_BUILD_ID);
+	exe_info__clear(&e);
+	assert_int_equal(identity__stats(f->id)->cache_hits, 1);
+
+	k.mtime_ns++;
+	identity__resolve_exe(f->id, 0x7fffff00, &k, "/some/other/name", &e);
+	assert_string_equal(e.path, "/some/other/name");
+	exe_info__clear(&e);
+	assert_int_equal(identity__stats(f->id)->cache_hits, 1);
 }
 
 static void test_identity_resolve_exe_other_inode_falls_back_to_filename(void **state)
@@ -180,19 +225,19 @@ static void test_identity_resolve_exe_other_inode_falls_back_to_filename(void **
 
 	assert_int_equal(stat("/proc/self/exe", &st), 0);
 	/* (dev, ino) don't match: /proc/self/exe is somebody else's now */
-	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino + 1, "/nonexistent/bin/tool", &e);
+	identity__resolve_exe(f->id, getpid(), &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino + 1 }, "/nonexistent/bin/tool", &e);
 	assert_string_equal(e.path, "/nonexistent/bin/tool");
 	assert_null(e.build_id);
 	exe_info__clear(&e);
 
 	/* the filename exists but is not the (dev, ino) the kernel saw: no build-id */
-	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino + 1, TEST_BINARY, &e);
+	identity__resolve_exe(f->id, getpid(), &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino + 1 }, TEST_BINARY, &e);
 	assert_string_equal(e.path, TEST_BINARY);
 	assert_null(e.build_id);
 	exe_info__clear(&e);
 
 	/* nothing known at all: the kernel's identity of the file is the binary id */
-	identity__resolve_exe(f->id, getpid(), kernel_dev(st.st_dev), st.st_ino + 1, NULL, &e);
+	identity__resolve_exe(f->id, getpid(), &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino + 1 }, NULL, &e);
 	assert_null(e.path);
 	assert_null(e.build_id);
 	{
@@ -213,7 +258,7 @@ static void test_identity_resolve_exe_gone_process_uses_filename_and_its_build_i
 
 	assert_int_equal(stat(TEST_BINARY, &st), 0);
 	/* pid_max is at most 4194304: this pid cannot exist */
-	identity__resolve_exe(f->id, 0x7fffff00, kernel_dev(st.st_dev), st.st_ino, TEST_BINARY, &e);
+	identity__resolve_exe(f->id, 0x7fffff00, &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino }, TEST_BINARY, &e);
 	assert_string_equal(e.path, TEST_BINARY);
 	assert_non_null(e.build_id);
 	assert_string_equal(e.build_id, TEST_BUILD_ID);
@@ -504,7 +549,7 @@ static void test_identity_hash_queue_holds_each_file_once_and_is_bounded(void **
 	/* a queue entry per file, whatever the worker has finished: entries
 	 * are held until collected */
 	for (int i = 0; i < IDENTITY_HASH_QUEUE; i++) {
-		identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[i].st_dev), st[i].st_ino, path[i], &e);
+		identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st[i].st_dev), .ino = st[i].st_ino }, path[i], &e);
 		assert_true(e.hash_pending);
 		assert_null(e.binary_id);
 		assert_null(e.build_id);
@@ -512,7 +557,7 @@ static void test_identity_hash_queue_holds_each_file_once_and_is_bounded(void **
 		exe_info__clear(&e);
 	}
 	/* the same file again: waits for the same entry */
-	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[0].st_dev), st[0].st_ino, path[0], &e);
+	identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st[0].st_dev), .ino = st[0].st_ino }, path[0], &e);
 	assert_true(e.hash_pending);
 	assert_null(e.binary_id);
 	exe_info__clear(&e);
@@ -520,7 +565,7 @@ static void test_identity_hash_queue_holds_each_file_once_and_is_bounded(void **
 	assert_int_equal(identity__stats(f->id)->hashes_pending, IDENTITY_HASH_QUEUE);
 
 	/* one file more: not hashed now, and no identity (not a file: id) */
-	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[N - 1].st_dev), st[N - 1].st_ino, path[N - 1], &e);
+	identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st[N - 1].st_dev), .ino = st[N - 1].st_ino }, path[N - 1], &e);
 	assert_false(e.hash_pending);
 	assert_null(e.binary_id);
 	assert_string_equal(e.path, path[N - 1]);
@@ -548,7 +593,7 @@ static void test_identity_hash_queue_holds_each_file_once_and_is_bounded(void **
 
 	/* ... and cached: identified at once from now on */
 	want_sha256_id(path[0], want, sizeof(want));
-	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[0].st_dev), st[0].st_ino, path[0], &e);
+	identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st[0].st_dev), .ino = st[0].st_ino }, path[0], &e);
 	assert_false(e.hash_pending);
 	assert_string_equal(e.binary_id, want);
 	assert_null(e.build_id);
@@ -556,7 +601,7 @@ static void test_identity_hash_queue_holds_each_file_once_and_is_bounded(void **
 	assert_int_equal(identity__stats(f->id)->hashes_queued, IDENTITY_HASH_QUEUE);
 
 	/* the file the full queue turned away is queued at its next sight */
-	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st[N - 1].st_dev), st[N - 1].st_ino, path[N - 1], &e);
+	identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st[N - 1].st_dev), .ino = st[N - 1].st_ino }, path[N - 1], &e);
 	assert_true(e.hash_pending);
 	exe_info__clear(&e);
 	done.n = 0;
@@ -596,10 +641,10 @@ static void test_identity_file_changed_while_queued_is_not_hashed(void **state)
 	/* keeps the worker busy for a while (hundreds of ms) first */
 	make_sparse(f, "big", 256 << 20, big, sizeof(big), &st_big);
 	make_plain(f, 0, small, sizeof(small), &st_small);
-	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st_big.st_dev), st_big.st_ino, big, &e);
+	identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st_big.st_dev), .ino = st_big.st_ino }, big, &e);
 	assert_true(e.hash_pending);
 	exe_info__clear(&e);
-	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st_small.st_dev), st_small.st_ino, small, &e);
+	identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st_small.st_dev), .ino = st_small.st_ino }, small, &e);
 	assert_true(e.hash_pending);
 	exe_info__clear(&e);
 	fd = open(small, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -616,7 +661,7 @@ static void test_identity_file_changed_while_queued_is_not_hashed(void **state)
 	assert_int_equal(identity__stats(f->id)->hash_failures, 1);
 	assert_int_equal(identity__stats(f->id)->hashes_done, 1);
 	/* the file as it is now is queued afresh */
-	identity__resolve_exe(f->id, GONE_PID, kernel_dev(st_small.st_dev), st_small.st_ino, small, &e);
+	identity__resolve_exe(f->id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st_small.st_dev), .ino = st_small.st_ino }, small, &e);
 	assert_true(e.hash_pending);
 	exe_info__clear(&e);
 }
@@ -639,7 +684,7 @@ static void test_identity_free_with_a_hash_in_flight_returns_promptly(void **sta
 	for (int i = 0; i < 8; i++) {
 		snprintf(name, sizeof(name), "huge%d", i);
 		make_sparse(f, name, 500ll << 20, path, sizeof(path), &st);
-		identity__resolve_exe(id, GONE_PID, kernel_dev(st.st_dev), st.st_ino, path, &e);
+		identity__resolve_exe(id, GONE_PID, &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino }, path, &e);
 		assert_true(e.hash_pending);
 		exe_info__clear(&e);
 	}
@@ -784,6 +829,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_of_own_binary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_known_stamp_needs_no_syscall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_needs_room_for_hex_and_nul, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_of_non_elf_is_einval, setup, teardown),

@@ -876,8 +876,8 @@ static void test_sample_json_exe_from_identity_is_escaped_once(void **state)
 
 	assert_int_equal(identity__new("", &id), 0);
 	/* no such pid: /proc/PID/exe can't be read, the filename is the path */
-	identity__resolve_exe(id, 1073741823, f->exit.exe_dev, f->exit.exe_ino, "/nonexistent-plumbline/q\"uo\\te",
-			      &exe);
+	identity__resolve_exe(id, 1073741823, &(struct exe_stamp){ .kdev = f->exit.exe_dev, .ino = f->exit.exe_ino },
+			      "/nonexistent-plumbline/q\"uo\\te", &exe);
 	assert_non_null(exe.path);
 	f->exit.exe = exe.path;
 	o = written(&f->exit);
