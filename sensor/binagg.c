@@ -27,7 +27,8 @@ struct bin_entry {
 
 struct gen {
 	struct bin_entry *e;
-	uint32_t cap; /* power of two */
+	uint32_t *used; /* the slots in use, so a clear touches only those */
+	uint32_t cap;   /* power of two */
 	uint32_t n;
 	double seconds;
 };
@@ -40,12 +41,14 @@ struct binagg {
 
 static void gen_clear(struct gen *g)
 {
-	for (uint32_t i = 0; i < g->cap; i++) {
-		free(g->e[i].id);
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct bin_entry *e = &g->e[g->used[i]];
+
+		free(e->id);
 		for (int k = 0; k < TOP_PATHS; k++)
-			free(g->e[i].top[k].path);
+			free(e->top[k].path);
+		memset(e, 0, sizeof(*e));
 	}
-	memset(g->e, 0, g->cap * sizeof(*g->e));
 	g->n = 0;
 }
 
@@ -62,7 +65,9 @@ int binagg__new(uint32_t max, struct binagg **ret)
 	a->cur.cap = a->last.cap = cap;
 	a->cur.e = calloc(cap, sizeof(*a->cur.e));
 	a->last.e = calloc(cap, sizeof(*a->last.e));
-	if (!a->cur.e || !a->last.e) {
+	a->cur.used = calloc(max ? max : 1, sizeof(*a->cur.used));
+	a->last.used = calloc(max ? max : 1, sizeof(*a->last.used));
+	if (!a->cur.e || !a->last.e || !a->cur.used || !a->last.used) {
 		binagg__free(a);
 		return -ENOMEM;
 	}
@@ -80,6 +85,8 @@ void binagg__free(struct binagg *a)
 		gen_clear(&a->last);
 	free(a->cur.e);
 	free(a->last.e);
+	free(a->cur.used);
+	free(a->last.used);
 	free(a);
 }
 
@@ -109,7 +116,7 @@ void binagg__add(struct binagg *a, const char *binary_id, uint64_t open_fail, co
 			a->overflow++;
 			return;
 		}
-		a->cur.n++;
+		a->cur.used[a->cur.n++] = (uint32_t)(e - a->cur.e);
 	}
 	e->procs++;
 	e->open_fail += open_fail;
