@@ -77,8 +77,8 @@ _Static_assert(sizeof(struct pl_hdr) == 24, "pl_hdr layout");
 /*
  * Measurements of one image of one process. All counters are cumulative.
  * Syscalls are counted per thread in the kernel (task storage) and folded
- * in here at switch-out, at exec and exit, and by the CPU refresher; there
- * is no total counter: user space sums sc[] and sc_other.
+ * in here at switch-out, at exec and exit, and by the CPU refresher, with
+ * their total.
  */
 struct pl_stats {
 	__u64 cpu_ns;         /* on-CPU: sum of the threads' se.sum_exec_runtime deltas */
@@ -88,7 +88,7 @@ struct pl_stats {
 	__u64 open_fail;      /* open/openat/openat2/creat that returned an error */
 	__u64 open_fail_unrecorded; /* failures whose path did not fit the path table */
 	__u64 ctx_switches;   /* voluntary + involuntary switches out */
-	__u64 pad0;
+	__u64 syscalls;       /* all of sc[] and sc_other: added at each fold, so nobody sums */
 	__u64 open_fail_errno[PL_NR_ERRNO];
 	__u64 sc[PL_NR_SYSCALLS];
 };

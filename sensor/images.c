@@ -50,15 +50,6 @@ const struct images_stats *images__stats(const struct images *im)
 	return &im->st;
 }
 
-static uint64_t syscalls_of(const struct pl_stats *st)
-{
-	uint64_t n = st->sc_other;
-
-	for (int i = 0; i < PL_NR_SYSCALLS; i++)
-		n += st->sc[i];
-	return n;
-}
-
 /* A span of all of st (the image so far). */
 static void span_total(struct pl_span *sp, const struct pl_stats *st)
 {
@@ -67,7 +58,7 @@ static void span_total(struct pl_span *sp, const struct pl_stats *st)
 		.offcpu_ns = st->offcpu_ns,
 		.runq_ns = st->runq_ns,
 		.ctx_switches = st->ctx_switches,
-		.syscalls = syscalls_of(st),
+		.syscalls = st->syscalls,
 		.sc_other = st->sc_other,
 		.open_fail = st->open_fail,
 		.open_fail_unrecorded = st->open_fail_unrecorded,
@@ -84,12 +75,8 @@ static uint64_t delta(uint64_t cur, uint64_t prev)
 /* A span of cur - prev, its arrays in im. */
 static void span_delta(struct images *im, struct pl_span *sp, const struct pl_stats *cur, const struct pl_stats *prev)
 {
-	uint64_t n = delta(cur->sc_other, prev->sc_other);
-
-	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
+	for (int i = 0; i < PL_NR_SYSCALLS; i++)
 		im->win_sc[i] = delta(cur->sc[i], prev->sc[i]);
-		n += im->win_sc[i];
-	}
 	for (int i = 0; i < PL_NR_ERRNO; i++)
 		im->win_errno[i] = delta(cur->open_fail_errno[i], prev->open_fail_errno[i]);
 	*sp = (struct pl_span){
@@ -97,7 +84,7 @@ static void span_delta(struct images *im, struct pl_span *sp, const struct pl_st
 		.offcpu_ns = delta(cur->offcpu_ns, prev->offcpu_ns),
 		.runq_ns = delta(cur->runq_ns, prev->runq_ns),
 		.ctx_switches = delta(cur->ctx_switches, prev->ctx_switches),
-		.syscalls = n,
+		.syscalls = delta(cur->syscalls, prev->syscalls),
 		.sc_other = delta(cur->sc_other, prev->sc_other),
 		.open_fail = delta(cur->open_fail, prev->open_fail),
 		.open_fail_unrecorded = delta(cur->open_fail_unrecorded, prev->open_fail_unrecorded),
@@ -395,7 +382,7 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		const struct pl_stats *base = prev ? prev : &zero;
 
 		live__add(im->d.live, display_name(match, im->comm), st->cpu_ns - base->cpu_ns,
-			  st->offcpu_ns - base->offcpu_ns, s->life.syscalls - (prev ? syscalls_of(prev) : 0),
+			  st->offcpu_ns - base->offcpu_ns, s->life.syscalls - (prev ? prev->syscalls : 0),
 			  st->open_fail - base->open_fail, live_first(im, pi), 1);
 	}
 	if (match) {

@@ -418,6 +418,7 @@ static void test_images_fork_child_inherits_its_parent_image_and_its_exec_is_a_s
 	f->p.id = ident(PID(1), 21, PL_PROC_FORKED, 101, "sh", 11);
 	f->p.st.cpu_ns = 2 * MS;
 	f->p.st.sc[nr("execve")] = 1;
+	f->p.st.syscalls = 1; /* the kernel folds the total with the counts */
 	end_(f, PID(2), &f->p, 11 * SEC + 5 * MS, PL_END_EXEC, 0);
 	exec_(f, PID(2), ident(PID(1), 22, PL_PROC_EXECED, 102, "cat", 12), "/nonexistent-plumbline/cat", "cat", 3);
 	assert_int_equal(nrecords(f), 3);
@@ -511,6 +512,7 @@ static void test_images_window_is_the_delta_since_the_last_window(void **state)
 	st->sc[nr("read")] = 40;
 	st->sc[nr("openat")] = 30;
 	st->sc_other = 2;
+	st->syscalls = 72;
 	st->open_fail = 5;
 	st->open_fail_errno[2] = 5;
 	/* the first window: since the image started, 0.5 s ago */
@@ -534,6 +536,7 @@ static void test_images_window_is_the_delta_since_the_last_window(void **state)
 	st->ctx_switches += 3;
 	st->sc[nr("openat")] += 100;
 	st->sc[nr("write")] += 7;
+	st->syscalls += 107;
 	st->open_fail += 100;
 	st->open_fail_errno[2] += 60;
 	st->open_fail_errno[13] += 40;
@@ -602,6 +605,7 @@ static void test_images_window_reads_failed_paths_and_the_binary_second(void **s
 	fail_(f, PID(1), 11, 13, "/etc/app/secret", false, 20);
 	st->cpu_ns = 10 * MS;
 	st->sc[nr("openat")] = 320;
+	st->syscalls = 320;
 	st->open_fail = 320;
 	images__window(f->im, PID(1), &f->p, 11 * SEC);
 	o = rec(f, 1);
@@ -620,6 +624,7 @@ static void test_images_window_reads_failed_paths_and_the_binary_second(void **s
 	binagg__tick(f->bin, 1.0);
 	fail_more(f, PID(1), 11, 13, "/etc/app/secret", 400);
 	st->sc[nr("openat")] += 400;
+	st->syscalls += 400;
 	st->open_fail += 400;
 	images__window(f->im, PID(1), &f->p, 12 * SEC);
 	o = rec(f, 2);
