@@ -59,6 +59,7 @@ struct buildid_slot {
 	char *sha256;   /* content hash, only computed when there is no build-id; NULL with no
 			 * build-id either: the file could not be hashed ("file:" id) */
 	char *path;     /* its name as /proc/PID/exe read it, the first time; NULL: not read yet */
+	char *binary_id; /* made from the above once (slot_binary_id()) */
 };
 
 struct cgroup_ent {
@@ -331,6 +332,7 @@ void identity__free(struct identity *id)
 		free(id->buildids[i].build_id);
 		free(id->buildids[i].sha256);
 		free(id->buildids[i].path);
+		free(id->buildids[i].binary_id);
 	}
 	cgroups_clear(id);
 	free(id);
@@ -375,6 +377,7 @@ static struct buildid_slot *cache_put(struct identity *id, const struct file_key
 	free(s->build_id);
 	free(s->sha256);
 	free(s->path);
+	free(s->binary_id);
 	*s = (struct buildid_slot){ .used = true,
 				    .key = *k,
 				    .build_id = build_id ? strdup(build_id) : NULL,
@@ -523,9 +526,11 @@ static bool from_cache(struct identity *id, const struct file_key *want, struct 
 
 	if (!s || !s->path)
 		return false;
+	if (!s->binary_id)
+		s->binary_id = slot_binary_id(s);
 	ret->path = strdup(s->path);
 	ret->build_id = s->build_id ? strdup(s->build_id) : NULL;
-	ret->binary_id = slot_binary_id(s);
+	ret->binary_id = s->binary_id ? strdup(s->binary_id) : NULL;
 	id->stats.cache_hits++;
 	return true;
 }

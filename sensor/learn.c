@@ -41,6 +41,14 @@ struct pending {
 	const char *names[PL_NR_SYSCALLS];
 };
 
+#define QCACHE_SLOTS 1024
+
+struct qcache {
+	const struct baseline *b;
+	uint64_t samples, windows, updated_ns; /* b as the quantiles were computed */
+	double q[PL_WIN_OPEN_FAIL + 1][3];
+};
+
 struct learner {
 	struct bl_policy pol;
 	struct pending pending;
@@ -49,6 +57,7 @@ struct learner {
 	int lock_fd; /* the state directory's writer lock (statedir__lock) */
 	enum bl_sc_class sc_class[PL_NR_SYSCALLS];
 	bool save_failing;
+	struct qcache qcache[QCACHE_SLOTS];
 	uint64_t process_samples, window_samples, anomalous, no_baseline, saves, save_errors;
 };
 
@@ -137,11 +146,36 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 
 /* What every sample says about its baseline: key, readiness, the learned
  * quantiles of the ready distributions, the parent's view of this exec. */
-void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s)
+/*
+ * The quantiles rules read (p50, p90, p99 of the lifetime and per-second
+ * distributions up to PL_WIN_OPEN_FAIL), for b as it is now. Walking a
+ * sketch's buckets for each of them at every sample of a busy binary would
+ * cost more than the rest of the sample; a baseline changes only when it
+ * learns (its counts move), so they are kept per baseline until then, in a
+ * direct-mapped cache (a collision recomputes).
+ */
+static const double (*quantiles_of(struct learner *l, const struct baseline *b))[3]
 {
 	static const double qs[3] = { 0.5, 0.9, 0.99 };
+	struct qcache *c = &l->qcache[(uintptr_t)b / sizeof(*b) % QCACHE_SLOTS];
+
+	if (c->b == b && c->samples == b->samples && c->windows == b->windows && c->updated_ns == b->updated_ns)
+		return c->q;
+	for (int d = 0; d <= PL_WIN_OPEN_FAIL; d++)
+		for (int k = 0; k < 3; k++)
+			c->q[d][k] = sketch__quantile(&b->dist[d], qs[k]);
+	c->b = b;
+	c->samples = b->samples;
+	c->windows = b->windows;
+	c->updated_ns = b->updated_ns;
+	return c->q;
+}
+
+void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s)
+{
 	struct pl_verdict *v = &s->bl;
 	const struct baseline *b = pi ? pi->bl : NULL;
+	const double (*q)[3];
 
 	if (!b)
 		return;
@@ -151,13 +185,14 @@ void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sam
 	v->samples = b->samples;
 	v->parent_ready = pi->parent_bl_ready;
 	v->parent_new_child = pi->parent_new_child;
-	for (int d = 0; d < PL_DIST_MAX; d++) {
-		bool window = d >= PL_WIN_CPU;
-
-		if (d > PL_WIN_OPEN_FAIL || !(window ? v->windows_ready : v->ready))
-			continue; /* rules read the quantiles of these only */
+	if (!v->ready && !v->windows_ready)
+		return;
+	q = quantiles_of(l, b);
+	for (int d = 0; d <= PL_WIN_OPEN_FAIL; d++) {
+		if (!(d >= PL_WIN_CPU ? v->windows_ready : v->ready))
+			continue; /* a distribution that is not ready says nothing */
 		for (int k = 0; k < 3; k++)
-			v->q[d][k] = sketch__quantile(&b->dist[d], qs[k]);
+			v->q[d][k] = q[d][k];
 	}
 }
 
