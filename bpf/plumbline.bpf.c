@@ -85,19 +85,34 @@ struct thread_state {
 	 */
 	__u64 last_fail_pending;
 	struct pl_fail_key last_fail;
-	/*
-	 * Syscalls since the last fold into the process entry, by number. A
-	 * syscall touches only its own thread's storage: no hash lookup, no
-	 * atomic on a cache line that other CPUs write. sc_dirty lists the
-	 * numbers in use, so a fold adds only those; past SC_DIRTY_MAX distinct
-	 * numbers (nsc_dirty > SC_DIRTY_MAX) a fold walks every slot.
-	 */
-	__u32 in_enter;       /* pl_sys_enter is updating the counts (the refresher must not fold) */
+};
+
+/*
+ * Syscalls made on this CPU since its task was switched in, by number.
+ * Between two context switches every syscall on a CPU is its current
+ * task's, so a syscall needs no lookup of its thread or process at all: one
+ * per-CPU slot (the verifier inlines the lookup to a pointer), one
+ * increment, no atomic, no cache line another CPU writes. The counts are
+ * folded into the task's process at its switch-out, at exec and exit, and
+ * by the CPU refresher. sc_dirty lists the numbers in use, so a fold adds
+ * only those; past SC_DIRTY_MAX distinct numbers (nsc_dirty > SC_DIRTY_MAX)
+ * a fold walks every slot.
+ */
+struct cpu_counts {
+	__u32 in_enter; /* pl_sys_enter is updating the counts (the refresher must not fold) */
 	__u32 nsc_dirty;
 	__u32 sc_other;
+	__u32 pad;
 	__u16 sc_dirty[SC_DIRTY_MAX];
 	__u32 sc[PL_NR_SYSCALLS];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_counts);
+} cpu_sc SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -372,11 +387,19 @@ static __always_inline void account(struct task_struct *t, struct thread_state *
 	}
 }
 
-/* Forget the thread's syscalls since the last fold: they belong to a
- * process without an entry (its loss is counted where the entry was refused). */
-static __always_inline void drop_sc(struct thread_state *th)
+static __always_inline struct cpu_counts *cpu_counts(void)
 {
-	__u32 n = th->nsc_dirty;
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_sc, &zero);
+}
+
+/* Forget the CPU's syscalls since the last fold: they belong to a task
+ * without a process entry (its loss is counted where the entry was
+ * refused), or to a kernel thread. */
+static __always_inline void drop_sc(struct cpu_counts *cc)
+{
+	__u32 n = cc->nsc_dirty;
 
 	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
 		__u32 nr = i;
@@ -384,38 +407,40 @@ static __always_inline void drop_sc(struct thread_state *th)
 		if (n <= SC_DIRTY_MAX) {
 			if (i >= n)
 				break;
-			nr = th->sc_dirty[i & (SC_DIRTY_MAX - 1)];
+			nr = cc->sc_dirty[i & (SC_DIRTY_MAX - 1)];
 		}
 		nr &= PL_NR_SYSCALLS - 1;
-		if (th->sc[nr]) /* a test, or clang makes a memset the verifier refuses */
-			th->sc[nr] = 0;
+		if (cc->sc[nr]) /* a test, or clang makes a memset the verifier refuses */
+			cc->sc[nr] = 0;
 	}
-	th->nsc_dirty = 0;
-	th->sc_other = 0;
+	cc->nsc_dirty = 0;
+	cc->sc_other = 0;
 }
 
 /*
- * Add the thread's syscalls since the last fold to its process (p may be
- * NULL when the process has no entry) and start the thread's counts over.
+ * Add the CPU's syscalls since the last fold to the process of its current
+ * task (p may be NULL when the process has no entry) and start over.
  */
-static __always_inline void fold_sc(struct thread_state *th, struct pl_proc *p)
+static __always_inline void fold_sc(struct cpu_counts *cc, struct pl_proc *p)
 {
-	__u32 n = th->nsc_dirty;
+	__u32 n = cc->nsc_dirty;
 	__u64 total = 0;
 
+	if (!n && !cc->sc_other)
+		return;
 	if (!p) {
-		drop_sc(th);
+		drop_sc(cc);
 		return;
 	}
 	if (n > SC_DIRTY_MAX) {
 		for (int nr = 0; nr < PL_NR_SYSCALLS; nr++) {
-			__u32 c = th->sc[nr];
+			__u32 c = cc->sc[nr];
 
 			if (!c)
 				continue;
 			__sync_fetch_and_add(&p->st.sc[nr], c);
 			total += c;
-			th->sc[nr] = 0;
+			cc->sc[nr] = 0;
 		}
 	} else {
 		for (int i = 0; i < SC_DIRTY_MAX; i++) {
@@ -423,19 +448,19 @@ static __always_inline void fold_sc(struct thread_state *th, struct pl_proc *p)
 
 			if (i >= n)
 				break;
-			nr = th->sc_dirty[i] & (PL_NR_SYSCALLS - 1);
-			c = th->sc[nr];
+			nr = cc->sc_dirty[i] & (PL_NR_SYSCALLS - 1);
+			c = cc->sc[nr];
 			if (c)
 				__sync_fetch_and_add(&p->st.sc[nr], c);
 			total += c;
-			th->sc[nr] = 0;
+			cc->sc[nr] = 0;
 		}
 	}
-	th->nsc_dirty = 0;
-	if (th->sc_other) {
-		__sync_fetch_and_add(&p->st.sc_other, th->sc_other);
-		total += th->sc_other;
-		th->sc_other = 0;
+	cc->nsc_dirty = 0;
+	if (cc->sc_other) {
+		__sync_fetch_and_add(&p->st.sc_other, cc->sc_other);
+		total += cc->sc_other;
+		cc->sc_other = 0;
 	}
 	/* unconditional: a test of total would make the verifier track it
 	 * precisely through the 512-slot walk, and its states explode */
@@ -466,19 +491,13 @@ static __always_inline void emit_end(__u32 tgid, struct pl_proc *p, __u64 now, _
 SEC("tp_btf/sys_enter")
 int BPF_PROG(pl_sys_enter, struct pt_regs *regs, long id)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct thread_state *th = bpf_task_storage_get(&threads, t, 0, 0);
+	struct cpu_counts *cc = cpu_counts();
 	/* unsigned: a negative id (no syscall) fails the bound too */
 	__u64 nr = (__u64)id;
 
-	if (!th) {
-		if (!is_user_task(t))
-			return 0;
-		th = get_thread(t);
-		if (!th)
-			return 0;
-	}
-	th->in_enter = 1;
+	if (!cc)
+		return 0;
+	cc->in_enter = 1;
 	asm volatile("" ::: "memory");
 	if (nr < PL_NR_SYSCALLS) {
 		__u32 c;
@@ -486,28 +505,38 @@ int BPF_PROG(pl_sys_enter, struct pt_regs *regs, long id)
 		/* opaque to clang, so the mask the verifier needs survives */
 		asm volatile("" : "+r"(nr));
 		nr &= PL_NR_SYSCALLS - 1;
-		c = ++th->sc[nr];
+		c = ++cc->sc[nr];
 		if (c == 1) {
-			__u32 n = th->nsc_dirty;
+			__u32 n = cc->nsc_dirty;
 
 			if (n < SC_DIRTY_MAX)
-				th->sc_dirty[n & (SC_DIRTY_MAX - 1)] = nr;
+				cc->sc_dirty[n & (SC_DIRTY_MAX - 1)] = nr;
 			if (n <= SC_DIRTY_MAX)
-				th->nsc_dirty = n + 1;
+				cc->nsc_dirty = n + 1;
 		} else if (c >= SC_FOLD_AT) {
 			__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-			fold_sc(th, bpf_map_lookup_elem(&procs, &tgid));
+			fold_sc(cc, bpf_map_lookup_elem(&procs, &tgid));
 		}
 	} else {
-		th->sc_other++;
-	}
-	if (track_open_fail && (id == NR_openat || id == NR_open || id == NR_openat2 || id == NR_creat)) {
-		th->open_fname = (id == NR_open || id == NR_creat) ? PT_REGS_PARM1_CORE(regs) : PT_REGS_PARM2_CORE(regs);
-		th->open_nr = id;
+		cc->sc_other++;
 	}
 	asm volatile("" ::: "memory");
-	th->in_enter = 0;
+	cc->in_enter = 0;
+	if (track_open_fail && (id == NR_openat || id == NR_open || id == NR_openat2 || id == NR_creat)) {
+		struct task_struct *t = bpf_get_current_task_btf();
+		struct thread_state *th;
+
+		if (!is_user_task(t))
+			return 0;
+		/* the open's exit may run on another CPU: its path pointer is the thread's */
+		th = get_thread(t);
+		if (th) {
+			th->open_fname = (id == NR_open || id == NR_creat) ? PT_REGS_PARM1_CORE(regs)
+									    : PT_REGS_PARM2_CORE(regs);
+			th->open_nr = id;
+		}
+	}
 	return 0;
 }
 
@@ -725,20 +754,21 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	     unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct cpu_counts *cc = cpu_counts();
 	struct thread_state *th;
 	struct pl_proc *p;
 	__u32 *busy = busy_flag();
 	__u32 tgid;
 
-	if (!busy)
+	if (!busy || !cc)
 		return 0;
 	*busy = 1;
 	if (is_user_task(prev)) {
 		tgid = prev->tgid;
 		th = get_thread(prev);
 		p = (prev_state & TASK_DEAD) ? bpf_map_lookup_elem(&procs, &tgid) : get_proc(prev, tgid);
-		if (th)
-			fold_sc(th, p);
+		/* what this CPU counted since prev was switched in is prev's */
+		fold_sc(cc, p);
 		if (th && p) {
 			flush_fail(th, p);
 			account(prev, th, p);
@@ -769,6 +799,8 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			th->queued_ns = 0;
 		}
 	}
+	if (!is_user_task(prev))
+		fold_sc(cc, NULL); /* a kernel thread's, if any: nobody's to report */
 	*busy = 0;
 	return 0;
 }
@@ -855,6 +887,7 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	__u64 now = bpf_ktime_get_ns();
 	struct thread_state *th = get_thread(t);
 	struct pl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct cpu_counts *cc = cpu_counts();
 	struct pl_ev_exec *ev;
 	__u32 *busy = busy_flag();
 	__s32 exiting = 0;
@@ -862,10 +895,9 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	__u32 len;
 	long n;
 
-	if (!busy)
+	if (!busy || !cc)
 		return 0;
-	if (th)
-		fold_sc(th, p);
+	fold_sc(cc, p); /* the old image's, execve included */
 	if (p && th) {
 		*busy = 1;
 		account(t, th, p);
@@ -928,26 +960,26 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
  * of whatever user thread is running there, so a process spinning without a
  * context switch still shows in the current window. It can interrupt a
  * tracepoint program on the same CPU: `cpu_busy` keeps it out of account(),
- * the thread's in_enter out of its syscall counts.
+ * the CPU's in_enter out of its syscall counts.
  */
 SEC("perf_event")
 int pl_cpu_refresh(void *ctx)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
+	struct cpu_counts *cc = cpu_counts();
 	struct thread_state *th;
 	struct pl_proc *p;
 	__u32 *busy = busy_flag();
 	__u32 tgid;
 
-	if (!busy || *busy || !is_user_task(t) || (t->flags & PF_EXITING))
+	if (!busy || *busy || !cc || !is_user_task(t) || (t->flags & PF_EXITING))
 		return 0;
 	tgid = t->tgid;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	th = bpf_task_storage_get(&threads, t, 0, 0);
-	if (p && th) {
+	if (p && th)
 		account(t, th, p);
-		if (!th->in_enter)
-			fold_sc(th, p);
-	}
+	if (p && !cc->in_enter)
+		fold_sc(cc, p);
 	return 0;
 }
