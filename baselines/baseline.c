@@ -23,6 +23,7 @@ static const uint32_t set_max[BL_SET_MAX] = {
 	[BL_SET_FAIL_PATHS] = 1024,
 	[BL_SET_CHILDREN] = 512,
 	[BL_SET_SYSCALLS] = 512,
+	[BL_SET_ONCPU] = 512,
 };
 
 static const char *const dist_names[PL_DIST_MAX] = {
@@ -72,6 +73,7 @@ static const char *const set_names[BL_SET_MAX] = {
 	[BL_SET_FAIL_PATHS] = "fail_paths",
 	[BL_SET_CHILDREN] = "children",
 	[BL_SET_SYSCALLS] = "syscalls",
+	[BL_SET_ONCPU] = "oncpu_objects",
 };
 
 double bl_dist__noise_floor(enum pl_dist d)
@@ -244,6 +246,19 @@ void baseline__free(struct baseline *b)
 	free(b);
 }
 
+double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p, const char *object)
+{
+	const struct strset *set;
+
+	if (!b || b->oncpu_procs < p->min_samples || !b->oncpu_samples)
+		return NAN;
+	set = &b->set[BL_SET_ONCPU];
+	for (uint32_t i = 0; i < set->n; i++)
+		if (!strcmp(set->m[i].s, object))
+			return (double)set->m[i].count / (double)b->oncpu_samples;
+	return 0;
+}
+
 bool baseline__ready(const struct baseline *b, const struct bl_policy *p)
 {
 	return b && b->samples >= p->min_samples;
@@ -359,6 +374,13 @@ void baseline__score_process(const struct baseline *b, const struct baseline *pr
 		score_feature(ret, ref, d, vals[d - PL_LIFE_CPU], p);
 	check_members(ret, ref, BL_SET_FAIL_PATHS, s->fail_paths, s->nfail_paths);
 	check_members(ret, ref, BL_SET_SYSCALLS, s->syscall_names, s->nsyscall_names);
+	ret->oncpu_ready = ref->oncpu_procs >= p->min_samples;
+	if (ret->oncpu_ready) {
+		check_members(ret, ref, BL_SET_ONCPU, s->oncpu_objects, s->noncpu);
+		for (uint32_t i = 0; i < s->noncpu; i++)
+			if (!strset__contains(&ref->set[BL_SET_ONCPU], s->oncpu_objects[i]))
+				ret->new_oncpu_samples += s->oncpu_counts[i];
+	}
 	ret->anomalous = (ret->max_dist >= 0 && ret->max_score >= p->alert_score) ||
 			 ret->new_members[BL_SET_FAIL_PATHS] || ret->new_members[BL_SET_SYSCALLS];
 }
@@ -382,6 +404,12 @@ int baseline__learn_process(struct baseline *b, const struct bl_process_sample *
 		strset__add(&b->set[BL_SET_FAIL_PATHS], s->fail_paths[i], 1, now_ns); /* overflow is counted in the set */
 	for (uint32_t i = 0; i < s->nsyscall_names; i++)
 		strset__add(&b->set[BL_SET_SYSCALLS], s->syscall_names[i], 1, now_ns);
+	for (uint32_t i = 0; i < s->noncpu; i++) {
+		strset__add(&b->set[BL_SET_ONCPU], s->oncpu_objects[i], s->oncpu_counts[i], now_ns);
+		b->oncpu_samples += s->oncpu_counts[i];
+	}
+	if (s->noncpu)
+		b->oncpu_procs++;
 	b->samples++;
 	if (now_ns > b->updated_ns) /* the wall clock can step back */
 		b->updated_ns = now_ns;

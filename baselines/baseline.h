@@ -35,6 +35,7 @@ enum bl_set {
 	BL_SET_FAIL_PATHS, /* paths whose open failed */
 	BL_SET_CHILDREN,   /* exe paths of the binaries it executed */
 	BL_SET_SYSCALLS,   /* syscall names it used */
+	BL_SET_ONCPU,      /* objects (file paths) its code ran in, by samples (newest: optional in files) */
 	BL_SET_MAX,
 };
 
@@ -74,6 +75,8 @@ struct baseline {
 	uint64_t tokens_ns;
 	struct sketch dist[PL_DIST_MAX];
 	struct strset set[BL_SET_MAX];
+	uint64_t oncpu_samples; /* on-CPU samples learned into set[BL_SET_ONCPU] */
+	uint64_t oncpu_procs;   /* process samples that brought any */
 	bool dirty;           /* changed since the last save */
 };
 
@@ -84,6 +87,10 @@ struct bl_process_sample {
 	uint32_t nfail_paths;
 	const char *const *syscall_names; /* distinct syscalls used */
 	uint32_t nsyscall_names;
+	/* on-CPU samples by object (noncpu 0: none, or sampling off) */
+	const char *const *oncpu_objects;
+	const uint64_t *oncpu_counts;
+	uint32_t noncpu;
 };
 
 /* One window of a running process. Counts are over duration_ns. */
@@ -111,7 +118,10 @@ struct bl_verdict {
 	int max_dist;             /* its enum pl_dist, -1 if none */
 	uint32_t new_members[BL_SET_MAX]; /* sample members never seen before (when ready) */
 	const char *new_list[BL_SET_MAX][8]; /* the first of them, pointing into the sample */
-	bool anomalous;           /* max_score >= alert_score or a new member */
+	bool oncpu_ready;         /* the baseline has learned on-CPU objects (oncpu_procs >= min_samples) */
+	uint64_t new_oncpu_samples; /* samples in objects it never saw on-CPU (when oncpu_ready) */
+	bool anomalous;           /* max_score >= alert_score or a new member (on-CPU objects aside:
+				   * a rule weighs those, sampling makes them noisy) */
 	bool learned;             /* the sample went into the baseline */
 };
 
@@ -119,6 +129,10 @@ struct bl_verdict {
 struct baseline *baseline__new(const char *binary_id, const char *parent_id, const char *exe, const char *parent_exe,
 			       uint64_t now_ns);
 void baseline__free(struct baseline *b);
+
+/* The share of b's learned on-CPU samples that ran in object, NaN when b
+ * has not learned objects yet. */
+double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p, const char *object);
 
 /* Lifetime features are ready: enough process samples. */
 bool baseline__ready(const struct baseline *b, const struct bl_policy *p);

@@ -54,6 +54,8 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "updated_ns", json_object_new_uint64(b->updated_ns));
 	json_object_object_add(o, "samples", json_object_new_uint64(b->samples));
 	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
+	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples));
+	json_object_object_add(o, "oncpu_procs", json_object_new_uint64(b->oncpu_procs));
 	json_object_object_add(o, "quarantined", json_object_new_uint64(b->quarantined));
 	json_object_object_add(o, "rate_limited", json_object_new_uint64(b->rate_limited));
 	json_object_object_add(o, "tokens", json_object_new_double(b->tokens));
@@ -161,6 +163,12 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	    (r = get_u64(o, "rate_limited", &b->rate_limited, err, errlen)) < 0 ||
 	    (r = get_u64(o, "tokens_ns", &b->tokens_ns, err, errlen)) < 0)
 		goto fail;
+	/* newer than the format: absent from files written before on-CPU sampling */
+	if ((json_object_object_get_ex(o, "oncpu_samples", NULL) &&
+	     (r = get_u64(o, "oncpu_samples", &b->oncpu_samples, err, errlen)) < 0) ||
+	    (json_object_object_get_ex(o, "oncpu_procs", NULL) &&
+	     (r = get_u64(o, "oncpu_procs", &b->oncpu_procs, err, errlen)) < 0))
+		goto fail;
 	if (!b->binary_id[0] || !b->parent_id[0] || strchr(b->binary_id, '@') || strchr(b->parent_id, '@')) {
 		r = jf_fail(err, errlen, "binary_id and parent_id must be non-empty and hold no '@'");
 		goto fail;
@@ -204,8 +212,8 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 		}
 	}
 	if (!json_object_object_get_ex(o, "sets", &s) || !json_object_is_type(s, json_type_object) ||
-	    json_object_object_length(s) != BL_SET_MAX) {
-		r = jf_fail(err, errlen, "\"sets\" must be an object of exactly %d sets", BL_SET_MAX);
+	    json_object_object_length(s) > BL_SET_MAX) {
+		r = jf_fail(err, errlen, "\"sets\" must be an object of at most %d sets", BL_SET_MAX);
 		goto fail;
 	}
 	for (int i = 0; i < BL_SET_MAX; i++) {
@@ -214,6 +222,8 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 
 		strset__clear(&b->set[i]);
 		if (!json_object_object_get_ex(s, bl_set__name(i), &v)) {
+			if (i == BL_SET_ONCPU && json_object_object_length(s) == BL_SET_MAX - 1)
+				continue; /* written before on-CPU sampling */
 			r = jf_fail(err, errlen, "set \"%s\" is missing", bl_set__name(i));
 			goto fail;
 		}

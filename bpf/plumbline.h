@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #endif
 
-#define PL_ABI_VERSION 2
+#define PL_ABI_VERSION 3
 
 #define PL_COMM_LEN 16
 #define PL_PATH_LEN 256    /* failed-open paths and exec filenames, incl. NUL */
@@ -35,6 +35,7 @@ enum pl_event_type {
 	PL_EV_SEEN = 3,      /* a process that predates the sensor, first seen */
 	PL_EV_END = 4,       /* an image ended (exit or exec): final measurements */
 	PL_EV_FAIL_PATH = 5, /* first failure of one (image, path, errno) */
+	PL_EV_STACK = 6,     /* first on-CPU sample of one (image, user stack, kernel stack) */
 };
 
 /* Why a PL_EV_END was emitted. */
@@ -61,7 +62,10 @@ enum pl_drop {
 	PL_DROP_PATH_FAULT = 6,    /* a failed-open path could not be read from user memory */
 	PL_DROP_FAILPATH_IMAGE = 7, /* an image over its share of the failed-path table: path not
 				     * recorded (count kept) */
-	PL_DROP_MAX = 8,
+	PL_DROP_STACK_MAP = 8,     /* on-CPU sample table full: sample counted in the image, stack not kept */
+	PL_DROP_STACK_ID = 9,      /* a stack could not be stored (stack table bucket taken, or no memory) */
+	PL_DROP_STACK_IMAGE = 10,  /* an image over its share of new sample keys: sample counted, stack not kept */
+	PL_DROP_MAX = 11,
 };
 
 struct pl_hdr {
@@ -76,9 +80,9 @@ _Static_assert(sizeof(struct pl_hdr) == 24, "pl_hdr layout");
 
 /*
  * Measurements of one image of one process. All counters are cumulative.
- * Syscalls are counted per thread in the kernel (task storage) and folded
- * in here at switch-out, at exec and exit, and by the CPU refresher, with
- * their total.
+ * Syscalls are counted per CPU in the kernel (the `cpu_sc` slot of the
+ * CPU the thread runs on) and folded in here at switch-out, at exec and
+ * exit, and by the CPU refresher, with their total.
  */
 struct pl_stats {
 	__u64 cpu_ns;         /* on-CPU: sum of the threads' se.sum_exec_runtime deltas */
@@ -127,6 +131,9 @@ struct pl_proc {
 	 * still counted exactly in st.
 	 */
 	__u64 fail_key_tat_ns;
+	__u64 stack_key_tat_ns;   /* the same for new on-CPU sample keys */
+	__u64 oncpu_samples;      /* on-CPU samples taken of this image (perf cpu-clock) */
+	__u64 oncpu_unattributed; /* of which the stack or its count could not be kept */
 	struct pl_stats st;
 };
 
@@ -173,6 +180,42 @@ struct pl_ev_fail_path {
 	__u32 pad;
 };
 
+/* Stack depths kept per sample: user frames (build-id + file offset each,
+ * struct bpf_stack_build_id) and kernel frames (addresses). */
+#define PL_USTACK_DEPTH 24
+#define PL_KSTACK_DEPTH 24
+
+/* Key of the in-kernel sample table `stack_counts`: samples of one image
+ * with one user stack and one kernel stack (ids into the stack maps; -1:
+ * none, in user mode for the kernel stack, or not kept). */
+struct pl_stack_key {
+	__u64 image_id;
+	__u32 tgid;
+	__u32 pad;
+	__s32 ustack;
+	__s32 kstack;
+};
+
+/* One user frame as the stack map holds it: struct bpf_stack_build_id, under
+ * a name of its own so user space needs no BPF header. */
+enum pl_frame_status {
+	PL_FRAME_EMPTY = 0, /* past the last frame */
+	PL_FRAME_VALID = 1, /* build_id and file offset */
+	PL_FRAME_IP = 2,    /* only the address: the build-id could not be read then */
+};
+
+struct pl_ustack_frame {
+	__s32 status; /* enum pl_frame_status */
+	unsigned char build_id[20];
+	__u64 offset_or_ip;
+};
+
+struct pl_ev_stack {
+	struct pl_hdr hdr;
+	struct pl_stack_key key;
+};
+
+_Static_assert(sizeof(struct pl_ustack_frame) == 32, "pl_ustack_frame layout");
 _Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
 _Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");

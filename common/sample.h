@@ -93,6 +93,53 @@ struct pl_fail {
 };
 
 /* The binary's last complete second, across all its processes. */
+/* One frame of an on-CPU stack, named (sensor/symbols.c). */
+struct pl_frame {
+	const char *object;   /* the file's path, "[kernel]" or "[module]" */
+	const char *function; /* NULL when the object names no symbol there */
+	const char *build_id; /* hex, NULL when unknown (and for the kernel) */
+	uint64_t offset;      /* from the function's start; from the file's start when function is NULL */
+	bool kernel;
+};
+
+/* The samples of one pair of stacks: user frames, outermost caller first,
+ * then kernel frames, the sampled instruction last. */
+struct pl_stack {
+	uint64_t samples;
+	const struct pl_frame *user, *kern;
+	uint32_t nuser, nkern;
+};
+
+/* Samples by object: the user frame where the sample ran, or that entered
+ * the kernel ("[kernel]" only with no user frame at all). */
+struct pl_oncpu_obj {
+	const char *object;
+	const char *build_id;
+	uint64_t samples;
+	double baseline_share; /* of the baseline's samples, NaN when the baseline has not learned objects */
+	bool is_new;           /* never seen on-CPU by the (learned) baseline */
+};
+
+/* Samples by the function they ran in (the leaf frame, kernel included). */
+struct pl_oncpu_fn {
+	const char *object;
+	const char *function; /* NULL: unnamed, see offset */
+	uint64_t offset;      /* file offset when function is NULL */
+	uint64_t samples;
+};
+
+struct pl_oncpu {
+	uint64_t samples;      /* all samples of the image (the kernel's count) */
+	uint64_t unattributed; /* of which no stack is known */
+	uint32_t rate_hz;
+	struct pl_oncpu_obj *objs; /* by samples, most first */
+	uint32_t nobjs;
+	const struct pl_oncpu_fn *fns;
+	uint32_t nfns;
+	const struct pl_stack *stacks; /* the heaviest, most first */
+	uint32_t nstacks;
+};
+
 struct pl_bin {
 	bool present;
 	uint32_t procs;
@@ -133,6 +180,12 @@ struct pl_verdict {
 	uint32_t nnew_fail_paths;
 	const char *new_syscalls[PL_SAMPLE_NEW_MAX];
 	uint32_t nnew_syscalls;
+	/* objects on CPU that the baseline never saw there, once it has
+	 * learned objects (exit only), and the samples they took */
+	bool oncpu_ready;
+	const char *new_oncpu_objects[PL_SAMPLE_NEW_MAX];
+	uint32_t nnew_oncpu_objects;
+	uint64_t new_oncpu_samples;
 };
 
 struct pl_sample {
@@ -169,6 +222,9 @@ struct pl_sample {
 	const struct pl_fail *fails;
 	uint32_t nfails;
 	uint32_t fail_paths;
+
+	/* on-CPU samples of the image (exit), NULL when sampling is off */
+	struct pl_oncpu *oncpu;
 
 	/* exit */
 	uint64_t end_ns;

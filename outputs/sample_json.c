@@ -209,6 +209,103 @@ static struct json_object *strings(const char *const *v, uint32_t n)
 	return a;
 }
 
+static struct json_object *frame(const struct pl_frame *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_str(o, "object", f->object);
+	add_str(o, "function", f->function);
+	add_u64(o, "offset", f->offset);
+	add_str(o, "build_id", f->build_id);
+	add_bool(o, "kernel", f->kernel);
+	return o;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0;
+}
+
+/* samples by object, the baseline's share beside each when known */
+static struct json_object *objects(const struct pl_oncpu *oc, bool with_baseline)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (uint32_t i = 0; i < oc->nobjs; i++) {
+		const struct pl_oncpu_obj *x = &oc->objs[i];
+		struct json_object *e = json_object_new_object();
+
+		add_str(e, "object", x->object);
+		add_str(e, "build_id", x->build_id);
+		add_u64(e, "samples", x->samples);
+		if (with_baseline) {
+			add_double(e, "share", share(x->samples, oc->samples));
+			add_double(e, "baseline_share", x->baseline_share);
+			add_bool(e, "new", x->is_new);
+		}
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
+struct json_object *sample_json__stacks(const struct pl_sample *s)
+{
+	const struct pl_oncpu *oc = s->oncpu;
+	struct json_object *o, *top, *fns;
+
+	if (!oc)
+		return NULL;
+	o = json_object_new_object();
+	add_u64(o, "samples", oc->samples);
+	add_u64(o, "rate_hz", oc->rate_hz);
+	add_u64(o, "unattributed", oc->unattributed);
+	top = json_object_new_array();
+	for (uint32_t i = 0; i < oc->nstacks; i++) {
+		const struct pl_stack *st = &oc->stacks[i];
+		struct json_object *e = json_object_new_object(), *fr = json_object_new_array();
+
+		add_u64(e, "samples", st->samples);
+		for (uint32_t k = 0; k < st->nuser; k++)
+			json_object_array_add(fr, frame(&st->user[k]));
+		for (uint32_t k = 0; k < st->nkern; k++)
+			json_object_array_add(fr, frame(&st->kern[k]));
+		add(e, "frames", fr);
+		json_object_array_add(top, e);
+	}
+	add(o, "top", top);
+	add(o, "objects", objects(oc, true));
+	fns = json_object_new_array();
+	for (uint32_t i = 0; i < oc->nfns; i++) {
+		const struct pl_oncpu_fn *x = &oc->fns[i];
+		struct json_object *e = json_object_new_object();
+
+		add_str(e, "object", x->object);
+		add_str(e, "function", x->function);
+		if (!x->function)
+			add_u64(e, "offset", x->offset);
+		add_u64(e, "samples", x->samples);
+		add_double(e, "share", share(x->samples, oc->samples));
+		json_object_array_add(fns, e);
+	}
+	add(o, "functions", fns);
+	return o;
+}
+
+/* A process record's on-CPU summary: samples by object (what replay learns from). */
+static struct json_object *oncpu_summary(const struct pl_sample *s)
+{
+	struct json_object *o;
+
+	if (!s->oncpu)
+		return NULL;
+	o = json_object_new_object();
+	add_u64(o, "samples", s->oncpu->samples);
+	add_u64(o, "unattributed", s->oncpu->unattributed);
+	add_u64(o, "rate_hz", s->oncpu->rate_hz);
+	add(o, "objects", objects(s->oncpu, false));
+	return o;
+}
+
 struct json_object *sample_json__baseline(const struct pl_sample *s)
 {
 	const struct pl_verdict *v = &s->bl;
@@ -247,6 +344,11 @@ struct json_object *sample_json__baseline(const struct pl_sample *s)
 		add(o, "features", f);
 		add(o, "new_fail_paths", strings(v->new_fail_paths, v->nnew_fail_paths));
 		add(o, "new_syscalls", strings(v->new_syscalls, v->nnew_syscalls));
+		if (s->moment == PL_AT_EXIT) {
+			add_bool(o, "oncpu_ready", v->oncpu_ready);
+			add(o, "new_oncpu_objects", strings(v->new_oncpu_objects, v->nnew_oncpu_objects));
+			add_u64(o, "new_oncpu_samples", v->new_oncpu_samples);
+		}
 	}
 	add_bool(o, "windows_ready", v->windows_ready);
 	add_bool(o, "parent_ready", v->parent_ready);
@@ -348,6 +450,7 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		/* whatever the reason (the table full, paths displaced, a lost
 		 * record), the paths listed don't account for every failure */
 		add_bool(o, "open_fail_paths_incomplete", listed != s->life.open_fail);
+		add(o, "oncpu", oncpu_summary(s));
 		break;
 	}
 	add_context(o, s);
@@ -366,6 +469,9 @@ struct sample_buf {
 	unsigned long long life_errno[PL_SAMPLE_NR_ERRNO], win_errno[PL_SAMPLE_NR_ERRNO];
 	struct pl_fail *fails;
 	uint32_t fails_cap;
+	struct pl_oncpu oncpu;
+	struct pl_oncpu_obj *objs;
+	uint32_t objs_cap;
 	char **strs; /* unescaped strings of the current sample */
 	size_t nstrs, strs_cap;
 	bool oom;
@@ -395,6 +501,7 @@ void sample_buf__free(struct sample_buf *b)
 	forget_strings(b);
 	free(b->strs);
 	free(b->fails);
+	free(b->objs);
 	free(b);
 }
 
@@ -705,6 +812,50 @@ static void parse_baseline(struct sample_buf *b, struct json_object *o, struct p
 	}
 	v->nnew_fail_paths = parse_strings(b, at(o, "new_fail_paths"), v->new_fail_paths);
 	v->nnew_syscalls = parse_strings(b, at(o, "new_syscalls"), v->new_syscalls);
+	v->oncpu_ready = boolean(o, "oncpu_ready");
+	v->nnew_oncpu_objects = parse_strings(b, at(o, "new_oncpu_objects"), v->new_oncpu_objects);
+	v->new_oncpu_samples = u64(o, "new_oncpu_samples");
+}
+
+/* A process record's on-CPU summary (objects only: stacks are evidence, not input). */
+static void parse_oncpu(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
+{
+	struct json_object *arr = at(o, "objects");
+	size_t n;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+	if (n > b->objs_cap) {
+		struct pl_oncpu_obj *x = realloc(b->objs, n * sizeof(*x));
+
+		if (!x) {
+			b->oom = true;
+			return;
+		}
+		b->objs = x;
+		b->objs_cap = (uint32_t)n;
+	}
+	b->oncpu = (struct pl_oncpu){
+		.samples = u64(o, "samples"),
+		.unattributed = u64(o, "unattributed"),
+		.rate_hz = u32(o, "rate_hz"),
+		.objs = b->objs,
+	};
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		const char *obj = str(b, e, "object");
+
+		if (!obj)
+			continue;
+		b->objs[b->oncpu.nobjs++] = (struct pl_oncpu_obj){
+			.object = obj,
+			.build_id = str(b, e, "build_id"),
+			.samples = u64(e, "samples"),
+			.baseline_share = NAN,
+		};
+	}
+	s->oncpu = &b->oncpu;
 }
 
 int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_sample *ret)
@@ -752,6 +903,7 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		parse_span(rec, &ret->life, b->life_sc, b->life_errno);
 		parse_fails(b, at(rec, "open_fail_paths"), ret);
 		ret->fail_paths = ret->nfails;
+		parse_oncpu(b, at(rec, "oncpu"), ret);
 		break;
 	}
 	parse_binary(b, at(rec, "binary"), ret);

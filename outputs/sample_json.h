@@ -32,6 +32,8 @@ struct json_object *sample_json__fail_paths(const struct pl_sample *s);
 struct json_object *sample_json__syscalls(const struct pl_span *sp);
 /* "baseline": the verdict object, or NULL when no baseline is attached */
 struct json_object *sample_json__baseline(const struct pl_sample *s);
+/* "stacks": on-CPU samples (top stacks, objects, functions), NULL when none */
+struct json_object *sample_json__stacks(const struct pl_sample *s);
 /* "ancestors": exe paths, parent first */
 struct json_object *sample_json__ancestors(const struct pl_sample *s);
 

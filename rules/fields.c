@@ -236,6 +236,12 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bin.present && val(s->bin.open_failures_per_s, ret);
 	case RL_F_BIN_TOP_FAIL_SHARE:
 		return s->bin.present && val(s->bin.top_fail_share, ret);
+	case RL_F_PROC_CPU_SAMPLES:
+		return s->oncpu && val((double)s->oncpu->samples, ret);
+	case RL_F_BL_ONCPU_READY:
+		return s->bl.scored && flag(s, s->bl.oncpu_ready, ret);
+	case RL_F_BL_NEW_ONCPU_SAMPLES:
+		return s->bl.scored && s->bl.oncpu_ready && s->oncpu && val((double)s->bl.new_oncpu_samples, ret);
 	case RL_F_BL_READY:
 		return flag(s, s->bl.ready, ret);
 	case RL_F_BL_WINDOWS_READY:
@@ -367,6 +373,18 @@ int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf)
 	case RL_F_PROC_APATH:
 		for (; n < s->nancestors && n < RL_LIST_MAX; n++)
 			buf[n] = f == RL_F_PROC_ANAME ? base_name(s->ancestors[n]) : s->ancestors[n];
+		return (int)n;
+	case RL_F_PROC_ONCPU_OBJECTS:
+		if (!s->oncpu)
+			return -1;
+		for (; n < s->oncpu->nobjs && n < RL_LIST_MAX; n++)
+			buf[n] = s->oncpu->objs[n].object;
+		return (int)n;
+	case RL_F_BL_NEW_ONCPU_OBJECTS:
+		if (!s->bl.key || !s->bl.scored || !s->bl.oncpu_ready || !s->oncpu)
+			return -1;
+		for (; n < s->bl.nnew_oncpu_objects && n < RL_LIST_MAX; n++)
+			buf[n] = s->bl.new_oncpu_objects[n];
 		return (int)n;
 	case RL_F_BL_NEW_FAIL_PATHS:
 	case RL_F_BL_NEW_SYSCALLS:

@@ -65,6 +65,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_TOP_FAIL_SHARE, "proc.top_fail_share", NUM, RL_WX, "", "its share of all failed opens, 0..1")    \
 	X(PROC_CTX_SWITCHES, "proc.ctx_switches", NUM, RL_WX, "", "context switches out")                        \
 	X(PROC_THREADS, "proc.threads", NUM, RL_WX, "", "threads seen")                                         \
+	X(PROC_CPU_SAMPLES, "proc.cpu_samples", NUM, RL_X, "", "on-CPU stack samples taken of the image (absent when sampling is off)") \
+	X(PROC_ONCPU_OBJECTS, "proc.oncpu_objects", STRLIST, RL_X, "", "files its code ran in when sampled, most samples first (up to 8)") \
 	X(PROC_EXIT_CODE, "proc.exit_code", NUM, RL_X, "", "exit status (absent when killed by a signal)")      \
 	X(PROC_EXIT_SIGNAL, "proc.exit_signal", NUM, RL_X, "", "the signal that killed it (absent otherwise)")  \
 	X(PROC_END_REASON, "proc.end_reason", STR, RL_X, "", "exit, or exec (it replaced its image)")           \
@@ -116,6 +118,11 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_ANOMALOUS, "baseline.anomalous", BOOL, RL_WX, "", "a score >= alert score, or a never-seen member") \
 	X(BL_NEW_FAIL_PATHS, "baseline.new_fail_paths", STRLIST, RL_X, "", "failed paths never seen (up to 8)") \
 	X(BL_NEW_SYSCALLS, "baseline.new_syscalls", STRLIST, RL_X, "", "syscalls never used before (up to 8)")  \
+	X(BL_ONCPU_READY, "baseline.oncpu_ready", BOOL, RL_X, "", "the baseline has learned where its code runs (on-CPU objects)") \
+	X(BL_NEW_ONCPU_OBJECTS, "baseline.new_oncpu_objects", STRLIST, RL_X, "",                                \
+	  "files its code ran in that it never ran in before (up to 8; when oncpu_ready)")                       \
+	X(BL_NEW_ONCPU_SAMPLES, "baseline.new_oncpu_samples", NUM, RL_X, "",                                    \
+	  "samples in those files (when oncpu_ready)")                                                           \
 	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's baseline is ready")           \
 	X(BL_PARENT_NEW_CHILD, "baseline.parent_new_child", BOOL, RL_EX, "",                                   \
 	  "the parent binary had never executed this binary (its baseline ready)")

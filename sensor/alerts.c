@@ -254,6 +254,8 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 		json_object_object_add(evid, "baseline", sample_json__baseline(ev));
 	if (r->evidence & RL_EV_ANCESTRY)
 		json_object_object_add(evid, "ancestry", sample_json__ancestors(ev));
+	if ((r->evidence & RL_EV_STACKS) && ev->oncpu)
+		json_object_object_add(evid, "stacks", sample_json__stacks(ev));
 	json_object_object_add(o, "evidence", evid);
 	json_object_object_add(o, "rule_file", sample_json__str(r->file ? r->file : ""));
 	json_object_object_add(o, "rule_line", json_object_new_int(r->line));

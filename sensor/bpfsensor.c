@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,13 @@ struct bpfsensor {
 	int ncpus;
 	bool open_fail;
 	bool refresh;
+	bool sample;
+	struct bpf_link **sample_links;
+	int *sample_fds;
+	struct perf_buffer *mmaps;
+	bpfsensor_mmap_fn mmap_fn;
+	void *mmap_ctx;
+	uint64_t mmaps_lost;
 	struct pl_proc *scratch; /* one procs value: too big for the stack of a callback */
 };
 
@@ -45,7 +53,10 @@ __attribute__((format(printf, 2, 0))) static int libbpf_log(enum libbpf_print_le
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int attach_refresher(struct bpfsensor *s, uint32_t hz)
+/* A cpu-clock event at hz on every CPU, running prog: fds and links into
+ * *fds and *links (ncpus entries each, -1 / NULL where a CPU is offline). */
+static int attach_cpu_clock(struct bpfsensor *s, struct bpf_program *prog, uint32_t hz, int **fds,
+			    struct bpf_link ***links)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -57,12 +68,12 @@ static int attach_refresher(struct bpfsensor *s, uint32_t hz)
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0)
 		return s->ncpus ? s->ncpus : -EINVAL;
-	s->perf_links = calloc(s->ncpus, sizeof(*s->perf_links));
-	s->perf_fds = calloc(s->ncpus, sizeof(*s->perf_fds));
-	if (!s->perf_links || !s->perf_fds)
+	*links = calloc(s->ncpus, sizeof(**links));
+	*fds = calloc(s->ncpus, sizeof(**fds));
+	if (!*links || !*fds)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < s->ncpus; cpu++)
-		s->perf_fds[cpu] = -1;
+		(*fds)[cpu] = -1;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -71,9 +82,9 @@ static int attach_refresher(struct bpfsensor *s, uint32_t hz)
 				continue;
 			return -errno;
 		}
-		s->perf_fds[cpu] = fd;
-		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.pl_cpu_refresh, fd);
-		if (!s->perf_links[cpu])
+		(*fds)[cpu] = fd;
+		(*links)[cpu] = bpf_program__attach_perf_event(prog, fd);
+		if (!(*links)[cpu])
 			return -errno;
 	}
 	return 0;
@@ -114,6 +125,13 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	}
 	if (!s->refresh)
 		bpf_program__set_autoload(s->skel->progs.pl_cpu_refresh, false);
+	s->sample = feat->have[PL_FEAT_PERF_EVENT] && opts->sample_hz > 0;
+	s->skel->rodata->stack_key_burst = ONCPU_MAX_KEYS;
+	if (!s->sample)
+		bpf_program__set_autoload(s->skel->progs.pl_oncpu_sample, false);
+	bpf_map__set_max_entries(s->skel->maps.ustacks, opts->max_stacks);
+	bpf_map__set_max_entries(s->skel->maps.kstacks, opts->max_stacks);
+	bpf_map__set_max_entries(s->skel->maps.stack_counts, opts->max_stacks * 4);
 	bpf_map__set_max_entries(s->skel->maps.procs, opts->max_procs);
 	bpf_map__set_max_entries(s->skel->maps.fail_paths, opts->max_fail_paths);
 	bpf_map__set_max_entries(s->skel->maps.events, opts->ringbuf_kb * 1024);
@@ -129,9 +147,17 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 		goto fail;
 	}
 	if (s->refresh) {
-		r = attach_refresher(s, opts->refresh_hz);
+		r = attach_cpu_clock(s, s->skel->progs.pl_cpu_refresh, opts->refresh_hz, &s->perf_fds, &s->perf_links);
 		if (r < 0) {
 			r = log_error_errno(r, "Failed to attach the CPU refresher to perf events: %m");
+			goto fail;
+		}
+	}
+	if (s->sample) {
+		r = attach_cpu_clock(s, s->skel->progs.pl_oncpu_sample, opts->sample_hz, &s->sample_fds,
+				     &s->sample_links);
+		if (r < 0) {
+			r = log_error_errno(r, "Failed to attach the on-CPU sampler to perf events: %m");
 			goto fail;
 		}
 	}
@@ -154,7 +180,81 @@ int bpfsensor__epoll_fd(const struct bpfsensor *s)
 
 int bpfsensor__consume(struct bpfsensor *s)
 {
+	/* mappings first: a stack record may name an object mapped just before */
+	if (s->mmaps)
+		perf_buffer__consume(s->mmaps);
 	return ring_buffer__consume(s->rb);
+}
+
+/* PERF_RECORD_MMAP2 as the kernel lays it out with attr.build_id set. */
+struct mmap2_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint8_t build_id_size;
+	uint8_t reserved1;
+	uint16_t reserved2;
+	uint8_t build_id[20];
+	uint32_t prot, flags;
+	char filename[];
+};
+
+static enum bpf_perf_event_ret on_mmap(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct bpfsensor *s = ctx;
+	const struct mmap2_rec *m = (const void *)h;
+	size_t max;
+
+	(void)cpu;
+	if (h->type == PERF_RECORD_LOST) {
+		const struct {
+			struct perf_event_header h;
+			uint64_t id, lost;
+		} *l = (const void *)h;
+
+		if (h->size >= sizeof(*l))
+			s->mmaps_lost += l->lost;
+		return LIBBPF_PERF_EVENT_CONT;
+	}
+	if (h->type != PERF_RECORD_MMAP2 || h->size <= sizeof(*m))
+		return LIBBPF_PERF_EVENT_CONT;
+	max = h->size - sizeof(*m);
+	if (!memchr(m->filename, 0, max) || m->filename[0] != '/')
+		return LIBBPF_PERF_EVENT_CONT; /* anonymous, [vdso], or cut */
+	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && m->build_id_size <= sizeof(m->build_id))
+		s->mmap_fn(s->mmap_ctx, m->pid, m->build_id, m->build_id_size, m->filename);
+	else
+		s->mmap_fn(s->mmap_ctx, m->pid, NULL, 0, m->filename);
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+int bpfsensor__watch_mmaps(struct bpfsensor *s, bpfsensor_mmap_fn fn, void *ctx)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.mmap = 1,
+		.mmap2 = 1,
+		.build_id = 1,
+		.watermark = 1,
+		.wakeup_watermark = 1u << 30, /* never wakes: consumed with every ring-buffer batch */
+	};
+	struct perf_buffer_raw_opts o = { .sz = sizeof(o) };
+
+	if (!s->sample || s->mmaps)
+		return -EINVAL;
+	s->mmap_fn = fn;
+	s->mmap_ctx = ctx;
+	s->mmaps = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.mmap_events), 128, &attr, on_mmap, s, &o);
+	if (!s->mmaps)
+		return -errno;
+	return 0;
+}
+
+uint64_t bpfsensor__mmaps_lost(const struct bpfsensor *s)
+{
+	return s->mmaps_lost;
 }
 
 int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX])
@@ -270,6 +370,76 @@ bool bpfsensor__refreshes_cpu(const struct bpfsensor *s)
 	return s->refresh;
 }
 
+bool bpfsensor__samples(const struct bpfsensor *s)
+{
+	return s->sample;
+}
+
+static int st_count(void *ctx, const struct pl_stack_key *k, uint64_t *ret)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stack_counts), k, ret) ? -errno : 0;
+}
+
+static int st_remove(void *ctx, const struct pl_stack_key *k)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_delete_elem(bpf_map__fd(s->skel->maps.stack_counts), k) ? -errno : 0;
+}
+
+static int st_next_key(void *ctx, const struct pl_stack_key *prev, struct pl_stack_key *ret)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_get_next_key(bpf_map__fd(s->skel->maps.stack_counts), prev, ret) ? -errno : 0;
+}
+
+_Static_assert(sizeof(struct pl_ustack_frame) == sizeof(struct bpf_stack_build_id) &&
+		       offsetof(struct pl_ustack_frame, offset_or_ip) == offsetof(struct bpf_stack_build_id, offset) &&
+		       (int)PL_FRAME_VALID == (int)BPF_STACK_BUILD_ID_VALID && (int)PL_FRAME_IP == (int)BPF_STACK_BUILD_ID_IP,
+	       "pl_ustack_frame is struct bpf_stack_build_id");
+
+static int st_ustack(void *ctx, int32_t id, struct pl_ustack_frame *ret)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t k = id;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.ustacks), &k, ret) ? -errno : 0;
+}
+
+static int st_kstack(void *ctx, int32_t id, uint64_t *ret)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t k = id;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.kstacks), &k, ret) ? -errno : 0;
+}
+
+static int st_forget(void *ctx, bool kernel, int32_t id)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t k = id;
+	int fd = bpf_map__fd(kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks);
+
+	return bpf_map_delete_elem(fd, &k) ? -errno : 0;
+}
+
+struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s)
+{
+	return (struct oncpu_table){
+		.ctx = s,
+		.count = st_count,
+		.remove = st_remove,
+		.next_key = st_next_key,
+		.ustack = st_ustack,
+		.kstack = st_kstack,
+		.forget_stack = st_forget,
+		.image_live = image_live,
+	};
+}
+
 const char *bpfsensor__libbpf_version(void)
 {
 	return libbpf_version_string();
@@ -280,6 +450,14 @@ void bpfsensor__free(struct bpfsensor *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->rb);
+	perf_buffer__free(s->mmaps);
+	for (int i = 0; s->sample_links && i < s->ncpus; i++)
+		bpf_link__destroy(s->sample_links[i]);
+	for (int i = 0; s->sample_fds && i < s->ncpus; i++)
+		if (s->sample_fds[i] >= 0)
+			close(s->sample_fds[i]);
+	free(s->sample_links);
+	free(s->sample_fds);
 	for (int i = 0; s->perf_links && i < s->ncpus; i++)
 		bpf_link__destroy(s->perf_links[i]);
 	for (int i = 0; s->perf_fds && i < s->ncpus; i++)

@@ -14,6 +14,7 @@
 
 #include "failpaths.h"
 #include "kfeatures.h"
+#include "oncpu.h"
 #include "plumbline.h"
 
 struct bpfsensor_opts {
@@ -23,7 +24,15 @@ struct bpfsensor_opts {
 	uint32_t refresh_hz;     /* CPU refresh frequency per CPU; 0 disables */
 	uint32_t fail_keys_burst; /* new failed-path keys one image may insert at once */
 	uint32_t fail_keys_per_s; /* ... and then per second */
+	uint32_t sample_hz;      /* on-CPU stack samples per second per CPU; 0 disables */
+	uint32_t max_stacks;     /* entries of each stack table */
 };
+
+/* An executable file mapped by some process, as the kernel reported it
+ * (PERF_RECORD_MMAP2): its build-id (len 0: the kernel could not read it)
+ * and its path. Called from bpfsensor__consume() before any ring-buffer
+ * record, so a stack is never read before the mapping it runs in. */
+typedef void (*bpfsensor_mmap_fn)(void *ctx, uint32_t pid, const uint8_t *build_id, size_t len, const char *path);
 
 struct bpfsensor;
 
@@ -38,6 +47,12 @@ typedef int (*bpfsensor_record_fn)(void *ctx, void *data, size_t size);
 
 int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, bpfsensor_record_fn cb,
 		    void *ctx, struct bpfsensor **ret);
+
+/* Receive the mappings (see bpfsensor_mmap_fn) when sampling is on. Once,
+ * after open. 0 or -errno (sampling then names objects from /proc only). */
+int bpfsensor__watch_mmaps(struct bpfsensor *s, bpfsensor_mmap_fn fn, void *ctx);
+/* PERF_RECORD_LOST: mapping records the kernel could not deliver. */
+uint64_t bpfsensor__mmaps_lost(const struct bpfsensor *s);
 
 int bpfsensor__epoll_fd(const struct bpfsensor *s);
 /* Deliver every pending record. Returns the number consumed or -errno. */
@@ -60,6 +75,10 @@ int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *
 struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s);
 bool bpfsensor__tracks_open_fail(const struct bpfsensor *s);
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s);
+bool bpfsensor__samples(const struct bpfsensor *s);
+
+/* The on-CPU sample tables, as oncpu.c uses them. */
+struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s);
 
 /* "libbpf X.Y", for `plumbline version`. */
 const char *bpfsensor__libbpf_version(void);

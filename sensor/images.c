@@ -363,6 +363,7 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	 * and it is no exit for rules to judge. Half of all images are such
 	 * steps, so skipping them halves the sensor's work per command. */
 	bool step = ev->reason == PL_END_EXEC && (ev->proc.id.flags & PL_PROC_FORKED);
+	_cleanup_(oncpu_result_freep) struct oncpu_result *oncpu = NULL;
 	int64_t m2r = mono_to_real();
 	struct pl_sample *s;
 	uint32_t nfails = 0;
@@ -371,7 +372,10 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	 * periodic sweep: walking the whole table here, per process, would make
 	 * a storm of such processes quadratic */
 	fails = failpaths__collect(im->d.fails, match, true, &nfails);
+	if (im->d.oncpu)
+		oncpu = oncpu__collect(im->d.oncpu, ev->proc.id.image_id, ev->proc.oncpu_samples, true);
 	s = new_sample(im, PL_AT_EXIT, tgid, &ev->proc.id, match, m2r);
+	s->oncpu = oncpu ? &oncpu->oc : NULL;
 	span_total(&s->life, st);
 	s->fails = fails;
 	s->nfails = s->fail_paths = nfails;
@@ -408,9 +412,10 @@ void images__on_record(struct images *im, const void *data, size_t size)
 		[PL_EV_SEEN] = sizeof(struct pl_ev_proc),
 		[PL_EV_END] = sizeof(struct pl_ev_end),
 		[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path),
+		[PL_EV_STACK] = sizeof(struct pl_ev_stack),
 	};
 
-	if (size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC || h->type > PL_EV_FAIL_PATH ||
+	if (size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC || h->type > PL_EV_STACK ||
 	    size < want[h->type] || h->size != want[h->type]) {
 		im->st.invalid++;
 		return;
@@ -430,6 +435,10 @@ void images__on_record(struct images *im, const void *data, size_t size)
 	case PL_EV_FAIL_PATH:
 		failpaths__on_record(im->d.fails, data);
 		break;
+	case PL_EV_STACK:
+		if (im->d.oncpu)
+			oncpu__on_record(im->d.oncpu, data);
+		break;
 	}
 }
 
@@ -441,6 +450,7 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	static const struct pl_stats zero;
 	const struct pl_stats *prev;
 	_cleanup_free_ struct pl_fail *fails = NULL;
+	_cleanup_(oncpu_result_freep) struct oncpu_result *oncpu = NULL;
 	uint64_t start, len;
 	uint32_t nfails = 0;
 	struct pl_sample *s;
@@ -470,6 +480,11 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 		fails = failpaths__collect(im->d.fails, pi, false, &nfails);
 	s->fails = fails;
 	s->nfails = s->fail_paths = nfails;
+	/* a busy second: the stacks so far, for a rule that judges it */
+	if (im->d.oncpu && s->win.cpu_ns >= ONCPU_WINDOW_MIN_CPU_NS && pipeline__wants(im->d.pipe, PL_AT_WINDOW)) {
+		oncpu = oncpu__collect(im->d.oncpu, p->id.image_id, p->oncpu_samples, false);
+		s->oncpu = oncpu ? &oncpu->oc : NULL;
+	}
 	if (active) {
 		const struct pl_fail *top = pl_sample__top_fail(s);
 
@@ -498,12 +513,16 @@ void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, 
 	struct proc_info *pi = proctable__get(im->d.procs, tgid);
 	struct proc_info *match = pi && pi->image_id == p->id.image_id ? pi : NULL;
 	_cleanup_free_ struct pl_fail *fails = NULL;
+	_cleanup_(oncpu_result_freep) struct oncpu_result *oncpu = NULL;
 	int64_t m2r = mono_to_real();
 	struct pl_sample *s;
 	uint32_t nfails = 0;
 
 	fails = failpaths__collect(im->d.fails, match, false, &nfails);
+	if (im->d.oncpu)
+		oncpu = oncpu__collect(im->d.oncpu, p->id.image_id, p->oncpu_samples, false);
 	s = new_sample(im, PL_AT_EXIT, tgid, &p->id, match, m2r);
+	s->oncpu = oncpu ? &oncpu->oc : NULL;
 	span_total(&s->life, &p->st);
 	s->fails = fails;
 	s->nfails = s->fail_paths = nfails;

@@ -27,6 +27,7 @@
 #include "identity.h"
 #include "learn.h"
 #include "live.h"
+#include "oncpu.h"
 #include "pipeline.h"
 #include "plumbline.h"
 #include "proctable.h"
@@ -40,10 +41,11 @@ struct images_deps {
 	struct live *live;
 	struct learner *learn;
 	struct pipeline *pipe;
+	struct oncpu *oncpu; /* NULL: no on-CPU sampling */
 };
 
 struct images_stats {
-	uint64_t records[PL_EV_FAIL_PATH + 1]; /* valid ring-buffer records, by type */
+	uint64_t records[PL_EV_STACK + 1]; /* valid ring-buffer records, by type */
 	uint64_t invalid;                      /* rejected: size, type or version */
 	uint64_t proctable_full;               /* start records with no room in the table */
 };

@@ -31,6 +31,8 @@
 /* A scored sample waiting for the rules' decision (learner__commit). */
 enum pending_kind { PENDING_NONE, PENDING_PROCESS, PENDING_WINDOW };
 
+#define LEARN_MAX_OBJECTS 128 /* on-CPU objects of one sample learned (most samples first) */
+
 struct pending {
 	enum pending_kind kind;
 	struct baseline *b;
@@ -39,6 +41,8 @@ struct pending {
 	struct bl_verdict v;
 	const char *paths[PROC_MAX_FAIL_KEYS]; /* borrowed from the sample until commit */
 	const char *names[PL_NR_SYSCALLS];
+	const char *objs[LEARN_MAX_OBJECTS]; /* on-CPU objects, borrowed likewise */
+	uint64_t obj_counts[LEARN_MAX_OBJECTS];
 };
 
 #define QCACHE_SLOTS 1024
@@ -233,6 +237,12 @@ static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 										: PL_SAMPLE_NEW_MAX;
 	for (uint32_t i = 0; i < v->nnew_syscalls; i++)
 		v->new_syscalls[i] = bv->new_list[BL_SET_SYSCALLS][i];
+	v->oncpu_ready = bv->oncpu_ready;
+	v->nnew_oncpu_objects = bv->new_members[BL_SET_ONCPU] < PL_SAMPLE_NEW_MAX ? bv->new_members[BL_SET_ONCPU]
+										 : PL_SAMPLE_NEW_MAX;
+	for (uint32_t i = 0; i < v->nnew_oncpu_objects; i++)
+		v->new_oncpu_objects[i] = bv->new_list[BL_SET_ONCPU][i];
+	v->new_oncpu_samples = bv->new_oncpu_samples;
 }
 
 static void score_process(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
@@ -255,7 +265,22 @@ static void score_process(struct learner *l, struct baseline *b, const struct ba
 	for (int i = 0; s->life.sc && i < PL_NR_SYSCALLS; i++)
 		if (s->life.sc[i] && syscall_name(i))
 			q->names[ps->nsyscall_names++] = syscall_name(i);
+	ps->oncpu_objects = q->objs;
+	ps->oncpu_counts = q->obj_counts;
+	for (uint32_t i = 0; s->oncpu && i < s->oncpu->nobjs && ps->noncpu < LEARN_MAX_OBJECTS; i++) {
+		q->objs[ps->noncpu] = s->oncpu->objs[i].object;
+		q->obj_counts[ps->noncpu++] = s->oncpu->objs[i].samples;
+	}
 	baseline__score_process(b, prior, ps, &l->pol, &q->v);
+	/* each object beside what the baseline expects of it */
+	const struct baseline *ref = q->v.from_prior ? prior : b;
+
+	for (uint32_t i = 0; s->oncpu && i < s->oncpu->nobjs; i++) {
+		struct pl_oncpu_obj *o = &s->oncpu->objs[i];
+
+		o->baseline_share = q->v.ready ? baseline__oncpu_share(ref, &l->pol, o->object) : NAN;
+		o->is_new = q->v.oncpu_ready && o->baseline_share == 0;
+	}
 }
 
 static void score_window(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)

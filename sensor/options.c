@@ -27,6 +27,8 @@ enum {
 	OPT_FAIL_SWEEP,
 	OPT_RINGBUF_KB,
 	OPT_REFRESH_HZ,
+	OPT_SAMPLE_HZ,
+	OPT_MAX_STACKS,
 	OPT_STATS_INTERVAL,
 	OPT_STATE_DIR,
 	OPT_MODE,
@@ -104,8 +106,11 @@ void run_opts__usage(FILE *out)
 	      "  --max-fail-paths N     distinct failing (process, path, errno) kept (default 16384)\n"
 	      "  --fail-sweep SEC       how often that table is swept of keys of ended images,\n"
 	      "                         and of keys idle since the last sweep (default 10)\n"
-	      "  --ringbuf-kb N         ring buffer size in KiB, power of two (default 4096)\n"
+	      "  --ringbuf-kb N         ring buffer size in KiB, power of two (default 8192)\n"
 	      "  --refresh-hz N         per-CPU CPU-time refresh rate for windows (default 10, 0 = off)\n"
+	      "  --sample-hz N          on-CPU stack samples per second per CPU, the stacks alerts\n"
+	      "                         carry as evidence (default 49, 0 = off)\n"
+	      "  --max-stacks N         distinct stacks kept per stack table, power of two (default 8192)\n"
 	      "\n"
 	      "  -h, --help             this help\n"
 	      "\n"
@@ -159,6 +164,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "fail-sweep", required_argument, NULL, OPT_FAIL_SWEEP },
 		{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF_KB },
 		{ "refresh-hz", required_argument, NULL, OPT_REFRESH_HZ },
+		{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "mode", required_argument, NULL, OPT_MODE },
@@ -191,6 +198,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.fail_sweep_s = 10,
 		.ringbuf_kb = 4096,
 		.refresh_hz = 10,
+		.sample_hz = 49,
+		.max_stacks = 8192,
 		.baselines = true,
 		.state_dir = "/var/lib/plumbline",
 		.flush_interval_s = 60,
@@ -244,6 +253,16 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_REFRESH_HZ:
 			r = parse_u32("--refresh-hz", optarg, 0, 1000, &o->refresh_hz);
+			break;
+		case OPT_SAMPLE_HZ:
+			r = parse_u32("--sample-hz", optarg, 0, 10000, &o->sample_hz);
+			break;
+		case OPT_MAX_STACKS:
+			r = parse_u32("--max-stacks", optarg, 256, 65536, &o->max_stacks);
+			if (!r && (o->max_stacks & (o->max_stacks - 1))) {
+				log_error("invalid value '%s' for --max-stacks: must be a power of two", optarg);
+				r = -EINVAL;
+			}
 			break;
 		case OPT_STATS_INTERVAL:
 			r = parse_seconds("--stats-interval", optarg, &secs);

@@ -26,6 +26,8 @@ struct run_opts {
 	uint32_t fail_sweep_s;     /* seconds between sweeps of the failed-path table */
 	uint32_t ringbuf_kb;
 	uint32_t refresh_hz;
+	uint32_t sample_hz;  /* on-CPU stack samples per second per CPU, 0: off */
+	uint32_t max_stacks; /* entries of each stack map (power of two) */
 	uint32_t stats_interval_s; /* 0: stats record at shutdown only */
 	bool quiet;
 	bool verbose;

@@ -34,6 +34,8 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "failpaths.h"
+#include "oncpu.h"
+#include "symbols.h"
 #include "filekind.h"
 #include "kfeatures.h"
 #include "identity.h"
@@ -69,6 +71,8 @@ struct sensor {
 	struct alerts *alerts; /* NULL: --no-rules */
 	struct binagg *bin;
 	struct failpaths *fails; /* failed-path keys: the kernel's table and each image's list */
+	struct symbols *sym;     /* frame names; NULL: sampling off */
+	struct oncpu *oncpu;     /* on-CPU samples per image; NULL: sampling off */
 	struct pl_output *syslog; /* alerts to the syslog daemon, NULL: --syslog off */
 	struct pl_output *text;   /* alerts as lines on stdout with the live view */
 	struct out_label out_label, syslog_label, text_label;
@@ -204,6 +208,9 @@ static struct stats_sources sources(const struct sensor *s)
 		.alerts = s->alerts,
 		.bin = s->bin,
 		.ident = s->ident,
+		.oncpu = s->oncpu,
+		.sym = s->sym,
+		.sample_hz = s->opts->sample_hz,
 	};
 }
 
@@ -233,6 +240,12 @@ static void on_tick(struct sensor *s)
 	s->last_tick_ns = now;
 	if (s->ticks % s->opts->fail_sweep_s == 0)
 		failpaths__sweep(s->fails, now);
+	if (s->oncpu) {
+		if (s->ticks % ONCPU_SWEEP_S == 0)
+			oncpu__sweep(s->oncpu, now);
+		else
+			oncpu__tick(s->oncpu, now);
+	}
 	if (s->live && now - s->last_live_ns >= s->opts->live_interval_s * 1000000000ull - 50000000ull) {
 		struct stats_sources src = sources(s);
 		struct live_losses lost = stats__losses(&src);
@@ -360,6 +373,8 @@ static void sensor_close(struct sensor *s)
 	binagg__free(s->bin);
 	failpaths__free(s->fails);
 	images__free(s->images);
+	oncpu__free(s->oncpu);
+	symbols__free(s->sym); /* after bpfsensor, whose mapping callback feeds it */
 	pipeline__free(s->pipe);
 	if (s->epfd >= 0)
 		close(s->epfd);
@@ -371,6 +386,12 @@ static void sensor_close(struct sensor *s)
 		close(s->stopfd);
 }
 
+static void on_mmap(void *ctx, uint32_t pid, const uint8_t *build_id, size_t len, const char *path)
+{
+	(void)pid;
+	symbols__add_mapping(ctx, build_id, len, path);
+}
+
 static int sensor_open(struct sensor *s)
 {
 	struct bpfsensor_opts bo = {
@@ -378,6 +399,8 @@ static int sensor_open(struct sensor *s)
 		.max_fail_paths = s->opts->max_fail_paths,
 		.ringbuf_kb = s->opts->ringbuf_kb,
 		.refresh_hz = s->opts->refresh_hz,
+		.sample_hz = s->opts->sample_hz,
+		.max_stacks = s->opts->max_stacks,
 		.fail_keys_burst = PROC_MAX_FAIL_KEYS,
 		.fail_keys_per_s = 32,
 	};
@@ -496,6 +519,20 @@ static int sensor_open(struct sensor *s)
 		if (failpaths__new(&tbl, s->procs, &s->fails) < 0 ||
 		    pipeline__new(&po, s->learn, s->alerts, &s->pipe) < 0)
 			return log_error_errno(ENOMEM, "Out of memory");
+		if (bpfsensor__samples(s->bpf)) {
+			struct oncpu_table ot = bpfsensor__oncpu_table(s->bpf);
+
+			if (symbols__new(&s->sym) < 0 ||
+			    oncpu__new(&ot, s->sym, s->opts->max_stacks, s->opts->sample_hz, &s->oncpu) < 0)
+				return log_error_errno(ENOMEM, "Out of memory");
+			r = bpfsensor__watch_mmaps(s->bpf, on_mmap, s->sym);
+			if (r < 0)
+				log_warn_errno(r, "Cannot watch executable mappings (%m): stack frames of processes "
+						     "that have exited before their stacks are read stay unnamed");
+		} else if (s->opts->sample_hz) {
+			log_warn("On-CPU sampling is off: %s; alerts carry no stacks",
+				    s->feat.have[PL_FEAT_PERF_EVENT] ? "--sample-hz 0" : "perf events are unavailable");
+		}
 		set_outputs(s);
 		d = (struct images_deps){
 			.procs = s->procs,
@@ -505,6 +542,7 @@ static int sensor_open(struct sensor *s)
 			.live = s->live,
 			.learn = s->learn,
 			.pipe = s->pipe,
+			.oncpu = s->oncpu,
 		};
 		if (images__new(&d, &s->images) < 0)
 			return log_error_errno(ENOMEM, "Out of memory");

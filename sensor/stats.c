@@ -55,12 +55,45 @@ static struct json_object *identity_stats(const struct identity *id)
 	return o;
 }
 
+/* On-CPU sampling, null when it is off. */
+static struct json_object *oncpu_stats(const struct stats_sources *src)
+{
+	const struct oncpu_stats *os;
+	const struct symbols_stats *ss;
+	struct json_object *o;
+
+	if (!src->oncpu || !src->sym)
+		return NULL;
+	os = oncpu__stats(src->oncpu);
+	ss = symbols__stats(src->sym);
+	o = json_object_new_object();
+	if (!o)
+		return NULL;
+	add_u64(o, "rate_hz", src->sample_hz);
+	add_u64(o, "stack_keys", os->keys);
+	add_u64(o, "stacks_read", os->stacks_read);
+	add_u64(o, "stacks_unreadable", os->stacks_unreadable);
+	add_u64(o, "keys_displaced", os->displaced);
+	add_u64(o, "orphans_swept", os->orphans_swept);
+	add_u64(o, "stacks_forgotten", os->stacks_forgotten);
+	add_u64(o, "processes_scanned", os->processes_scanned);
+	add_u64(o, "mappings", ss->mappings);
+	add_u64(o, "mappings_lost", bpfsensor__mmaps_lost(src->bpf));
+	add_u64(o, "objects", ss->objects);
+	add_u64(o, "objects_refused", ss->objects_refused);
+	add_u64(o, "objects_loaded", ss->objects_loaded);
+	add_u64(o, "object_load_failures", ss->load_failures);
+	add_u64(o, "kernel_symbols", ss->kernel_symbols);
+	return o;
+}
+
 struct json_object *stats__record(const struct stats_sources *src)
 {
-	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path" };
+	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack" };
 	static const char *const drop_names[PL_DROP_MAX] = {
 		"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
 		"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
+		"stack_table_full", "stack_not_stored", "stack_image_cap",
 	};
 	const struct images_stats *im = images__stats(src->images);
 	const struct failpaths_stats *fst = failpaths__stats(src->fails);
@@ -77,7 +110,7 @@ struct json_object *stats__record(const struct stats_sources *src)
 	add_u64(o, "time_ns", now + (uint64_t)mono_to_real());
 	add_u64(o, "uptime_ns", now - src->start_ns);
 	ev = json_object_new_object();
-	for (int i = PL_EV_EXEC; i <= PL_EV_FAIL_PATH; i++)
+	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
 		add_u64(ev, ev_names[i], im->records[i]);
 	json_object_object_add(o, "ringbuf_records", ev);
 	add_u64(o, "invalid_records", im->invalid);
@@ -100,6 +133,7 @@ struct json_object *stats__record(const struct stats_sources *src)
 	add_u64(fp, "idle_moved", fst->idle_moved);
 	add_u64(fp, "unknown_swept", fst->unknown_swept);
 	json_object_object_add(o, "fail_paths", fp);
+	json_object_object_add(o, "oncpu", oncpu_stats(src));
 	out = output_counts(src->json);
 	json_object_object_add(o, "output", out ? out : output_counts(&(struct pl_output){ 0 }));
 	json_object_object_add(o, "syslog", output_counts(src->syslog));

@@ -20,6 +20,8 @@
 #include "images.h"
 #include "kfeatures.h"
 #include "learn.h"
+#include "oncpu.h"
+#include "symbols.h"
 #include "live.h"
 #include "output.h"
 #include "pipeline.h"
@@ -40,6 +42,9 @@ struct stats_sources {
 	const struct alerts *alerts;
 	const struct binagg *bin;
 	const struct identity *ident;
+	const struct oncpu *oncpu;      /* NULL: sampling off */
+	const struct symbols *sym;
+	uint32_t sample_hz;
 };
 
 /* The stats record (new reference), NULL on ENOMEM. */

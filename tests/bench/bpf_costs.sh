@@ -150,7 +150,9 @@ start() { # INSTR
 # snap PID: "prog_id run_cnt run_time_ns" for each BPF program the process
 # holds an fd of (link fds name a prog_id too, but carry no run_cnt).
 snap() {
-	grep -sHE '^(prog_id|run_cnt|run_time_ns):' /proc/"$1"/fdinfo/* |
+	# the sensor opens and closes other fds meanwhile: one gone between the
+	# glob and the read makes grep exit 2, which is not an error here
+	{ grep -sHE '^(prog_id|run_cnt|run_time_ns):' /proc/"$1"/fdinfo/* || true; } |
 		awk -F: '{ v = $3; gsub(/[ \t]/, "", v); f[$1, $2] = v; fds[$1] = 1 }
 			END { for (fd in fds) if ((fd, "run_cnt") in f) print f[fd, "prog_id"], f[fd, "run_cnt"], f[fd, "run_time_ns"] }' |
 		sort -u -n -k1,1

@@ -846,7 +846,7 @@ static const struct {
 	{ MUT_MISSING_DIST, "exactly 15 distributions" },
 	{ MUT_EXTRA_DIST, "exactly 15 distributions" },
 	{ MUT_RENAMED_DIST, "distribution \"win_sc_other_per_s\" is missing" },
-	{ MUT_MISSING_SET, "exactly 3 sets" },
+	{ MUT_MISSING_SET, "set \"children\" is missing" },
 	{ MUT_CREATED_AFTER_UPDATED, "created_ns is after updated_ns" },
 	{ MUT_SAMPLES, "sample counts disagree" },
 	{ MUT_WINDOWS, "sample counts disagree" },
@@ -930,6 +930,64 @@ static struct json_object *mutated(const struct baseline *b, enum mutation m)
 		break;
 	}
 	return o;
+}
+
+/* Where a binary's code runs: learned from samples by object, ready once
+ * min_samples processes brought samples, and then a never-seen object is
+ * named with its samples, without making the verdict anomalous (sampling is
+ * noisy: a rule weighs it). Baseline files written before this set load. */
+static void test_baseline_oncpu_objects_learned_then_new_ones_named(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline(), *back = NULL;
+	const char *const usual[] = { "/usr/sbin/sshd", "/usr/lib/x86_64-linux-gnu/libc.so.6" };
+	const char *const odd[] = { "/usr/sbin/sshd", "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1" };
+	const uint64_t usual_n[] = { 3, 1 }, odd_n[] = { 1, 25 };
+	struct bl_process_sample s;
+	struct bl_verdict v;
+	struct json_object *o, *sets;
+	char err[160];
+
+	(void)state;
+	for (unsigned i = 0; i < p.min_samples; i++) {
+		s = sample(i, 1);
+		s.oncpu_objects = usual;
+		s.oncpu_counts = usual_n;
+		s.noncpu = 2;
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + i * SEC, &v), 0);
+		/* not ready while learning: nothing is called new */
+		assert_false(v.oncpu_ready);
+		assert_int_equal(v.new_oncpu_samples, 0);
+	}
+	assert_int_equal(b->oncpu_procs, p.min_samples);
+	assert_int_equal(b->oncpu_samples, 4 * p.min_samples);
+	assert_true(fabs(baseline__oncpu_share(b, &p, usual[0]) - 0.75) < 1e-12);
+	assert_true(baseline__oncpu_share(b, &p, odd[1]) == 0);
+
+	s = sample(99, 1);
+	s.oncpu_objects = odd;
+	s.oncpu_counts = odd_n;
+	s.noncpu = 2;
+	baseline__score_process(b, NULL, &s, &p, &v);
+	assert_true(v.oncpu_ready);
+	assert_int_equal(v.new_members[BL_SET_ONCPU], 1);
+	assert_string_equal(v.new_list[BL_SET_ONCPU][0], odd[1]);
+	assert_int_equal(v.new_oncpu_samples, 25);
+	assert_false(v.anomalous);
+
+	/* a file without the set and its counters (written before sampling) loads, empty */
+	o = baseline__to_json(b);
+	assert_true(json_object_object_get_ex(o, "sets", &sets));
+	json_object_object_del(sets, "oncpu_objects");
+	json_object_object_del(o, "oncpu_samples");
+	json_object_object_del(o, "oncpu_procs");
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->oncpu_procs, 0);
+	assert_int_equal(back->set[BL_SET_ONCPU].n, 0);
+	assert_true(isnan(baseline__oncpu_share(back, &p, usual[0])));
+	json_object_put(o);
+	baseline__free(back);
+	baseline__free(b);
 }
 
 static void test_baseline_json_rejects_each_inconsistency(void **state)
@@ -1039,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_json_round_trips),
 		cmocka_unit_test(test_baseline_learned_while_clock_behind_creation_still_loads),
 		cmocka_unit_test(test_baseline_json_rejects_each_inconsistency),
+		cmocka_unit_test(test_baseline_oncpu_objects_learned_then_new_ones_named),
 		cmocka_unit_test(test_baseline_json_accepts_label_of_exactly_4096_bytes),
 		cmocka_unit_test(test_baseline_json_escapes_labels_and_reads_old_ones),
 	};

@@ -38,6 +38,8 @@ struct fx {
 	unsigned long long life_sc[PL_SAMPLE_NR_SYSCALLS], win_sc[PL_SAMPLE_NR_SYSCALLS];
 	unsigned long long life_errno[PL_SAMPLE_NR_ERRNO], win_errno[PL_SAMPLE_NR_ERRNO];
 	struct pl_fail fails[3];
+	struct pl_oncpu_obj objs[2];
+	struct pl_oncpu oncpu;
 	struct pl_sample exec, win, exit;
 	struct sample_buf *buf;
 	int nr_read, nr_close, nr_getppid, nr_openat;
@@ -218,6 +220,15 @@ static int setup(void **state_)
 	s->bl.nnew_fail_paths = 1;
 	s->bl.new_syscalls[0] = "getppid";
 	s->bl.nnew_syscalls = 1;
+	/* 40 samples: 30 in the program, 10 in a library it never ran in */
+	f->objs[0] = (struct pl_oncpu_obj){.object = "/usr/sbin/sshd", .build_id = "0123abcd", .samples = 30};
+	f->objs[1] = (struct pl_oncpu_obj){.object = "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1", .samples = 10};
+	f->oncpu = (struct pl_oncpu){.samples = 41, .unattributed = 1, .rate_hz = 49, .objs = f->objs, .nobjs = 2};
+	s->oncpu = &f->oncpu;
+	s->bl.oncpu_ready = true;
+	s->bl.new_oncpu_objects[0] = "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1";
+	s->bl.nnew_oncpu_objects = 1;
+	s->bl.new_oncpu_samples = 10;
 
 	s = &f->win;
 	pl_sample__init(s, PL_AT_WINDOW);
@@ -374,15 +385,19 @@ static void test_sample_json_process_record_has_exact_identity_fields(void **sta
 	struct fx *f = *state;
 	struct json_object *o = written(&f->exit);
 	static const char *const mid[] = {"end_ns", "duration_ns", "end_reason", "exit_code", "exit_signal", NULL};
-	static const char *const tail[] = {"open_fail_paths", "open_fail_paths_incomplete",
+	static const char *const tail[] = {"open_fail_paths", "open_fail_paths_incomplete", "oncpu",
 					   "binary_id",	      "parent_exe",
 					   "ancestors",	      "binary",
 					   "baseline",	      NULL};
+	static const char *const oncpu_keys[] = {"samples", "unattributed", "rate_hz", "objects", NULL};
 	const char *keys[64];
 
 	record_keys(keys, 64, mid, true, tail);
 	ut_keys(o, keys);
 	assert_string_equal(ut_str(o, "type"), "process");
+	ut_keys(ut_obj(o, "oncpu"), oncpu_keys);
+	assert_int_equal(ut_u64(ut_obj(o, "oncpu"), "samples"), 41);
+	assert_int_equal(ut_u64(ut_obj(o, "oncpu"), "unattributed"), 1);
 	assert_identity(o);
 	assert_int_equal(ut_u64(o, "end_ns"), T0 + 9000);
 	assert_int_equal(ut_u64(o, "duration_ns"), 7000);
@@ -680,6 +695,14 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 						  "new_syscalls", "windows_ready",
 						  "parent_ready", "parent_new_child",
 						  "quantiles",	  NULL};
+	static const char *const exit_keys[] = {"key",	  "ready",
+						"from_prior",	  "samples",
+						"learned",	  "anomalous",
+						"max_score",	  "max_feature",
+						"features",	  "new_fail_paths",
+						"new_syscalls", "oncpu_ready", "new_oncpu_objects", "new_oncpu_samples",
+						"windows_ready", "parent_ready", "parent_new_child",
+						"quantiles",	  NULL};
 	static const char *const fkeys[] = {"value", "p50", "p99", "ratio_p50", "ratio_p99", "score", NULL};
 	static const char *const exit_features[] = {"cpu_ns",	"wall_ns",	 "offcpu_ns",
 						    "syscalls", "open_failures", NULL};
@@ -690,7 +713,9 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 
 	o = written(&f->exit);
 	bl = ut_obj(o, "baseline");
-	ut_keys(bl, scored_keys);
+	ut_keys(bl, exit_keys);
+	assert_true(ut_bool(bl, "oncpu_ready"));
+	assert_int_equal(ut_u64(bl, "new_oncpu_samples"), 10);
 	assert_string_equal(ut_str(bl, "key"), "build-id:0123abcd@build-id:feed");
 	assert_true(ut_bool(bl, "ready"));
 	assert_false(ut_bool(bl, "from_prior"));
@@ -804,7 +829,7 @@ static void test_sample_json_hostile_strings_cannot_forge_a_line_or_a_field(void
 	struct json_tokener *tok;
 	const char *line, *keys[64];
 	static const char *const mid[] = {"end_ns", "duration_ns", "end_reason", "exit_code", "exit_signal", NULL};
-	static const char *const tail[] = {"open_fail_paths", "open_fail_paths_incomplete",
+	static const char *const tail[] = {"open_fail_paths", "open_fail_paths_incomplete", "oncpu",
 					   "binary_id",	      "parent_exe",
 					   "ancestors",	      "binary",
 					   "baseline",	      NULL};

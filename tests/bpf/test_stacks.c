@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_stacks.c - on-CPU stack evidence from the real sensor: a program
+ * with frame pointers burns CPU in a known function of a shared library it
+ * loads, and exits; its alert names that library and that function, and
+ * its baseline learns where its code normally runs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sensor_harness.h"
+
+#define WAIT_MS 15000
+#define HZ 997 /* samples per second per CPU in these tests */
+
+static bool have_bpf;
+static struct sensor_proc sensor; /* stopped by teardown, even when a test fails half-way */
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (sensor.pid > 0 || sensor.dir[0])
+		sensor_cleanup(&sensor);
+	memset(&sensor, 0, sizeof(sensor));
+	return 0;
+}
+
+static int group_setup(void **state)
+{
+	char why[128];
+
+	(void)state;
+	have_bpf = harness_bpf_available(why, sizeof(why));
+	if (!have_bpf) {
+		fprintf(stderr, "BPF unavailable: %s\n", why);
+		return harness_require_bpf() ? -1 : 0;
+	}
+	return 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static bool ends_with(const char *str, const char *tail)
+{
+	size_t a = str ? strlen(str) : 0, b = strlen(tail);
+
+	return a >= b && strcmp(str + a - b, tail) == 0;
+}
+
+/* Run pl_burn MS [LIB]; its records (exec image last) into *recs. */
+static pid_t burn(struct sensor_proc *sp, const char *ms, const char *lib, struct json_object **recs)
+{
+	const char *argv[] = { PL_BURN_BIN, ms, lib, NULL };
+	char out[64];
+	int st;
+	pid_t pid = run_capture(argv, out, sizeof(out), &st);
+
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* the fork step and the exec image; the exit is written after its rules ran */
+	*recs = records_wait_pid(sp, pid, 2, WAIT_MS);
+	assert_non_null(*recs);
+	return pid;
+}
+
+static struct json_object *alert_of(struct sensor_proc *sp, const char *rule, pid_t pid)
+{
+	struct json_object *recs = records_load(sp), *found = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+
+		if (!strcmp(rec_str(r, "type") ?: "", "alert") && !strcmp(rec_str(r, "rule") ?: "", rule) &&
+		    rec_int(r, "pid") == pid)
+			found = json_object_get(r);
+	}
+	json_object_put(recs);
+	return found;
+}
+
+static void test_alert_names_library_and_function(void **state)
+{
+	static const char rule[] = "- rule: burner\n"
+				   "  desc: pl_burn spent CPU\n"
+				   "  condition: proc.exe_name = pl_burn and proc.cpu_ms >= 150\n"
+				   "  output: \"pl_burn burned %proc.cpu_ms ms (pid %proc.pid)\"\n"
+				   "  priority: WARNING\n"
+				   "  evidence: [stacks]\n";
+	char rules[256], hz[16];
+	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules, "--sample-hz", hz, NULL };
+	struct json_object *recs, *a, *st, *top, *frames, *fn0, *obj0, *proc, *oncpu;
+	long long samples, cpu_ns;
+	bool main_seen = false;
+	pid_t pid;
+
+	(void)state;
+	if (!have_bpf)
+		skip();
+	snprintf(rules, sizeof(rules), "/tmp/plumbline-stacks-%d.yaml", (int)getpid());
+	snprintf(hz, sizeof(hz), "%d", HZ);
+	write_file(rules, rule);
+	assert_int_equal(sensor_start(&sensor, extra), 0);
+
+	pid = burn(&sensor, "300", PL_BURNLIB, &recs);
+	proc = json_object_array_get_idx(recs, json_object_array_length(recs) - 1);
+	a = alert_of(&sensor, "burner", pid);
+	assert_non_null(a);
+	st = get(get(a, "evidence"), "stacks");
+	assert_non_null(st);
+
+	/* as many samples as its CPU time at HZ: the kernel's own accounting */
+	cpu_ns = rec_int(proc, "cpu_ns");
+	samples = json_object_get_int64(get(st, "samples"));
+	assert_int_equal(json_object_get_int64(get(st, "rate_hz")), HZ);
+	assert_true(cpu_ns >= 300000000);
+	assert_true(fabs((double)samples - cpu_ns * 1e-9 * HZ) <= 0.15 * cpu_ns * 1e-9 * HZ);
+	assert_true(json_object_get_int64(get(st, "unattributed")) <= samples / 20);
+	/* the process record says the same */
+	oncpu = get(proc, "oncpu");
+	assert_int_equal(json_object_get_int64(get(oncpu, "samples")), samples);
+
+	/* named after the process has gone: the function, in the library */
+	fn0 = json_object_array_get_idx(get(st, "functions"), 0);
+	if (!json_object_get_string(get(fn0, "function")))
+		fprintf(stderr, "%s\n", json_object_to_json_string(st));
+	assert_non_null(json_object_get_string(get(fn0, "function")));
+	assert_string_equal(json_object_get_string(get(fn0, "function")), "pl_burnlib_spin");
+	assert_true(ends_with(json_object_get_string(get(fn0, "object")), "/libplburn.so"));
+	assert_true(json_object_get_double(get(fn0, "share")) >= 0.8);
+	obj0 = json_object_array_get_idx(get(st, "objects"), 0);
+	assert_true(ends_with(json_object_get_string(get(obj0, "object")), "/libplburn.so"));
+	assert_non_null(json_object_get_string(get(obj0, "build_id")));
+	assert_true(json_object_get_double(get(obj0, "share")) >= 0.8);
+
+	/* the heaviest stack ends in that function and, frame pointers all
+	 * the way, starts from main */
+	top = json_object_array_get_idx(get(st, "top"), 0);
+	frames = get(top, "frames");
+	assert_true(json_object_array_length(frames) >= 2);
+	for (size_t i = 0; i < json_object_array_length(frames); i++) {
+		struct json_object *f = json_object_array_get_idx(frames, i);
+		const char *name = json_object_get_string(get(f, "function"));
+
+		main_seen |= name && !strcmp(name, "main") &&
+			     ends_with(json_object_get_string(get(f, "object")), "/pl_burn");
+		/* a kernel frame is a name and an offset, never an address */
+		if (json_object_get_boolean(get(f, "kernel")))
+			assert_non_null(name);
+	}
+	assert_true(main_seen);
+	{
+		struct json_object *leaf = json_object_array_get_idx(frames, json_object_array_length(frames) - 1);
+		const char *name = json_object_get_string(get(leaf, "function"));
+
+		/* in user mode the leaf is the spinning function; a sample in the
+		 * kernel (its clock read) ends in a kernel frame */
+		if (!json_object_get_boolean(get(leaf, "kernel")))
+			assert_string_equal(name, "pl_burnlib_spin");
+	}
+	json_object_put(a);
+	json_object_put(recs);
+	assert_int_equal(sensor_stop(&sensor), 0);
+	unlink(rules);
+}
+
+static void test_baseline_learns_objects_and_flags_a_new_one(void **state)
+{
+	static const char rule[] = "- rule: new code\n"
+				   "  desc: pl_burn ran code where it never had\n"
+				   "  condition: proc.exe_name = pl_burn and baseline.new_oncpu_samples >= 5\n"
+				   "  output: \"pl_burn ran %baseline.new_oncpu_samples samples in %baseline.new_oncpu_objects\"\n"
+				   "  priority: WARNING\n"
+				   "  evidence: [stacks, baseline]\n";
+	char rules[256], hz[16];
+	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules, "--sample-hz", hz,
+				"--min-samples", "5", NULL };
+	struct json_object *recs, *bl, *news, *a, *objs, *proc;
+	bool lib_new = false, lib_listed = false;
+	pid_t pid;
+
+	(void)state;
+	if (!have_bpf)
+		skip();
+	snprintf(rules, sizeof(rules), "/tmp/plumbline-stacks2-%d.yaml", (int)getpid());
+	snprintf(hz, sizeof(hz), "%d", HZ);
+	write_file(rules, rule);
+	assert_int_equal(sensor_start(&sensor, extra), 0);
+
+	/* five runs in the program itself: where its code runs is learned */
+	for (int i = 0; i < 5; i++) {
+		pid = burn(&sensor, "40", NULL, &recs);
+		proc = json_object_array_get_idx(recs, json_object_array_length(recs) - 1);
+		bl = get(proc, "baseline");
+		assert_false(json_object_get_boolean(get(bl, "oncpu_ready")));
+		assert_null(alert_of(&sensor, "new code", pid));
+		json_object_put(recs);
+	}
+	/* the sixth runs in a library it never ran in */
+	pid = burn(&sensor, "200", PL_BURNLIB, &recs);
+	proc = json_object_array_get_idx(recs, json_object_array_length(recs) - 1);
+	bl = get(proc, "baseline");
+	assert_true(json_object_get_boolean(get(bl, "oncpu_ready")));
+	news = get(bl, "new_oncpu_objects");
+	for (size_t i = 0; i < json_object_array_length(news); i++)
+		lib_new |= ends_with(json_object_get_string(json_object_array_get_idx(news, i)), "/libplburn.so");
+	if (!lib_new)
+		fprintf(stderr, "%s\n", json_object_to_json_string(proc));
+	assert_true(lib_new);
+	if (json_object_get_int64(get(bl, "new_oncpu_samples")) < 100)
+		fprintf(stderr, "%s\n", json_object_to_json_string(proc));
+	assert_true(json_object_get_int64(get(bl, "new_oncpu_samples")) >= 100);
+	a = alert_of(&sensor, "new code", pid);
+	assert_non_null(a);
+	/* beside each object, what the baseline expects of it */
+	objs = get(get(get(a, "evidence"), "stacks"), "objects");
+	for (size_t i = 0; i < json_object_array_length(objs); i++) {
+		struct json_object *o = json_object_array_get_idx(objs, i);
+
+		if (!ends_with(json_object_get_string(get(o, "object")), "/libplburn.so"))
+			continue;
+		lib_listed = true;
+		assert_true(json_object_get_boolean(get(o, "new")));
+		assert_true(json_object_get_double(get(o, "baseline_share")) == 0);
+	}
+	assert_true(lib_listed);
+	json_object_put(a);
+	json_object_put(recs);
+	assert_int_equal(sensor_stop(&sensor), 0);
+	unlink(rules);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_alert_names_library_and_function, teardown),
+		cmocka_unit_test_teardown(test_baseline_learns_objects_and_flags_a_new_one, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
