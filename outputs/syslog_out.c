@@ -410,6 +410,9 @@ uint64_t syslog_output__drain(struct pl_output *o, int timeout_ms)
 		syslog_queue__pop(s->q);
 	s->st.dropped_at_exit += lost;
 	s->base.dropped += lost;
+	s->st.state = PL_SYSLOG_DISCONNECTED;
+	snprintf(s->st.why, sizeof(s->st.why), "closed at exit");
+	s->next_try_ns = UINT64_MAX; /* and stays closed */
 	return lost;
 }
 

@@ -327,7 +327,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			r = parse_u32("--regex-budget-ms", optarg, 1, 1000, &o->regex_budget_ms);
 			break;
 		case OPT_SYSLOG_BUFFER:
-			r = parse_u32("--syslog-buffer", optarg, 65536, 1u << 30, &o->syslog_buffer_bytes);
+			r = parse_u32("--syslog-buffer", optarg, PL_SYSLOG_MSG_MAX, 1u << 30, &o->syslog_buffer_bytes);
 			break;
 		case OPT_SYSLOG: {
 			char msg[128];
