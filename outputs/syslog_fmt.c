@@ -154,8 +154,7 @@ static void format_time(char *buf, size_t size, int64_t time_us, int off_min)
 		return;
 	}
 	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld%c%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us, off_min < 0 ? '-' : '+', aoff / 60 % 100,
-		 aoff % 60);
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us, off_min < 0 ? '-' : '+', aoff / 60 % 100, aoff % 60);
 }
 
 static const char *str_field(struct json_object *rec, const char *key)
@@ -163,8 +162,8 @@ static const char *str_field(struct json_object *rec, const char *key)
 	struct json_object *v;
 
 	return json_object_object_get_ex(rec, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
+		   ? json_object_get_string(v)
+		   : NULL;
 }
 
 /* A scalar's text as a PARAM-VALUE takes it; NULL for what is left out. */
@@ -187,7 +186,7 @@ static const char *scalar_text(struct json_object *v, char *buf, size_t size)
 size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header *h, struct json_object *rec,
 			   bool *ret_cut)
 {
-	struct writer w = { .buf = buf, .cap = size ? size - 1 : 0 };
+	struct writer w = {.buf = buf, .cap = size ? size - 1 : 0};
 	const char *type = str_field(rec, "type"), *msg = NULL;
 	char ts[48], msgid[33] = "-", head[512];
 	struct json_object *v;

@@ -79,7 +79,7 @@ static void inet_disconnect(struct syslog_inet *n)
 static int inet_connect(struct syslog_transport *t, char *why, size_t whysize)
 {
 	struct syslog_inet *n = (struct syslog_inet *)t;
-	struct addrinfo hints = { .ai_socktype = n->tcp ? SOCK_STREAM : SOCK_DGRAM }, *res = NULL;
+	struct addrinfo hints = {.ai_socktype = n->tcp ? SOCK_STREAM : SOCK_DGRAM}, *res = NULL;
 	int r, err = 0;
 
 	inet_disconnect(n);
@@ -96,7 +96,7 @@ static int inet_connect(struct syslog_transport *t, char *why, size_t whysize)
 			continue;
 		}
 		if (n->tcp)
-			setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &(int){ 1 }, sizeof(int));
+			setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &(int){1}, sizeof(int));
 		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
 			n->fd = fd;
 			break;
@@ -122,7 +122,7 @@ static int inet_connect(struct syslog_transport *t, char *why, size_t whysize)
 /* The background connect: 0 when done, -EAGAIN while under way, or -errno (closed). */
 static int connect_done(struct syslog_inet *n, char *why, size_t whysize)
 {
-	struct pollfd p = { .fd = n->fd, .events = POLLOUT };
+	struct pollfd p = {.fd = n->fd, .events = POLLOUT};
 	int err = 0;
 	socklen_t elen = sizeof(err);
 
@@ -147,7 +147,7 @@ static int connect_done(struct syslog_inet *n, char *why, size_t whysize)
 /* Has the collector closed its end? Anything it sent us is read and ignored. */
 static bool peer_closed(struct syslog_inet *n)
 {
-	struct pollfd p = { .fd = n->fd, .events = POLLIN | POLLRDHUP };
+	struct pollfd p = {.fd = n->fd, .events = POLLIN | POLLRDHUP};
 	char junk[256];
 
 	if (poll(&p, 1, 0) != 1)
@@ -186,15 +186,15 @@ static int tcp_send(struct syslog_inet *n, const char *msg, size_t len, char *wh
 	}
 	while (n->done < n->plen + len) {
 		struct iovec iov[2];
-		struct msghdr mh = { .msg_iov = iov };
+		struct msghdr mh = {.msg_iov = iov};
 		ssize_t w;
 
 		if (n->done < n->plen) {
-			iov[0] = (struct iovec){ n->prefix + n->done, n->plen - n->done };
-			iov[1] = (struct iovec){ (char *)msg, len };
+			iov[0] = (struct iovec){n->prefix + n->done, n->plen - n->done};
+			iov[1] = (struct iovec){(char *)msg, len};
 			mh.msg_iovlen = 2;
 		} else {
-			iov[0] = (struct iovec){ (char *)msg + (n->done - n->plen), n->plen + len - n->done };
+			iov[0] = (struct iovec){(char *)msg + (n->done - n->plen), n->plen + len - n->done};
 			mh.msg_iovlen = 1;
 		}
 		w = sendmsg(n->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -202,7 +202,8 @@ static int tcp_send(struct syslog_inet *n, const char *msg, size_t len, char *wh
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				snprintf(why, whysize, "%s is not keeping up (the connection's buffer is full)", n->name);
+				snprintf(why, whysize, "%s is not keeping up (the connection's buffer is full)",
+					 n->name);
 				return -EAGAIN;
 			}
 			return lost(n, errno, why, whysize);
@@ -264,9 +265,9 @@ static void inet_free(struct syslog_transport *t)
 }
 
 static const struct syslog_transport_ops inet_ops = {
-	.connect = inet_connect,
-	.send = inet_send,
-	.free = inet_free,
+    .connect = inet_connect,
+    .send = inet_send,
+    .free = inet_free,
 };
 
 int syslog_inet__new(const struct pl_syslog_target *t, struct syslog_transport **ret)

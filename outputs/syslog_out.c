@@ -111,8 +111,8 @@ int syslog_target__parse(const char *spec, struct pl_syslog_target *ret, char *m
 	static const struct {
 		const char *prefix;
 		enum pl_syslog_kind kind;
-	} nets[] = { { "tcp:", PL_SYSLOG_TCP }, { "udp:", PL_SYSLOG_UDP }, { "relp:", PL_SYSLOG_RELP } };
-	struct pl_syslog_target t = { .kind = PL_SYSLOG_OFF };
+	} nets[] = {{"tcp:", PL_SYSLOG_TCP}, {"udp:", PL_SYSLOG_UDP}, {"relp:", PL_SYSLOG_RELP}};
+	struct pl_syslog_target t = {.kind = PL_SYSLOG_OFF};
 	const char *path;
 	int r;
 
@@ -152,7 +152,8 @@ int syslog_target__parse(const char *spec, struct pl_syslog_target *ret, char *m
 
 void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t size)
 {
-	static const char *const scheme[] = { [PL_SYSLOG_TCP] = "tcp", [PL_SYSLOG_UDP] = "udp", [PL_SYSLOG_RELP] = "relp" };
+	static const char *const scheme[] = {
+	    [PL_SYSLOG_TCP] = "tcp", [PL_SYSLOG_UDP] = "udp", [PL_SYSLOG_RELP] = "relp"};
 
 	switch (t->kind) {
 	case PL_SYSLOG_UNIX:
@@ -299,12 +300,12 @@ static void header(const struct syslog_output *s, struct pl_syslog_header *h)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	secs = ts.tv_sec;
 	*h = (struct pl_syslog_header){
-		.facility = s->facility,
-		.time_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000,
-		.utc_off_min = localtime_r(&secs, &tm) ? (int)(tm.tm_gmtoff / 60) : 0,
-		.hostname = s->hostname,
-		.app_name = s->app_name,
-		.procid = s->pid,
+	    .facility = s->facility,
+	    .time_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000,
+	    .utc_off_min = localtime_r(&secs, &tm) ? (int)(tm.tm_gmtoff / 60) : 0,
+	    .hostname = s->hostname,
+	    .app_name = s->app_name,
+	    .procid = s->pid,
 	};
 }
 
@@ -355,10 +356,10 @@ static void syslog_free(struct pl_output *o)
 }
 
 static const struct pl_output_ops syslog_ops = {
-	.name = "syslog",
-	.write = syslog_write,
-	.flush = syslog_flush,
-	.free = syslog_free,
+    .name = "syslog",
+    .write = syslog_write,
+    .flush = syslog_flush,
+    .free = syslog_free,
 };
 
 void syslog_output__stats(const struct pl_output *o, struct pl_syslog_stats *ret)

@@ -29,11 +29,11 @@
 
 #include "output.h"
 
-#define PL_SYSLOG_PATH_MAX 108	/* sizeof(sockaddr_un.sun_path), NUL included */
-#define PL_SYSLOG_HOST_MAX 256	/* a DNS name (253) or an address, NUL included */
-#define PL_SYSLOG_MSG_MAX  8192 /* bytes of one message, header included; longer ones are cut */
-#define PL_SYSLOG_PEN	   32473 /* RFC 5612's enterprise number for documentation (docs/outputs.md) */
-#define PL_SYSLOG_SD_ID	   "plumbline@32473"
+#define PL_SYSLOG_PATH_MAX     108   /* sizeof(sockaddr_un.sun_path), NUL included */
+#define PL_SYSLOG_HOST_MAX     256   /* a DNS name (253) or an address, NUL included */
+#define PL_SYSLOG_MSG_MAX      8192  /* bytes of one message, header included; longer ones are cut */
+#define PL_SYSLOG_PEN	       32473 /* RFC 5612's enterprise number for documentation (docs/outputs.md) */
+#define PL_SYSLOG_SD_ID	       "plumbline@32473"
 #define PL_SYSLOG_BUFFER_BYTES (4u << 20) /* default bound of the buffer, in message bytes */
 #define PL_SYSLOG_BUFFER_MSGS  10000u	  /* and in messages */
 
@@ -68,12 +68,12 @@ void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t s
 
 /* What the RFC 5424 header says besides the record itself. */
 struct pl_syslog_header {
-	int facility;	  /* a <syslog.h> LOG_* facility (already shifted: LOG_DAEMON is 3 << 3) */
-	int64_t time_us;  /* CLOCK_REALTIME, microseconds since the epoch */
-	int utc_off_min;  /* the local offset from UTC, minutes (the TIMESTAMP says it) */
+	int facility;	      /* a <syslog.h> LOG_* facility (already shifted: LOG_DAEMON is 3 << 3) */
+	int64_t time_us;      /* CLOCK_REALTIME, microseconds since the epoch */
+	int utc_off_min;      /* the local offset from UTC, minutes (the TIMESTAMP says it) */
 	const char *hostname; /* NULL or invalid: "-" */
 	const char *app_name; /* NULL or invalid: "-" */
-	long procid;	  /* <= 0: "-" */
+	long procid;	      /* <= 0: "-" */
 };
 
 /*
@@ -131,18 +131,18 @@ enum pl_syslog_state {
 };
 
 struct pl_syslog_stats {
-	uint64_t sent;		   /* messages delivered (see docs/outputs.md for what that means per transport) */
-	uint64_t queued;	   /* messages waiting in the buffer now */
-	uint64_t queued_bytes;	   /* their bytes */
-	uint64_t dropped_overflow; /* refused: the buffer was full */
+	uint64_t sent;		     /* messages delivered (see docs/outputs.md for what that means per transport) */
+	uint64_t queued;	     /* messages waiting in the buffer now */
+	uint64_t queued_bytes;	     /* their bytes */
+	uint64_t dropped_overflow;   /* refused: the buffer was full */
 	uint64_t dropped_unsendable; /* the target refused the message itself (too long for a datagram) */
-	uint64_t dropped_at_exit;  /* still in the buffer when the sensor stopped */
-	uint64_t cut;		   /* messages cut to PL_SYSLOG_MSG_MAX */
-	uint64_t connects;	   /* connections made, the first one included */
-	uint64_t reconnects;	   /* connections made after one was lost or failed */
-	uint64_t connect_failures; /* attempts that failed */
+	uint64_t dropped_at_exit;    /* still in the buffer when the sensor stopped */
+	uint64_t cut;		     /* messages cut to PL_SYSLOG_MSG_MAX */
+	uint64_t connects;	     /* connections made, the first one included */
+	uint64_t reconnects;	     /* connections made after one was lost or failed */
+	uint64_t connect_failures;   /* attempts that failed */
 	enum pl_syslog_state state;
-	char why[192];		   /* why the target is not connected, "" when it is */
+	char why[192]; /* why the target is not connected, "" when it is */
 };
 
 /* "connected", "connecting", "disconnected". */
@@ -157,8 +157,7 @@ const char *syslog_state__name(enum pl_syslog_state s);
  * output__flush() only sends what it can, never waits: call it
  * periodically so that the buffer empties without new records.
  */
-int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog_opts *opts,
-			struct pl_output **ret);
+int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog_opts *opts, struct pl_output **ret);
 
 /* The counters of o, a syslog output. */
 void syslog_output__stats(const struct pl_output *o, struct pl_syslog_stats *ret);

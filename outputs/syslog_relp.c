@@ -137,10 +137,10 @@ static void relp_free(struct syslog_transport *t)
 }
 
 static const struct syslog_transport_ops relp_ops = {
-	.connect = relp_connect,
-	.send = relp_send,
-	.close = relp_close,
-	.free = relp_free,
+    .connect = relp_connect,
+    .send = relp_send,
+    .close = relp_close,
+    .free = relp_free,
 };
 
 int syslog_relp__new(const struct pl_syslog_target *t, struct syslog_transport **ret)

@@ -30,8 +30,8 @@ struct syslog_unix {
 	struct syslog_transport base;
 	struct sockaddr_un sa;
 	socklen_t salen;
-	int fd;		  /* connected socket, -1 while disconnected */
-	int last_err;	  /* why the last attempt failed */
+	int fd;	      /* connected socket, -1 while disconnected */
+	int last_err; /* why the last attempt failed */
 	char last_why[192];
 };
 
@@ -158,9 +158,9 @@ static void unix_free(struct syslog_transport *t)
 }
 
 static const struct syslog_transport_ops unix_ops = {
-	.connect = unix_connect,
-	.send = unix_send,
-	.free = unix_free,
+    .connect = unix_connect,
+    .send = unix_send,
+    .free = unix_free,
 };
 
 int syslog_unix__new(const char *path, struct syslog_transport **ret)
