@@ -1,53 +1,271 @@
 // SPDX-License-Identifier: MIT
 /*
- * syslog_fmt.c - the words of a syslog message: the local format that
- * syslog(3) sends to /dev/log, so rsyslog and journald receive from the
- * sensor exactly what they received before it had a sender of its own.
+ * syslog_fmt.c - the words of a syslog message: RFC 5424, with the record's
+ * fields as structured data, and RFC 6587's octet-counting frame.
  *
- * glibc 2.36 sends "<PRI>Mmm dd hh:mm:ss IDENT[PID]: MSG": the time in local
- * time with a space-padded day, English month names whatever the locale,
- * no trailing newline or NUL on a datagram socket. It passes control bytes
- * through; this formatter writes them as \xNN, so a message can never
- * become two lines in a log file. RFC 5424 would be a second formatter.
+ * Every value that reaches a message went through the sensor's text_escape()
+ * already (common/textsafe.h: raw bytes of a process as \xNN), and the RFC's
+ * own escaping of '"', '\' and ']' goes on top of it here: a collector that
+ * undoes the RFC's escaping gets back exactly the string of the JSON record.
+ * Whatever else arrives (a control byte, invalid UTF-8 from a record that
+ * skipped text_escape()) is written \xNN too, so a message is always valid
+ * UTF-8 on one line, whatever a process named itself.
+ *
+ * The formatter is a pure function of its inputs (the time and the UTC offset
+ * are given, not read), so tests assert exact bytes.
  */
 #include "syslog_out.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
-static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
-				    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+#define SEVERITY_DEFAULT 4 /* warning, for a record without one */
 
-size_t syslog_format__local(char *buf, size_t size, int facility, int severity, time_t when, const char *ident,
-			    long pid, const char *msg)
+/* A bounded writer: never more than cap bytes, one unit at a time. */
+struct writer {
+	char *buf;
+	size_t len, cap;
+	bool cut;
+};
+
+static bool put(struct writer *w, const char *s, size_t n, size_t reserve)
+{
+	if (w->len + n + reserve > w->cap)
+		return false;
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+	return true;
+}
+
+static bool print_ascii(const char *s, size_t min, size_t max)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 33 || (unsigned char)s[n] > 126)
+			return false;
+	return n >= min && n <= max;
+}
+
+bool syslog_sd_name__valid(const char *name)
+{
+	if (!print_ascii(name, 1, 32))
+		return false;
+	return strpbrk(name, "=]\"") == NULL;
+}
+
+/* The length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t need;
+	unsigned cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		need = 2;
+		cp = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		need = 3;
+		cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		need = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < need)
+		return 0;
+	for (size_t i = 1; i < need; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need;
+}
+
+/*
+ * Append s, made safe unit by unit: a character, an escape, never half of
+ * either. sd: also escape '"', '\' and ']' (a PARAM-VALUE). Keeps `reserve`
+ * bytes free. False (and w->cut) when s did not fit whole.
+ */
+static bool put_text(struct writer *w, const char *s, bool sd, size_t reserve)
 {
 	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	while (n > 0) {
+		size_t k = utf8_len(p, n);
+		char esc[8];
+		size_t elen = 0;
+
+		if (k == 1 && (p[0] < 0x20 || p[0] == 0x7f)) {
+			k = 0; /* a control byte: \xNN */
+		} else if (k == 2 && p[0] == 0xc2 && p[1] <= 0x9f) {
+			/* a C1 control (NEL is a line break to some readers) */
+			memcpy(esc, "\\xC2\\x", 6);
+			esc[6] = hex[p[1] >> 4];
+			esc[7] = hex[p[1] & 15];
+			elen = 8;
+		} else if (sd && k == 1 && (p[0] == '"' || p[0] == '\\' || p[0] == ']')) {
+			esc[0] = '\\';
+			esc[1] = (char)p[0];
+			elen = 2;
+		}
+		if (k == 0) {
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[p[0] >> 4];
+			esc[3] = hex[p[0] & 15];
+			elen = 4;
+			k = 1;
+		}
+		if (!(elen ? put(w, esc, elen, reserve) : put(w, (const char *)p, k, reserve))) {
+			w->cut = true;
+			return false;
+		}
+		p += k;
+		n -= k;
+	}
+	return true;
+}
+
+/* A header field: printable US-ASCII of 1..max, else the NILVALUE. */
+static const char *field_or_nil(const char *s, size_t max)
+{
+	return s && print_ascii(s, 1, max) ? s : "-";
+}
+
+static void format_time(char *buf, size_t size, int64_t time_us, int off_min)
+{
+	int64_t local_us = time_us + (int64_t)off_min * 60 * 1000000;
+	time_t secs = (time_t)(local_us >= 0 ? local_us / 1000000 : (local_us - 999999) / 1000000);
+	long us = (long)(local_us - (int64_t)secs * 1000000);
+	int aoff = off_min < 0 ? -off_min : off_min;
 	struct tm tm;
-	size_t n;
-	int h;
+
+	if (!gmtime_r(&secs, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ld%c%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us, off_min < 0 ? '-' : '+', aoff / 60 % 100, aoff % 60);
+}
+
+static const char *str_field(struct json_object *rec, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(rec, key, &v) && json_object_is_type(v, json_type_string)
+		   ? json_object_get_string(v)
+		   : NULL;
+}
+
+/* A scalar's text as a PARAM-VALUE takes it; NULL for what is left out. */
+static const char *scalar_text(struct json_object *v, char *buf, size_t size)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		return json_object_get_string(v);
+	case json_type_boolean:
+		return json_object_get_boolean(v) ? "true" : "false";
+	case json_type_int:
+	case json_type_double:
+		snprintf(buf, size, "%s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header *h, struct json_object *rec,
+			   bool *ret_cut)
+{
+	struct writer w = {.buf = buf, .cap = size ? size - 1 : 0};
+	const char *type = str_field(rec, "type"), *msg = NULL;
+	char ts[48], msgid[33] = "-", head[512];
+	struct json_object *v;
+	bool alert = type && strcmp(type, "alert") == 0;
+	int sev = SEVERITY_DEFAULT, n;
 
 	if (size == 0)
 		return 0;
-	if (!localtime_r(&when, &tm))
-		memset(&tm, 0, sizeof(tm));
-	h = snprintf(buf, size, "<%d>%s %2d %02d:%02d:%02d %s[%ld]: ", (facility & ~7) | (severity & 7),
-		     months[tm.tm_mon >= 0 && tm.tm_mon < 12 ? tm.tm_mon : 0], tm.tm_mday, tm.tm_hour, tm.tm_min,
-		     tm.tm_sec, ident, pid);
-	if (h < 0)
-		h = 0;
-	n = (size_t)h < size ? (size_t)h : size - 1;
-	for (const unsigned char *p = (const unsigned char *)msg; *p && n < size - 1; p++) {
-		if (*p >= 0x20 && *p != 0x7f) {
-			buf[n++] = (char)*p;
-			continue;
-		}
-		if (n + 4 > size - 1)
-			break; /* cut before an escape rather than in the middle of one */
-		buf[n++] = '\\';
-		buf[n++] = 'x';
-		buf[n++] = hex[*p >> 4];
-		buf[n++] = hex[*p & 15];
+	if (w.cap > PL_SYSLOG_MSG_MAX)
+		w.cap = PL_SYSLOG_MSG_MAX;
+	if (json_object_object_get_ex(rec, "severity", &v) && json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) >= 0 && json_object_get_int64(v) <= 7)
+		sev = (int)json_object_get_int64(v);
+	if (type && print_ascii(type, 1, 32)) {
+		snprintf(msgid, sizeof(msgid), "%s", type);
+		for (char *c = msgid; *c; c++)
+			if (*c == '_')
+				*c = '-';
 	}
-	buf[n] = '\0';
-	return n;
+	format_time(ts, sizeof(ts), h->time_us, h->utc_off_min);
+	n = snprintf(head, sizeof(head), "<%d>1 %s %s %s ", ((h->facility >> 3) & 0x7f) * 8 + sev, ts,
+		     field_or_nil(h->hostname, 255), field_or_nil(h->app_name, 48));
+	if (h->procid > 0)
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "%ld", h->procid);
+	else
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "-");
+	n += snprintf(head + n, sizeof(head) - (size_t)n, " %s [" PL_SYSLOG_SD_ID, msgid);
+	if (!put(&w, head, (size_t)n, 1)) {
+		/* a buffer too small for a header: what fits, marked cut */
+		size_t k = (size_t)n < w.cap ? (size_t)n : w.cap;
+
+		memcpy(buf, head, k);
+		buf[k] = '\0';
+		if (ret_cut)
+			*ret_cut = true;
+		return k;
+	}
+	json_object_object_foreach(rec, key, val)
+	{
+		char num[64];
+		const char *text;
+
+		if (strcmp(key, "type") == 0 || (alert && strcmp(key, "output") == 0) || !syslog_sd_name__valid(key))
+			continue;
+		text = scalar_text(val, num, sizeof(num));
+		if (!text)
+			continue;
+		/* ' name="' and, at the least, '"]' after it */
+		if (w.len + 1 + strlen(key) + 2 + 2 > w.cap) {
+			w.cut = true;
+			break;
+		}
+		put(&w, " ", 1, 0);
+		put(&w, key, strlen(key), 0);
+		put(&w, "=\"", 2, 0);
+		if (!put_text(&w, text, true, 2)) {
+			put(&w, "\"", 1, 1);
+			break;
+		}
+		put(&w, "\"", 1, 1);
+	}
+	put(&w, "]", 1, 0); /* always room: reserved above */
+	if (alert)
+		msg = str_field(rec, "output");
+	if (msg && *msg) {
+		if (put(&w, " ", 1, 0))
+			put_text(&w, msg, false, 0);
+		else
+			w.cut = true;
+	}
+	buf[w.len] = '\0';
+	if (ret_cut)
+		*ret_cut = w.cut;
+	return w.len;
+}
+
+size_t syslog_frame__octet_prefix(char *buf, size_t size, size_t len)
+{
+	int n = snprintf(buf, size, "%zu ", len);
+
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }

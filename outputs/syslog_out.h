@@ -1,69 +1,173 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * syslog_out.h - alerts to a syslog daemon: where (the target), in which
- * words (the format), and over what (the transport), kept apart.
+ * syslog_out.h - alerts (and other records) to syslog, as RFC 5424: where
+ * (the target), in which words (the format), over what (the transport), and
+ * what waits meanwhile (the buffer), kept apart.
  *
  * The target is parsed in one place, syslog_target__parse(), from the
- * --syslog TARGET text. Today that is `unix:PATH` (a local datagram socket,
- * /dev/log by default) or `off`; other schemes (tcp:, udp:, relp:) and
- * other formats (RFC 5424) are new transports and formatters behind the
- * same backend, not new parsers. The backend sends what syslog(3) would
- * have sent, but unlike syslog(3) it knows when a message was not
- * delivered: every such alert is counted in `dropped`, and the failure is
- * reported through output.h's episodes.
+ * --syslog TARGET text: unix:PATH (a local datagram socket, /dev/log by
+ * default), tcp:HOST:PORT (octet-counted framing, RFC 6587), udp:HOST:PORT
+ * (one datagram a message, RFC 5426), relp:HOST:PORT (librelp: the collector
+ * acknowledges each message) or off. Every target carries the same RFC 5424
+ * message (syslog_format__5424()).
+ *
+ * Messages wait in a bounded in-order buffer while the target cannot take
+ * them (down, connecting, or its socket full), and leave it in order once it
+ * can. When the buffer is full the newest message is refused: output__write()
+ * fails with -ENOBUFS, the loss is counted in `dropped` and reported as an
+ * output.h episode. Nothing here blocks for long: connects are nonblocking
+ * (RELP's is bounded by its timeouts, syslog_transport.h), and a connection
+ * that failed is tried again after 1 s, doubling to 30 s.
  */
 #ifndef PL_SYSLOG_OUT_H
 #define PL_SYSLOG_OUT_H
 
+#include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "output.h"
 
-#define PL_SYSLOG_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path), NUL included */
-#define PL_SYSLOG_MSG_MAX  8192 /* bytes of one message, header included; longer ones are cut */
+#define PL_SYSLOG_PATH_MAX     108   /* sizeof(sockaddr_un.sun_path), NUL included */
+#define PL_SYSLOG_HOST_MAX     256   /* a DNS name (253) or an address, NUL included */
+#define PL_SYSLOG_MSG_MAX      8192  /* bytes of one message, header included; longer ones are cut */
+#define PL_SYSLOG_PEN	       32473 /* RFC 5612's enterprise number for documentation (docs/outputs.md) */
+#define PL_SYSLOG_SD_ID	       "plumbline@32473"
+#define PL_SYSLOG_BUFFER_BYTES (4u << 20) /* default bound of the buffer, in message bytes */
+#define PL_SYSLOG_BUFFER_MSGS  10000u	  /* and in messages */
 
 enum pl_syslog_kind {
 	PL_SYSLOG_OFF = 0, /* no syslog output */
 	PL_SYSLOG_UNIX,	   /* datagrams to a local socket (unix:PATH) */
+	PL_SYSLOG_TCP,	   /* octet-counted frames over TCP (tcp:HOST:PORT) */
+	PL_SYSLOG_UDP,	   /* one datagram a message (udp:HOST:PORT) */
+	PL_SYSLOG_RELP,	   /* RELP, acknowledged (relp:HOST:PORT) */
 };
 
 struct pl_syslog_target {
 	enum pl_syslog_kind kind;
 	char path[PL_SYSLOG_PATH_MAX]; /* PL_SYSLOG_UNIX: an absolute path */
+	char host[PL_SYSLOG_HOST_MAX]; /* network kinds: a name, an IPv4 or an IPv6 address (no brackets) */
+	char port[6];		       /* network kinds: 1-65535, decimal */
 };
 
 /*
  * Parse a --syslog TARGET: "unix:PATH" (PATH absolute, shorter than
- * PL_SYSLOG_PATH_MAX) or "off". Returns 0 and *ret, or -EINVAL with what is
- * wrong in msg (*ret untouched).
+ * PL_SYSLOG_PATH_MAX), "tcp:HOST:PORT", "udp:HOST:PORT", "relp:HOST:PORT"
+ * (HOST a name, an IPv4 address or an IPv6 address in brackets, PORT
+ * 1-65535) or "off". Returns 0 and *ret, or -EINVAL with what is wrong in
+ * msg (*ret untouched).
  */
 int syslog_target__parse(const char *spec, struct pl_syslog_target *ret, char *msg, size_t msgsize);
 
-/* The target as --syslog takes it ("unix:/dev/log", "off"), into buf. */
+/* The target as --syslog takes it ("unix:/dev/log", "tcp:[::1]:514", "off"), into buf. */
 void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t size);
 
-/*
- * The local syslog format, byte for byte what glibc's syslog(3) sends to
- * /dev/log: "<PRI>Mmm dd hh:mm:ss IDENT[PID]: MSG", PRI = facility |
- * severity, the time in local time, no trailing newline. Unlike syslog(3),
- * control bytes (below 0x20, and 0x7f) in MSG are written as \xNN, so one
- * message is one line whatever it holds. Cut to size - 1 bytes; always
- * NUL-terminated. Returns the length written.
- */
-size_t syslog_format__local(char *buf, size_t size, int facility, int severity, time_t when, const char *ident,
-			    long pid, const char *msg);
+/* ---- the format (syslog_fmt.c) ---- */
+
+/* What the RFC 5424 header says besides the record itself. */
+struct pl_syslog_header {
+	int facility;	      /* a <syslog.h> LOG_* facility (already shifted: LOG_DAEMON is 3 << 3) */
+	int64_t time_us;      /* CLOCK_REALTIME, microseconds since the epoch */
+	int utc_off_min;      /* the local offset from UTC, minutes (the TIMESTAMP says it) */
+	const char *hostname; /* NULL or invalid: "-" */
+	const char *app_name; /* NULL or invalid: "-" */
+	long procid;	      /* <= 0: "-" */
+};
 
 /*
- * Alerts (records with rule, output and severity) to the syslog target t,
- * as "RULE: OUTPUT" at the rule's severity, with ident and facility (a
- * <syslog.h> LOG_* facility value). Returns 0 and *ret, -EINVAL for an `off`
- * target, or -ENOMEM (*ret untouched). A target that cannot take messages
- * now is not an error: the backend is returned marked failing
- * (output__fail_at_open(), with what is wrong in why), counts every alert it
- * cannot deliver, and tries to connect again at most once a second.
+ * True when name may be an RFC 5424 SD-NAME (PARAM-NAME, the name part of an
+ * SD-ID): 1-32 printable US-ASCII characters (33-126) other than '=', ']'
+ * and '"' (space is not printable here).
  */
-int syslog_output__open(const struct pl_syslog_target *t, const char *ident, int facility, struct pl_output **ret);
+bool syslog_sd_name__valid(const char *name);
+
+/*
+ * One RFC 5424 message for rec, into buf (size bytes, at most
+ * PL_SYSLOG_MSG_MAX + 1 are used; NUL-terminated):
+ *
+ *   <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [plumbline@32473 k="v" ...] MSG
+ *
+ * PRI is facility | severity, severity the record's numeric `severity`
+ * (0-7, else 4: warning). MSGID is the record's `type` with '_' written '-'
+ * ("alert", "audit-head"), "-" when it has none or it is not a valid
+ * MSGID. The SD element holds every top-level string, integer, double and
+ * boolean field of the record in its order (objects, arrays and nulls are
+ * left out; so are `type`, and `output` for an alert), names that are not
+ * valid SD-NAMEs skipped. Values escape '"', '\' and ']' with a backslash
+ * (RFC 5424 6.3.3); a control byte or a byte of invalid UTF-8 becomes \xNN,
+ * so the message is valid UTF-8 on one line. MSG is an alert's `output`
+ * (likewise made safe), nothing for other records; no BOM.
+ *
+ * A message longer than PL_SYSLOG_MSG_MAX is cut: MSG first, then, if the
+ * SD element alone is too long, the value that crosses the limit (and the
+ * parameters after it are left out), always on a UTF-8 boundary and never
+ * inside an escape, the SD element still closed. Returns the length, and
+ * *ret_cut (may be NULL) says whether anything was cut.
+ */
+size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header *h, struct json_object *rec,
+			   bool *ret_cut);
+
+/*
+ * RFC 6587 octet counting: the "LEN " that goes before a message of len
+ * bytes on a stream, into buf (at least 12 bytes). Returns its length.
+ */
+size_t syslog_frame__octet_prefix(char *buf, size_t size, size_t len);
+
+/* ---- the backend (syslog_out.c) ---- */
+
+struct pl_syslog_opts {
+	const char *app_name; /* APP-NAME, "plumbline" */
+	int facility;	      /* LOG_DAEMON */
+	size_t buffer_bytes;  /* 0: PL_SYSLOG_BUFFER_BYTES */
+	size_t buffer_msgs;   /* 0: PL_SYSLOG_BUFFER_MSGS */
+};
+
+enum pl_syslog_state {
+	PL_SYSLOG_DISCONNECTED = 0, /* not connected; the next attempt after the backoff */
+	PL_SYSLOG_CONNECTING,	    /* a nonblocking connect under way */
+	PL_SYSLOG_CONNECTED,
+};
+
+struct pl_syslog_stats {
+	uint64_t sent;		     /* messages delivered (see docs/outputs.md for what that means per transport) */
+	uint64_t queued;	     /* messages waiting in the buffer now */
+	uint64_t queued_bytes;	     /* their bytes */
+	uint64_t dropped_overflow;   /* refused: the buffer was full */
+	uint64_t dropped_unsendable; /* the target refused the message itself (too long for a datagram) */
+	uint64_t dropped_at_exit;    /* still in the buffer when the sensor stopped */
+	uint64_t cut;		     /* messages cut to PL_SYSLOG_MSG_MAX */
+	uint64_t connects;	     /* connections made, the first one included */
+	uint64_t reconnects;	     /* connections made after one was lost or failed */
+	uint64_t connect_failures;   /* attempts that failed */
+	enum pl_syslog_state state;
+	char why[192]; /* why the target is not connected, "" when it is */
+};
+
+/* "connected", "connecting", "disconnected". */
+const char *syslog_state__name(enum pl_syslog_state s);
+
+/*
+ * Records to the syslog target t (not `off`), as RFC 5424 messages. Returns 0
+ * and *ret, -EINVAL for an `off` target, or -ENOMEM (*ret untouched). A
+ * target that cannot take messages now is not an error: the first connect
+ * is attempted at once, and messages wait in the buffer until one succeeds.
+ * output__write() accepts a record into the buffer (and sends what it can);
+ * output__flush() only sends what it can, never waits: call it
+ * periodically so that the buffer empties without new records.
+ */
+int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog_opts *opts, struct pl_output **ret);
+
+/* The counters of o, a syslog output. */
+void syslog_output__stats(const struct pl_output *o, struct pl_syslog_stats *ret);
+
+/*
+ * Before stopping: deliver what waits, for at most timeout_ms, and close the
+ * connection (RELP: waits for the acknowledgements of what was sent, within
+ * the same time). What is still in the buffer then is lost: counted in
+ * `dropped` and in dropped_at_exit. Returns how many were lost.
+ */
+uint64_t syslog_output__drain(struct pl_output *o, int timeout_ms);
 
 #endif

@@ -3,9 +3,12 @@
  * syslog_transport.h - how formatted syslog messages travel (not API).
  *
  * One small vtable per transport, so the backend (syslog_out.c) never knows
- * whether a message goes to a local datagram socket or, later, over TCP or
- * RELP. A transport says in words what is wrong with its target when it
- * cannot deliver, and decides itself how often to try reconnecting.
+ * whether a message goes to a local datagram socket, over TCP, UDP or RELP.
+ * The backend owns the buffer, the order and the backoff; a transport only
+ * connects, sends one message, and says in words what is wrong when it
+ * cannot. No call blocks for long: sockets are nonblocking and connects
+ * complete in the background, except RELP's, bounded by librelp's timeouts
+ * (syslog_relp.c says how long).
  */
 #ifndef PL_SYSLOG_TRANSPORT_H
 #define PL_SYSLOG_TRANSPORT_H
@@ -13,11 +16,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "syslog_out.h"
+
 struct syslog_transport;
 
 struct syslog_transport_ops {
-	/* Deliver one message of len bytes. 0, or -errno with what is wrong in why. */
+	/*
+	 * Connect. 0 when connected, -EINPROGRESS when a nonblocking connect
+	 * is under way (send() returns -EAGAIN until it completes, and an
+	 * error if it fails), or -errno with what is wrong in why.
+	 */
+	int (*connect)(struct syslog_transport *t, char *why, size_t whysize);
+	/*
+	 * Deliver one message of len bytes. 0: delivered (a stream transport:
+	 * written whole), the next message may go. -EAGAIN: not now (the
+	 * connection stays up; call again with the same message: a stream
+	 * transport remembers how much of it was written). -EMSGSIZE: this
+	 * message can never be delivered (too long for a datagram), the
+	 * connection stays up. Any other -errno: the connection is lost (the
+	 * transport closed it) and the message is to be sent again after a
+	 * reconnect; why says what happened.
+	 */
 	int (*send)(struct syslog_transport *t, const char *msg, size_t len, char *why, size_t whysize);
+	/*
+	 * Stop: say goodbye properly, waiting at most timeout_ms (RELP: for the
+	 * acknowledgements of what was sent). NULL when closing is immediate.
+	 */
+	void (*close)(struct syslog_transport *t, int timeout_ms);
 	void (*free)(struct syslog_transport *t);
 };
 
@@ -26,13 +51,20 @@ struct syslog_transport {
 };
 
 /*
- * Datagrams to the AF_UNIX socket at path (what /dev/log is). Connects at
- * once: *ret_err gets 0, or -errno with what is wrong in why when the target
- * cannot take messages now (missing, not a socket, nobody listening). While
- * disconnected, each send tries again at most once a second and is refused
- * in between. Returns 0 and *ret, or -ENOMEM / -EINVAL (path too long)
- * with *ret untouched.
+ * Datagrams to the AF_UNIX socket at path (what /dev/log is). Nothing is
+ * tried before connect(). Returns 0 and *ret, or -ENOMEM / -EINVAL (path
+ * too long) with *ret untouched.
  */
-int syslog_unix__open(const char *path, struct syslog_transport **ret, int *ret_err, char *why, size_t whysize);
+int syslog_unix__new(const char *path, struct syslog_transport **ret);
+
+/*
+ * TCP (octet-counted frames) or UDP (one datagram a message) to t's host and
+ * port (kind PL_SYSLOG_TCP or PL_SYSLOG_UDP). Returns 0 and *ret, -EINVAL,
+ * or -ENOMEM (*ret untouched).
+ */
+int syslog_inet__new(const struct pl_syslog_target *t, struct syslog_transport **ret);
+
+/* RELP to t's host and port, through librelp. 0 and *ret, or -ENOMEM. */
+int syslog_relp__new(const struct pl_syslog_target *t, struct syslog_transport **ret);
 
 #endif

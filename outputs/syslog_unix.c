@@ -8,9 +8,11 @@
  * CLOEXEC, nonblocking, so a stalled daemon never stalls the sensor), checks
  * what the path is before connecting, and reports each failure with the
  * reason. A daemon that restarts leaves our connection pointing at a dead
- * socket: the send fails, and we reconnect and send again, as glibc does.
- * Reconnecting is tried at most once a second, so a target that stays
- * broken costs one stat(2) and one connect(2) a second, not one per alert.
+ * socket: the send fails, the backend (syslog_out.c) keeps the message and
+ * reconnects, at once and then with a backoff, so a target that stays broken
+ * costs one stat(2) and one connect(2) per attempt, not one per alert. A
+ * daemon that is not keeping up (EAGAIN) keeps the connection: the message
+ * waits in the backend's buffer.
  */
 #include "syslog_transport.h"
 
@@ -22,29 +24,16 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
-
-#define RETRY_NS 1000000000ull /* at most one connect attempt a second */
 
 struct syslog_unix {
 	struct syslog_transport base;
 	struct sockaddr_un sa;
 	socklen_t salen;
-	int fd;		  /* connected socket, -1 while disconnected */
-	bool tried;	  /* a connect was attempted (last_try_ns is valid) */
-	uint64_t last_try_ns;
-	int last_err;	  /* why the last attempt failed */
+	int fd;	      /* connected socket, -1 while disconnected */
+	int last_err; /* why the last attempt failed */
 	char last_why[192];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static const char *file_kind(mode_t m)
 {
@@ -75,8 +64,6 @@ static int try_connect(struct syslog_unix *u)
 	struct stat st;
 	int fd;
 
-	u->tried = true;
-	u->last_try_ns = mono_ns();
 	disconnect(u);
 	if (stat(path, &st) < 0) {
 		u->last_err = -errno;
@@ -115,6 +102,15 @@ static int try_connect(struct syslog_unix *u)
 	return 0;
 }
 
+static int unix_connect(struct syslog_transport *t, char *why, size_t whysize)
+{
+	struct syslog_unix *u = (struct syslog_unix *)t;
+	int r = try_connect(u);
+
+	snprintf(why, whysize, "%s", r < 0 ? u->last_why : "");
+	return r;
+}
+
 /* The peer is gone: the daemon closed or restarted. */
 static bool peer_gone(int err)
 {
@@ -124,49 +120,33 @@ static bool peer_gone(int err)
 static int unix_send(struct syslog_transport *t, const char *msg, size_t len, char *why, size_t whysize)
 {
 	struct syslog_unix *u = (struct syslog_unix *)t;
+	ssize_t n;
+	int err;
 
-	for (int attempt = 0; attempt < 2; attempt++) {
-		ssize_t n;
-		int err;
-
-		if (u->fd < 0) {
-			/* refused in between attempts: the reason stays the last one */
-			if (u->tried && mono_ns() - u->last_try_ns < RETRY_NS) {
-				snprintf(why, whysize, "%s", u->last_why);
-				return u->last_err ? u->last_err : -ENOTCONN;
-			}
-			if (try_connect(u) < 0) {
-				snprintf(why, whysize, "%s", u->last_why);
-				return u->last_err;
-			}
-		}
-		n = send(u->fd, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n == (ssize_t)len)
-			return 0;
-		err = n < 0 ? errno : EMSGSIZE;
-		if (err == EINTR) {
-			attempt--;
-			continue;
-		}
-		if (peer_gone(err)) {
-			/* reconnect (if a second has passed) and send once more */
-			disconnect(u);
-			u->last_err = -err;
-			snprintf(u->last_why, sizeof(u->last_why), "the syslog daemon at %s went away (send: %s)",
-				 u->sa.sun_path, strerror(err));
-			continue;
-		}
-		if (err == EAGAIN || err == EWOULDBLOCK)
-			snprintf(why, whysize, "the syslog daemon at %s is not keeping up (its queue is full)",
-				 u->sa.sun_path);
-		else if (err == EMSGSIZE)
-			snprintf(why, whysize, "a message of %zu bytes is too long for %s", len, u->sa.sun_path);
-		else
-			snprintf(why, whysize, "send to %s: %s", u->sa.sun_path, strerror(err));
-		return -err;
+	if (u->fd < 0) {
+		snprintf(why, whysize, "not connected to %s", u->sa.sun_path);
+		return -ENOTCONN;
 	}
-	snprintf(why, whysize, "%s", u->last_why);
-	return u->last_err ? u->last_err : -ENOTCONN;
+	do
+		n = send(u->fd, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)len)
+		return 0;
+	err = n < 0 ? errno : EMSGSIZE;
+	if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
+		snprintf(why, whysize, "the syslog daemon at %s is not keeping up (its queue is full)", u->sa.sun_path);
+		return -EAGAIN;
+	}
+	if (err == EMSGSIZE) {
+		snprintf(why, whysize, "a message of %zu bytes is too long for %s", len, u->sa.sun_path);
+		return -EMSGSIZE;
+	}
+	disconnect(u);
+	if (peer_gone(err))
+		snprintf(why, whysize, "the syslog daemon at %s went away (send: %s)", u->sa.sun_path, strerror(err));
+	else
+		snprintf(why, whysize, "send to %s: %s", u->sa.sun_path, strerror(err));
+	return -err;
 }
 
 static void unix_free(struct syslog_transport *t)
@@ -178,15 +158,15 @@ static void unix_free(struct syslog_transport *t)
 }
 
 static const struct syslog_transport_ops unix_ops = {
-	.send = unix_send,
-	.free = unix_free,
+    .connect = unix_connect,
+    .send = unix_send,
+    .free = unix_free,
 };
 
-int syslog_unix__open(const char *path, struct syslog_transport **ret, int *ret_err, char *why, size_t whysize)
+int syslog_unix__new(const char *path, struct syslog_transport **ret)
 {
 	struct syslog_unix *u;
 	size_t len = strlen(path);
-	int r;
 
 	if (len == 0 || len >= sizeof(u->sa.sun_path))
 		return -EINVAL;
@@ -198,9 +178,6 @@ int syslog_unix__open(const char *path, struct syslog_transport **ret, int *ret_
 	u->sa.sun_family = AF_UNIX;
 	memcpy(u->sa.sun_path, path, len + 1);
 	u->salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
-	r = try_connect(u);
-	snprintf(why, whysize, "%s", r < 0 ? u->last_why : "");
-	*ret_err = r;
 	*ret = &u->base;
 	return 0;
 }

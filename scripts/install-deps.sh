@@ -3,8 +3,12 @@
 # packages. Idempotent: installs only what is missing. Run as root.
 set -eu
 
+# librelp-dev: syslog over RELP. rsyslog, rsyslog-relp and python3: the
+# syslog tests (tests/syslog/) start rsyslogd of their own, with their own
+# config, socket and ports; the system's syslog service is not used.
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev"
+libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev
+librelp-dev rsyslog rsyslog-relp python3"
 # The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
 # libbpf-tools' syscount, and uses procps (pgrep, sysctl) and coreutils'
 # stdbuf. bench_noop links statically: libc6-dev's libc.a, which

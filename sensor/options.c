@@ -44,6 +44,7 @@ enum {
 	OPT_DISABLE_RULE,
 	OPT_NO_SYSLOG,
 	OPT_SYSLOG,
+	OPT_SYSLOG_BUFFER,
 	OPT_REGEX_BUDGET_MS,
 };
 
@@ -94,8 +95,14 @@ void run_opts__usage(FILE *out)
 	      "  --no-rules             evaluate no rules\n"
 	      "  --regex-budget-ms N    regex time allowed per second, over all rules (default 50);\n"
 	      "                         beyond it a regex is skipped and counted, its rule fails closed\n"
-	      "  --syslog TARGET        where alerts go to syslog: unix:PATH (a datagram socket;\n"
-	      "                         default unix:/dev/log) or off (they still go to --json)\n"
+	      "  --syslog TARGET        where alerts go to syslog, as RFC 5424: unix:PATH (a local\n"
+	      "                         datagram socket; default unix:/dev/log), tcp:HOST:PORT\n"
+	      "                         (octet-counted), udp:HOST:PORT, relp:HOST:PORT (acknowledged),\n"
+	      "                         or off (they still go to --json); HOST a name, an IPv4\n"
+	      "                         address or [IPv6]\n"
+	      "  --syslog-buffer BYTES  what may wait for the syslog target while it is down\n"
+	      "                         (default 4194304, and at most 10000 messages); beyond it\n"
+	      "                         the newest alerts are dropped and counted\n"
 	      "  --no-syslog            the same as --syslog off\n"
 	      "\n"
 	      "Run control:\n"
@@ -181,6 +188,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "disable-rule", required_argument, NULL, OPT_DISABLE_RULE },
 		{ "no-syslog", no_argument, NULL, OPT_NO_SYSLOG },
 		{ "syslog", required_argument, NULL, OPT_SYSLOG },
+		{ "syslog-buffer", required_argument, NULL, OPT_SYSLOG_BUFFER },
 		{ "regex-budget-ms", required_argument, NULL, OPT_REGEX_BUDGET_MS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -336,6 +344,9 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_REGEX_BUDGET_MS:
 			r = parse_u32("--regex-budget-ms", optarg, 1, 1000, &o->regex_budget_ms);
+			break;
+		case OPT_SYSLOG_BUFFER:
+			r = parse_u32("--syslog-buffer", optarg, PL_SYSLOG_MSG_MAX, 1u << 30, &o->syslog_buffer_bytes);
 			break;
 		case OPT_SYSLOG: {
 			char msg[128];

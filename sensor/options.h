@@ -43,6 +43,7 @@ struct run_opts {
 	const char *enable[64], *disable[64];
 	size_t nenable, ndisable;
 	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
+	uint32_t syslog_buffer_bytes;   /* --syslog-buffer: the bound of what waits for it (0: the default) */
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 };
 

@@ -253,6 +253,8 @@ static void on_tick(struct sensor *s)
 		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), &lost);
 		s->last_live_ns = now;
 	}
+	if (s->syslog)
+		output__flush(s->syslog); /* what waits for the syslog target goes once it can */
 	if (s->opts->stats_interval_s && s->ticks % s->opts->stats_interval_s == 0)
 		emit_stats(s);
 	if (s->learn && s->ticks % s->opts->flush_interval_s == 0)
@@ -469,19 +471,27 @@ static int sensor_open(struct sensor *s)
 		if (r < 0)
 			return r;
 		if (s->opts->syslog.kind != PL_SYSLOG_OFF) {
-			char target[PL_SYSLOG_PATH_MAX + 8];
+			struct pl_syslog_opts so = { .app_name = "plumbline", .facility = LOG_DAEMON,
+						     .buffer_bytes = s->opts->syslog_buffer_bytes };
+			struct pl_syslog_stats st;
+			char target[PL_SYSLOG_HOST_MAX + 16];
 
-			r = syslog_output__open(&s->opts->syslog, "plumbline", LOG_DAEMON, &s->syslog);
+			r = syslog_output__open(&s->opts->syslog, &so, &s->syslog);
 			if (r < 0)
 				return log_error_errno(r, "Cannot set up the syslog output: %m");
 			syslog_target__format(&s->opts->syslog, target, sizeof(target));
 			s->syslog_label = (struct out_label){
 				.noun = "alerts",
-				.until = "until a syslog daemon listens there, retried at most once a second",
+				.until = "while the syslog buffer is full (the target is down or slow)",
 			};
-			snprintf(s->syslog_label.where, sizeof(s->syslog_label.where), "syslog (%s)", target);
-			/* a target unusable already is said now, not at the first alert */
+			snprintf(s->syslog_label.where, sizeof(s->syslog_label.where), "syslog (%.140s)", target);
 			output__set_reporter(s->syslog, on_output, &s->syslog_label);
+			/* a target unusable already is said now, not at the first alert */
+			syslog_output__stats(s->syslog, &st);
+			if (st.state == PL_SYSLOG_DISCONNECTED)
+				log_warn("%s: alerts to syslog (%s) wait in a bounded buffer until it takes them "
+					 "(retried with a backoff of 1 s doubling to 30 s)",
+					 st.why, target);
 		}
 		if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
 			return log_error_errno(ENOMEM, "Out of memory");
@@ -580,6 +590,14 @@ static void sensor_shutdown(struct sensor *s)
 	on_identity(s); /* hashes finished meanwhile, for the running records */
 	if (s->opts->process_records)
 		foreach_kernel_proc(s, running_one);
+	if (s->syslog) {
+		/* what still waits for the syslog target gets a few seconds, then is counted lost */
+		uint64_t lost = syslog_output__drain(s->syslog, 3000);
+
+		if (lost)
+			log_warn("%llu alerts to syslog were still waiting for the target at exit: lost (counted)",
+				 (unsigned long long)lost);
+	}
 	emit_stats(s);
 }
 

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "clock.h"
+#include "syslog_out.h"
 
 struct live_losses stats__losses(const struct stats_sources *src)
 {
@@ -37,6 +38,29 @@ static struct json_object *output_counts(const struct pl_output *out)
 	o = json_object_new_object();
 	add_u64(o, "written", out->written);
 	add_u64(o, "dropped", out->dropped);
+	return o;
+}
+
+/* The syslog output's counters: the output's own, and its buffer and connection. */
+static struct json_object *syslog_counts(const struct pl_output *out)
+{
+	struct json_object *o = output_counts(out);
+	struct pl_syslog_stats st;
+
+	if (!o)
+		return NULL;
+	syslog_output__stats(out, &st);
+	add_u64(o, "sent", st.sent);
+	add_u64(o, "queued", st.queued);
+	add_u64(o, "queued_bytes", st.queued_bytes);
+	add_u64(o, "dropped_overflow", st.dropped_overflow);
+	add_u64(o, "dropped_unsendable", st.dropped_unsendable);
+	add_u64(o, "dropped_at_exit", st.dropped_at_exit);
+	add_u64(o, "cut", st.cut);
+	add_u64(o, "connects", st.connects);
+	add_u64(o, "reconnects", st.reconnects);
+	add_u64(o, "connect_failures", st.connect_failures);
+	json_object_object_add(o, "state", json_object_new_string(syslog_state__name(st.state)));
 	return o;
 }
 
@@ -136,7 +160,7 @@ struct json_object *stats__record(const struct stats_sources *src)
 	json_object_object_add(o, "oncpu", oncpu_stats(src));
 	out = output_counts(src->json);
 	json_object_object_add(o, "output", out ? out : output_counts(&(struct pl_output){ 0 }));
-	json_object_object_add(o, "syslog", output_counts(src->syslog));
+	json_object_object_add(o, "syslog", syslog_counts(src->syslog));
 	add_u64(o, "tracked_processes", proctable__count(src->procs));
 	add_u64(o, "sensor_cpu_ns",
 		(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +

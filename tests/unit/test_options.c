@@ -210,8 +210,22 @@ static void test_options_syslog_target(void **state)
 	assert_int_equal(o.syslog.kind, PL_SYSLOG_OFF);
 	assert_int_equal(PARSE(&o, "--no-syslog", "--syslog", "unix:/dev/log"), 0);
 	assert_int_equal(o.syslog.kind, PL_SYSLOG_UNIX);
-	assert_int_equal(PARSE(&o, "--syslog", "tcp:logs:514"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--syslog", "tcp:logs:514"), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_TCP);
+	assert_string_equal(o.syslog.host, "logs");
+	assert_string_equal(o.syslog.port, "514");
+	assert_int_equal(PARSE(&o, "--syslog", "relp:[::1]:2514"), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_RELP);
+	assert_string_equal(o.syslog.host, "::1");
+	assert_int_equal(PARSE(&o, "--syslog", "tls:logs:514"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--syslog", "tcp:logs:0"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--syslog", "unix:log"), -EINVAL);
+	/* what may wait for the target */
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_int_equal(o.syslog_buffer_bytes, 0); /* the backend's default */
+	assert_int_equal(PARSE(&o, "--syslog-buffer", "1048576"), 0);
+	assert_int_equal(o.syslog_buffer_bytes, 1048576);
+	assert_int_equal(PARSE(&o, "--syslog-buffer", "100"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--syslog"), -EINVAL);
 }
 

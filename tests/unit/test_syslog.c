@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_syslog.c - the syslog backend: the --syslog TARGET parser, the
- * format syslog(3) sends to /dev/log, and the sender on a socket the test
- * binds itself: one datagram per alert, every undelivered alert counted,
- * a regular file in the socket's place said once, and delivery resuming
- * (at most one connect attempt a second) with the loss reported.
+ * test_syslog.c - the syslog backend: the --syslog TARGET parser, the RFC
+ * 5424 message byte for byte (SD escaping, SD-NAME rules, MSGID, the cut at
+ * the size limit on a UTF-8 boundary), RFC 6587 octet framing over a real
+ * TCP connection (a collector that does not read: partial frames stay queued
+ * and are finished), and the buffer on a socket the test binds itself:
+ * messages wait while the target is missing and go in order once it exists;
+ * the newest are refused, counted and reported when it is full; what waits
+ * at exit is counted lost.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,188 +133,493 @@ static void reporter(struct pl_output *o, enum pl_output_event ev, void *ctx)
 	}
 }
 
+static const struct pl_syslog_header hdr = {
+	.facility = LOG_DAEMON,
+	.time_us = 1767582245123456, /* 2026-01-05T03:04:05.123456Z */
+	.utc_off_min = 0,
+	.hostname = "host1",
+	.app_name = "plumbline",
+	.procid = 42,
+};
+
+static const struct pl_syslog_opts opts_default = { .app_name = "plumbline", .facility = LOG_DAEMON };
+
 static void test_syslog_target_parse(void **state)
 {
 	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX }, keep;
-	char msg[128], buf[160], longpath[200];
+	char msg[128], buf[300], longpath[200];
+	static const char *const good[][2] = {
+		{ "unix:/dev/log", "unix:/dev/log" },
+		{ "tcp:logs.example.org:6514", "tcp:logs.example.org:6514" },
+		{ "udp:192.0.2.7:514", "udp:192.0.2.7:514" },
+		{ "relp:[2001:db8::1]:2514", "relp:[2001:db8::1]:2514" },
+		{ "tcp:[::1]:00514", "tcp:[::1]:514" },
+		{ "off", "off" },
+	};
+	static const char *const bad[] = {
+		"tcp:logs:0",	   "tcp:logs:65536", "tcp:logs",	  "tcp::514",	    "tcp:::1:514",
+		"udp:[::1]514",	   "relp:[]:514",    "tcp:lo gs:514", "tcp:logs:51x4", "tcp:logs:",
+		"unix:dev/log",	   "unix:",	     "/dev/log",      "tls:logs:6514", "tcp:[x]:514",
+	};
 
-	assert_int_equal(syslog_target__parse("unix:/dev/log", &t, msg, sizeof(msg)), 0);
-	assert_int_equal(t.kind, PL_SYSLOG_UNIX);
-	assert_string_equal(t.path, "/dev/log");
-	syslog_target__format(&t, buf, sizeof(buf));
-	assert_string_equal(buf, "unix:/dev/log");
-	assert_int_equal(syslog_target__parse("off", &t, msg, sizeof(msg)), 0);
-	assert_int_equal(t.kind, PL_SYSLOG_OFF);
-	syslog_target__format(&t, buf, sizeof(buf));
-	assert_string_equal(buf, "off");
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(syslog_target__parse(good[i][0], &t, msg, sizeof(msg)), 0);
+		syslog_target__format(&t, buf, sizeof(buf));
+		assert_string_equal(buf, good[i][1]);
+	}
+	assert_int_equal(syslog_target__parse("relp:[2001:db8::1]:2514", &t, msg, sizeof(msg)), 0);
+	assert_int_equal(t.kind, PL_SYSLOG_RELP);
+	assert_string_equal(t.host, "2001:db8::1");
+	assert_string_equal(t.port, "2514");
+	assert_int_equal(syslog_target__parse("udp:192.0.2.7:514", &t, msg, sizeof(msg)), 0);
+	assert_int_equal(t.kind, PL_SYSLOG_UDP);
+	assert_string_equal(t.host, "192.0.2.7");
 
 	keep = t;
-	assert_int_equal(syslog_target__parse("tcp:logs:514", &t, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "expected unix:PATH or off");
-	assert_int_equal(syslog_target__parse("unix:dev/log", &t, msg, sizeof(msg)), -EINVAL);
-	assert_non_null(strstr(msg, "absolute"));
-	assert_int_equal(syslog_target__parse("unix:", &t, msg, sizeof(msg)), -EINVAL);
-	assert_int_equal(syslog_target__parse("/dev/log", &t, msg, sizeof(msg)), -EINVAL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		msg[0] = '\0';
+		assert_int_equal(syslog_target__parse(bad[i], &t, msg, sizeof(msg)), -EINVAL);
+		assert_true(msg[0] != '\0');
+		assert_memory_equal(&t, &keep, sizeof(t)); /* untouched on failure */
+	}
+	assert_int_equal(syslog_target__parse("tls:logs:6514", &t, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "expected unix:PATH, tcp:HOST:PORT, udp:HOST:PORT, relp:HOST:PORT or off");
+	assert_int_equal(syslog_target__parse("tcp:::1:514", &t, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "an IPv6 HOST is written in brackets: [ADDRESS]:PORT");
 	snprintf(longpath, sizeof(longpath), "unix:/%0150d", 0);
 	assert_int_equal(syslog_target__parse(longpath, &t, msg, sizeof(msg)), -EINVAL);
-	assert_memory_equal(&t, &keep, sizeof(t)); /* untouched on failure */
 }
 
-static void test_syslog_format_is_syslog3s(void **state)
+static void test_syslog_5424_exact_bytes_of_an_alert(void **state)
 {
-	char buf[256];
+	struct json_object *a = json_object_new_object();
+	struct pl_syslog_header h = hdr;
+	char buf[PL_SYSLOG_MSG_MAX + 1];
+	bool cut = true;
 	size_t n;
 
-	setenv("TZ", "UTC", 1);
-	tzset();
-	/* 2026-01-05 03:04:05 UTC: a one-digit day is space-padded */
-	n = syslog_format__local(buf, sizeof(buf), LOG_DAEMON, LOG_WARNING, 1767582245, "plumbline", 42,
-				 "rule: output");
-	assert_string_equal(buf, "<28>Jan  5 03:04:05 plumbline[42]: rule: output");
+	json_object_object_add(a, "type", json_object_new_string("alert"));
+	json_object_object_add(a, "time_ns", json_object_new_uint64(1767582245123456789ull));
+	json_object_object_add(a, "id", json_object_new_string("a-1"));
+	json_object_object_add(a, "rule", json_object_new_string("Open retry storm"));
+	json_object_object_add(a, "priority", json_object_new_string("Warning"));
+	json_object_object_add(a, "severity", json_object_new_int(4));
+	json_object_object_add(a, "output", json_object_new_string("x failed 4800 opens/s"));
+	json_object_object_add(a, "tags", json_object_new_array());
+	json_object_object_add(a, "pid", json_object_new_uint64(77));
+	json_object_object_add(a, "exe", json_object_new_string("/usr/bin/x"));
+	json_object_object_add(a, "binary_id", json_object_new_string("b1"));
+	json_object_object_add(a, "regex_skipped", json_object_new_boolean(0));
+	json_object_object_add(a, "score", json_object_new_double(2.5));
+	json_object_object_add(a, "output_fields", json_object_new_object());
+	json_object_object_add(a, "nothing", NULL);
+
+	n = syslog_format__5424(buf, sizeof(buf), &h, a, &cut);
+	assert_string_equal(buf, "<28>1 2026-01-05T03:04:05.123456+00:00 host1 plumbline 42 alert "
+				 "[plumbline@32473 time_ns=\"1767582245123456789\" id=\"a-1\" rule=\"Open retry storm\" "
+				 "priority=\"Warning\" severity=\"4\" pid=\"77\" exe=\"/usr/bin/x\" binary_id=\"b1\" "
+				 "regex_skipped=\"false\" score=\"2.5\"] x failed 4800 opens/s");
 	assert_int_equal(n, strlen(buf));
-	syslog_format__local(buf, sizeof(buf), LOG_DAEMON, LOG_EMERG, 1767582245 + 20 * 86400, "x", 1, "m");
-	assert_string_equal(buf, "<24>Jan 25 03:04:05 x[1]: m");
-	/* control bytes never reach the log: a message is one line */
-	syslog_format__local(buf, sizeof(buf), LOG_DAEMON, LOG_NOTICE, 1767582245, "p", 7, "a\r\nb\x1b\x7f\"c");
-	assert_string_equal(buf, "<29>Jan  5 03:04:05 p[7]: a\\x0D\\x0Ab\\x1B\\x7F\"c");
-	/* cut to the buffer, never in the middle of an escape */
-	n = syslog_format__local(buf, 30, LOG_DAEMON, LOG_NOTICE, 1767582245, "p", 7, "ab\ncdef");
-	assert_string_equal(buf, "<29>Jan  5 03:04:05 p[7]: ab");
-	assert_int_equal(n, 28);
+	assert_false(cut);
+
+	/* severity 0 (Emergency) with facility local0; an offset west of UTC; no hostname, no pid */
+	json_object_object_add(a, "severity", json_object_new_int(0));
+	h.facility = LOG_LOCAL0;
+	h.utc_off_min = -330;
+	h.hostname = "bad host";
+	h.procid = 0;
+	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	assert_memory_equal(buf, "<128>1 2026-01-04T21:34:05.123456-05:30 - plumbline - alert [", 61);
+	/* a severity out of range is Warning */
+	json_object_object_add(a, "severity", json_object_new_int(9));
+	h.facility = LOG_DAEMON;
+	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	assert_memory_equal(buf, "<28>1 ", 6);
+	json_object_put(a);
 }
 
-static void test_syslog_one_datagram_per_alert(void **state)
+static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
+{
+	struct json_object *a = json_object_new_object();
+	char buf[PL_SYSLOG_MSG_MAX + 1];
+
+	json_object_object_add(a, "type", json_object_new_string("alert"));
+	/* '"', '\' and ']' get a backslash; a control byte, a C1 control and a
+	 * byte of invalid UTF-8 become \xNN; valid UTF-8 stays */
+	json_object_object_add(a, "exe", json_object_new_string("/t/q\"b\\s]e\nE\x1b\xff\xc3\xa9\xc2\x85]"));
+	json_object_object_add(a, "output", json_object_new_string("m \"q\" ]\\ \x07"));
+	syslog_format__5424(buf, sizeof(buf), &hdr, a, NULL);
+	assert_string_equal(strchr(buf, '['), "[plumbline@32473 exe=\"/t/q\\\"b\\\\s\\]e\\x0AE\\x1B\\xFF\xc3\xa9\\xC2\\x85\\]\"]"
+					       " m \"q\" ]\\ \\x07");
+	json_object_put(a);
+}
+
+static void test_syslog_sd_name_rules(void **state)
+{
+	struct json_object *r = json_object_new_object();
+	char buf[PL_SYSLOG_MSG_MAX + 1];
+
+	assert_true(syslog_sd_name__valid("rule"));
+	assert_true(syslog_sd_name__valid("binary_id"));
+	assert_true(syslog_sd_name__valid("a.b-c@d!~"));
+	assert_true(syslog_sd_name__valid("abcdefghijklmnopqrstuvwxyz012345")); /* 32 */
+	assert_false(syslog_sd_name__valid("abcdefghijklmnopqrstuvwxyz0123456")); /* 33 */
+	assert_false(syslog_sd_name__valid(""));
+	assert_false(syslog_sd_name__valid("a=b"));
+	assert_false(syslog_sd_name__valid("a b"));
+	assert_false(syslog_sd_name__valid("a]"));
+	assert_false(syslog_sd_name__valid("a\""));
+	assert_false(syslog_sd_name__valid("\xc3\xa9"));
+	assert_false(syslog_sd_name__valid("a\x7f"));
+	assert_false(syslog_sd_name__valid("a\tb"));
+
+	/* a record's field whose name can't be an SD-NAME is left out; the
+	 * MSGID is the type with '_' as '-', and other records carry no MSG */
+	json_object_object_add(r, "type", json_object_new_string("audit_head"));
+	json_object_object_add(r, "seq", json_object_new_uint64(12));
+	json_object_object_add(r, "bad name", json_object_new_string("x"));
+	json_object_object_add(r, "a=b", json_object_new_string("x"));
+	json_object_object_add(r, "hash", json_object_new_string("9f86d0"));
+	json_object_object_add(r, "output", json_object_new_string("kept: not an alert"));
+	json_object_object_add(r, "chain", json_object_new_object());
+	syslog_format__5424(buf, sizeof(buf), &hdr, r, NULL);
+	assert_string_equal(buf, "<28>1 2026-01-05T03:04:05.123456+00:00 host1 plumbline 42 audit-head "
+				 "[plumbline@32473 seq=\"12\" hash=\"9f86d0\" output=\"kept: not an alert\"]");
+	/* no type, or one that can't be a MSGID: the NILVALUE */
+	json_object_object_add(r, "type", json_object_new_string("a b"));
+	syslog_format__5424(buf, sizeof(buf), &hdr, r, NULL);
+	assert_non_null(strstr(buf, " 42 - [plumbline@32473 "));
+	json_object_put(r);
+}
+
+/* Is s valid UTF-8? */
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t k = s[i] < 0x80 ? 1 : (s[i] & 0xe0) == 0xc0 ? 2 : (s[i] & 0xf0) == 0xe0 ? 3 : (s[i] & 0xf8) == 0xf0 ? 4 : 0;
+
+		if (k == 0 || i + k > n)
+			return false;
+		for (size_t j = 1; j < k; j++)
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+		i += k;
+	}
+	return true;
+}
+
+static void test_syslog_5424_cut_at_the_limit_on_a_utf8_boundary(void **state)
+{
+	struct json_object *a = alert("r", "", 4);
+	char buf[PL_SYSLOG_MSG_MAX + 64], *big = malloc(3 * 4000 + 1);
+	bool cut = false;
+	size_t n;
+
+	assert_non_null(big);
+	for (int i = 0; i < 4000; i++)
+		memcpy(big + 3 * i, "\xe2\x82\xac", 3); /* the euro sign: 3 bytes */
+	big[3 * 4000] = '\0';
+	/* MSG is cut first, at a character boundary */
+	json_object_object_add(a, "output", json_object_new_string(big));
+	n = syslog_format__5424(buf, sizeof(buf), &hdr, a, &cut);
+	assert_true(cut);
+	assert_true(n <= PL_SYSLOG_MSG_MAX && n > PL_SYSLOG_MSG_MAX - 3);
+	assert_int_equal(strlen(buf), n);
+	assert_true(valid_utf8((unsigned char *)buf, n));
+	assert_memory_equal(buf + n - 3, "\xe2\x82\xac", 3);
+	assert_non_null(strstr(buf, "[plumbline@32473 rule=\"r\" severity=\"4\"] \xe2\x82\xac"));
+
+	/* an SD value too long: cut there, never inside an escape, the
+	 * element still closed, and nothing after it */
+	memset(big, '"', 9000);
+	big[9000] = '\0';
+	json_object_object_add(a, "exe", json_object_new_string(big));
+	json_object_object_add(a, "after", json_object_new_string("never"));
+	n = syslog_format__5424(buf, sizeof(buf), &hdr, a, &cut);
+	assert_true(cut);
+	assert_true(n <= PL_SYSLOG_MSG_MAX && n >= PL_SYSLOG_MSG_MAX - 2);
+	assert_memory_equal(buf + n - 4, "\\\"\"]", 4); /* ...\"  then the closing "] */
+	assert_null(strstr(buf, "after="));
+	assert_null(strstr(buf, "] "));	/* no room left for MSG */
+
+	/* a small buffer is a limit too */
+	n = syslog_format__5424(buf, 90, &hdr, a, &cut);
+	assert_true(cut);
+	assert_true(n <= 89);
+	assert_int_equal(buf[n - 1], ']');
+	free(big);
+	json_object_put(a);
+}
+
+static void test_syslog_octet_counting_prefix(void **state)
+{
+	char buf[16];
+
+	assert_int_equal(syslog_frame__octet_prefix(buf, sizeof(buf), 0), 2);
+	assert_string_equal(buf, "0 ");
+	assert_int_equal(syslog_frame__octet_prefix(buf, sizeof(buf), 8192), 5);
+	assert_string_equal(buf, "8192 ");
+}
+
+static void test_syslog_unix_one_datagram_per_alert(void **state)
 {
 	struct fixture *f = *state;
 	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX };
 	struct pl_output *o = NULL;
-	struct heard h = { 0 };
+	struct pl_syslog_stats st;
 	char buf[1024], want[128];
 
 	f->fd = bind_dgram(f->path);
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
-	assert_int_equal(syslog_output__open(&t, "plumbline", LOG_DAEMON, &o), 0);
-	output__set_reporter(o, reporter, &h);
+	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.state, PL_SYSLOG_CONNECTED);
 	assert_false(o->failing);
-	assert_int_equal(h.failing, 0);
 	assert_int_equal(write_alert(o, "Open retry storm", "x failed 4800 opens/s", 4), 0);
 	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
-	assert_memory_equal(buf, "<28>", 4);
-	snprintf(want, sizeof(want), " plumbline[%d]: Open retry storm: x failed 4800 opens/s", (int)getpid());
-	assert_string_equal(buf + 19, want);
+	assert_memory_equal(buf, "<28>1 ", 6);
+	snprintf(want, sizeof(want), " plumbline %d alert [plumbline@32473 rule=\"Open retry storm\" severity=\"4\"] "
+				     "x failed 4800 opens/s", (int)getpid());
+	assert_non_null(strstr(buf, want));
 	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1); /* exactly one */
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.sent, 1);
+	assert_int_equal(st.queued, 0);
 	assert_int_equal(o->written, 1);
 	assert_int_equal(o->dropped, 0);
 	output__free(o);
 }
 
-static void test_syslog_regular_file_said_once_counted_and_recovered(void **state)
+static void test_syslog_unix_missing_socket_queues_then_delivers_in_order(void **state)
 {
 	struct fixture *f = *state;
 	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX };
 	struct pl_output *o = NULL;
+	struct pl_syslog_stats st;
 	struct heard h = { 0 };
-	char buf[1024], why[256];
-	FILE *file = fopen(f->path, "we");
+	char buf[1024], want[160];
 
-	assert_non_null(file);
-	fclose(file);
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
-	assert_int_equal(syslog_output__open(&t, "plumbline", LOG_DAEMON, &o), 0);
-	assert_true(o->failing);
+	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
 	output__set_reporter(o, reporter, &h);
-	assert_int_equal(h.failing, 1); /* said at once, not at the first alert */
-	snprintf(why, sizeof(why), "%s is a regular file, not a socket", f->path);
-	assert_string_equal(h.why, why);
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.state, PL_SYSLOG_DISCONNECTED);
+	snprintf(want, sizeof(want), "%s does not exist", f->path);
+	assert_string_equal(st.why, want);
+	for (int i = 0; i < 5; i++) {
+		snprintf(buf, sizeof(buf), "alert %d", i);
+		assert_int_equal(write_alert(o, "r", buf, 4), 0);
+	}
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.queued, 5);
+	assert_int_equal(st.sent, 0);
+	assert_int_equal(o->dropped, 0);
+	assert_int_equal(h.failing, 0); /* nothing lost: nothing to report */
 
-	for (int i = 0; i < 5; i++)
-		assert_int_equal(write_alert(o, "r", "o", 4), -ENOTSOCK);
-	assert_int_equal(o->dropped, 5);
-	assert_int_equal(o->written, 0);
-	assert_int_equal(h.failing, 1);
-
-	/* the socket appears; within the second since the last try, no connect */
+	/* the daemon appears; the next attempt is a second after the first */
 	f->fd = bind_dgram(f->path);
-	assert_int_equal(write_alert(o, "r", "o", 4), -ENOTSOCK);
+	assert_int_equal(output__flush(o), 0);
 	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1);
 	usleep(1100000);
-	assert_int_equal(write_alert(o, "r", "back", 4), 0);
-	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
-	assert_non_null(strstr(buf, ": r: back"));
-	assert_int_equal(h.recovered, 1);
-	assert_int_equal(h.lost, 6);
-	assert_int_equal(o->dropped, 6);
-	assert_int_equal(o->written, 1);
-	assert_int_equal(h.failing, 1);
+	assert_int_equal(output__flush(o), 0);
+	for (int i = 0; i < 5; i++) {
+		assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
+		snprintf(want, sizeof(want), "] alert %d", i);
+		assert_non_null(strstr(buf, want));
+	}
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.queued, 0);
+	assert_int_equal(st.sent, 5);
+	assert_int_equal(st.connects, 1);
+	assert_int_equal(st.connect_failures, 1); /* the attempt at open; none within its second */
+	assert_int_equal(st.state, PL_SYSLOG_CONNECTED);
 	output__free(o);
 }
 
-static void test_syslog_daemon_restart_reconnects(void **state)
+static void test_syslog_full_buffer_drops_the_newest_counts_and_reports(void **state)
+{
+	struct fixture *f = *state;
+	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX };
+	struct pl_syslog_opts opts = opts_default;
+	struct pl_output *o = NULL;
+	struct pl_syslog_stats st;
+	struct heard h = { 0 };
+	char buf[1024];
+
+	opts.buffer_msgs = 3;
+	snprintf(t.path, sizeof(t.path), "%s", f->path);
+	assert_int_equal(syslog_output__open(&t, &opts, &o), 0);
+	output__set_reporter(o, reporter, &h);
+	for (int i = 0; i < 5; i++) {
+		snprintf(buf, sizeof(buf), "alert %d", i);
+		assert_int_equal(write_alert(o, "r", buf, 4), i < 3 ? 0 : -ENOBUFS);
+	}
+	assert_int_equal(o->dropped, 2);
+	assert_int_equal(h.failing, 1);
+	assert_non_null(strstr(h.why, "the syslog buffer is full (3 messages, "));
+	assert_non_null(strstr(h.why, "does not exist"));
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.dropped_overflow, 2);
+	assert_int_equal(st.queued, 3);
+
+	f->fd = bind_dgram(f->path);
+	usleep(1100000);
+	assert_int_equal(write_alert(o, "r", "alert 5", 4), 0); /* the buffer empties first */
+	for (int i = 0; i < 6; i++) {
+		char want[32];
+
+		if (i == 3 || i == 4)
+			continue; /* refused */
+		assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
+		snprintf(want, sizeof(want), "] alert %d", i);
+		assert_non_null(strstr(buf, want));
+	}
+	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1);
+	assert_int_equal(h.recovered, 1);
+	assert_int_equal(h.lost, 2);
+	output__free(o);
+}
+
+static void test_syslog_daemon_restart_loses_nothing(void **state)
 {
 	struct fixture *f = *state;
 	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX };
 	struct pl_output *o = NULL;
-	struct heard h = { 0 };
+	struct pl_syslog_stats st;
 	char buf[1024];
 
 	f->fd = bind_dgram(f->path);
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
-	assert_int_equal(syslog_output__open(&t, "plumbline", LOG_DAEMON, &o), 0);
-	output__set_reporter(o, reporter, &h);
+	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
 	assert_int_equal(write_alert(o, "r", "one", 4), 0);
 	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
-	/* the daemon restarts: a new socket at the same path, the old one gone */
+	/* the daemon restarts: a new socket at the same path, the old one gone;
+	 * a connection that delivered is tried again at once */
 	close(f->fd);
 	f->fd = bind_dgram(f->path);
-	usleep(1100000); /* a second since the last connect: reconnect at once */
 	assert_int_equal(write_alert(o, "r", "two", 4), 0);
 	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
-	assert_non_null(strstr(buf, ": r: two"));
-	assert_int_equal(o->dropped, 0);
-	assert_int_equal(h.failing, 0);
-	/* gone again, and nobody listens now */
+	assert_non_null(strstr(buf, "] two"));
+	/* gone again, nobody listens: it waits, and is lost (counted) at exit */
 	close(f->fd);
 	f->fd = -1;
-	assert_int_equal(write_alert(o, "r", "three", 4), -ECONNREFUSED);
-	assert_int_equal(h.failing, 1);
-	assert_non_null(strstr(h.why, "went away"));
-	/* a second later the path is looked at again: a socket nobody reads */
-	usleep(1100000);
-	assert_int_equal(write_alert(o, "r", "four", 4), -ECONNREFUSED);
-	assert_non_null(strstr(o->why, "nobody listens on"));
-	assert_int_equal(h.failing, 1);
-	assert_int_equal(o->dropped, 2);
+	assert_int_equal(write_alert(o, "r", "three", 4), 0);
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.state, PL_SYSLOG_DISCONNECTED);
+	assert_non_null(strstr(st.why, "nobody listens on"));
+	assert_int_equal(st.queued, 1);
+	assert_int_equal(st.reconnects, 1);
+	assert_int_equal(syslog_output__drain(o, 300), 1);
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.dropped_at_exit, 1);
+	assert_int_equal(st.queued, 0);
+	assert_int_equal(o->dropped, 1);
 	output__free(o);
 }
 
-static void test_syslog_missing_target_and_off(void **state)
+/* A TCP collector that does not read: frames queue, partial writes are
+ * finished later, and every frame arrives whole, in order, octet-counted. */
+static void test_syslog_tcp_octet_frames_survive_a_slow_collector(void **state)
 {
-	struct fixture *f = *state;
-	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX }, off = { .kind = PL_SYSLOG_OFF };
-	struct pl_output *o = NULL, sentinel, *keep = &sentinel;
-	char why[256];
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t slen = sizeof(sa);
+	struct pl_syslog_target t = { .kind = PL_SYSLOG_TCP };
+	struct pl_output *o = NULL;
+	struct pl_syslog_stats st;
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), cfd, n = 0, rcvbuf = 4096;
+	char *text = malloc(2000), *got = NULL;
+	size_t glen = 0, gcap = 0;
 
-	snprintf(t.path, sizeof(t.path), "%s", f->path);
-	assert_int_equal(syslog_output__open(&t, "plumbline", LOG_DAEMON, &o), 0);
-	assert_true(o->failing);
-	assert_int_equal(o->last_err, -ENOENT);
-	snprintf(why, sizeof(why), "%s does not exist", f->path);
-	assert_string_equal(o->why, why);
+	assert_true(lfd >= 0);
+	assert_non_null(text);
+	setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &slen), 0);
+	snprintf(t.host, sizeof(t.host), "127.0.0.1");
+	snprintf(t.port, sizeof(t.port), "%u", ntohs(sa.sin_port));
+	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
+	cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	assert_true(cfd >= 0);
+	/* write until the connection is full and messages wait */
+	do {
+		snprintf(text, 2000, "alert %05d %01800d", n, 0);
+		assert_int_equal(write_alert(o, "r", text, 4), 0);
+		syslog_output__stats(o, &st);
+		n++;
+	} while (st.queued < 20 && n < 20000);
+	assert_true(st.queued >= 20);
+	assert_int_equal(st.state, PL_SYSLOG_CONNECTED);
+	/* the collector reads now; flushes finish what waits (then what is
+	 * still in the kernels' buffers is read until 300 ms of silence) */
+	for (int idle = 0; idle < 300;) {
+		char chunk[65536];
+		ssize_t r;
+
+		output__flush(o);
+		r = recv(cfd, chunk, sizeof(chunk), MSG_DONTWAIT);
+		if (r > 0) {
+			if (glen + (size_t)r > gcap) {
+				gcap = (glen + (size_t)r) * 2;
+				got = realloc(got, gcap);
+				assert_non_null(got);
+			}
+			memcpy(got + glen, chunk, (size_t)r);
+			glen += (size_t)r;
+			idle = 0;
+			continue;
+		}
+		syslog_output__stats(o, &st);
+		if (st.queued == 0)
+			idle++;
+		usleep(1000);
+	}
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.queued, 0);
+	assert_int_equal(st.sent, n);
+	/* parse the frames: LEN SP MSG, every one whole and in order */
+	{
+		size_t off = 0;
+		int i = 0;
+
+		while (off < glen) {
+			char *end, want[32];
+			unsigned long len = strtoul(got + off, &end, 10);
+
+			assert_true(end > got + off && *end == ' ');
+			off = (size_t)(end - got) + 1;
+			assert_true(off + len <= glen);
+			assert_memory_equal(got + off, "<28>1 ", 6);
+			snprintf(want, sizeof(want), "] alert %05d ", i);
+			assert_non_null(memmem(got + off, len, want, strlen(want)));
+			off += len;
+			i++;
+		}
+		assert_int_equal(i, n);
+	}
 	output__free(o);
-	assert_int_equal(syslog_output__open(&off, "plumbline", LOG_DAEMON, &keep), -EINVAL);
-	assert_ptr_equal(keep, &sentinel);
+	close(cfd);
+	close(lfd);
+	free(text);
+	free(got);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syslog_target_parse),
-		cmocka_unit_test(test_syslog_format_is_syslog3s),
-		cmocka_unit_test_setup_teardown(test_syslog_one_datagram_per_alert, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_syslog_regular_file_said_once_counted_and_recovered, setup,
+		cmocka_unit_test(test_syslog_5424_exact_bytes_of_an_alert),
+		cmocka_unit_test(test_syslog_5424_sd_escaping_is_rfc5424s),
+		cmocka_unit_test(test_syslog_sd_name_rules),
+		cmocka_unit_test(test_syslog_5424_cut_at_the_limit_on_a_utf8_boundary),
+		cmocka_unit_test(test_syslog_octet_counting_prefix),
+		cmocka_unit_test_setup_teardown(test_syslog_unix_one_datagram_per_alert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syslog_unix_missing_socket_queues_then_delivers_in_order, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_syslog_daemon_restart_reconnects, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_syslog_missing_target_and_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syslog_full_buffer_drops_the_newest_counts_and_reports, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_syslog_daemon_restart_loses_nothing, setup, teardown),
+		cmocka_unit_test(test_syslog_tcp_octet_frames_survive_a_slow_collector),
 	};
 
 	return cmocka_run_group_tests_name("syslog", tests, NULL, NULL);
