@@ -40,6 +40,7 @@ struct stats_sources {
 	const struct alerts *alerts;
 	const struct binagg *bin;
 	const struct identity *ident;
+	const struct pl_output *audit;  /* the audit log (--audit-log) */
 };
 
 /* The stats record (new reference), NULL on ENOMEM. */
