@@ -31,23 +31,23 @@ struct audit_log {
 	int fd;
 	uint64_t seq;
 	char hash[PL_AUDIT_HEX + 1];
-	off_t end;             /* where the last line we wrote (or found intact) ends */
-	bool rescan;           /* a failed line could not be rolled back: look at the end again */
+	off_t end;		       /* where the last line we wrote (or found intact) ends */
+	bool rescan;		       /* a failed line could not be rolled back: look at the end again */
 	uint64_t tear_off, tear_bytes; /* torn bytes to name in a `resumed` line, before the next line */
 	char tear_sha[PL_AUDIT_HEX + 1];
-	uint64_t lost;         /* lines lost since the last line written */
-	int lost_err;          /* the first error of those */
+	uint64_t lost; /* lines lost since the last line written */
+	int lost_err;  /* the first error of those */
 	uint64_t sync_errors;
 };
 
 static const struct pl_output_ops audit_ops;
 
 /* The fixed tail: `,"prev":"<64>","hash":"<64>"}`; the hash covers all but its last 75 bytes. */
-#define PREV_KEY ",\"prev\":\""
-#define HASH_KEY "\",\"hash\":\""
-#define TAIL_LEN (sizeof(PREV_KEY) - 1 + PL_AUDIT_HEX + sizeof(HASH_KEY) - 1 + PL_AUDIT_HEX + 2)
+#define PREV_KEY    ",\"prev\":\""
+#define HASH_KEY    "\",\"hash\":\""
+#define TAIL_LEN    (sizeof(PREV_KEY) - 1 + PL_AUDIT_HEX + sizeof(HASH_KEY) - 1 + PL_AUDIT_HEX + 2)
 #define HASHED_TAIL (sizeof(HASH_KEY) - 2 + PL_AUDIT_HEX + 2) /* `,"hash":"<64>"}` */
-#define HEAD_KEY "{\"type\":\"audit\",\"seq\":"
+#define HEAD_KEY    "{\"type\":\"audit\",\"seq\":"
 
 void audit__sha256_hex(const void *buf, size_t len, char ret[PL_AUDIT_HEX + 1])
 {
@@ -136,7 +136,8 @@ int audit__parse_line(const char *buf, size_t len, struct audit_line *l, const c
 	size_t evlen;
 
 	memset(l, 0, sizeof(*l));
-	*why = "not an audit line (it does not start with {\"type\":\"audit\",\"seq\":N,\"time_ns\":T,\"event\":\"E\",\"record\":)";
+	*why = "not an audit line (it does not start with "
+	       "{\"type\":\"audit\",\"seq\":N,\"time_ns\":T,\"event\":\"E\",\"record\":)";
 	if (len < sizeof(HEAD_KEY) + TAIL_LEN || !take(&p, end, HEAD_KEY) || !take_u64(&p, end, &l->seq) ||
 	    !take(&p, end, ",\"time_ns\":") || !take_u64(&p, end, &l->time_ns) || !take(&p, end, ",\"event\":\""))
 		return -EBADMSG;
@@ -248,7 +249,8 @@ static int append(struct audit_log *a, const char *event, struct json_object *re
 	if (a->tear_bytes) /* close the torn line: the resumed line names it */
 		buf[n++] = '\n';
 	line = buf + n;
-	h = snprintf(line, cap - n, HEAD_KEY "%" PRIu64 ",\"time_ns\":%" PRIu64 ",\"event\":\"%s\",\"record\":", a->seq + 1,
+	h = snprintf(line, cap - n,
+		     HEAD_KEY "%" PRIu64 ",\"time_ns\":%" PRIu64 ",\"event\":\"%s\",\"record\":", a->seq + 1,
 		     realtime_ns(), event);
 	n += (size_t)h;
 	memcpy(buf + n, rs, rlen);
@@ -374,10 +376,10 @@ static void audit_free(struct pl_output *o)
 }
 
 static const struct pl_output_ops audit_ops = {
-	.name = "audit",
-	.write = audit_write,
-	.flush = audit_flush,
-	.free = audit_free,
+    .name = "audit",
+    .write = audit_write,
+    .flush = audit_flush,
+    .free = audit_free,
 };
 
 /* As jsonl.c's open_file(), read-write for the tail, and 0600: see there why. */
@@ -491,7 +493,7 @@ int audit_log__open(const char *path, struct pl_output **ret, struct audit_resum
 		return r;
 	}
 	if (info) {
-		*info = (struct audit_resume){ .seq = a->seq, .torn_offset = a->tear_off, .torn_bytes = a->tear_bytes };
+		*info = (struct audit_resume){.seq = a->seq, .torn_offset = a->tear_off, .torn_bytes = a->tear_bytes};
 		memcpy(info->hash, a->hash, sizeof(info->hash));
 	}
 	*ret = &a->base;

@@ -32,17 +32,17 @@
 
 #include "output.h"
 
-#define PL_AUDIT_HEX 64                /* a SHA-256 in lowercase hex */
-#define PL_AUDIT_LINE_MAX (1u << 20)   /* longest line written or read, '\n' included */
-#define PL_AUDIT_EVENT_MAX 32          /* longest event name: [a-z0-9_]{1,32} */
-#define PL_AUDIT_GENESIS "0000000000000000000000000000000000000000000000000000000000000000"
+#define PL_AUDIT_HEX	   64	      /* a SHA-256 in lowercase hex */
+#define PL_AUDIT_LINE_MAX  (1u << 20) /* longest line written or read, '\n' included */
+#define PL_AUDIT_EVENT_MAX 32	      /* longest event name: [a-z0-9_]{1,32} */
+#define PL_AUDIT_GENESIS   "0000000000000000000000000000000000000000000000000000000000000000"
 
 /* What audit_log__open() found in an existing file. */
 struct audit_resume {
-	uint64_t seq;                /* the last intact line's seq; 0: a new or empty file */
+	uint64_t seq;		     /* the last intact line's seq; 0: a new or empty file */
 	char hash[PL_AUDIT_HEX + 1]; /* its hash, or PL_AUDIT_GENESIS */
-	uint64_t torn_offset;        /* where a torn last line starts (bytes after the last '\n') */
-	uint64_t torn_bytes;         /* its length; 0: no torn line */
+	uint64_t torn_offset;	     /* where a torn last line starts (bytes after the last '\n') */
+	uint64_t torn_bytes;	     /* its length; 0: no torn line */
 };
 
 /*
@@ -91,31 +91,31 @@ struct audit_head {
 
 enum audit_problem {
 	AUDIT_OK = 0,
-	AUDIT_MODIFIED,  /* its bytes do not hash to its hash, or it is no audit line */
-	AUDIT_REMOVED,   /* its seq skips: the lines before it are missing */
-	AUDIT_INSERTED,  /* its seq repeats or goes back: it does not belong here */
+	AUDIT_MODIFIED,	 /* its bytes do not hash to its hash, or it is no audit line */
+	AUDIT_REMOVED,	 /* its seq skips: the lines before it are missing */
+	AUDIT_INSERTED,	 /* its seq repeats or goes back: it does not belong here */
 	AUDIT_REORDERED, /* a later line comes before an earlier one */
-	AUDIT_BROKEN,    /* well-formed and in sequence, but its prev is not the line before's hash */
+	AUDIT_BROKEN,	 /* well-formed and in sequence, but its prev is not the line before's hash */
 	AUDIT_REWRITTEN, /* a head names this seq with another hash */
 	AUDIT_TRUNCATED, /* a head names a seq past the end: the newest lines were cut off */
-	AUDIT_TORN,      /* the last line has no '\n': the writer stopped mid-line */
-	AUDIT_TOO_LONG,  /* longer than PL_AUDIT_LINE_MAX */
+	AUDIT_TORN,	 /* the last line has no '\n': the writer stopped mid-line */
+	AUDIT_TOO_LONG,	 /* longer than PL_AUDIT_LINE_MAX */
 };
 
 /* "modified", "removed", ... */
 const char *audit_problem__name(enum audit_problem p);
 
 struct audit_report {
-	uint64_t lines;          /* lines read (a torn one included) */
-	uint64_t entries;        /* lines verified as links of the chain */
+	uint64_t lines;	  /* lines read (a torn one included) */
+	uint64_t entries; /* lines verified as links of the chain */
 	uint64_t first_seq, last_seq;
 	uint64_t first_time_ns, last_time_ns;
 	char head[PL_AUDIT_HEX + 1]; /* the last verified line's hash */
-	uint64_t tears;          /* torn lines named by the `resumed` line after them */
-	uint64_t heads_checked;  /* heads whose line was found with that hash */
+	uint64_t tears;		     /* torn lines named by the `resumed` line after them */
+	uint64_t heads_checked;	     /* heads whose line was found with that hash */
 	enum audit_problem problem;
-	uint64_t bad_line;       /* 1-based line number of the first bad line; 0 when intact */
-	char detail[256];        /* what is wrong there, in words */
+	uint64_t bad_line; /* 1-based line number of the first bad line; 0 when intact */
+	char detail[256];  /* what is wrong there, in words */
 };
 
 /*

@@ -21,10 +21,10 @@
 const char *audit_problem__name(enum audit_problem p)
 {
 	static const char *const names[] = {
-		[AUDIT_OK] = "intact",	       [AUDIT_MODIFIED] = "modified",	[AUDIT_REMOVED] = "removed",
-		[AUDIT_INSERTED] = "inserted", [AUDIT_REORDERED] = "reordered", [AUDIT_BROKEN] = "chain broken",
-		[AUDIT_REWRITTEN] = "rewritten", [AUDIT_TRUNCATED] = "truncated", [AUDIT_TORN] = "torn",
-		[AUDIT_TOO_LONG] = "too long",
+	    [AUDIT_OK] = "intact",	     [AUDIT_MODIFIED] = "modified",   [AUDIT_REMOVED] = "removed",
+	    [AUDIT_INSERTED] = "inserted",   [AUDIT_REORDERED] = "reordered", [AUDIT_BROKEN] = "chain broken",
+	    [AUDIT_REWRITTEN] = "rewritten", [AUDIT_TRUNCATED] = "truncated", [AUDIT_TORN] = "torn",
+	    [AUDIT_TOO_LONG] = "too long",
 	};
 
 	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
@@ -41,13 +41,13 @@ struct reader {
 };
 
 struct rline {
-	char *buf;    /* PL_AUDIT_LINE_MAX bytes */
-	size_t len;   /* bytes kept (without the '\n') */
+	char *buf;	/* PL_AUDIT_LINE_MAX bytes */
+	size_t len;	/* bytes kept (without the '\n') */
 	uint64_t total; /* bytes of the line, '\n' excluded, even those not kept */
-	bool nl;      /* ended by '\n' */
+	bool nl;	/* ended by '\n' */
 	uint64_t off, no;
 	bool have;
-	int r;        /* audit__parse_line()'s result */
+	int r; /* audit__parse_line()'s result */
 	const char *why;
 	struct audit_line l;
 };
@@ -121,7 +121,8 @@ static bool tear_named(const struct rline *cur, const struct rline *next)
 {
 	char sha[PL_AUDIT_HEX + 1];
 
-	if (!line_good(next) || !next->l.names_tear || strcmp(next->l.event, "resumed") != 0 || cur->total >= PL_AUDIT_LINE_MAX)
+	if (!line_good(next) || !next->l.names_tear || strcmp(next->l.event, "resumed") != 0 ||
+	    cur->total >= PL_AUDIT_LINE_MAX)
 		return false;
 	if (next->l.torn_offset != cur->off || next->l.torn_bytes != cur->total)
 		return false;
@@ -130,7 +131,7 @@ static bool tear_named(const struct rline *cur, const struct rline *next)
 }
 
 static int fail(struct audit_report *rep, enum audit_problem p, uint64_t line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(struct audit_report *rep, enum audit_problem p, uint64_t line, const char *fmt, ...)
 {
@@ -152,10 +153,10 @@ static int cmp_head(const void *a, const void *b)
 }
 
 struct chain {
-	uint64_t seq;                     /* the last good line's */
+	uint64_t seq; /* the last good line's */
 	char hash[PL_AUDIT_HEX + 1];
-	char prev[PL_AUDIT_HEX + 1];      /* ... and its prev */
-	uint64_t no;                      /* its line number */
+	char prev[PL_AUDIT_HEX + 1]; /* ... and its prev */
+	uint64_t no;		     /* its line number */
 };
 
 /* Judge cur (good in itself) against the chain so far; next for context. */
@@ -179,28 +180,29 @@ static int judge(struct audit_report *rep, struct chain *c, const struct rline *
 				    next->l.seq);
 		if (c->seq == 0)
 			return fail(rep, AUDIT_REMOVED, cur->no,
-				    "the file starts at seq %" PRIu64 ": the %" PRIu64 " lines before it were removed", l->seq,
-				    l->seq - 1);
+				    "the file starts at seq %" PRIu64 ": the %" PRIu64 " lines before it were removed",
+				    l->seq, l->seq - 1);
 		return fail(rep, AUDIT_REMOVED, cur->no,
-			    "seq jumps from %" PRIu64 " to %" PRIu64 ": %" PRIu64 " lines before this one were removed", c->seq,
-			    l->seq, l->seq - c->seq - 1);
+			    "seq jumps from %" PRIu64 " to %" PRIu64 ": %" PRIu64 " lines before this one were removed",
+			    c->seq, l->seq, l->seq - c->seq - 1);
 	}
 	/* seq repeats or goes back */
 	if (l->seq == c->seq && c->no && memcmp(l->prev, c->prev, PL_AUDIT_HEX) == 0 &&
 	    memcmp(l->hash, c->hash, PL_AUDIT_HEX) != 0)
 		return fail(rep, AUDIT_INSERTED, c->no,
-			    "line %" PRIu64 " carries the same seq %" PRIu64 " and chains to the same line: this one was inserted",
+			    "line %" PRIu64 " carries the same seq %" PRIu64
+			    " and chains to the same line: this one was inserted",
 			    cur->no, l->seq);
-	return fail(rep, AUDIT_INSERTED, cur->no, "seq %" PRIu64 " after seq %" PRIu64 ": this line does not belong here",
-		    l->seq, c->seq);
+	return fail(rep, AUDIT_INSERTED, cur->no,
+		    "seq %" PRIu64 " after seq %" PRIu64 ": this line does not belong here", l->seq, c->seq);
 }
 
 int audit_verify(int fd, const struct audit_head *heads, size_t nheads, struct audit_report *rep)
 {
 	struct reader *rd = calloc(1, sizeof(*rd));
-	struct rline a = { 0 }, b = { 0 }, *cur = &a, *next = &b;
+	struct rline a = {0}, b = {0}, *cur = &a, *next = &b;
 	struct audit_head *hs = NULL;
-	struct chain c = { .seq = 0, .hash = PL_AUDIT_GENESIS };
+	struct chain c = {.seq = 0, .hash = PL_AUDIT_GENESIS};
 	size_t hi = 0;
 	uint64_t no = 0;
 	int r = 0;
@@ -360,12 +362,12 @@ static bool head_of_line(const char *s, struct audit_head *h)
 }
 
 #define HEADS_LINE_MAX 65536
-#define HEADS_MAX (16u << 20)
+#define HEADS_MAX      (16u << 20)
 
 int audit_heads__read(int fd, struct audit_head **ret, size_t *ret_n, size_t *ret_skipped)
 {
 	struct reader *rd = calloc(1, sizeof(*rd));
-	struct rline l = { 0 };
+	struct rline l = {0};
 	struct audit_head *hs = NULL;
 	size_t n = 0, cap = 0, skipped = 0;
 	int r;

@@ -21,10 +21,10 @@
 struct audit_trail {
 	const struct run_opts *opts;
 	struct pl_output *log;
-	char where[160];         /* the reporter's words for the log */
-	uint64_t head_ns;        /* CLOCK_MONOTONIC of the last head sent */
-	uint64_t head_seq;       /* the seq it named */
-	uint64_t losses_ns;      /* of the last losses check */
+	char where[160];	 /* the reporter's words for the log */
+	uint64_t head_ns;	 /* CLOCK_MONOTONIC of the last head sent */
+	uint64_t head_seq;	 /* the seq it named */
+	uint64_t losses_ns;	 /* of the last losses check */
 	struct live_losses seen; /* losses already written */
 };
 
@@ -35,15 +35,19 @@ static void on_audit_output(struct pl_output *o, enum pl_output_event ev, void *
 	switch (ev) {
 	case PL_OUTPUT_FAILING:
 		if (o->why[0])
-			log_warn("Cannot append to the audit log %s: %s (counted; the log says how many lines were lost "
-				 "once writing works again)", where, o->why);
+			log_warn(
+			    "Cannot append to the audit log %s: %s (counted; the log says how many lines were lost "
+			    "once writing works again)",
+			    where, o->why);
 		else
-			log_warn_errno(o->last_err, "Cannot append to the audit log %s: %m (counted; the log says how many "
-				       "lines were lost once writing works again)", where);
+			log_warn_errno(o->last_err,
+				       "Cannot append to the audit log %s: %m (counted; the log says how many "
+				       "lines were lost once writing works again)",
+				       where);
 		break;
 	case PL_OUTPUT_STILL_FAILING:
-		log_warn_errno(o->last_err, "Still cannot append to the audit log %s: %llu lines lost so far (%m)", where,
-			       (unsigned long long)output__lost(o));
+		log_warn_errno(o->last_err, "Still cannot append to the audit log %s: %llu lines lost so far (%m)",
+			       where, (unsigned long long)output__lost(o));
 		break;
 	case PL_OUTPUT_RECOVERED:
 		log_info("Recovered: the audit log %s is appended to again; %llu lines lost meanwhile", where,
@@ -173,21 +177,26 @@ static struct json_object *ruleset(const struct alerts *a)
 /* The options that decide what the sensor sees and says. */
 static struct json_object *options(const struct run_opts *o)
 {
-	static const char *const modes[] = { [BL_MODE_AUTO] = "auto", [BL_MODE_LEARN] = "learn", [BL_MODE_DETECT] = "detect" };
+	static const char *const modes[] = {
+	    [BL_MODE_AUTO] = "auto", [BL_MODE_LEARN] = "learn", [BL_MODE_DETECT] = "detect"};
 	struct json_object *j = json_object_new_object();
 	char syslog[PL_SYSLOG_PATH_MAX + 8];
 
 	syslog_target__format(&o->syslog, syslog, sizeof(syslog));
 	const char *def = run_opts__default_rules();
 
-	json_object_object_add(j, "rules", !o->rules ? NULL : o->nrule_paths ? str_array(o->rule_paths, o->nrule_paths)
-									    : str_array(&def, 1));
+	json_object_object_add(j, "rules",
+			       !o->rules	? NULL
+			       : o->nrule_paths ? str_array(o->rule_paths, o->nrule_paths)
+						: str_array(&def, 1));
 	json_object_object_add(j, "enable_rule", str_array(o->enable, o->nenable));
 	json_object_object_add(j, "disable_rule", str_array(o->disable, o->ndisable));
 	json_object_object_add(j, "baselines", json_object_new_boolean(o->baselines));
 	json_object_object_add(j, "state_dir", o->baselines ? sample_json__str(o->state_dir) : NULL);
-	json_object_object_add(j, "mode", json_object_new_string(
-						  (unsigned)o->policy.mode < 3 && modes[o->policy.mode] ? modes[o->policy.mode] : "?"));
+	json_object_object_add(j, "mode",
+			       json_object_new_string((unsigned)o->policy.mode < 3 && modes[o->policy.mode]
+							  ? modes[o->policy.mode]
+							  : "?"));
 	json_object_object_add(j, "json", o->json_path ? sample_json__str(o->json_path) : NULL);
 	json_object_object_add(j, "syslog", json_object_new_string(syslog));
 	json_object_object_add(j, "audit_log", sample_json__str(o->audit_log));
@@ -241,7 +250,7 @@ static void send_head(struct audit_trail *t, struct pl_output *const *heads, siz
 		if (heads[i])
 			output__write(heads[i], rec);
 	json_object_put(rec);
-	audit_log__head(t->log, &t->head_seq, (char[PL_AUDIT_HEX + 1]){ 0 });
+	audit_log__head(t->log, &t->head_seq, (char[PL_AUDIT_HEX + 1]){0});
 	t->head_ns = now_ns;
 }
 
@@ -266,7 +275,8 @@ void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, u
 			if (rec) {
 				json_object_object_add(rec, "records", json_object_new_uint64(DELTA(records)));
 				json_object_object_add(rec, "processes", json_object_new_uint64(DELTA(processes)));
-				json_object_object_add(rec, "output_writes", json_object_new_uint64(DELTA(output_writes)));
+				json_object_object_add(rec, "output_writes",
+						       json_object_new_uint64(DELTA(output_writes)));
 				json_object_object_add(rec, "fail_paths", json_object_new_uint64(DELTA(fail_paths)));
 				json_object_object_add(rec, "threads", json_object_new_uint64(DELTA(threads)));
 			}

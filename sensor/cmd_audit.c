@@ -104,8 +104,8 @@ static int verify(const char *file, const char *heads_file)
 	if (r < 0)
 		return log_error_errno(r, "Cannot read '%s': %m", file);
 	if (rep.problem != AUDIT_OK) {
-		printf("%s: line %" PRIu64 ": %s: %s\n", name ? name : "?", rep.bad_line, audit_problem__name(rep.problem),
-		       rep.detail);
+		printf("%s: line %" PRIu64 ": %s: %s\n", name ? name : "?", rep.bad_line,
+		       audit_problem__name(rep.problem), rep.detail);
 		if (rep.entries)
 			printf("%s: lines before it verified: seq %" PRIu64 "..%" PRIu64 "\n", name ? name : "?",
 			       rep.first_seq, rep.last_seq);
@@ -121,7 +121,8 @@ static int verify(const char *file, const char *heads_file)
 	       rep.entries, rep.first_seq, rep.last_seq, t0, t1);
 	printf("head: seq %" PRIu64 " hash %s\n", rep.last_seq, rep.head);
 	if (rep.tears)
-		printf("torn lines: %" PRIu64 " (crashes mid-write), each named by the resumed line after it\n", rep.tears);
+		printf("torn lines: %" PRIu64 " (crashes mid-write), each named by the resumed line after it\n",
+		       rep.tears);
 	if (heads_file)
 		printf("heads: %" PRIu64 " of %zu checked against the file\n", rep.heads_checked, nheads);
 	return 0;
@@ -130,9 +131,9 @@ static int verify(const char *file, const char *heads_file)
 int cmd_audit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "heads", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	    {"heads", required_argument, NULL, 'H'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	const char *heads = NULL;
 	int c;

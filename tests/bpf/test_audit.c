@@ -23,7 +23,7 @@
 #include "sensor_harness.h"
 
 #define WAIT_MS 10000
-#define MAXL 64
+#define MAXL	64
 
 static bool have_bpf;
 
@@ -106,7 +106,7 @@ static void write_order(const char *path, char **lines, const int *order, bool l
 /* `plumbline audit verify path [--heads heads]`: its exit code; its stdout in out. */
 static int verify(const char *path, const char *heads, char *out, size_t size)
 {
-	const char *argv[] = { PL_SENSOR_BIN, "audit", "verify", path, heads ? "--heads" : NULL, heads, NULL };
+	const char *argv[] = {PL_SENSOR_BIN, "audit", "verify", path, heads ? "--heads" : NULL, heads, NULL};
 	int st;
 
 	assert_true(run_capture(argv, out, size, &st) > 0);
@@ -154,9 +154,9 @@ static void test_audit_log_of_a_real_run_verifies_and_catches_tampering(void **s
 				   "  output: \"pl_helper exited 7 (pid %proc.pid)\"\n"
 				   "  priority: NOTICE\n";
 	char rules[128], audit[128], bad[128], out[4096], ev[64], *lines[MAXL], *l2[MAXL];
-	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules, "--audit-log", audit,
-				"--audit-head-interval", "1", NULL };
-	const char *helper[] = { PL_HELPER_BIN, "exit", "7", NULL };
+	const char *extra[] = {"--process-records",	"--no-syslog", "--rules", rules, "--audit-log", audit,
+			       "--audit-head-interval", "1",	       NULL};
+	const char *helper[] = {PL_HELPER_BIN, "exit", "7", NULL};
 	struct sensor_proc s;
 	size_t n, n2, alert = 0, reload = 0;
 	pid_t pid;
@@ -291,7 +291,7 @@ static void test_audit_log_of_a_real_run_verifies_and_catches_tampering(void **s
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_audit_log_of_a_real_run_verifies_and_catches_tampering),
+	    cmocka_unit_test(test_audit_log_of_a_real_run_verifies_and_catches_tampering),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -410,7 +410,7 @@ static void test_audit_verify_names_the_first_bad_line(void **state)
 static void test_audit_heads_catch_truncation_and_rewrites(void **state)
 {
 	struct fx *f = *state;
-	struct audit_head h[2] = { { .seq = 2 }, { .seq = 5 } };
+	struct audit_head h[2] = {{.seq = 2}, {.seq = 5}};
 	struct audit_report rep;
 	char orig[6][4096];
 	bool nl;
@@ -449,13 +449,13 @@ static void test_audit_heads_catch_truncation_and_rewrites(void **state)
 static void test_audit_heads_read_from_json_and_syslog_lines(void **state)
 {
 	static const char text[] =
-		"{\"type\":\"audit_head\",\"time_ns\":1,\"seq\":12,\"hash\":\"" PL_AUDIT_GENESIS "\",\"file\":\"/x\"}\n"
-		"<30>1 2025-01-01T00:00:00Z host plumbline 77 audit_head [plumbline@32473 seq=\"40\" "
-		"hash=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" file=\"/x\"]\n"
-		"Jan  1 00:00:00 host plumbline[77]: audit_head seq=\"41\" prev_seq=\"9\" "
-		"hash=\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"\n"
-		"{\"type\":\"alert\",\"seq\":3,\"hash\":\"" PL_AUDIT_GENESIS "\"}\n"
-		"audit_head seq=\"7\" hash=\"short\"\n";
+	    "{\"type\":\"audit_head\",\"time_ns\":1,\"seq\":12,\"hash\":\"" PL_AUDIT_GENESIS "\",\"file\":\"/x\"}\n"
+	    "<30>1 2025-01-01T00:00:00Z host plumbline 77 audit_head [plumbline@32473 seq=\"40\" "
+	    "hash=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" file=\"/x\"]\n"
+	    "Jan  1 00:00:00 host plumbline[77]: audit_head seq=\"41\" prev_seq=\"9\" "
+	    "hash=\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"\n"
+	    "{\"type\":\"alert\",\"seq\":3,\"hash\":\"" PL_AUDIT_GENESIS "\"}\n"
+	    "audit_head seq=\"7\" hash=\"short\"\n";
 	struct fx *f = *state;
 	struct audit_head *h = NULL;
 	size_t n = 0, skipped = 0;
@@ -479,14 +479,14 @@ static void test_audit_heads_read_from_json_and_syslog_lines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_audit_chain_links_each_line_to_the_one_before, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_reopen_continues_seq_and_hash, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_torn_tail_is_kept_and_named_by_a_resumed_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_open_refuses_what_is_not_an_audit_log, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_full_disk_rolls_back_counts_and_says_so, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_verify_names_the_first_bad_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_heads_catch_truncation_and_rewrites, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_audit_heads_read_from_json_and_syslog_lines, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_chain_links_each_line_to_the_one_before, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_reopen_continues_seq_and_hash, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_torn_tail_is_kept_and_named_by_a_resumed_line, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_open_refuses_what_is_not_an_audit_log, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_full_disk_rolls_back_counts_and_says_so, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_verify_names_the_first_bad_line, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_heads_catch_truncation_and_rewrites, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_audit_heads_read_from_json_and_syslog_lines, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
