@@ -16,6 +16,7 @@
 #include "filekind.h"
 
 #include <dirent.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ struct rl_ruleset {
 	struct rl_rule **run[3]; /* enabled rules per kind (exec, window, exit), each of capacity n */
 	size_t nrun[3];
 	unsigned kinds;
+	unsigned char sha256[32]; /* of the loaded files' bytes, in load order */
+	size_t nfiles;
 };
 
 static const char *const prio_names[] = {"Emergency", "Alert",	"Critical",	 "Error",
@@ -235,6 +238,26 @@ static void select_rules(struct rl_ruleset *rs)
 	}
 }
 
+/* The ruleset's identity for audit records: SHA-256 over the bytes of the
+ * files exactly as they were read and parsed, in load order (so the same as
+ * `cat FILES... | sha256sum`), never over a second read that could differ. */
+static int digest_files(const struct rs_loader *L, struct rl_ruleset *rs)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int mdlen = 0;
+	int ok;
+
+	if (!ctx)
+		return -ENOMEM;
+	ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	for (size_t i = 0; ok && i < L->nfiles; i++)
+		ok = EVP_DigestUpdate(ctx, L->files[i]->buf, L->files[i]->len);
+	ok = ok && EVP_DigestFinal_ex(ctx, rs->sha256, &mdlen) && mdlen == sizeof(rs->sha256);
+	EVP_MD_CTX_free(ctx);
+	rs->nfiles = L->nfiles;
+	return ok ? 0 : -ENOMEM;
+}
+
 /* Compile what L loaded and make the evaluation-ready ruleset of it.
  * Returns 0 and *ret, -EINVAL (errors were reported) or -ENOMEM. */
 static int finish(struct rs_loader *L, struct rl_ruleset **ret)
@@ -255,6 +278,11 @@ static int finish(struct rs_loader *L, struct rl_ruleset **ret)
 			return -ENOMEM;
 		}
 	select_rules(rs);
+	r = digest_files(L, rs);
+	if (r < 0) {
+		rl_ruleset__free(rs);
+		return r;
+	}
 	*ret = rs;
 	return 0;
 }
@@ -315,6 +343,12 @@ void rl_ruleset__free(struct rl_ruleset *rs)
 	for (int k = 0; k < 3; k++)
 		free(rs->run[k]);
 	free(rs);
+}
+
+void rl_ruleset__digest(const struct rl_ruleset *rs, unsigned char ret_sha256[32], size_t *ret_files)
+{
+	memcpy(ret_sha256, rs->sha256, sizeof(rs->sha256));
+	*ret_files = rs->nfiles;
 }
 
 size_t rl_ruleset__enable_name(struct rl_ruleset *rs, const char *name, bool enabled)

@@ -107,6 +107,11 @@ size_t rl_ruleset__enable_name(struct rl_ruleset *rs, const char *name, bool ena
 size_t rl_ruleset__enable_tag(struct rl_ruleset *rs, const char *tag, bool enabled);
 
 size_t rl_ruleset__count(const struct rl_ruleset *rs);
+
+/* What was loaded, for audit records: SHA-256 over the files' bytes as read,
+ * in load order (the same as `cat` of those files into sha256sum), and how
+ * many files. */
+void rl_ruleset__digest(const struct rl_ruleset *rs, unsigned char ret_sha256[32], size_t *ret_files);
 const struct rl_rule *rl_ruleset__rule(const struct rl_ruleset *rs, size_t i);
 
 /* Kinds at which at least one enabled rule runs: the sensor skips building

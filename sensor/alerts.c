@@ -298,3 +298,9 @@ void alerts__stats(const struct alerts *a, struct json_object *o)
 	json_object_object_add(r, "reload_failures", json_object_new_uint64(a->reload_failures));
 	json_object_object_add(o, "rules", r);
 }
+
+void alerts__ruleset(const struct alerts *a, size_t *ret_rules, size_t *ret_files, unsigned char ret_sha256[32])
+{
+	*ret_rules = rl_ruleset__count(a->rs);
+	rl_ruleset__digest(a->rs, ret_sha256, ret_files);
+}

@@ -50,6 +50,10 @@ unsigned alerts__kinds(const struct alerts *a);
 int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
 		 size_t nouts);
 
+/* The running ruleset, for the audit log: its rules, its files, and the
+ * SHA-256 over those files' bytes in load order (rl_ruleset__digest). */
+void alerts__ruleset(const struct alerts *a, size_t *ret_rules, size_t *ret_files, unsigned char ret_sha256[32]);
+
 /* The counters for the stats record. */
 void alerts__stats(const struct alerts *a, struct json_object *o);
 

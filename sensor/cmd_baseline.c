@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "audit_trail.h"
 #include "bundle.h"
 #include "cleanup.h"
 #include "log.h"
@@ -35,6 +36,7 @@ struct bopts {
 	bool json;
 	bool all;
 	struct bl_policy pol;
+	const char *audit_log; /* import and forget are recorded there (--audit-log) */
 };
 
 static void usage(FILE *f)
@@ -59,6 +61,8 @@ static void usage(FILE *f)
 	      "  --min-windows N          window readiness threshold (default 60, as run)\n"
 	      "  -o, --output FILE        merge: where to write\n"
 	      "  --all                    forget: every matching baseline\n"
+	      "  --audit-log FILE         import, forget: record the change in this audit log\n"
+	      "                           (refused, and nothing changed, if it cannot be)\n"
 	      "  -h, --help               this help\n",
 	      f);
 }
@@ -350,11 +354,23 @@ static int cmd_import(struct bopts *o, const char *file)
 	size_t n;
 	int r;
 
+	_cleanup_(output_freep) struct pl_output *audit = NULL;
+	char sha[65];
+
 	if (lock < 0)
 		return lock;
+	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, &audit)) < 0)
+		return r;
 	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
 	if (r < 0)
 		return log_error_errno(r, "Cannot import '%s': %s", file, err);
+	/* the bundle was validated as a regular file: hashing it cannot block */
+	if (audit && (r = audit_trail__file_sha256(file, sha)) < 0) {
+		for (size_t i = 0; i < n; i++)
+			baseline__free(bs[i]);
+		free(bs);
+		return log_error_errno(r, "Cannot read '%s': %m", file);
+	}
 	r = open_store(o, false, &st);
 	for (size_t i = 0; i < n; i++) {
 		if (r < 0)
@@ -372,6 +388,19 @@ static int cmd_import(struct bopts *o, const char *file)
 	bl_store__free(st);
 	if (r < 0)
 		return log_error_errno(r, "Cannot save the imported baselines: %m");
+	if (audit) {
+		struct json_object *rec = json_object_new_object();
+
+		json_object_object_add(rec, "type", json_object_new_string("baseline_import"));
+		json_object_object_add(rec, "file", sample_json__str(file));
+		json_object_object_add(rec, "sha256", json_object_new_string(sha));
+		json_object_object_add(rec, "baselines", json_object_new_uint64(n));
+		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
+		r = audit_trail__cli_append(audit, o->audit_log, rec);
+		json_object_put(rec);
+		if (r < 0)
+			return r;
+	}
 	done(o, "import", file, n);
 	return 0;
 }
@@ -467,11 +496,18 @@ static int cmd_forget(struct bopts *o, const char *what)
 	size_t n = 0;
 	int r;
 
+	_cleanup_(output_freep) struct pl_output *audit = NULL;
+	struct json_object *forgot = json_object_new_array();
+
 	if (lock < 0)
 		return lock;
-	r = open_store(o, false, &st);
-	if (r < 0)
+	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, &audit)) < 0)
 		return r;
+	r = open_store(o, false, &st);
+	if (r < 0) {
+		json_object_put(forgot);
+		return r;
+	}
 	for (size_t i = 0; i < bl_store__count(st); i++)
 		if (matches(bl_store__at(st, i), what)) {
 			char **nk = realloc(keys, (n + 1) * sizeof(*nk));
@@ -493,12 +529,29 @@ static int cmd_forget(struct bopts *o, const char *what)
 
 			if (f < 0)
 				r = log_error_errno(f, "Cannot forget %s: %m", OR_Q(k));
-			else if (!o->json)
+			else
+				json_object_array_add(forgot, sample_json__str(keys[i]));
+			if (!f && !o->json)
 				fprintf(stderr, "forgot %s\n", OR_Q(k));
 		}
 		free(keys[i]);
 	}
 	free(keys);
+	/* what was forgotten, even when a later key failed */
+	if (audit && json_object_array_length(forgot) > 0) {
+		struct json_object *rec = json_object_new_object();
+		int a;
+
+		json_object_object_add(rec, "type", json_object_new_string("baseline_forget"));
+		json_object_object_add(rec, "what", sample_json__str(what));
+		json_object_object_add(rec, "keys", json_object_get(forgot));
+		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
+		a = audit_trail__cli_append(audit, o->audit_log, rec);
+		json_object_put(rec);
+		if (a < 0 && !r)
+			r = a;
+	}
+	json_object_put(forgot);
 	if (!r)
 		done(o, "forget", NULL, n);
 	bl_store__free(st);
@@ -511,6 +564,7 @@ int cmd_baseline(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },    { "all", no_argument, NULL, 'a' },
 		{ "min-samples", required_argument, NULL, 'm' }, { "min-windows", required_argument, NULL, 'w' },
+		{ "audit-log", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },            {}
 	};
 	struct bopts o = { .state_dir = "/var/lib/plumbline" };
@@ -534,6 +588,9 @@ int cmd_baseline(int argc, char **argv)
 			break;
 		case 'a':
 			o.all = true;
+			break;
+		case 'A':
+			o.audit_log = optarg;
 			break;
 		case 'm':
 		case 'w': {

@@ -10,6 +10,7 @@
 
 
 #include "bpfsensor.h"
+#include "cmd_audit.h"
 #include "cmd_baseline.h"
 #include "cmd_rules.h"
 #include "kfeatures.h"
@@ -31,6 +32,7 @@ static void usage(FILE *out)
 	      "  baseline   list, show, export, import, merge or forget learned baselines\n"
 	      "  rules      check rule files, list rules, list the fields rules can use\n"
 	      "  replay     evaluate rules on recorded records, offline\n"
+	      "  audit      verify the hash chain of an audit log (run --audit-log)\n"
 	      "  version    print the version\n"
 	      "  help       this help; `plumbline run --help` for the sensor's options\n"
 	      "\n"
@@ -81,6 +83,8 @@ static int run(int argc, char **argv)
 		return cmd_baseline(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
+	if (strcmp(cmd, "audit") == 0)
+		return cmd_audit(argc - 1, argv + 1);
 	if (strcmp(cmd, "replay") == 0)
 		return cmd_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)

@@ -46,6 +46,8 @@ enum {
 	OPT_SYSLOG,
 	OPT_SYSLOG_BUFFER,
 	OPT_REGEX_BUDGET_MS,
+	OPT_AUDIT_LOG,
+	OPT_AUDIT_HEAD_INTERVAL,
 };
 
 const char *run_opts__default_rules(void)
@@ -68,6 +70,13 @@ void run_opts__usage(FILE *out)
 	      "                         shutdown for those still running (default JSON: stdout)\n"
 	      "  --window-records       a record per active process per 1-second window\n"
 	      "  --stats-interval SEC   also write a stats record every SEC seconds\n"
+	      "  --audit-log PATH       also append alerts and the sensor's own life (start, stop,\n"
+	      "                         rule loads, losses) to PATH, a hash-chained log that\n"
+	      "                         `plumbline audit verify` checks (docs/outputs.md)\n"
+	      "  --audit-head-interval SEC\n"
+	      "                         send the audit log's head (seq, hash) to syslog and the\n"
+	      "                         JSON output every SEC seconds when it grew (default 60),\n"
+	      "                         and at stop\n"
 	      "  --live / --no-live     the live view of the busiest binaries on stdout\n"
 	      "                         (default: on unless JSON goes to stdout)\n"
 	      "  --interval SEC         live view refresh period (default 2)\n"
@@ -190,6 +199,8 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "syslog", required_argument, NULL, OPT_SYSLOG },
 		{ "syslog-buffer", required_argument, NULL, OPT_SYSLOG_BUFFER },
 		{ "regex-budget-ms", required_argument, NULL, OPT_REGEX_BUDGET_MS },
+		{ "audit-log", required_argument, NULL, OPT_AUDIT_LOG },
+		{ "audit-head-interval", required_argument, NULL, OPT_AUDIT_HEAD_INTERVAL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -214,6 +225,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.rules = true,
 		.syslog = { .kind = PL_SYSLOG_UNIX, .path = "/dev/log" },
 		.regex_budget_ms = RL_REGEX_BUDGET_NS / 1000000,
+		.audit_head_interval_s = 60,
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
@@ -347,6 +359,16 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_SYSLOG_BUFFER:
 			r = parse_u32("--syslog-buffer", optarg, PL_SYSLOG_MSG_MAX, 1u << 30, &o->syslog_buffer_bytes);
+			break;
+		case OPT_AUDIT_LOG:
+			if (!optarg[0] || strcmp(optarg, "-") == 0) {
+				log_error("--audit-log needs a file (not standard output: the chain is read back at start)");
+				r = -EINVAL;
+			}
+			o->audit_log = optarg;
+			break;
+		case OPT_AUDIT_HEAD_INTERVAL:
+			r = parse_u32("--audit-head-interval", optarg, 1, 86400, &o->audit_head_interval_s);
 			break;
 		case OPT_SYSLOG: {
 			char msg[128];

@@ -45,6 +45,8 @@ struct run_opts {
 	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
 	uint32_t syslog_buffer_bytes;   /* --syslog-buffer: the bound of what waits for it (0: the default) */
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
+	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
+	uint32_t audit_head_interval_s; /* how often its head goes off-host (when it grew) */
 };
 
 /* The shipped default rules: the source tree's rules/default when present

@@ -9,7 +9,7 @@
 
 #include "sample_json.h"
 
-#define MAX_ALERT_OUTS 4
+#define MAX_ALERT_OUTS 8
 
 struct pipeline {
 	struct pipeline_opts o;

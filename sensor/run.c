@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "alerts.h"
+#include "audit_trail.h"
 #include "binagg.h"
 #include "bpfsensor.h"
 #include "cleanup.h"
@@ -86,6 +87,8 @@ struct sensor {
 	uint64_t consumed; /* records handled in the current consume() */
 	struct images *images;
 	struct pipeline *pipe;
+	struct audit_trail *audit; /* NULL: no --audit-log */
+	const char *stop_reason;   /* for the audit log's stop line */
 };
 
 /* Write a record to the JSON output (consumed). A failure is reported by
@@ -211,13 +214,14 @@ static struct stats_sources sources(const struct sensor *s)
 		.oncpu = s->oncpu,
 		.sym = s->sym,
 		.sample_hz = s->opts->sample_hz,
+		.audit = audit_trail__output(s->audit),
 	};
 }
 
 /* Where the pipeline writes records and alerts: set again when one changes. */
 static void set_outputs(struct sensor *s)
 {
-	struct pl_output *alert_outs[] = { s->out, s->syslog, s->text };
+	struct pl_output *alert_outs[] = { s->out, s->syslog, s->text, audit_trail__output(s->audit) };
 
 	pipeline__set_outputs(s->pipe, s->out, alert_outs, ARRAY_SIZE(alert_outs));
 }
@@ -259,6 +263,12 @@ static void on_tick(struct sensor *s)
 		emit_stats(s);
 	if (s->learn && s->ticks % s->opts->flush_interval_s == 0)
 		learner__flush(s->learn);
+	if (s->audit) {
+		struct stats_sources src = sources(s);
+		struct pl_output *heads[] = { s->syslog, s->out };
+
+		audit_trail__tick(s->audit, &src, now, heads, ARRAY_SIZE(heads));
+	}
 }
 
 /* Why jsonl_output__open(path) failed with r, in words an operator can act on. */
@@ -287,7 +297,7 @@ static void on_signal(struct sensor *s)
 			struct pl_output *n;
 
 			if (s->alerts)
-				alerts__reload(s->alerts);
+				audit_trail__rules(s->audit, s->alerts, alerts__reload(s->alerts));
 			if (!s->out || strcmp(s->opts->json_path, "-") == 0)
 				continue;
 			r = jsonl_output__open(s->opts->json_path, &n);
@@ -306,6 +316,7 @@ static void on_signal(struct sensor *s)
 			continue;
 		}
 		log_info("%s: stopping", strsignal((int)si.ssi_signo));
+		s->stop_reason = si.ssi_signo == SIGINT ? "SIGINT" : si.ssi_signo == SIGTERM ? "SIGTERM" : "signal";
 		s->stop = true;
 	}
 }
@@ -367,6 +378,7 @@ static void sensor_close(struct sensor *s)
 	if (s->out)
 		output__flush(s->out);
 	output__free(s->out);
+	audit_trail__free(s->audit);
 	live__free(s->live);
 	learner__free(s->learn); /* saves */
 	alerts__free(s->alerts);
@@ -427,6 +439,11 @@ static int sensor_open(struct sensor *s)
 		snprintf(s->out_label.where, sizeof(s->out_label.where), "%s",
 			 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
 		output__set_reporter(s->out, on_output, &s->out_label);
+	}
+	if (s->opts->audit_log) {
+		r = audit_trail__open(s->opts, &s->audit);
+		if (r < 0)
+			return r;
 	}
 	if (proctable__new(s->opts->max_procs, &s->procs) < 0 ||
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
@@ -599,6 +616,12 @@ static void sensor_shutdown(struct sensor *s)
 				 (unsigned long long)lost);
 	}
 	emit_stats(s);
+	if (s->audit) {
+		struct stats_sources src = sources(s);
+		struct pl_output *heads[] = { s->syslog, s->out };
+
+		audit_trail__stop(s->audit, s->stop_reason ? s->stop_reason : "error", &src, heads, ARRAY_SIZE(heads));
+	}
 }
 
 int sensor_run(const struct run_opts *opts)
@@ -615,6 +638,7 @@ int sensor_run(const struct run_opts *opts)
 	if (r < 0)
 		goto out;
 
+	audit_trail__start(s->audit, s->alerts);
 	log_info("attached: watching every process (%s%s)", s->opts->process_records ? "process records" : "no process records",
 		 s->opts->json_path ? "" : ", no JSON output");
 	notify_ready();
@@ -647,6 +671,7 @@ int sensor_run(const struct run_opts *opts)
 					on_tick(s);
 				break;
 			case FD_STOP:
+				s->stop_reason = "duration";
 				s->stop = true;
 				break;
 			case FD_IDENTITY:

@@ -161,6 +161,8 @@ struct json_object *stats__record(const struct stats_sources *src)
 	out = output_counts(src->json);
 	json_object_object_add(o, "output", out ? out : output_counts(&(struct pl_output){ 0 }));
 	json_object_object_add(o, "syslog", syslog_counts(src->syslog));
+	if (src->audit)
+		json_object_object_add(o, "audit", output_counts(src->audit));
 	add_u64(o, "tracked_processes", proctable__count(src->procs));
 	add_u64(o, "sensor_cpu_ns",
 		(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +

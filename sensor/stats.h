@@ -45,6 +45,7 @@ struct stats_sources {
 	const struct oncpu *oncpu;      /* NULL: sampling off */
 	const struct symbols *sym;
 	uint32_t sample_hz;
+	const struct pl_output *audit;  /* the audit log (--audit-log) */
 };
 
 /* The stats record (new reference), NULL on ENOMEM. */
