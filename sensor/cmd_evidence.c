@@ -374,7 +374,9 @@ static int write_svg(const struct evidence *ev, const char *out)
 		sub = NULL;
 	if (!title || !sub)
 		return log_error_errno(ENOMEM, "Out of memory");
-	if ((r = build_graph(ev, &fg)) < 0)
+	if ((r = build_graph(ev, &fg)) == -ENOSPC)
+		return log_error_errno(r, "Cannot draw the stacks: more than %d frames to draw", FG_MAX_NODES);
+	if (r < 0)
 		return log_error_errno(r, "Cannot draw the stacks: %m");
 	f = open_memstream(&buf, &len);
 	if (!f) {
