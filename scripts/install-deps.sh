@@ -9,6 +9,11 @@ set -eu
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev
 librelp-dev rsyslog rsyslog-relp python3"
+# The flame graph test (cli_evidence_chromium) renders `plumbline evidence
+# --svg` in headless Chromium and checks it with python3. Chromium is large
+# (some 360 MB installed, with chromium-common) but only the tests need it, and CI runs them with
+# skips refused (PLUMBLINE_REQUIRE_BPF=1), so it is in the default set.
+PKGS="$PKGS chromium python3"
 # The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
 # libbpf-tools' syscount, and uses procps (pgrep, sysctl) and coreutils'
 # stdbuf. bench_noop links statically: libc6-dev's libc.a, which

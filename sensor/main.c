@@ -12,6 +12,7 @@
 #include "bpfsensor.h"
 #include "cmd_audit.h"
 #include "cmd_baseline.h"
+#include "cmd_evidence.h"
 #include "cmd_rules.h"
 #include "kfeatures.h"
 #include "plumbline.h"
@@ -33,6 +34,7 @@ static void usage(FILE *out)
 	      "  rules      check rule files, list rules, list the fields rules can use\n"
 	      "  replay     evaluate rules on recorded records, offline\n"
 	      "  audit      verify the hash chain of an audit log (run --audit-log)\n"
+	      "  evidence   an alert's stack evidence: text, folded stacks, a flame graph SVG\n"
 	      "  version    print the version\n"
 	      "  help       this help; `plumbline run --help` for the sensor's options\n"
 	      "\n"
@@ -87,6 +89,8 @@ static int run(int argc, char **argv)
 		return cmd_audit(argc - 1, argv + 1);
 	if (strcmp(cmd, "replay") == 0)
 		return cmd_replay(argc - 1, argv + 1);
+	if (strcmp(cmd, "evidence") == 0)
+		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : (char *[]){ "run", NULL });
 	if (cmd[0] == '-') /* options without a command belong to run */

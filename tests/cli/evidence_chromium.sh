@@ -1,0 +1,60 @@
+#!/bin/sh
+# The flame graph of `plumbline evidence --svg` as a real browser sees it:
+# headless Chromium (Debian's chromium) loads the SVG, its DOM must hold
+# exactly the frames of the alert's stacks and no element a name could have
+# smuggled in, and its screenshot must show the boxes in their colours
+# where the SVG put them (evidence_check.py says what is checked).
+#
+# Without chromium or python3 the test is skipped (exit 77) with the
+# reason, unless PLUMBLINE_REQUIRE_BPF=1 (CI), where a skip is a failure.
+#
+# Usage: evidence_chromium.sh PLUMBLINE_BIN
+set -u
+bin=$1
+here=$(cd "$(dirname "$0")" && pwd)
+fx=$here/evidence/alerts.jsonl
+
+skip() {
+	if [ "${PLUMBLINE_REQUIRE_BPF:-0}" = 1 ]; then
+		echo "FAIL: $* (PLUMBLINE_REQUIRE_BPF=1: no skipping)" >&2
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+browser=$(command -v chromium || command -v chromium-browser) ||
+	skip "no chromium: scripts/install-deps.sh installs Debian's chromium package"
+command -v python3 >/dev/null || skip "no python3 to check what chromium shows"
+
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+"$bin" evidence "$fx" a-burn --svg "$tmp/out.svg" || {
+	echo "FAIL: plumbline evidence --svg exited $?" >&2
+	exit 1
+}
+height=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$tmp/out.svg")
+[ -n "$height" ] || {
+	echo "FAIL: no height in the SVG" >&2
+	exit 1
+}
+
+# Its own profile, caches and home: nothing of the machine's, nothing left.
+# --no-sandbox: the sandbox cannot run as root. Each run is bounded.
+browse() {
+	HOME=$tmp XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache timeout 60 "$browser" --headless \
+		--no-sandbox --disable-gpu --no-first-run --disable-extensions --disable-sync \
+		--user-data-dir="$tmp/profile" "$@" "file://$tmp/out.svg" 2>>"$tmp/chromium.log"
+}
+if ! browse --dump-dom >"$tmp/dom.xml"; then
+	echo "FAIL: chromium --dump-dom failed:" >&2
+	tail -20 "$tmp/chromium.log" >&2
+	exit 1
+fi
+if ! browse --hide-scrollbars --window-size="1200,$height" --screenshot="$tmp/shot.png" >/dev/null; then
+	echo "FAIL: chromium --screenshot failed:" >&2
+	tail -20 "$tmp/chromium.log" >&2
+	exit 1
+fi
+exec python3 "$here/evidence_check.py" "$fx" a-burn "$tmp/dom.xml" "$tmp/shot.png" "$height"
