@@ -20,7 +20,8 @@
 #include "identity.h"
 
 #define TABLE_SIZE (SYMBOLS_MAX_OBJECTS * 2) /* open addressing, at most half full */
-#define MAX_SYMS (1u << 20)                 /* function symbols read from one object */
+#define MAX_SYMS (1u << 20)                 /* symbol entries looked at in one object */
+#define MAX_SECTIONS 65536                  /* sections looked at in one object */
 
 struct sym {
 	uint64_t addr, size;
@@ -186,7 +187,8 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Open path as a regular file without blocking (a FIFO put in its place). */
+/* Open path as a regular file without blocking (a FIFO put in its place),
+ * and no larger than an object we are willing to read symbols from. */
 static int open_regular(const char *path)
 {
 	struct stat st;
@@ -194,7 +196,7 @@ static int open_regular(const char *path)
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SYMBOLS_MAX_FILE) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -208,7 +210,9 @@ static bool read_syms(struct object *o, Elf *e, Elf64_Word type)
 	Elf_Scn *scn = NULL;
 	size_t strbytes = 0;
 
-	while ((scn = elf_nextscn(e, scn))) {
+	size_t nscn = 0;
+
+	while ((scn = elf_nextscn(e, scn)) && ++nscn <= MAX_SECTIONS) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 		size_t n, k = 0;

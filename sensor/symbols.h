@@ -14,6 +14,12 @@
  * object+offset. Kernel frames are named from /proc/kallsyms; a kernel
  * address is never printed.
  *
+ * The files are untrusted (any user can run code from a file of their own
+ * making): only regular files of at most SYMBOLS_MAX_FILE bytes are
+ * opened, without blocking, and only after the bounded build-id reader
+ * (identity_elf.c) has matched the frame's build-id; libelf then reads at
+ * most 65536 section headers and 2^20 symbols of one table.
+ *
  * Bounded: at most SYMBOLS_MAX_OBJECTS objects are remembered (further ones
  * are counted and left unnamed); objects are never forgotten, so every
  * string handed out stays valid until symbols__free().
@@ -28,7 +34,8 @@
 #include "sample.h"
 
 #define SYMBOLS_MAX_OBJECTS 8192
-#define SYMBOLS_BUILD_ID_SIZE 20 /* BPF_BUILD_ID_SIZE: shorter ids are zero-padded */
+#define SYMBOLS_BUILD_ID_SIZE 20
+#define SYMBOLS_MAX_FILE (1ll << 30) /* larger files are not read for symbols */ /* BPF_BUILD_ID_SIZE: shorter ids are zero-padded */
 
 struct symbols_stats {
 	uint64_t mappings;       /* mappings reported */
