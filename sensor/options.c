@@ -43,6 +43,7 @@ enum {
 	OPT_NO_SYSLOG,
 	OPT_SYSLOG,
 	OPT_REGEX_BUDGET_MS,
+	OPT_OCSF,
 };
 
 const char *run_opts__default_rules(void)
@@ -95,6 +96,8 @@ void run_opts__usage(FILE *out)
 	      "  --syslog TARGET        where alerts go to syslog: unix:PATH (a datagram socket;\n"
 	      "                         default unix:/dev/log) or off (they still go to --json)\n"
 	      "  --no-syslog            the same as --syslog off\n"
+	      "  --ocsf PATH|-          also write alerts as OCSF 1.6 Detection Findings, JSON\n"
+	      "                         Lines, to PATH (a file as for --json; - = stdout)\n"
 	      "\n"
 	      "Run control:\n"
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
@@ -175,6 +178,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "no-syslog", no_argument, NULL, OPT_NO_SYSLOG },
 		{ "syslog", required_argument, NULL, OPT_SYSLOG },
 		{ "regex-budget-ms", required_argument, NULL, OPT_REGEX_BUDGET_MS },
+		{ "ocsf", required_argument, NULL, OPT_OCSF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -318,6 +322,13 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		case OPT_REGEX_BUDGET_MS:
 			r = parse_u32("--regex-budget-ms", optarg, 1, 1000, &o->regex_budget_ms);
 			break;
+		case OPT_OCSF:
+			if (!optarg[0]) {
+				log_error("--ocsf needs a file, or - for standard output");
+				r = -EINVAL;
+			}
+			o->ocsf_path = optarg;
+			break;
 		case OPT_SYSLOG: {
 			char msg[128];
 
@@ -352,7 +363,18 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 	}
 	if ((o->process_records || o->window_records) && !o->json_path)
 		o->json_path = "-";
+	if (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0 && o->json_path && strcmp(o->json_path, "-") == 0) {
+		log_error("--json and --ocsf cannot both write to standard output");
+		return -EINVAL;
+	}
+	if (o->ocsf_path && !o->rules) {
+		log_error("--ocsf writes alerts, and --no-rules raises none");
+		return -EINVAL;
+	}
 	if (o->live == LIVE_AUTO)
-		o->live = (o->json_path && strcmp(o->json_path, "-") == 0) ? LIVE_OFF : LIVE_ON;
+		o->live = ((o->json_path && strcmp(o->json_path, "-") == 0) ||
+			   (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0))
+				  ? LIVE_OFF
+				  : LIVE_ON;
 	return 0;
 }

@@ -42,6 +42,7 @@ struct run_opts {
 	size_t nenable, ndisable;
 	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
+	const char *ocsf_path;     /* alerts as OCSF Detection Findings, JSON Lines (--ocsf); NULL: none */
 };
 
 /* The shipped default rules: the source tree's rules/default when present
