@@ -5,6 +5,9 @@ set -eu
 
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev"
+# The tests validate records against docs/schema/ with a real JSON Schema
+# validator, run by Debian's own python3 (tests/schema/).
+PKGS="$PKGS python3 python3-jsonschema"
 # The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
 # libbpf-tools' syscount, and uses procps (pgrep, sysctl) and coreutils'
 # stdbuf. bench_noop links statically: libc6-dev's libc.a, which

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sample_json.h"
@@ -310,7 +311,17 @@ struct json_object *alert_ocsf__finding(struct json_object *rec, const struct pl
 	fi = json_object_new_object();
 	add_str(fi, "uid", id);
 	share_as(fi, rec, "rule", "title");
-	add(fi, "desc", sample_json__str(desc));
+	if (desc) {
+		/* a folded YAML desc ends in a newline: not part of the text */
+		size_t n = strlen(desc);
+		char *d;
+
+		while (n && (desc[n - 1] == '\n' || desc[n - 1] == ' '))
+			n--;
+		d = strndup(desc, n);
+		add(fi, "desc", sample_json__str(d));
+		free(d);
+	}
 	share_as(fi, rec, "tags", "types");
 	add_int(fi, "created_time", ms(get_u64(rec, "time_ns")));
 	an = json_object_new_object();
