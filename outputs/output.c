@@ -87,6 +87,7 @@ void output__carry(struct pl_output *to, const struct pl_output *from)
 	to->reminder_ns = from->reminder_ns;
 	to->report = from->report;
 	to->report_ctx = from->report_ctx;
+	to->alert_form = from->alert_form;
 }
 
 int output__flush(struct pl_output *o)

@@ -43,6 +43,10 @@ enum pl_output_event {
 
 typedef void (*pl_output_report_fn)(struct pl_output *o, enum pl_output_event ev, void *ctx);
 
+/* The form alerts take on an output (docs/outputs.md): the sensor's own
+ * record, or an OCSF Detection Finding. Set by whoever opens the output. */
+enum pl_alert_form { PL_ALERT_NATIVE = 0, PL_ALERT_OCSF };
+
 #define PL_OUTPUT_REMINDER_NS (60ull * 1000000000ull) /* at most one reminder a minute */
 
 struct pl_output {
@@ -58,6 +62,7 @@ struct pl_output {
 	uint64_t reminder_ns;	      /* interval between reminders; PL_OUTPUT_REMINDER_NS unless changed */
 	pl_output_report_fn report;   /* NULL: nobody listens */
 	void *report_ctx;
+	enum pl_alert_form alert_form; /* PL_ALERT_NATIVE unless set */
 };
 
 /*
@@ -76,7 +81,7 @@ uint64_t output__lost(const struct pl_output *o);
  * is wrong, or NULL). The first report says so; no record is counted. */
 void output__fail_at_open(struct pl_output *o, int err, const char *why);
 
-/* Carry counters, the failure episode and the reporter from `from` to `to`
+/* Carry counters, the failure episode, the reporter and the alert form from `from` to `to`
  * (a reopened file replacing the old one: SIGHUP). */
 void output__carry(struct pl_output *to, const struct pl_output *from);
 

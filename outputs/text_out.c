@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * text_out.c - alerts as one human line each ("ALERT Warning rule: output"),
+ * text_out.c - alerts as one human line each ("ALERT Warning rule: output";
+ * "REPEATS Warning rule: ..." for what a dedupe window held back),
  * for the live view and `plumbline replay`.
  */
 #include "output.h"
@@ -8,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct text_output {
 	struct pl_output base;
@@ -27,7 +29,10 @@ static int text_write(struct pl_output *o, struct json_object *rec)
 {
 	struct text_output *t = (struct text_output *)o;
 
-	if (fprintf(t->f, "ALERT %s %s: %s\n", str_field(rec, "priority", "?"), str_field(rec, "rule", "?"),
+	/* an alert_summary: the repeats its dedupe window held back */
+	const char *what = strcmp(str_field(rec, "type", "alert"), "alert_summary") == 0 ? "REPEATS" : "ALERT";
+
+	if (fprintf(t->f, "%s %s %s: %s\n", what, str_field(rec, "priority", "?"), str_field(rec, "rule", "?"),
 		    str_field(rec, "output", "")) < 0 ||
 	    fflush(t->f) == EOF)
 		return -EIO;

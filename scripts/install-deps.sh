@@ -14,6 +14,9 @@ librelp-dev rsyslog rsyslog-relp python3"
 # (some 360 MB installed, with chromium-common) but only the tests need it, and CI runs them with
 # skips refused (PLUMBLINE_REQUIRE_BPF=1), so it is in the default set.
 PKGS="$PKGS chromium python3"
+# The tests validate records against docs/schema/ with a real JSON Schema
+# validator, run by Debian's own python3 (tests/schema/).
+PKGS="$PKGS python3-jsonschema"
 # The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
 # libbpf-tools' syscount, and uses procps (pgrep, sysctl) and coreutils'
 # stdbuf. bench_noop links statically: libc6-dev's libc.a, which

@@ -2,40 +2,48 @@
 /*
  * alerts.c - from matched rules to alert records.
  *
- * An alert carries the rendered output line, the exact values of the fields
- * the output names (output_fields: the structured truth, where the text is
- * for people), the process identity, and the evidence its rule asked for.
- * Throttling is per (rule, binary): within the rule's throttle window later
- * matches are counted, not written, and the next alert says how many.
+ * An alert carries a unique id, the rendered output line, the exact values
+ * of the fields the output names (output_fields: the structured truth,
+ * where the text is for people), the process identity, and the evidence its
+ * rule asked for. Repeats are deduped per (rule, binary) (dedupe.h): within
+ * the rule's `throttle` window later matches are counted, not written, and
+ * when the window closes an alert_summary record says how many there were
+ * and which alert they repeat; the next alert also says it
+ * (suppressed_before). Each output gets alerts in its form: the native
+ * record, or an OCSF Detection Finding (alert_ocsf.h).
+ *
+ * Ids are "<instance>-<sequence>", 64 bits each in hex: the instance is
+ * drawn from getrandom(2) when the rules are opened, the sequence counts
+ * alerts and summaries from 1. Unique across restarts without any state on
+ * disk (two instances share a prefix with probability 2^-64 per pair).
  */
 #include "alerts.h"
-#include "hash.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
+#include "alert_ocsf.h"
+#include "clock.h"
+#include "dedupe.h"
 #include "log.h"
 #include "syscalls.h"
 #include "ruleset.h"
 #include "sample_json.h"
 
-#define THROTTLE_SLOTS 4096 /* power of two; an evicted entry only loses its count */
 #define OUTPUT_MAX 4096
-
-struct throttle {
-	uint64_t hash;
-	uint64_t last_ns;
-	uint64_t suppressed;
-};
 
 struct alerts {
 	struct alerts_opts opts;
 	struct rl_ruleset *rs;
 	struct rl_eval_stats stats;
-	struct throttle thr[THROTTLE_SLOTS];
-	uint64_t alerts, suppressed, reloads, reload_failures, events;
-	uint64_t now_ns;                     /* of the current eval */
+	struct dedupe *dd;
+	uint64_t instance, seq;              /* of the ids */
+	uint64_t alerts, suppressed, summaries, reloads, reload_failures, events;
+	uint64_t now_ns;                     /* of the current eval, tick or finish */
 	const struct pl_sample *sample;      /* of the current eval */
 	struct pl_output *const *outs;
 	size_t nouts;
@@ -72,6 +80,21 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 	return 0;
 }
 
+/* The instance half of the ids: random, so that no two runs share it. */
+static uint64_t draw_instance(void)
+{
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v) || !v) {
+		/* no entropy yet (early boot): the clock and the pid still differ across restarts */
+		log_warn("getrandom: %m; alert ids are derived from the clock and the pid");
+		v = real_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	}
+	return v;
+}
+
+static void summary_written(const struct dedupe_summary *sum, void *ctx);
+
 int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 {
 	struct alerts *a = calloc(1, sizeof(*a));
@@ -80,11 +103,17 @@ int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 	if (!a)
 		return log_error_errno(ENOMEM, "Out of memory");
 	a->opts = *o;
+	if (dedupe__new(summary_written, a, &a->dd) < 0) {
+		free(a);
+		return log_error_errno(ENOMEM, "Out of memory");
+	}
 	r = load(o, &a->rs);
 	if (r < 0) {
+		dedupe__free(a->dd);
 		free(a);
 		return r;
 	}
+	a->instance = o->id_instance ? o->id_instance : draw_instance();
 	/* the budget lives in the stats, so it outlasts reloads of the rules */
 	a->stats.budget.ns_per_s = o->regex_budget_ns;
 	*ret = a;
@@ -96,6 +125,7 @@ void alerts__free(struct alerts *a)
 	if (!a)
 		return;
 	rl_ruleset__free(a->rs);
+	dedupe__free(a->dd);
 	free(a);
 }
 
@@ -122,27 +152,82 @@ unsigned alerts__kinds(const struct alerts *a)
 	return rl_ruleset__kinds(a->rs);
 }
 
-/* Whether this match may be written now; counts it when not. */
-static bool throttle_pass(struct alerts *a, const struct rl_rule *r, const struct pl_sample *ev, uint64_t *suppressed)
+/* The id the next alert or summary gets. */
+static void next_id(const struct alerts *a, char id[ALERT_ID_LEN + 1])
 {
-	const char *who = ev->binary_id ? ev->binary_id : ev->exe ? ev->exe : "";
-	uint64_t h = pl_fnv1a(pl_hash_str(r->name), who) | 1;
-	struct throttle *t = &a->thr[h & (THROTTLE_SLOTS - 1)];
+	snprintf(id, ALERT_ID_LEN + 1, "%016llx-%016llx", (unsigned long long)a->instance,
+		 (unsigned long long)(a->seq + 1));
+}
 
-	*suppressed = 0;
-	if (!r->throttle_s)
-		return true;
-	if (t->hash == h && a->now_ns - t->last_ns < (uint64_t)r->throttle_s * 1000000000ull) {
-		t->suppressed++;
-		a->suppressed++;
-		return false;
+/* Write rec to every output, in the output's form (to_ocsf makes it, once). */
+static void write_all(struct alerts *a, struct json_object *rec, struct json_object *(*to_ocsf)(void *), void *arg)
+{
+	struct json_object *ocsf = NULL;
+	bool tried = false;
+
+	for (size_t i = 0; i < a->nouts; i++) {
+		struct pl_output *out = a->outs[i];
+
+		if (!out)
+			continue;
+		if (out->alert_form != PL_ALERT_OCSF) {
+			output__write(out, rec);
+			continue;
+		}
+		if (!tried) {
+			ocsf = to_ocsf(arg);
+			tried = true;
+		}
+		if (ocsf)
+			output__write(out, ocsf);
+		else
+			out->dropped++; /* out of memory: counted as the output's loss */
 	}
-	if (t->hash == h)
-		*suppressed = t->suppressed;
-	t->hash = h;
-	t->last_ns = a->now_ns;
-	t->suppressed = 0;
-	return true;
+	json_object_put(ocsf);
+}
+
+static struct json_object *summary_ocsf(void *rec)
+{
+	return alert_ocsf__summary(rec);
+}
+
+/* A dedupe window closed holding matches back: say so, as its own record. */
+static void summary_written(const struct dedupe_summary *sum, void *ctx)
+{
+	struct alerts *a = ctx;
+	char id[ALERT_ID_LEN + 1], out[OUTPUT_MAX];
+	const char *who = sum->exe ? sum->exe : sum->binary_id ? sum->binary_id : "?";
+	struct json_object *o = json_object_new_object(), *name, *whoj;
+
+	if (!o)
+		return;
+	next_id(a, id);
+	a->seq++;
+	a->summaries++;
+	name = sample_json__str(sum->rule);
+	whoj = sample_json__str(who);
+	snprintf(out, sizeof(out), "%llu more alert%s of %s for %s held back (repeats of alert %s)",
+		 (unsigned long long)sum->count, sum->count == 1 ? "" : "s", name ? json_object_get_string(name) : "?",
+		 whoj ? json_object_get_string(whoj) : "?", sum->alert_id);
+	json_object_put(whoj);
+	json_object_object_add(o, "type", json_object_new_string("alert_summary"));
+	json_object_object_add(o, "id", json_object_new_string(id));
+	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
+	json_object_object_add(o, "rule", name);
+	json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(sum->severity)));
+	json_object_object_add(o, "severity", json_object_new_int(sum->severity));
+	json_object_object_add(o, "output", json_object_new_string(out));
+	json_object_object_add(o, "alert_id", json_object_new_string(sum->alert_id));
+	json_object_object_add(o, "exe", sample_json__str(sum->exe));
+	json_object_object_add(o, "binary_id", sample_json__str(sum->binary_id));
+	json_object_object_add(o, "count", json_object_new_uint64(sum->count));
+	json_object_object_add(o, "first_ns", json_object_new_uint64(sum->first_ns));
+	json_object_object_add(o, "last_ns", json_object_new_uint64(sum->last_ns));
+	json_object_object_add(o, "window_start_ns", json_object_new_uint64(sum->window_start_ns));
+	json_object_object_add(o, "window_end_ns", json_object_new_uint64(sum->window_end_ns));
+	json_object_object_add(o, "reason", json_object_new_string(dedupe_reason__name(sum->reason)));
+	write_all(a, o, summary_ocsf, o);
+	json_object_put(o);
 }
 
 static struct json_object *field_value(const struct pl_sample *ev, enum rl_field f, int param)
@@ -195,23 +280,42 @@ static struct json_object *fail_evidence(const struct pl_sample *s)
 	return sample_json__fail_paths(&one);
 }
 
+struct ocsf_arg {
+	struct json_object *rec;
+	const struct pl_sample *s;
+	const struct rl_rule *r;
+};
+
+static struct json_object *finding_ocsf(void *p)
+{
+	struct ocsf_arg *x = p;
+
+	return alert_ocsf__finding(x->rec, x->s, x->r->desc);
+}
+
 static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	struct alerts *a = ctx;
 	struct json_object *o, *fields, *tags, *evid;
+	struct dedupe_key key = { .rule = r->name, .binary_id = ev->binary_id, .exe = ev->exe, .severity = r->priority };
 	enum rl_field ids[32];
 	int params[32];
-	char out[OUTPUT_MAX];
+	char out[OUTPUT_MAX], id[ALERT_ID_LEN + 1];
 	uint64_t suppressed;
 	size_t n;
 
 	a->matched++;
-	if (!throttle_pass(a, r, ev, &suppressed))
+	next_id(a, id);
+	if (!dedupe__match(a->dd, &key, (uint64_t)r->throttle_s * 1000000000ull, a->now_ns, id, &suppressed)) {
+		a->suppressed++;
 		return;
+	}
+	a->seq++;
 	a->alerts++;
 	rl_template__render(r->output, ev, out, sizeof(out)); /* escaped, one line */
 	o = json_object_new_object();
 	json_object_object_add(o, "type", json_object_new_string("alert"));
+	json_object_object_add(o, "id", json_object_new_string(id));
 	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
 	/* rule-file text is escaped like process text: alert lines and syslog print it */
 	json_object_object_add(o, "rule", sample_json__str(r->name));
@@ -259,9 +363,7 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	json_object_object_add(o, "evidence", evid);
 	json_object_object_add(o, "rule_file", sample_json__str(r->file ? r->file : ""));
 	json_object_object_add(o, "rule_line", json_object_new_int(r->line));
-	for (size_t i = 0; i < a->nouts; i++)
-		if (a->outs[i])
-			output__write(a->outs[i], o);
+	write_all(a, o, finding_ocsf, &(struct ocsf_arg){ .rec = o, .s = ev, .r = r });
 	json_object_put(o);
 }
 
@@ -276,8 +378,25 @@ int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, s
 	a->outs = outs;
 	a->nouts = nouts;
 	a->matched = 0;
+	dedupe__expire(a->dd, now_ns);
 	rl_ruleset__eval(a->rs, s, on_match, a, &a->stats);
 	return a->matched;
+}
+
+void alerts__tick(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts)
+{
+	a->now_ns = now_ns;
+	a->outs = outs;
+	a->nouts = nouts;
+	dedupe__expire(a->dd, now_ns);
+}
+
+void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts)
+{
+	a->now_ns = now_ns;
+	a->outs = outs;
+	a->nouts = nouts;
+	dedupe__close_all(a->dd, now_ns);
 }
 
 void alerts__stats(const struct alerts *a, struct json_object *o)
@@ -288,6 +407,8 @@ void alerts__stats(const struct alerts *a, struct json_object *o)
 	json_object_object_add(r, "events", json_object_new_uint64(a->events));
 	json_object_object_add(r, "alerts", json_object_new_uint64(a->alerts));
 	json_object_object_add(r, "throttled", json_object_new_uint64(a->suppressed));
+	json_object_object_add(r, "summaries", json_object_new_uint64(a->summaries));
+	json_object_object_add(r, "summaries_pending", json_object_new_uint64(dedupe__pending(a->dd)));
 	json_object_object_add(r, "regex_limit_hits", json_object_new_uint64(a->stats.regex_limit_hits));
 	json_object_object_add(r, "regex_errors", json_object_new_uint64(a->stats.regex_errors));
 	json_object_object_add(r, "regex_runs", json_object_new_uint64(a->stats.regex_runs));

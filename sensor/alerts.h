@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * alerts.h - rules on samples: load the ruleset, evaluate it on every exec,
- * window and exit sample, throttle, and write alerts.
+ * window and exit sample, dedupe, and write alerts, each with a unique id.
+ * What a rule's dedupe window (`throttle`) held back is written as an
+ * alert_summary record when the window closes (dedupe.h): never dropped.
  *
  * Used by the daemon (samples built from the kernel's counters) and by
  * `plumbline replay` (samples parsed from records): both hand it the same
@@ -25,7 +27,10 @@ struct alerts_opts {
 	const char *const *disable;
 	size_t ndisable;
 	uint64_t regex_budget_ns;  /* PCRE2 time allowed per second (rules/expr.h); 0: none (replay) */
+	uint64_t id_instance;      /* the first half of every id; 0: drawn from getrandom(2) at open */
 };
+
+#define ALERT_ID_LEN 33 /* "<16 hex: instance>-<16 hex: sequence>" */
 
 struct alerts;
 
@@ -42,10 +47,11 @@ int alerts__reload(struct alerts *a);
 unsigned alerts__kinds(const struct alerts *a);
 
 /*
- * Evaluate the rules that run at s's moment on s; every alert that
- * survives its rule's throttle goes to each of the outputs (NULL entries
- * skipped). now_ns: CLOCK_REALTIME. Returns the number of rules that
- * matched (throttled ones included: they still raised an alert).
+ * Evaluate the rules that run at s's moment on s; every alert that passes
+ * its rule's dedupe window goes to each of the outputs (NULL entries
+ * skipped), in the output's alert_form. Windows that closed by now_ns are
+ * summarized first. now_ns: CLOCK_REALTIME. Returns the number of rules
+ * that matched (held-back ones included: they still raised an alert).
  */
 int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
 		 size_t nouts);
@@ -53,6 +59,14 @@ int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, s
 /* The running ruleset, for the audit log: its rules, its files, and the
  * SHA-256 over those files' bytes in load order (rl_ruleset__digest). */
 void alerts__ruleset(const struct alerts *a, size_t *ret_rules, size_t *ret_files, unsigned char ret_sha256[32]);
+
+/* Write the alert_summary records of the dedupe windows that ended by
+ * now_ns (the sensor's tick). */
+void alerts__tick(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts);
+
+/* Write the alert_summary record of every window still holding matches
+ * (shutdown, the end of a replay), and close all windows. */
+void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts);
 
 /* The counters for the stats record. */
 void alerts__stats(const struct alerts *a, struct json_object *o);

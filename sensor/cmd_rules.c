@@ -179,13 +179,15 @@ static void replay_usage(FILE *f)
 	      "by `plumbline run --process-records --window-records`), offline, and print\n"
 	      "the alerts: each record is the sample the live sensor judged at that moment.\n"
 	      "(Records of a sensor that wrote no exec records: an exec'd image's process\n"
-	      "record is evaluated as its exec, then its exit.) Throttling uses the\n"
-	      "records' own times, so a replay is repeatable.\n"
+	      "record is evaluated as its exec, then its exit.) Dedupe windows use the\n"
+	      "records' own times, so a replay is repeatable; the windows still open at\n"
+	      "the end are summarized at the last record's time.\n"
 	      "\n"
 	      "  --rules PATH           rule file or directory (repeatable; default: shipped rules)\n"
 	      "  --enable-rule NAME     (or tag:T) enable\n"
 	      "  --disable-rule NAME    (or tag:T) disable\n"
 	      "  --json                 alerts as JSON lines instead of text\n"
+	      "  --ocsf                 alerts as OCSF Detection Findings (JSON lines)\n"
 	      "  -h, --help             this help\n"
 	      "RECORDS.jsonl may be - for standard input.\n",
 	      f);
@@ -274,7 +276,7 @@ static bool judged(const struct pl_sample *s)
  * as it was at exit. Returns whether rec was a sample at all.
  */
 static bool replay_one(struct alerts *a, struct json_object *rec, struct sample_buf *buf, bool *seen_exec,
-		       struct pl_output **out)
+		       struct pl_output **out, uint64_t *last_ns)
 {
 	struct pl_sample s, e;
 
@@ -294,6 +296,8 @@ static bool replay_one(struct alerts *a, struct json_object *rec, struct sample_
 	}
 	if (s.moment != PL_AT_EXIT || judged(&s))
 		alerts__eval(a, &s, s.time_ns, out, 1);
+	if (s.time_ns > *last_ns)
+		*last_ns = s.time_ns;
 	return true;
 }
 
@@ -302,7 +306,8 @@ int cmd_replay(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "rules", required_argument, NULL, 'r' },        { "enable-rule", required_argument, NULL, 'e' },
 		{ "disable-rule", required_argument, NULL, 'd' }, { "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },               {}
+		{ "ocsf", no_argument, NULL, 'o' },               { "help", no_argument, NULL, 'h' },
+		{}
 	};
 	const char *paths[MAX_PATHS], *en[64], *dis[64], *file = NULL, *def = run_opts__default_rules();
 	struct alerts_opts ao = { .enable = en, .disable = dis };
@@ -312,7 +317,8 @@ int cmd_replay(int argc, char **argv)
 	_cleanup_free_ char *line = NULL;
 	struct alerts *a = NULL;
 	struct sample_buf *buf = NULL;
-	bool json = false, seen_exec = false;
+	bool json = false, ocsf = false, seen_exec = false;
+	uint64_t last_ns = 0;
 	ssize_t len;
 	int c, r;
 
@@ -337,6 +343,9 @@ int cmd_replay(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'o':
+			ocsf = true;
+			break;
 		case 'h':
 			replay_usage(stdout);
 			return 0;
@@ -359,11 +368,13 @@ int cmd_replay(int argc, char **argv)
 	r = alerts__open(&ao, &a);
 	if (r < 0)
 		return r;
-	r = json ? jsonl_output__open("-", &out) : text_output__open(stdout, &out);
+	r = json || ocsf ? jsonl_output__open("-", &out) : text_output__open(stdout, &out);
 	if (r < 0) {
 		alerts__free(a);
 		return log_error_errno(r, "Cannot write to stdout: %m");
 	}
+	if (ocsf)
+		out->alert_form = PL_ALERT_OCSF;
 	line = malloc(REPLAY_LINE_MAX + 1);
 	if (!line || sample_buf__new(&buf) < 0) {
 		output__free(out);
@@ -392,9 +403,10 @@ int cmd_replay(int argc, char **argv)
 			json_object_put(rec);
 			continue;
 		}
-		records += replay_one(a, rec, buf, &seen_exec, &out);
+		records += replay_one(a, rec, buf, &seen_exec, &out, &last_ns);
 		json_object_put(rec);
 	}
+	alerts__finish(a, last_ns, &out, 1);
 	{
 		struct json_object *st = json_object_new_object(), *rs;
 

@@ -48,6 +48,7 @@ enum {
 	OPT_REGEX_BUDGET_MS,
 	OPT_AUDIT_LOG,
 	OPT_AUDIT_HEAD_INTERVAL,
+	OPT_OCSF,
 };
 
 const char *run_opts__default_rules(void)
@@ -113,6 +114,8 @@ void run_opts__usage(FILE *out)
 	      "                         (default 4194304, and at most 10000 messages); beyond it\n"
 	      "                         the newest alerts are dropped and counted\n"
 	      "  --no-syslog            the same as --syslog off\n"
+	      "  --ocsf PATH|-          also write alerts as OCSF 1.6 Detection Findings, JSON\n"
+	      "                         Lines, to PATH (a file as for --json; - = stdout)\n"
 	      "\n"
 	      "Run control:\n"
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
@@ -201,6 +204,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "regex-budget-ms", required_argument, NULL, OPT_REGEX_BUDGET_MS },
 		{ "audit-log", required_argument, NULL, OPT_AUDIT_LOG },
 		{ "audit-head-interval", required_argument, NULL, OPT_AUDIT_HEAD_INTERVAL },
+		{ "ocsf", required_argument, NULL, OPT_OCSF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -370,6 +374,13 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		case OPT_AUDIT_HEAD_INTERVAL:
 			r = parse_u32("--audit-head-interval", optarg, 1, 86400, &o->audit_head_interval_s);
 			break;
+		case OPT_OCSF:
+			if (!optarg[0]) {
+				log_error("--ocsf needs a file, or - for standard output");
+				r = -EINVAL;
+			}
+			o->ocsf_path = optarg;
+			break;
 		case OPT_SYSLOG: {
 			char msg[128];
 
@@ -404,7 +415,18 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 	}
 	if ((o->process_records || o->window_records) && !o->json_path)
 		o->json_path = "-";
+	if (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0 && o->json_path && strcmp(o->json_path, "-") == 0) {
+		log_error("--json and --ocsf cannot both write to standard output");
+		return -EINVAL;
+	}
+	if (o->ocsf_path && !o->rules) {
+		log_error("--ocsf writes alerts, and --no-rules raises none");
+		return -EINVAL;
+	}
 	if (o->live == LIVE_AUTO)
-		o->live = (o->json_path && strcmp(o->json_path, "-") == 0) ? LIVE_OFF : LIVE_ON;
+		o->live = ((o->json_path && strcmp(o->json_path, "-") == 0) ||
+			   (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0))
+				  ? LIVE_OFF
+				  : LIVE_ON;
 	return 0;
 }

@@ -47,6 +47,7 @@ struct run_opts {
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
 	uint32_t audit_head_interval_s; /* how often its head goes off-host (when it grew) */
+	const char *ocsf_path;     /* alerts as OCSF Detection Findings, JSON Lines (--ocsf); NULL: none */
 };
 
 /* The shipped default rules: the source tree's rules/default when present

@@ -89,6 +89,18 @@ void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi
 	p->st.process_records += s->moment == PL_AT_EXIT;
 }
 
+void pipeline__tick(struct pipeline *p, uint64_t now_ns)
+{
+	if (p->alerts)
+		alerts__tick(p->alerts, now_ns, p->alert_outs, p->nalert_outs);
+}
+
+void pipeline__finish(struct pipeline *p, uint64_t now_ns)
+{
+	if (p->alerts)
+		alerts__finish(p->alerts, now_ns, p->alert_outs, p->nalert_outs);
+}
+
 const struct pipeline_stats *pipeline__stats(const struct pipeline *p)
 {
 	return &p->st;

@@ -69,6 +69,12 @@ bool pipeline__wants(const struct pipeline *p, enum pl_moment m);
  */
 void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi, unsigned steps, uint64_t now_ns);
 
+/* The alerts' dedupe windows that ended by now_ns (REALTIME) write their
+ * summaries to the alert outputs (the tick); pipeline__finish() closes them
+ * all (shutdown). No-ops without rules. */
+void pipeline__tick(struct pipeline *p, uint64_t now_ns);
+void pipeline__finish(struct pipeline *p, uint64_t now_ns);
+
 const struct pipeline_stats *pipeline__stats(const struct pipeline *p);
 
 #endif

@@ -76,7 +76,8 @@ struct sensor {
 	struct oncpu *oncpu;     /* on-CPU samples per image; NULL: sampling off */
 	struct pl_output *syslog; /* alerts to the syslog daemon, NULL: --syslog off */
 	struct pl_output *text;   /* alerts as lines on stdout with the live view */
-	struct out_label out_label, syslog_label, text_label;
+	struct pl_output *ocsf;   /* alerts as OCSF findings (--ocsf), NULL: none */
+	struct out_label out_label, syslog_label, text_label, ocsf_label;
 	uint64_t last_tick_ns;
 	int epfd, sigfd, tickfd, stopfd;
 	bool stop;
@@ -207,6 +208,7 @@ static struct stats_sources sources(const struct sensor *s)
 		.procs = s->procs,
 		.json = s->out,
 		.syslog = s->syslog,
+		.ocsf = s->ocsf,
 		.learn = s->learn,
 		.alerts = s->alerts,
 		.bin = s->bin,
@@ -221,7 +223,7 @@ static struct stats_sources sources(const struct sensor *s)
 /* Where the pipeline writes records and alerts: set again when one changes. */
 static void set_outputs(struct sensor *s)
 {
-	struct pl_output *alert_outs[] = { s->out, s->syslog, s->text, audit_trail__output(s->audit) };
+	struct pl_output *alert_outs[] = { s->out, s->syslog, s->text, audit_trail__output(s->audit), s->ocsf };
 
 	pipeline__set_outputs(s->pipe, s->out, alert_outs, ARRAY_SIZE(alert_outs));
 }
@@ -242,6 +244,7 @@ static void on_tick(struct sensor *s)
 	foreach_kernel_proc(s, window_one);
 	binagg__tick(s->bin, s->last_tick_ns ? (now - s->last_tick_ns) / 1e9 : 1);
 	s->last_tick_ns = now;
+	pipeline__tick(s->pipe, now + (uint64_t)mono_to_real()); /* dedupe windows that closed: their summaries */
 	if (s->ticks % s->opts->fail_sweep_s == 0)
 		failpaths__sweep(s->fails, now);
 	if (s->oncpu) {
@@ -287,32 +290,40 @@ static const char *json_open_why(int r, const char *path, char *buf, size_t size
 	return buf;
 }
 
+/* SIGHUP: reopen the JSONL file at path into *out (log rotation). */
+static void reopen(struct sensor *s, const char *path, struct pl_output **out)
+{
+	struct pl_output *n;
+	int r;
+
+	if (!*out || strcmp(path, "-") == 0)
+		return;
+	r = jsonl_output__open(path, &n);
+	if (r < 0) {
+		char why[256];
+
+		log_warn("SIGHUP: cannot reopen %s: %s (keeping the old file)", path, json_open_why(r, path, why, sizeof(why)));
+		return;
+	}
+	output__carry(n, *out);
+	output__free(*out);
+	*out = n;
+	set_outputs(s);
+	log_info("SIGHUP: reopened %s", path);
+}
+
 static void on_signal(struct sensor *s)
 {
 	struct signalfd_siginfo si;
-	int r;
 
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			struct pl_output *n;
-
 			if (s->alerts)
 				audit_trail__rules(s->audit, s->alerts, alerts__reload(s->alerts));
-			if (!s->out || strcmp(s->opts->json_path, "-") == 0)
-				continue;
-			r = jsonl_output__open(s->opts->json_path, &n);
-			if (r < 0) {
-				char why[256];
-
-				log_warn("SIGHUP: cannot reopen %s: %s (keeping the old file)", s->opts->json_path,
-					 json_open_why(r, s->opts->json_path, why, sizeof(why)));
-				continue;
-			}
-			output__carry(n, s->out);
-			output__free(s->out);
-			s->out = n;
-			set_outputs(s);
-			log_info("SIGHUP: reopened %s", s->opts->json_path);
+			if (s->out)
+				reopen(s, s->opts->json_path, &s->out);
+			if (s->ocsf)
+				reopen(s, s->opts->ocsf_path, &s->ocsf);
 			continue;
 		}
 		log_info("%s: stopping", strsignal((int)si.ssi_signo));
@@ -384,6 +395,9 @@ static void sensor_close(struct sensor *s)
 	alerts__free(s->alerts);
 	output__free(s->syslog);
 	output__free(s->text);
+	if (s->ocsf)
+		output__flush(s->ocsf);
+	output__free(s->ocsf);
 	binagg__free(s->bin);
 	failpaths__free(s->fails);
 	images__free(s->images);
@@ -517,6 +531,20 @@ static int sensor_open(struct sensor *s)
 							    .until = "until writing works again" };
 			output__set_reporter(s->text, on_output, &s->text_label);
 		}
+		if (s->opts->ocsf_path) {
+			r = jsonl_output__open(s->opts->ocsf_path, &s->ocsf);
+			if (r < 0) {
+				char why[256];
+
+				return log_error_errno(r, "Cannot open the OCSF output '%s': %s", s->opts->ocsf_path,
+						       json_open_why(r, s->opts->ocsf_path, why, sizeof(why)));
+			}
+			s->ocsf->alert_form = PL_ALERT_OCSF;
+			s->ocsf_label = (struct out_label){ .noun = "OCSF findings", .until = "until writing works again" };
+			snprintf(s->ocsf_label.where, sizeof(s->ocsf_label.where), "%s",
+				 strcmp(s->opts->ocsf_path, "-") == 0 ? "stdout" : s->opts->ocsf_path);
+			output__set_reporter(s->ocsf, on_output, &s->ocsf_label);
+		}
 	}
 	if (binagg__new(4096, &s->bin) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
@@ -607,6 +635,8 @@ static void sensor_shutdown(struct sensor *s)
 	on_identity(s); /* hashes finished meanwhile, for the running records */
 	if (s->opts->process_records)
 		foreach_kernel_proc(s, running_one);
+	/* what dedupe windows still hold is reported before the last stats */
+	pipeline__finish(s->pipe, real_ns());
 	if (s->syslog) {
 		/* what still waits for the syslog target gets a few seconds, then is counted lost */
 		uint64_t lost = syslog_output__drain(s->syslog, 3000);

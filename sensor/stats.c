@@ -18,7 +18,8 @@ struct live_losses stats__losses(const struct stats_sources *src)
 	return (struct live_losses){
 		.records = k[PL_DROP_RINGBUF] + im->invalid,
 		.processes = k[PL_DROP_PROC_MAP] + im->proctable_full,
-		.output_writes = (src->json ? src->json->dropped : 0) + (src->syslog ? src->syslog->dropped : 0),
+		.output_writes = (src->json ? src->json->dropped : 0) + (src->syslog ? src->syslog->dropped : 0) +
+				 (src->ocsf ? src->ocsf->dropped : 0),
 		.fail_paths = k[PL_DROP_FAILPATH_MAP] + k[PL_DROP_FAILPATH_IMAGE] + k[PL_DROP_PATH_FAULT],
 		.threads = k[PL_DROP_THREAD_STATE],
 	};
@@ -163,6 +164,7 @@ struct json_object *stats__record(const struct stats_sources *src)
 	json_object_object_add(o, "syslog", syslog_counts(src->syslog));
 	if (src->audit)
 		json_object_object_add(o, "audit", output_counts(src->audit));
+	json_object_object_add(o, "ocsf", output_counts(src->ocsf));
 	add_u64(o, "tracked_processes", proctable__count(src->procs));
 	add_u64(o, "sensor_cpu_ns",
 		(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +

@@ -38,6 +38,7 @@ struct stats_sources {
 	const struct proctable *procs;
 	const struct pl_output *json;   /* the JSON output */
 	const struct pl_output *syslog;
+	const struct pl_output *ocsf;   /* --ocsf, NULL: none */
 	const struct learner *learn;
 	const struct alerts *alerts;
 	const struct binagg *bin;

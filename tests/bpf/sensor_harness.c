@@ -4,6 +4,7 @@
  */
 #include "sensor_harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -178,10 +179,51 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
 	return remove(path) < 0 ? 0 : 0; /* best effort: keep going */
 }
 
+/*
+ * Copy what the sensor wrote (its --json file, and any rotated copy of it:
+ * regular files only, never through a symlink a test planted) into
+ * $PLUMBLINE_TEST_RECORDS_DIR, set by ctest, where the schema_records test
+ * validates every record against docs/schema/.
+ */
+static void keep_records(const struct sensor_proc *s)
+{
+	const char *dir = getenv("PLUMBLINE_TEST_RECORDS_DIR");
+	static unsigned seq;
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir || !dir[0] || !s->dir[0] || !(d = opendir(s->dir)))
+		return;
+	while ((de = readdir(d))) {
+		char src[512], dst[512], buf[65536];
+		struct stat st;
+		ssize_t n;
+		int in, out;
+
+		if (strncmp(de->d_name, "records.jsonl", 13) != 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", s->dir, de->d_name);
+		if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		snprintf(dst, sizeof(dst), "%s/%s-%d-%u.jsonl", dir, program_invocation_short_name, (int)getpid(), seq++);
+		in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				break;
+		if (in >= 0)
+			close(in);
+		if (out >= 0)
+			close(out);
+	}
+	closedir(d);
+}
+
 void sensor_cleanup(struct sensor_proc *s)
 {
 	if (s->pid > 0 && sensor_stop_within(s, SIGINT, 30000) == -ETIMEDOUT)
 		fprintf(stderr, "the sensor did not stop on SIGINT within 30 s: killed\n");
+	keep_records(s);
 	json_object_put(s->cache);
 	s->cache = NULL;
 	s->read_off = 0;

@@ -12,10 +12,44 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "output.h"
+
+/*
+ * Every record a suite's writers produce is also appended to
+ * $PLUMBLINE_TEST_RECORDS_DIR (set by ctest): native records to
+ * unit-<program>-<pid>.jsonl, OCSF findings to ocsf/ under the same name.
+ * The schema_records test validates them all against docs/schema/.
+ */
+static inline void ut_keep_record(const struct pl_output *o, const char *line)
+{
+	static FILE *files[2];
+	const char *dir = getenv("PLUMBLINE_TEST_RECORDS_DIR");
+	int k = o->alert_form == PL_ALERT_OCSF;
+
+	if (!dir || !dir[0])
+		return;
+	if (!files[k]) {
+		char path[512];
+
+		if (k) {
+			snprintf(path, sizeof(path), "%s/ocsf", dir);
+			mkdir(path, 0755);
+		}
+		snprintf(path, sizeof(path), "%s%s/unit-%s-%d.jsonl", dir, k ? "/ocsf" : "", program_invocation_short_name,
+			 (int)getpid());
+		files[k] = fopen(path, "ae");
+		if (!files[k])
+			return;
+	}
+	fprintf(files[k], "%s\n", line);
+	fflush(files[k]);
+}
 
 /* ---- an output that keeps its records ---- */
 
@@ -44,6 +78,7 @@ static inline int ut_mem_write(struct pl_output *o, struct json_object *rec)
 	if (!m->lines[m->n])
 		return -ENOMEM;
 	m->n++;
+	ut_keep_record(o, s);
 	return 0;
 }
 

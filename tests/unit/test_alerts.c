@@ -59,7 +59,7 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->rules, sizeof(f->rules), "%s/rules.yaml", f->dir);
 	f->paths[0] = f->rules;
-	f->o = (struct alerts_opts){.paths = f->paths, .npaths = 1};
+	f->o = (struct alerts_opts){.paths = f->paths, .npaths = 1, .id_instance = 0x5eed};
 	f->out = ut_mem_output__new();
 	f->outs[0] = &f->out->base;
 	f->outs[1] = NULL; /* a NULL output is skipped */
@@ -161,33 +161,215 @@ static void test_alerts_throttle_per_rule_and_binary_counts_what_it_held_back(vo
 	assert_int_equal(eval(f, &other, T0 + 3 * SEC), 2);	/* another binary: its own throttle */
 	assert_int_equal(eval(f, &f->s, T0 + 60 * SEC - 1), 2); /* still within the 60 s */
 	assert_int_equal(eval(f, &f->s, T0 + 60 * SEC), 2);
-	/* Throttled: T0 (A), T0+3 (B), T0+60 (A, after 3 held back); Every: all six */
-	assert_int_equal(f->out->n, 9);
+	/* Throttled: T0 (A), T0+3 (B), T0+60 (A, after 3 held back, which its
+	 * window's summary reports first); Every: all six */
+	assert_int_equal(f->out->n, 10);
 	{
-		static const char *const rules[] = {"Throttled",   "Every match", "Every match",
-						    "Every match", "Throttled",	  "Every match",
-						    "Every match", "Throttled",	  "Every match"};
-		static const uint64_t before[] = {0, 0, 0, 0, 0, 0, 0, 3, 0};
-		static const uint64_t times[] = {T0,	       T0,	     T0 + SEC,		T0 + 2 * SEC,
-						 T0 + 3 * SEC, T0 + 3 * SEC, T0 + 60 * SEC - 1, T0 + 60 * SEC,
-						 T0 + 60 * SEC};
+		static const char *const types[] = {"alert", "alert", "alert", "alert", "alert",
+						    "alert", "alert", "alert_summary", "alert", "alert"};
+		static const char *const rules[] = {"Throttled",   "Every match", "Every match", "Every match",
+						    "Throttled",   "Every match", "Every match", "Throttled",
+						    "Throttled",   "Every match"};
+		static const uint64_t before[] = {0, 0, 0, 0, 0, 0, 0, 0, 3, 0};
+		static const uint64_t times[] = {T0,		    T0,		      T0 + SEC,	    T0 + 2 * SEC,
+						 T0 + 3 * SEC,	    T0 + 3 * SEC,     T0 + 60 * SEC - 1, T0 + 60 * SEC,
+						 T0 + 60 * SEC,	    T0 + 60 * SEC};
+		/* ids count alerts and summaries alike, in the order written */
+		static const unsigned seq[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 
-		for (size_t i = 0; i < 9; i++) {
+		for (size_t i = 0; i < 10; i++) {
+			char id[64];
+
 			a = alert(f, i);
+			assert_string_equal(ut_str(a, "type"), types[i]);
 			assert_string_equal(ut_str(a, "rule"), rules[i]);
-			assert_int_equal(ut_u64(a, "suppressed_before"), before[i]);
+			if (strcmp(types[i], "alert") == 0)
+				assert_int_equal(ut_u64(a, "suppressed_before"), before[i]);
 			assert_int_equal(ut_u64(a, "time_ns"), times[i]);
+			snprintf(id, sizeof(id), "0000000000005eed-%016x", seq[i]);
+			assert_string_equal(ut_str(a, "id"), id);
 			json_object_put(a);
 		}
 	}
 	a = alert(f, 4);
 	assert_string_equal(ut_str(a, "binary_id"), "build-id:07");
 	json_object_put(a);
+	/* the summary: which alert the 3 repeat, when they came, why it was written */
+	a = alert(f, 7);
+	{
+		static const char *const keys[] = {"type",	"id",	       "time_ns",	"rule",
+						   "priority",	"severity",    "output",	"alert_id",
+						   "exe",	"binary_id",   "count",		"first_ns",
+						   "last_ns",	"window_start_ns", "window_end_ns", "reason",
+						   NULL};
+
+		ut_keys(a, keys);
+	}
+	assert_string_equal(ut_str(a, "alert_id"), "0000000000005eed-0000000000000001");
+	assert_string_equal(ut_str(a, "priority"), "Warning");
+	assert_int_equal(ut_i64(a, "severity"), 4);
+	assert_string_equal(ut_str(a, "exe"), "/usr/bin/svc");
+	assert_string_equal(ut_str(a, "binary_id"), "build-id:5c");
+	assert_int_equal(ut_u64(a, "count"), 3);
+	assert_int_equal(ut_u64(a, "first_ns"), T0 + SEC);
+	assert_int_equal(ut_u64(a, "last_ns"), T0 + 60 * SEC - 1);
+	assert_int_equal(ut_u64(a, "window_start_ns"), T0);
+	assert_int_equal(ut_u64(a, "window_end_ns"), T0 + 60 * SEC);
+	assert_string_equal(ut_str(a, "reason"), "window_end");
+	assert_string_equal(ut_str(a, "output"), "3 more alerts of Throttled for /usr/bin/svc held back "
+						 "(repeats of alert 0000000000005eed-0000000000000001)");
+	json_object_put(a);
 	assert_int_equal(rules_counter(f, "events"), 6);
 	assert_int_equal(rules_counter(f, "alerts"), 9);
 	assert_int_equal(rules_counter(f, "throttled"), 3);
+	assert_int_equal(rules_counter(f, "summaries"), 1);
+	assert_int_equal(rules_counter(f, "summaries_pending"), 0);
 	/* the NULL output was skipped, the other written to */
-	assert_int_equal(f->out->base.written, 9);
+	assert_int_equal(f->out->base.written, 10);
+}
+
+/* A window that no later match closes is summarized at the tick after its
+ * end, once; the next alert of the pair still says what came before it. */
+static void test_alerts_summary_at_the_tick_after_the_window_ends(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *a;
+
+	open_rules(f, throttle_rules);
+	assert_int_equal(eval(f, &f->s, T0), 2);
+	assert_int_equal(eval(f, &f->s, T0 + 10 * SEC), 2);
+	assert_int_equal(eval(f, &f->s, T0 + 20 * SEC), 2);
+	/* 4 records: Throttled, Every, Every, Every */
+	assert_int_equal(f->out->n, 4);
+	assert_int_equal(rules_counter(f, "summaries_pending"), 1);
+	alerts__tick(f->a, T0 + 59 * SEC, f->outs, 2); /* not over yet */
+	assert_int_equal(f->out->n, 4);
+	alerts__tick(f->a, T0 + 61 * SEC, f->outs, 2);
+	assert_int_equal(f->out->n, 5);
+	a = alert(f, 4);
+	assert_string_equal(ut_str(a, "type"), "alert_summary");
+	assert_int_equal(ut_u64(a, "time_ns"), T0 + 61 * SEC);
+	assert_int_equal(ut_u64(a, "count"), 2);
+	assert_int_equal(ut_u64(a, "first_ns"), T0 + 10 * SEC);
+	assert_int_equal(ut_u64(a, "last_ns"), T0 + 20 * SEC);
+	assert_string_equal(ut_str(a, "reason"), "window_end");
+	assert_string_equal(ut_str(a, "alert_id"), "0000000000005eed-0000000000000001");
+	assert_string_equal(ut_str(a, "id"), "0000000000005eed-0000000000000005");
+	json_object_put(a);
+	/* reported once: neither the next tick nor the shutdown says it again */
+	alerts__tick(f->a, T0 + 62 * SEC, f->outs, 2);
+	assert_int_equal(f->out->n, 5);
+	assert_int_equal(rules_counter(f, "summaries_pending"), 0);
+	/* the next alert of the pair: a new window, and what the last one held */
+	assert_int_equal(eval(f, &f->s, T0 + 70 * SEC), 2);
+	assert_int_equal(f->out->n, 7);
+	a = alert(f, 5);
+	assert_string_equal(ut_str(a, "rule"), "Throttled");
+	assert_int_equal(ut_u64(a, "suppressed_before"), 2);
+	assert_string_equal(ut_str(a, "id"), "0000000000005eed-0000000000000006");
+	json_object_put(a);
+	alerts__finish(f->a, T0 + 71 * SEC, f->outs, 2);
+	assert_int_equal(f->out->n, 7); /* the new window held nothing */
+	assert_int_equal(rules_counter(f, "throttled"), 2);
+	assert_int_equal(rules_counter(f, "summaries"), 1);
+}
+
+/* At shutdown every window still holding matches is summarized, cut short;
+ * the counts add up to what the stats call throttled. */
+static void test_alerts_summaries_at_shutdown_account_for_every_held_match(void **state)
+{
+	struct fx *f = *state;
+	struct pl_sample b = f->s;
+	struct json_object *a;
+	uint64_t sum = 0;
+
+	open_rules(f, throttle_rules);
+	b.binary_id = "build-id:07";
+	b.exe = "/usr/bin/other";
+	for (int i = 0; i < 5; i++)
+		eval(f, &f->s, T0 + (uint64_t)i * SEC);
+	for (int i = 0; i < 3; i++)
+		eval(f, &b, T0 + (uint64_t)i * SEC);
+	eval(f, &b, T0 + 3 * SEC + 1); /* after the other's last: a is held from T0+1s, b from T0+1s */
+	/* Throttled: 1 + 1 alerts, 4 + 3 held; Every: 9 */
+	assert_int_equal(f->out->n, 11);
+	assert_int_equal(rules_counter(f, "summaries_pending"), 2);
+	alerts__finish(f->a, T0 + 30 * SEC, f->outs, 2);
+	assert_int_equal(f->out->n, 13);
+	/* in the order the windows began to hold matches */
+	a = alert(f, 11);
+	assert_string_equal(ut_str(a, "type"), "alert_summary");
+	assert_string_equal(ut_str(a, "binary_id"), "build-id:5c");
+	assert_int_equal(ut_u64(a, "count"), 4);
+	assert_int_equal(ut_u64(a, "last_ns"), T0 + 4 * SEC);
+	assert_int_equal(ut_u64(a, "window_end_ns"), T0 + 60 * SEC);
+	assert_string_equal(ut_str(a, "reason"), "shutdown");
+	sum += ut_u64(a, "count");
+	json_object_put(a);
+	a = alert(f, 12);
+	assert_string_equal(ut_str(a, "binary_id"), "build-id:07");
+	assert_string_equal(ut_str(a, "exe"), "/usr/bin/other");
+	assert_int_equal(ut_u64(a, "count"), 3);
+	assert_int_equal(ut_u64(a, "first_ns"), T0 + SEC);
+	assert_int_equal(ut_u64(a, "last_ns"), T0 + 3 * SEC + 1);
+	assert_string_equal(ut_str(a, "reason"), "shutdown");
+	sum += ut_u64(a, "count");
+	json_object_put(a);
+	assert_int_equal(sum, rules_counter(f, "throttled"));
+	assert_int_equal(rules_counter(f, "summaries"), 2);
+	assert_int_equal(rules_counter(f, "summaries_pending"), 0);
+}
+
+/* An alert goes to an OCSF output as a Detection Finding with the same id,
+ * to a native output as the record; a summary as the finding's update. */
+static void test_alerts_ocsf_output_gets_findings_with_the_alert_ids(void **state)
+{
+	struct fx *f = *state;
+	struct ut_mem_output *oc = ut_mem_output__new();
+	struct pl_output *outs[2] = {&f->out->base, &oc->base};
+	struct json_object *a, *fi, *p, *um;
+
+	oc->base.alert_form = PL_ALERT_OCSF;
+	open_rules(f, throttle_rules);
+	alerts__eval(f->a, &f->s, T0 + 1500000, outs, 2);
+	alerts__eval(f->a, &f->s, T0 + 2 * SEC, outs, 2);
+	alerts__finish(f->a, T0 + 3 * SEC, outs, 2);
+	/* Throttled, Every, Every, its summary */
+	assert_int_equal(f->out->n, 4);
+	assert_int_equal(oc->n, 4);
+	a = ut_mem_record(oc, 0);
+	assert_int_equal(ut_i64(a, "class_uid"), 2004);
+	assert_int_equal(ut_i64(a, "category_uid"), 2);
+	assert_int_equal(ut_i64(a, "activity_id"), 1);
+	assert_int_equal(ut_i64(a, "type_uid"), 200401);
+	assert_int_equal(ut_i64(a, "severity_id"), 3); /* Warning: Medium */
+	assert_int_equal(ut_i64(a, "time"), (int64_t)((T0 + 1500000) / 1000000));
+	assert_string_equal(ut_str(a, "message"), "throttled 4242");
+	assert_string_equal(ut_str(ut_obj(a, "metadata"), "version"), "1.6.0");
+	assert_string_equal(ut_str(ut_obj(ut_obj(a, "metadata"), "product"), "name"), "plumbline");
+	fi = ut_obj(a, "finding_info");
+	assert_string_equal(ut_str(fi, "uid"), "0000000000005eed-0000000000000001");
+	assert_string_equal(ut_str(fi, "title"), "Throttled");
+	assert_string_equal(ut_str(fi, "desc"), "d");
+	p = ut_obj(json_object_array_get_idx(ut_arr(a, "evidences"), 0), "process");
+	assert_int_equal(ut_i64(p, "pid"), 4242);
+	assert_string_equal(ut_str(p, "cmd_line"), "svc --serve");
+	assert_string_equal(ut_str(ut_obj(p, "file"), "path"), "/usr/bin/svc");
+	assert_string_equal(ut_str(ut_obj(p, "file"), "name"), "svc");
+	um = ut_obj(a, "unmapped");
+	assert_int_equal(ut_u64(um, "time_ns"), T0 + 1500000);
+	assert_string_equal(ut_str(um, "binary_id"), "build-id:5c");
+	json_object_put(a);
+	a = ut_mem_record(oc, 3);
+	assert_int_equal(ut_i64(a, "activity_id"), 2);
+	assert_int_equal(ut_i64(a, "type_uid"), 200402);
+	assert_int_equal(ut_i64(a, "count"), 1);
+	assert_int_equal(ut_i64(a, "start_time"), (int64_t)((T0 + 2 * SEC) / 1000000));
+	assert_string_equal(ut_str(ut_obj(a, "finding_info"), "uid"), "0000000000005eed-0000000000000001");
+	assert_string_equal(ut_str(ut_obj(a, "metadata"), "uid"), "0000000000005eed-0000000000000004");
+	assert_string_equal(ut_str(ut_obj(a, "unmapped"), "reason"), "shutdown");
+	json_object_put(a);
+	output__free(&oc->base);
 }
 
 /* Without a binary id, the exe is who is throttled. */
@@ -279,7 +461,7 @@ static void test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit(v
 	struct fx *f = *state;
 	struct json_object *a, *ev, *p, *e;
 	static const char *const keys[] = {
-	    "type",	     "time_ns",	      "rule",	  "priority",  "severity",  "when",
+	    "type",	     "id",	      "time_ns",  "rule",	  "priority",  "severity",  "when",
 	    "output",	     "tags",	      "pid",	  "exe",       "binary_id", "suppressed_before",
 	    "regex_skipped", "output_fields", "evidence", "rule_file", "rule_line", NULL};
 	static const char *const ev_keys[] = {"fail_paths", "syscalls", "baseline", "ancestry", NULL};
@@ -292,6 +474,7 @@ static void test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit(v
 	a = alert(f, 0);
 	ut_keys(a, keys);
 	assert_string_equal(ut_str(a, "type"), "alert");
+	assert_string_equal(ut_str(a, "id"), "0000000000005eed-0000000000000001");
 	assert_int_equal(ut_u64(a, "time_ns"), T0 + 5);
 	assert_string_equal(ut_str(a, "rule"), "Everything");
 	assert_string_equal(ut_str(a, "priority"), "Informational");
@@ -532,6 +715,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    T(test_alerts_throttle_per_rule_and_binary_counts_what_it_held_back),
 	    T(test_alerts_throttle_falls_back_to_the_exe),
+	    T(test_alerts_summary_at_the_tick_after_the_window_ends),
+	    T(test_alerts_summaries_at_shutdown_account_for_every_held_match),
+	    T(test_alerts_ocsf_output_gets_findings_with_the_alert_ids),
 	    T(test_alerts_output_fields_keep_each_value_exactly_by_type),
 	    T(test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit),
 	    T(test_alerts_evidence_of_a_window_is_its_second_and_its_top_path),

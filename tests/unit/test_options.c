@@ -242,6 +242,24 @@ static void test_options_regex_budget(void **state)
 	assert_int_equal(PARSE(&o, "--regex-budget-ms", "5ms"), -EINVAL);
 }
 
+static void test_options_ocsf_output(void **state)
+{
+	struct run_opts o;
+
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_null(o.ocsf_path);
+	assert_int_equal(PARSE(&o, "--ocsf", "/var/log/plumbline.ocsf.jsonl"), 0);
+	assert_string_equal(o.ocsf_path, "/var/log/plumbline.ocsf.jsonl");
+	assert_null(o.json_path); /* findings only: no records output implied */
+	assert_int_equal(o.live, LIVE_ON);
+	/* findings on stdout: no live view in between */
+	assert_int_equal(PARSE(&o, "--ocsf", "-"), 0);
+	assert_int_equal(o.live, LIVE_OFF);
+	assert_int_equal(PARSE(&o, "--ocsf", "-", "--json", "-"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--ocsf", "x.jsonl", "--no-rules"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--ocsf", ""), -EINVAL);
+}
+
 static void test_options_help_returns_one(void **state)
 {
 	struct run_opts o;
@@ -257,7 +275,7 @@ static void test_options_usage_mentions_every_option(void **state)
 					    "--live",	  "--no-live",	       "--interval",	   "--quiet",
 					    "--verbose",  "--duration",	       "--max-procs",	   "--max-fail-paths",
 					    "--ringbuf-kb", "--refresh-hz",    "--syslog",	   "--no-syslog",
-					    "--regex-budget-ms", "--help" };
+					    "--regex-budget-ms", "--ocsf", "--help" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -301,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_options_rejects_stray_argument),
 		cmocka_unit_test(test_options_syslog_target),
 		cmocka_unit_test(test_options_regex_budget),
+		cmocka_unit_test(test_options_ocsf_output),
 		cmocka_unit_test(test_options_help_returns_one),
 		cmocka_unit_test(test_options_usage_mentions_every_option),
 		cmocka_unit_test(test_options_reparse_after_stop_mid_cluster_is_clean),

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * alert_ocsf.c - the OCSF Detection Finding form of alerts (see alert_ocsf.h).
+ *
+ * Derived from OCSF 1.6.0 (events/findings/detection_finding.json and the
+ * objects it uses); tests/schema/ocsf-detection_finding-1.6.0.schema.json is
+ * the JSON Schema the tests hold every finding to. OCSF times are
+ * milliseconds; ours are nanoseconds, kept exact in `unmapped`. Strings
+ * from monitored processes are escaped as in every record (records.md).
+ */
+#include "alert_ocsf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_json.h"
+
+#define CLASS_UID 2004
+#define CATEGORY_UID 2
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (v)
+		json_object_object_add(o, key, v);
+}
+
+static void add_int(struct json_object *o, const char *key, int64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+static void add_str(struct json_object *o, const char *key, const char *s)
+{
+	if (s)
+		json_object_object_add(o, key, json_object_new_string(s));
+}
+
+static struct json_object *get(struct json_object *rec, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(rec, key, &v) ? v : NULL;
+}
+
+static const char *get_str(struct json_object *rec, const char *key)
+{
+	struct json_object *v = get(rec, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static uint64_t get_u64(struct json_object *rec, const char *key)
+{
+	struct json_object *v = get(rec, key);
+
+	return v ? json_object_get_uint64(v) : 0;
+}
+
+/* Share rec's value of key into o as `as` (a reference, not a copy). */
+static void share_as(struct json_object *o, struct json_object *rec, const char *key, const char *as)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(rec, key, &v))
+		json_object_object_add(o, as, json_object_get(v));
+}
+
+static void share(struct json_object *o, struct json_object *rec, const char *key)
+{
+	share_as(o, rec, key, key);
+}
+
+static int64_t ms(uint64_t ns)
+{
+	return (int64_t)(ns / 1000000ull);
+}
+
+int alert_ocsf__severity_id(int sev)
+{
+	/* syslog 0 Emergency .. 7 Debug to OCSF 1 Informational .. 6 Fatal */
+	static const int map[8] = { 6, 5, 5, 4, 3, 2, 1, 1 };
+
+	return sev >= 0 && sev < 8 ? map[sev] : 0;
+}
+
+static const char *severity_name(int id)
+{
+	static const char *const names[] = { "Unknown", "Informational", "Low", "Medium", "High", "Critical", "Fatal" };
+
+	return id >= 0 && id <= 6 ? names[id] : "Other";
+}
+
+/* What every finding has: classification, time, metadata. */
+static struct json_object *base(int activity, struct json_object *rec, const char *metadata_uid)
+{
+	static const char *const activities[] = { "Unknown", "Create", "Update", "Close" };
+	struct json_object *o = json_object_new_object(), *md, *prod;
+	int sev = alert_ocsf__severity_id((int)get_u64(rec, "severity"));
+	char type_name[64];
+
+	if (!o)
+		return NULL;
+	snprintf(type_name, sizeof(type_name), "Detection Finding: %s", activities[activity]);
+	add_int(o, "activity_id", activity);
+	add_str(o, "activity_name", activities[activity]);
+	add_int(o, "category_uid", CATEGORY_UID);
+	add_str(o, "category_name", "Findings");
+	add_int(o, "class_uid", CLASS_UID);
+	add_str(o, "class_name", "Detection Finding");
+	add_int(o, "type_uid", CLASS_UID * 100 + activity);
+	add_str(o, "type_name", type_name);
+	add_int(o, "severity_id", sev);
+	add_str(o, "severity", severity_name(sev));
+	add_int(o, "time", ms(get_u64(rec, "time_ns")));
+	share_as(o, rec, "output", "message");
+	add_int(o, "status_id", 1);
+	add_str(o, "status", "New");
+	md = json_object_new_object();
+	prod = json_object_new_object();
+	add_str(prod, "name", "plumbline");
+	add_str(prod, "vendor_name", "plumbline");
+	add_str(prod, "version", PL_VERSION);
+	add(md, "product", prod);
+	add_str(md, "version", ALERT_OCSF_VERSION);
+	add_str(md, "uid", metadata_uid);
+	add_str(md, "log_name", "alerts");
+	add(o, "metadata", md);
+	return o;
+}
+
+static struct json_object *exe_file(const char *raw_exe)
+{
+	struct json_object *f;
+	const char *slash;
+
+	if (!raw_exe || !raw_exe[0])
+		return NULL;
+	slash = strrchr(raw_exe, '/');
+	f = json_object_new_object();
+	add(f, "name", sample_json__str(slash && slash[1] ? slash + 1 : raw_exe));
+	add(f, "path", sample_json__str(raw_exe));
+	add_int(f, "type_id", 1);
+	add_str(f, "type", "Regular File");
+	return f;
+}
+
+/* The process of the sample, with its parent and lineage. */
+static struct json_object *process(const struct pl_sample *s)
+{
+	struct json_object *p = json_object_new_object(), *u, *pp, *lin;
+	char uid[64];
+
+	add_int(p, "pid", s->pid);
+	add(p, "name", sample_json__str(s->comm));
+	add(p, "cmd_line", sample_json__str(s->cmdline));
+	add(p, "file", exe_file(s->exe));
+	if (s->start_ns) {
+		add_int(p, "created_time", ms(s->start_ns));
+		/* unique on the host while the boot lasts: what OCSF's uid asks for */
+		snprintf(uid, sizeof(uid), "%u@%llu", s->pid, (unsigned long long)s->start_ns);
+		add_str(p, "uid", uid);
+	}
+	u = json_object_new_object();
+	snprintf(uid, sizeof(uid), "%u", s->uid);
+	add_str(u, "uid", uid);
+	add(p, "user", u);
+	if (s->ppid || s->parent_exe) {
+		pp = json_object_new_object();
+		add_int(pp, "pid", s->ppid);
+		add(pp, "file", exe_file(s->parent_exe));
+		add(p, "parent_process", pp);
+	}
+	lin = json_object_new_array();
+	for (uint32_t i = 0; i < s->nancestors && i < PL_SAMPLE_ANCESTORS; i++)
+		if (s->ancestors[i])
+			json_object_array_add(lin, sample_json__str(s->ancestors[i]));
+	add(p, "lineage", lin);
+	return p;
+}
+
+static struct json_object *observation(const char *value, uint64_t count)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_str(o, "value", value);
+	if (count)
+		add_int(o, "count", (int64_t)count);
+	return o;
+}
+
+static struct json_object *observed(const char *param, const char *type, struct json_object *observations,
+				    const char *pattern)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_str(o, "observation_parameter", param);
+	add_str(o, "observation_type", type);
+	add(o, "observations", observations);
+	add_str(o, "observed_pattern", pattern);
+	return o;
+}
+
+static struct json_object *one(struct json_object *v)
+{
+	struct json_object *a = json_object_new_array();
+
+	json_object_array_add(a, v);
+	return a;
+}
+
+/* Never-seen members (failed paths, syscalls): anomalies without a number. */
+static void add_new(struct json_object *anomalies, const char *param, const char *const *v, uint32_t n)
+{
+	struct json_object *obs;
+
+	if (!n)
+		return;
+	obs = json_object_new_array();
+	for (uint32_t i = 0; i < n && i < PL_SAMPLE_NEW_MAX; i++) {
+		struct json_object *e = json_object_new_object();
+
+		add(e, "value", sample_json__str(v[i]));
+		json_object_array_add(obs, e);
+	}
+	json_object_array_add(anomalies, observed(param, "never seen by the baseline", obs, NULL));
+}
+
+/*
+ * The baseline comparison: each scored feature as an anomaly (the value
+ * observed, its score) beside its baseline (p50, p99 of the learned
+ * distribution), plus never-seen members. NULL when the sample has no
+ * verdict with something in it.
+ */
+static struct json_object *anomaly_analyses(const struct pl_sample *s)
+{
+	const struct pl_verdict *v = &s->bl;
+	const char *type = s->moment == PL_AT_WINDOW ? "per second, over a 1-second window" : "per process lifetime";
+	struct json_object *an, *anomalies, *baselines, *targets, *t;
+	char a[64], b[64], pat[160];
+
+	if (!v->key)
+		return NULL;
+	anomalies = json_object_new_array();
+	baselines = json_object_new_array();
+	for (int d = 0; v->scored && d < PL_DIST_MAX; d++) {
+		const struct pl_score *x = &v->f[d];
+		struct json_object *obs;
+
+		if (!x->valid)
+			continue;
+		snprintf(a, sizeof(a), "%.17g", x->value);
+		snprintf(pat, sizeof(pat), "score %.3g, %.3gx the baseline's p50, %.3gx its p99",
+			 isfinite(x->score) ? x->score : 0.0, x->ratio_p50, x->ratio_p99);
+		json_object_array_add(anomalies, observed(pl_dist__feature(d), type, one(observation(a, 0)), pat));
+		obs = json_object_new_array();
+		snprintf(a, sizeof(a), "p50=%.17g", x->p50);
+		snprintf(b, sizeof(b), "p99=%.17g", x->p99);
+		json_object_array_add(obs, observation(a, v->samples));
+		json_object_array_add(obs, observation(b, v->samples));
+		snprintf(pat, sizeof(pat), "p50 %.6g, p99 %.6g over %llu samples", x->p50, x->p99,
+			 (unsigned long long)v->samples);
+		json_object_array_add(baselines, observed(pl_dist__feature(d), type, obs, pat));
+	}
+	if (v->scored) {
+		add_new(anomalies, "new_fail_paths", v->new_fail_paths, v->nnew_fail_paths);
+		add_new(anomalies, "new_syscalls", v->new_syscalls, v->nnew_syscalls);
+	}
+	if (v->parent_new_child && s->exe) {
+		struct json_object *e = json_object_new_object();
+
+		add(e, "value", sample_json__str(s->exe));
+		json_object_array_add(anomalies, observed("parent_new_child", "a child the parent's baseline never ran",
+							  one(e), NULL));
+	}
+	if (json_object_array_length(anomalies) == 0) {
+		json_object_put(anomalies);
+		json_object_put(baselines);
+		return NULL;
+	}
+	an = json_object_new_object();
+	targets = json_object_new_array();
+	t = json_object_new_object();
+	add(t, "name", sample_json__str(v->key));
+	add_str(t, "type", "baseline (binary@parent binary)");
+	json_object_array_add(targets, t);
+	add(an, "analysis_targets", targets);
+	add(an, "anomalies", anomalies);
+	if (json_object_array_length(baselines))
+		add(an, "baselines", baselines);
+	else
+		json_object_put(baselines);
+	return one(an);
+}
+
+struct json_object *alert_ocsf__finding(struct json_object *rec, const struct pl_sample *s, const char *desc)
+{
+	static const char *const unmapped_keys[] = { "time_ns",	    "priority",	  "severity",	   "when",
+						     "pid",	    "exe",	  "binary_id",	   "suppressed_before",
+						     "regex_skipped", "output_fields", "evidence", "rule_file",
+						     "rule_line" };
+	const char *id = get_str(rec, "id"), *type = get_str(rec, "type");
+	struct json_object *o, *fi, *an, *ev, *um;
+
+	if (!id || !type || strcmp(type, "alert") != 0)
+		return NULL;
+	o = base(1, rec, id);
+	if (!o)
+		return NULL;
+	fi = json_object_new_object();
+	add_str(fi, "uid", id);
+	share_as(fi, rec, "rule", "title");
+	if (desc) {
+		/* a folded YAML desc ends in a newline: not part of the text */
+		size_t n = strlen(desc);
+		char *d;
+
+		while (n && (desc[n - 1] == '\n' || desc[n - 1] == ' '))
+			n--;
+		d = strndup(desc, n);
+		add(fi, "desc", sample_json__str(d));
+		free(d);
+	}
+	share_as(fi, rec, "tags", "types");
+	add_int(fi, "created_time", ms(get_u64(rec, "time_ns")));
+	an = json_object_new_object();
+	share_as(an, rec, "rule", "name");
+	add_int(an, "type_id", 1);
+	add_str(an, "type", "Rule");
+	add(fi, "analytic", an);
+	add(o, "finding_info", fi);
+	add(o, "anomaly_analyses", anomaly_analyses(s));
+	ev = json_object_new_object();
+	add(ev, "process", process(s));
+	add(o, "evidences", one(ev));
+	um = json_object_new_object();
+	for (size_t i = 0; i < sizeof(unmapped_keys) / sizeof(unmapped_keys[0]); i++)
+		share(um, rec, unmapped_keys[i]);
+	add(o, "unmapped", um);
+	return o;
+}
+
+struct json_object *alert_ocsf__summary(struct json_object *rec)
+{
+	static const char *const unmapped_keys[] = { "id",	 "time_ns",	     "priority",      "severity",
+						     "exe",	 "binary_id",	     "first_ns",      "last_ns",
+						     "window_start_ns", "window_end_ns", "reason" };
+	const char *alert_id = get_str(rec, "alert_id"), *type = get_str(rec, "type");
+	struct json_object *o, *fi, *um;
+
+	if (!alert_id || !type || strcmp(type, "alert_summary") != 0)
+		return NULL;
+	o = base(2, rec, get_str(rec, "id"));
+	if (!o)
+		return NULL;
+	add_int(o, "count", (int64_t)get_u64(rec, "count"));
+	add_int(o, "start_time", ms(get_u64(rec, "first_ns")));
+	add_int(o, "end_time", ms(get_u64(rec, "last_ns")));
+	fi = json_object_new_object();
+	add_str(fi, "uid", alert_id);
+	share_as(fi, rec, "rule", "title");
+	add_int(fi, "first_seen_time", ms(get_u64(rec, "first_ns")));
+	add_int(fi, "last_seen_time", ms(get_u64(rec, "last_ns")));
+	add_int(fi, "modified_time", ms(get_u64(rec, "time_ns")));
+	add(o, "finding_info", fi);
+	um = json_object_new_object();
+	for (size_t i = 0; i < sizeof(unmapped_keys) / sizeof(unmapped_keys[0]); i++)
+		share(um, rec, unmapped_keys[i]);
+	add(o, "unmapped", um);
+	return o;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * alert_ocsf.h - alerts as OCSF Detection Findings (class_uid 2004), so a
+ * SIEM ingests them without a parser of ours (docs/outputs.md#ocsf).
+ *
+ * An alert is a finding created (activity 1); the alert_summary of its
+ * dedupe window is the same finding updated (activity 2, same
+ * finding_info.uid) with the count of repeats held back. The baseline
+ * comparison goes into anomaly_analyses (OCSF 1.5+), the process into
+ * evidences[].process, and what OCSF has no attribute for into `unmapped`
+ * under the native record's names.
+ *
+ * Built from the native record (its fields are read; parts are shared into
+ * `unmapped` by reference) and, for an alert, the typed sample it matched.
+ */
+#ifndef PL_ALERT_OCSF_H
+#define PL_ALERT_OCSF_H
+
+#include <json-c/json.h>
+
+#include "sample.h"
+
+#define ALERT_OCSF_VERSION "1.6.0" /* metadata.version: the schema release these findings follow */
+
+/* The finding of an `alert` record rec, built on sample s; desc: the
+ * rule's description (raw, may be NULL). A new object, or NULL (out of
+ * memory, or rec is not an alert). */
+struct json_object *alert_ocsf__finding(struct json_object *rec, const struct pl_sample *s, const char *desc);
+
+/* The finding update of an `alert_summary` record. A new object, or NULL. */
+struct json_object *alert_ocsf__summary(struct json_object *rec);
+
+/* OCSF severity_id (1 Informational .. 6 Fatal) of a syslog severity 0..7. */
+int alert_ocsf__severity_id(int syslog_severity);
+
+#endif

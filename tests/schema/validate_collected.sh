@@ -1,0 +1,12 @@
+#!/bin/sh
+# Every record the test suite's writers produced (unit tests' outputs, the
+# BPF tests' sensor files), collected in DIR by the suites: native records
+# against docs/schema/ (strict), OCSF findings (DIR/ocsf) against the
+# derived OCSF class. Fails when nothing was collected.
+# Usage: validate_collected.sh PYTHON3 DIR OCSF_SCHEMA
+set -eu
+py=$1 dir=$2 ocsf_schema=$3
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$dir/ocsf"
+"$py" "$here/validate.py" --strict --min 1 "$dir"
+"$py" "$here/validate.py" --against "$ocsf_schema" --min 0 "$dir/ocsf"
