@@ -3,27 +3,39 @@
 # packages. Idempotent: installs only what is missing. Run as root.
 set -eu
 
-# librelp-dev: syslog over RELP. rsyslog, rsyslog-relp and python3: the
-# syslog tests (tests/syslog/) start rsyslogd of their own, with their own
-# config, socket and ports; the system's syslog service is not used.
+usage() {
+	echo "usage: $0 [--tests] [--bench]" >&2
+	echo "  (none)   what building and running the sensor needs" >&2
+	echo "  --tests  and what the tests use: servers they start, validators, a browser" >&2
+	echo "  --bench  and what the benchmarks use" >&2
+	exit 2
+}
+
+# Building and running: the compilers, libbpf and bpftool, and the libraries
+# the sensor links (librelp-dev: syslog over RELP).
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev
-librelp-dev rsyslog rsyslog-relp python3"
-# The flame graph test (cli_evidence_chromium) renders `plumbline evidence
-# --svg` in headless Chromium and checks it with python3. Chromium is large
-# (some 360 MB installed, with chromium-common) but only the tests need it, and CI runs them with
-# skips refused (PLUMBLINE_REQUIRE_BPF=1), so it is in the default set.
-PKGS="$PKGS chromium python3"
-# The tests validate records against docs/schema/ with a real JSON Schema
-# validator, run by Debian's own python3 (tests/schema/).
-PKGS="$PKGS python3-jsonschema"
-# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
-# libbpf-tools' syscount, and uses procps (pgrep, sysctl) and coreutils'
-# stdbuf. bench_noop links statically: libc6-dev's libc.a, which
-# build-essential already brings.
-if [ "${1:-}" = "--bench" ]; then
-	PKGS="$PKGS libbpf-tools procps coreutils"
-fi
+libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev librelp-dev"
+for arg in "$@"; do
+	case "$arg" in
+	--tests)
+		# The syslog tests (tests/syslog/) start an rsyslogd of their own
+		# (rsyslog-relp for imrelp), with their own config, socket and ports;
+		# the xz scenario (tests/scenario/) a real sshd on loopback and an ssh
+		# client. The tests validate records against docs/schema/ with
+		# Debian's python3-jsonschema, and render the flame graph SVG in
+		# headless Chromium (some 360 MB installed: only the tests need it).
+		PKGS="$PKGS rsyslog rsyslog-relp openssh-server openssh-client python3 python3-jsonschema chromium"
+		;;
+	--bench)
+		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
+		# libbpf-tools' syscount, and uses procps (pgrep, sysctl) and
+		# coreutils' stdbuf. bench_noop links statically: libc6-dev's
+		# libc.a, which build-essential already brings.
+		PKGS="$PKGS libbpf-tools procps coreutils"
+		;;
+	*) usage ;;
+	esac
+done
 
 missing=""
 for p in $PKGS; do

@@ -24,7 +24,7 @@ skip() {
 }
 
 browser=$(command -v chromium || command -v chromium-browser) ||
-	skip "no chromium: scripts/install-deps.sh installs Debian's chromium package"
+	skip "no chromium: scripts/install-deps.sh --tests installs Debian's chromium package"
 command -v python3 >/dev/null || skip "no python3 to check what chromium shows"
 
 tmp=$(mktemp -d) || exit 2
