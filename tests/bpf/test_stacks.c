@@ -170,6 +170,25 @@ static void test_alert_names_library_and_function(void **state)
 			assert_non_null(name);
 	}
 	assert_true(main_seen);
+
+	/* the same alert, read back by `plumbline evidence`: folded stacks,
+	 * and the flame graph as headless Chromium draws it */
+	{
+		const char *id = json_object_get_string(get(a, "id"));
+		const char *fold[] = { PL_SENSOR_BIN, "evidence", sensor.json, id, "--folded", NULL };
+		const char *svg[] = { "/bin/sh", PL_EVIDENCE_CHROMIUM, PL_SENSOR_BIN, sensor.json, id, NULL };
+		static char out[65536];
+		int rc;
+
+		assert_non_null(id);
+		run_capture(fold, out, sizeof(out), &rc);
+		assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+		assert_non_null(strstr(out, ";call_lib;pl_burnlib_spin "));
+		run_capture(svg, out, sizeof(out), &rc);
+		if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0)
+			fprintf(stderr, "%s\n", out);
+		assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+	}
 	{
 		struct json_object *leaf = json_object_array_get_idx(frames, json_object_array_length(frames) - 1);
 		const char *name = json_object_get_string(get(leaf, "function"));

@@ -8,11 +8,14 @@
 # Without chromium or python3 the test is skipped (exit 77) with the
 # reason, unless PLUMBLINE_REQUIRE_BPF=1 (CI), where a skip is a failure.
 #
-# Usage: evidence_chromium.sh PLUMBLINE_BIN
+# Usage: evidence_chromium.sh PLUMBLINE_BIN [JSONL ALERT_ID]
+# (default: the fixture tests/cli/evidence/alerts.jsonl and its alert
+# a-burn; test_stacks passes a live sensor's output and alert)
 set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
-fx=$here/evidence/alerts.jsonl
+fx=${2:-$here/evidence/alerts.jsonl}
+id=${3:-a-burn}
 
 skip() {
 	if [ "${PLUMBLINE_REQUIRE_BPF:-0}" = 1 ]; then
@@ -30,7 +33,7 @@ command -v python3 >/dev/null || skip "no python3 to check what chromium shows"
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-"$bin" evidence "$fx" a-burn --svg "$tmp/out.svg" || {
+"$bin" evidence "$fx" "$id" --svg "$tmp/out.svg" || {
 	echo "FAIL: plumbline evidence --svg exited $?" >&2
 	exit 1
 }
@@ -57,4 +60,4 @@ if ! browse --hide-scrollbars --window-size="1200,$height" --screenshot="$tmp/sh
 	tail -20 "$tmp/chromium.log" >&2
 	exit 1
 fi
-exec python3 "$here/evidence_check.py" "$fx" a-burn "$tmp/dom.xml" "$tmp/shot.png" "$height"
+exec python3 "$here/evidence_check.py" "$fx" "$id" "$tmp/dom.xml" "$tmp/shot.png" "$height"
