@@ -2,8 +2,8 @@
 /*
  * lineread.h - one line of an untrusted text file, in bounded memory.
  *
- * For the commands that read JSON Lines someone handed them (`evidence`;
- * `replay` keeps a copy of its own for now): a line longer than the bound is
+ * For the commands that read JSON Lines someone handed them (`evidence`,
+ * `replay`): a line longer than the bound is
  * read to its end and dropped, never stored whole, so what one line costs is
  * the caller's buffer, whatever the file holds.
  */

@@ -20,6 +20,7 @@
 
 #include "alerts.h"
 #include "cleanup.h"
+#include "lineread.h"
 #include "filekind.h"
 #include "log.h"
 #include "options.h"
@@ -236,30 +237,6 @@ static int open_records(const char *path, FILE **ret)
 	return 0;
 }
 
-/*
- * Read one line of at most max bytes, without its newline, into buf (max + 1
- * bytes), NUL-terminated. Returns its length; -ENODATA at the end of the
- * input; -E2BIG for a longer line, whose rest is read and dropped, never
- * stored (buf then holds its first max bytes); or -EIO.
- */
-static ssize_t read_line(FILE *f, char *buf, size_t max)
-{
-	bool over = false;
-	size_t n = 0;
-	int c;
-
-	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
-		if (n < max)
-			buf[n++] = (char)c;
-		else
-			over = true;
-	}
-	buf[n] = '\0';
-	if (c == EOF && n == 0)
-		return ferror(f) ? -EIO : -ENODATA;
-	return over ? -E2BIG : (ssize_t)n;
-}
-
 /* Whether the rules judge the exit of s: not a process still running at
  * shutdown, nor a fork child's step to exec (as live). */
 static bool judged(const struct pl_sample *s)
@@ -381,7 +358,7 @@ int cmd_replay(int argc, char **argv)
 		alerts__free(a);
 		return log_error_errno(ENOMEM, "Out of memory");
 	}
-	while ((len = read_line(in ? in : stdin, line, REPLAY_LINE_MAX)) != -ENODATA) {
+	while ((len = line_read(in ? in : stdin, line, REPLAY_LINE_MAX)) != -ENODATA) {
 		struct json_object *rec;
 		struct json_object *type;
 
