@@ -426,6 +426,18 @@ static int st_forget(void *ctx, bool kernel, int32_t id)
 	return bpf_map_delete_elem(fd, &k) ? -errno : 0;
 }
 
+static int st_next_stack(void *ctx, bool kernel, int32_t prev, int32_t *ret)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t p = prev, next;
+	int fd = bpf_map__fd(kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks);
+
+	if (bpf_map_get_next_key(fd, prev < 0 ? NULL : &p, &next))
+		return -errno;
+	*ret = (int32_t)next;
+	return 0;
+}
+
 struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s)
 {
 	return (struct oncpu_table){
@@ -436,6 +448,7 @@ struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s)
 		.ustack = st_ustack,
 		.kstack = st_kstack,
 		.forget_stack = st_forget,
+		.next_stack = st_next_stack,
 		.image_live = image_live,
 	};
 }

@@ -19,7 +19,8 @@
 
 struct stack_cache {
 	bool valid;
-	bool unknown;     /* in the kernel's map, not here, at the last full sweep */
+	bool unknown;      /* in the kernel's map, not here, at the last full sweep */
+	bool seen_unknown; /* ... and at the one before (during a sweep) */
 	uint32_t refs;    /* keys of remembered images that use it */
 	uint64_t last_ns; /* when refs last dropped to 0 (monotonic) */
 	struct pl_frame *frames; /* outermost first */
@@ -387,29 +388,45 @@ static void forget_idle(struct oncpu *oc, uint64_t now_ns)
 
 /* Stacks in the kernel's maps that no key announced (a key that did not fit
  * the table, a lost record) are deleted when seen so at two full sweeps in
- * a row: one in flight is announced well before the next. */
+ * a row: one in flight is announced well before the next. The maps are
+ * walked by key, so only stored stacks cost a call. */
 static void forget_unknown(struct oncpu *oc)
 {
-	for (int kernel = 0; kernel < 2; kernel++)
-		for (uint32_t id = 0; id < oc->max_stacks; id++) {
-			struct stack_cache *c = kernel ? &oc->kcache[id] : &oc->ucache[id];
-			uint64_t k[PL_KSTACK_DEPTH];
-			struct pl_ustack_frame u[PL_USTACK_DEPTH];
-			bool present;
+	for (int kernel = 0; kernel < 2; kernel++) {
+		int32_t id, prev = -1, *ids = NULL;
+		size_t n = 0;
 
-			if (c->valid) {
+		ids = malloc(oc->max_stacks * sizeof(*ids));
+		if (!ids)
+			return;
+		/* collected first: a deletion under the cursor restarts the walk */
+		while (n < oc->max_stacks && oc->tbl.next_stack(oc->tbl.ctx, kernel, prev, &id) == 0) {
+			ids[n++] = id;
+			prev = id;
+		}
+		for (uint32_t i = 0; i < oc->max_stacks; i++) {
+			struct stack_cache *c = kernel ? &oc->kcache[i] : &oc->ucache[i];
+
+			if (!c->valid) {
+				c->seen_unknown = c->unknown;
 				c->unknown = false;
+			}
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct stack_cache *c = cache_of(oc, kernel, ids[i]);
+
+			if (!c || c->valid)
+				continue;
+			if (c->seen_unknown) {
+				oc->tbl.forget_stack(oc->tbl.ctx, kernel, ids[i]);
+				oc->st.stacks_forgotten++;
+				c->seen_unknown = false;
 				continue;
 			}
-			present = !(kernel ? oc->tbl.kstack(oc->tbl.ctx, (int32_t)id, k)
-					   : oc->tbl.ustack(oc->tbl.ctx, (int32_t)id, u));
-			if (present && c->unknown) {
-				oc->tbl.forget_stack(oc->tbl.ctx, kernel, (int32_t)id);
-				oc->st.stacks_forgotten++;
-				present = false;
-			}
-			c->unknown = present;
+			c->unknown = true;
 		}
+		free(ids);
+	}
 }
 
 void oncpu__tick(struct oncpu *oc, uint64_t now_ns)

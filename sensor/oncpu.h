@@ -47,6 +47,8 @@ struct oncpu_table {
 	int (*ustack)(void *ctx, int32_t id, struct pl_ustack_frame *ret); /* PL_USTACK_DEPTH entries */
 	int (*kstack)(void *ctx, int32_t id, uint64_t *ret);                  /* PL_KSTACK_DEPTH entries */
 	int (*forget_stack)(void *ctx, bool kernel, int32_t id);
+	/* The stack id after prev (-1: the first) in a stack map into *ret: 0, or -ENOENT at the end. */
+	int (*next_stack)(void *ctx, bool kernel, int32_t prev, int32_t *ret);
 	bool (*image_live)(void *ctx, uint32_t tgid, uint64_t image_id);
 };
 
