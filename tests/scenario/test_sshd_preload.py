@@ -29,13 +29,15 @@ time went:
     for the listener, the privilege-separation or session children;
   - every attack login child's process record has libplxz.so on CPU, among its
     baseline's new objects;
-  - `plumbline evidence OUT ID --folded` (when alerts carry an id) names
-    plxz_decode_payload.
+  - `plumbline evidence OUT ID --folded`, for that alert's id, has stacks
+    whose sampled frame is plxz_decode_payload.
 
 argv: PLUMBLINE_BINARY LIBPLXZ_SO. Needs root and BPF (the sensor), sshd, ssh
 and ssh-keygen (Debian's openssh-server and openssh-client); without them it
 skips (exit 77) with the reason, unless PLUMBLINE_REQUIRE_BPF=1. Set
-PLUMBLINE_KEEP_TEST_FILES to keep its directory (records, logs, config).
+PLUMBLINE_KEEP_TEST_FILES to keep its directory (records, logs, config). Under ctest
+the sensor's records also go to PLUMBLINE_TEST_RECORDS_DIR, which the
+schema_records test validates against docs/schema/.
 """
 import json
 import os
@@ -252,6 +254,13 @@ class Sensor:
             return f.read()
 
 
+def keep_records(sensor):
+    """The sensor's records for the schema_records test (PLUMBLINE_TEST_RECORDS_DIR, set by ctest)."""
+    dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
+    if dest and os.path.isdir(dest) and sensor and os.path.isfile(sensor.json):
+        shutil.copyfile(sensor.json, os.path.join(dest, f"scenario_sshd_preload-{os.getpid()}.jsonl"))
+
+
 def login_children(recs, listener):
     """The process records of the listener's per-connection children (sshd ... -R)."""
     return [r for r in recs if r.get("type") == "process" and r.get("ppid") == listener and r.get("exe") == SSHD
@@ -443,17 +452,17 @@ def main():
 
         # the same evidence through `plumbline evidence --folded`
         a = next(a for a in alerts if a["pid"] == first and a["rule"] == AUTH_RULES[0])
-        if "id" not in a:
-            log("NOTE: alerts carry no id in this build: `plumbline evidence --folded` not checked")
-        else:
-            sensor.stop()
-            r = subprocess.run([SENSOR, "evidence", sensor.json, a["id"], "--folded"], capture_output=True,
-                               text=True, timeout=30)
-            if r.returncode != 0 or BURN_FN not in r.stdout:
-                fail(f"plumbline evidence --folded exited {r.returncode}: {r.stdout[:2000]} {r.stderr[:2000]}")
-            lines = [l for l in r.stdout.splitlines() if BURN_FN in l]
-            log(f"plumbline evidence {a['id']} --folded: {len(lines)} of {len(r.stdout.splitlines())} stacks "
-                f"end in {BURN_FN}, e.g. {lines[0]}")
+        if not isinstance(a.get("id"), str):
+            fail(f"the alert has no id: {sorted(a)}")
+        sensor.stop()
+        r = subprocess.run([SENSOR, "evidence", sensor.json, a["id"], "--folded"], capture_output=True,
+                           text=True, timeout=30)
+        lines = [l for l in r.stdout.splitlines() if l.rsplit(" ", 1)[0].endswith(";" + BURN_FN)]
+        if r.returncode != 0 or not lines:
+            fail(f"plumbline evidence --folded exited {r.returncode}, no stack ends in {BURN_FN}: "
+                 f"{r.stdout[:2000]} {r.stderr[:2000]}")
+        log(f"plumbline evidence {a['id']} --folded: {len(lines)} of {len(r.stdout.splitlines())} stacks "
+            f"end in {BURN_FN}, e.g. {lines[0]}")
         ok = True
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
@@ -468,6 +477,7 @@ def main():
                 ok = False
             finally:
                 sensor.kill()
+        keep_records(sensor)
         if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
             print(f"kept {d}", file=sys.stderr)
         else:
