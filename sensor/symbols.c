@@ -271,6 +271,10 @@ static bool read_segments(struct object *o, Elf *e)
 {
 	size_t n;
 
+	/* read again when the object shows up under another path: from scratch */
+	free(o->segs);
+	o->segs = NULL;
+	o->nsegs = 0;
 	if (elf_getphdrnum(e, &n) || !n || n > 4096)
 		return false;
 	o->segs = calloc(n, sizeof(*o->segs));
