@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define IMG_BUCKETS 4096
+#define USER_ADDR_END (1ull << 47) /* x86_64 user addresses, and so file offsets, are below */
 /* An unused stack leaves the stack map this long after its last key went:
  * long enough that an announcement still in the ring buffer finds it,
  * short enough that the map holds little more than the stacks of live
@@ -138,11 +139,17 @@ static void read_stack(struct oncpu *oc, struct stack_cache *c, bool kernel, int
 				oc->st.processes_scanned++;
 				break;
 			}
-		for (; n < PL_USTACK_DEPTH && u[n].status != PL_FRAME_EMPTY; n++) {
-			if (u[n].status == PL_FRAME_VALID)
-				symbols__user(oc->sym, u[n].build_id, u[n].offset_or_ip, &f[n]);
+		for (uint32_t i = 0; i < PL_USTACK_DEPTH && u[i].status != PL_FRAME_EMPTY; i++) {
+			/* where the frame-pointer chain runs off (a binary without
+			 * frame pointers), the kernel's last "frames" are a return
+			 * address of 0, or an offset below the mapping's start that
+			 * wrapped around: no code, and a load address we must not show */
+			if (u[i].offset_or_ip == 0 || u[i].offset_or_ip >= USER_ADDR_END)
+				break;
+			if (u[i].status == PL_FRAME_VALID)
+				symbols__user(oc->sym, u[i].build_id, u[i].offset_or_ip, &f[n++]);
 			else
-				symbols__user_ip(oc->sym, tgid, u[n].offset_or_ip, &f[n]);
+				symbols__user_ip(oc->sym, tgid, u[i].offset_or_ip, &f[n++]);
 		}
 	}
 	c->frames = malloc((n ? n : 1) * sizeof(*c->frames));
@@ -268,6 +275,46 @@ static int cmp_fn(const void *a, const void *b)
 	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
 }
 
+/* Frames that read the same: the same function of the same object (the
+ * offset inside it aside), or the same place of an unnamed object. */
+static bool same_frame(const struct pl_frame *a, const struct pl_frame *b)
+{
+	return a->kernel == b->kernel && same_str(a->object, b->object) && same_str(a->function, b->function) &&
+	       (a->function || a->offset == b->offset);
+}
+
+static bool same_frames(const struct pl_frame *a, uint32_t na, const struct pl_frame *b, uint32_t nb)
+{
+	if (na != nb)
+		return false;
+	for (uint32_t i = 0; i < na; i++)
+		if (!same_frame(&a[i], &b[i]))
+			return false;
+	return true;
+}
+
+/* Stacks that differ only by offsets inside the same functions (a loop
+ * sampled at several instructions) are one stack to a reader: their
+ * samples are added to the first. Returns the stacks left. */
+static uint32_t merge_same(struct pl_stack *st, uint32_t n)
+{
+	uint32_t out = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j;
+
+		for (j = 0; j < out; j++)
+			if (same_frames(st[j].user, st[j].nuser, st[i].user, st[i].nuser) &&
+			    same_frames(st[j].kern, st[j].nkern, st[i].kern, st[i].nkern))
+				break;
+		if (j < out)
+			st[j].samples += st[i].samples;
+		else
+			st[out++] = st[i];
+	}
+	return out;
+}
+
 void oncpu_result__free(struct oncpu_result *r)
 {
 	if (!r)
@@ -345,6 +392,7 @@ struct oncpu_result *oncpu__collect(struct oncpu *oc, uint64_t image_id, uint64_
 		oncpu_result__free(r);
 		return NULL;
 	}
+	ns = merge_same(r->stacks, ns);
 	qsort(r->stacks, ns, sizeof(*r->stacks), cmp_stack);
 	qsort(r->objs, no, sizeof(*r->objs), cmp_obj);
 	qsort(r->fns, nf, sizeof(*r->fns), cmp_fn);

@@ -63,8 +63,10 @@ struct oncpu_stats {
 };
 
 /* What one image's samples add up to: the sample's oncpu fields point in
- * here. Free with oncpu_result__free(); the names point into the symbols
- * cache and stay valid until the next oncpu__sweep(). */
+ * here. Free with oncpu_result__free(); the frames and names point into
+ * this module's and the symbols' caches and stay valid until the next
+ * oncpu__tick() or oncpu__sweep(). Stacks that differ only by offsets
+ * inside the same functions are merged into one. */
 struct oncpu_result {
 	struct pl_oncpu oc;
 	struct pl_oncpu_obj *objs;
