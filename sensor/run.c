@@ -580,6 +580,7 @@ static int sensor_open(struct sensor *s)
 			if (symbols__new(&s->sym) < 0 ||
 			    oncpu__new(&ot, s->sym, s->opts->max_stacks, s->opts->sample_hz, &s->oncpu) < 0)
 				return log_error_errno(ENOMEM, "Out of memory");
+			symbols__load_kernel(s->sym);
 			r = bpfsensor__watch_mmaps(s->bpf, on_mmap, s->sym);
 			if (r < 0)
 				log_warn_errno(r, "Cannot watch executable mappings (%m): stack frames of processes "

@@ -504,6 +504,37 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* One line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]", parsed in
+ * place (120,000 lines: sscanf would cost the start-up tenths of a
+ * second). False when it is not a text symbol. */
+static bool parse_ksym(char *line, uint64_t *addr, char **name, char **mod)
+{
+	char *p = line, *end;
+	char type;
+
+	*addr = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return false;
+	type = end[1];
+	if ((type != 't' && type != 'T' && type != 'w' && type != 'W') || end[2] != ' ')
+		return false;
+	*name = end + 3;
+	*mod = NULL;
+	for (p = *name; *p && *p != '\t' && *p != ' ' && *p != '\n'; p++)
+		;
+	if (*p == '\t' || *p == ' ') {
+		*p++ = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			*mod = p;
+			p += strcspn(p, "\n");
+		}
+	}
+	*p = 0;
+	return **name != 0;
+}
+
 static void load_kallsyms(struct symbols *sym)
 {
 	_cleanup_fclose_ FILE *f = NULL;
@@ -516,17 +547,15 @@ static void load_kallsyms(struct symbols *sym)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256], mod[128] = "";
+		uint64_t addr;
+		char *name, *mod;
 		size_t ln, lm;
 
-		if (sscanf(line, "%llx %c %255s %127s", &addr, &type, name, mod) < 3)
-			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		if (!parse_ksym(line, &addr, &name, &mod))
 			continue;
 		any_addr |= addr != 0;
 		ln = strlen(name) + 1;
-		lm = mod[0] ? strlen(mod) + 1 : 0;
+		lm = mod ? strlen(mod) + 1 : 0;
 		if (sused + ln + lm > scap) {
 			size_t ncap = scap ? scap * 2 : 1 << 20;
 			char *ns = realloc(sym->kstrings, ncap);
@@ -565,6 +594,12 @@ static void load_kallsyms(struct symbols *sym)
 		sym->nksyms = 0;
 	qsort(sym->ksyms, sym->nksyms, sizeof(*sym->ksyms), cmp_ksym);
 	sym->st.kernel_symbols = sym->nksyms;
+}
+
+void symbols__load_kernel(struct symbols *sym)
+{
+	if (!sym->kloaded)
+		load_kallsyms(sym);
 }
 
 void symbols__kernel(struct symbols *sym, uint64_t addr, struct pl_frame *ret)

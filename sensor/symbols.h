@@ -71,6 +71,10 @@ void symbols__scan_process(struct symbols *sym, uint32_t pid);
 /* Name the user frame at address ip of live process pid, from its maps. */
 void symbols__user_ip(struct symbols *sym, uint32_t pid, uint64_t ip, struct pl_frame *ret);
 
+/* Read /proc/kallsyms now (the sensor does at start-up, so the one read
+ * is not on the event loop later); otherwise the first kernel frame does. */
+void symbols__load_kernel(struct symbols *sym);
+
 /* Name the kernel frame at addr. */
 void symbols__kernel(struct symbols *sym, uint64_t addr, struct pl_frame *ret);
 
