@@ -382,34 +382,17 @@ static const struct pl_output_ops audit_ops = {
     .free = audit_free,
 };
 
-/* As jsonl.c's open_file(), read-write for the tail, and 0600: see there why. */
+/* The log as output__open_append() opens files (read-write: the tail is
+ * read back at start; 0600), held with an exclusive lock: one writer. */
 static int open_file(const char *path)
 {
-	struct stat st;
-	int fd, r = 0;
+	int fd = output__open_append(path, O_RDWR, 0600);
 
-	if (lstat(path, &st) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return -ELOOP;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		if (!S_ISREG(st.st_mode))
-			return -EINVAL;
-	} else if (errno != ENOENT) {
-		return -errno;
-	}
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
-		return errno == ENXIO ? -EINVAL : -errno;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode))
-		r = -EINVAL;
-	else if (fcntl(fd, F_SETFL, O_APPEND) < 0)
-		r = -errno;
-	else if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
-	if (r < 0) {
+		return fd;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
 		close(fd);
 		return r;
 	}

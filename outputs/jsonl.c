@@ -102,45 +102,6 @@ static const struct pl_output_ops jsonl_ops = {
 	.free = jsonl_free,
 };
 
-/*
- * The sensor appends as root: a symlink at path could send that to any
- * file, and a FIFO would block the open until a reader came, then the
- * sensor whenever the reader stalled. So only a regular file, or a new one,
- * is taken: what is there is checked before the open (a device is never
- * opened) and what was opened is checked again (the open is O_NOFOLLOW and
- * O_NONBLOCK, so a swap in between can neither redirect nor block it).
- */
-static int open_file(const char *path)
-{
-	struct stat st;
-	int fd, r = 0;
-
-	if (lstat(path, &st) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return -ELOOP;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		if (!S_ISREG(st.st_mode))
-			return -EINVAL;
-	} else if (errno != ENOENT) {
-		return -errno;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0640);
-	if (fd < 0)
-		return errno == ENXIO ? -EINVAL : -errno; /* ENXIO: a FIFO with no reader */
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode)) /* replaced since the lstat() */
-		r = -EINVAL;
-	else if (fcntl(fd, F_SETFL, O_APPEND) < 0) /* blocking again: O_NONBLOCK was for the open */
-		r = -errno;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
 int jsonl_output__open(const char *path, struct pl_output **ret)
 {
 	struct jsonl_output *j;
@@ -150,7 +111,7 @@ int jsonl_output__open(const char *path, struct pl_output **ret)
 	if (strcmp(path, "-") == 0) {
 		fd = STDOUT_FILENO;
 	} else {
-		fd = open_file(path);
+		fd = output__open_append(path, O_WRONLY, 0640);
 		if (fd < 0)
 			return fd;
 	}

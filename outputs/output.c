@@ -8,9 +8,13 @@
  */
 #include "output.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t mono_ns(void)
 {
@@ -99,4 +103,43 @@ void output__free(struct pl_output *o)
 {
 	if (o)
 		o->ops->free(o);
+}
+
+/*
+ * The sensor appends as root: a symlink at path could send that to any
+ * file, and a FIFO would block the open until a reader came, then the
+ * sensor whenever the reader stalled. So only a regular file, or a new one,
+ * is taken: what is there is checked before the open (a device is never
+ * opened) and what was opened is checked again (the open is O_NOFOLLOW and
+ * O_NONBLOCK, so a swap in between can neither redirect nor block it).
+ */
+int output__open_append(const char *path, int access, mode_t mode)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	fd = open(path, access | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, mode);
+	if (fd < 0)
+		return errno == ENXIO ? -EINVAL : -errno; /* ENXIO: a FIFO with no reader */
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode)) /* replaced since the lstat() */
+		r = -EINVAL;
+	else if (fcntl(fd, F_SETFL, O_APPEND) < 0) /* blocking again: O_NONBLOCK was for the open */
+		r = -errno;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
 }

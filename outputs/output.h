@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct pl_output;
 
@@ -84,6 +85,15 @@ void output__fail_at_open(struct pl_output *o, int err, const char *why);
 /* Carry counters, the failure episode, the reporter and the alert form from `from` to `to`
  * (a reopened file replacing the old one: SIGHUP). */
 void output__carry(struct pl_output *to, const struct pl_output *from);
+
+/*
+ * Open path to append to it, for a backend that writes files as root: only
+ * a regular file, or a new one (created with mode), is taken; a symlink is
+ * refused with -ELOOP (never followed), a directory with -EISDIR, anything
+ * else (a FIFO, a device) with -EINVAL, and the open never blocks. access:
+ * O_WRONLY or O_RDWR. Returns the fd (blocking, O_APPEND) or -errno.
+ */
+int output__open_append(const char *path, int access, mode_t mode);
 
 /* Write rec (not consumed). Counts written/dropped, tracks the failure
  * episode and calls the reporter at its edges. Returns 0 or -errno. */
