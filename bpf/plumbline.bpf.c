@@ -1003,14 +1003,12 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 }
 
 /*
- * Runs on every CPU at a low frequency: folds the CPU time and the syscalls
- * of whatever user thread is running there, so a process spinning without a
- * context switch still shows in the current window. It can interrupt a
- * tracepoint program on the same CPU: `cpu_busy` keeps it out of account(),
- * the CPU's in_enter out of its syscall counts.
+ * Fold the CPU time and the syscalls of whatever user thread is running on
+ * this CPU into its process. It can interrupt a tracepoint program on the
+ * same CPU: `cpu_busy` keeps it out of account(), the CPU's in_enter out of
+ * its syscall counts.
  */
-SEC("perf_event")
-int pl_cpu_refresh(void *ctx)
+static __always_inline void refresh_current(void)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct cpu_counts *cc = cpu_counts();
@@ -1020,7 +1018,7 @@ int pl_cpu_refresh(void *ctx)
 	__u32 tgid;
 
 	if (!busy || *busy || !cc || !is_user_task(t) || (t->flags & PF_EXITING))
-		return 0;
+		return;
 	tgid = t->tgid;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	th = bpf_task_storage_get(&threads, t, 0, 0);
@@ -1028,6 +1026,30 @@ int pl_cpu_refresh(void *ctx)
 		account(t, th, p);
 	if (p && !cc->in_enter)
 		fold_sc(cc, p);
+}
+
+/*
+ * Runs on every CPU at a low frequency (--refresh-hz), so a process spinning
+ * without a context switch still shows between the sensor's passes.
+ */
+SEC("perf_event")
+int pl_cpu_refresh(void *ctx)
+{
+	refresh_current();
+	return 0;
+}
+
+/*
+ * Not attached: user space runs it on each CPU (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU, an IPI, so "current" is whatever that CPU was
+ * running) just before it reads the process table, so a window's CPU is
+ * what its processes used up to the window's end, not up to the last
+ * refresh.
+ */
+SEC("raw_tp")
+int pl_cpu_sync(void *ctx)
+{
+	refresh_current();
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct bpfsensor {
 	int ncpus;
 	bool open_fail;
 	bool refresh;
+	bool sync; /* pl_cpu_sync runs on each CPU before a pass */
 	bool sample;
 	struct bpf_link **sample_links;
 	int *sample_fds;
@@ -125,6 +126,9 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	}
 	if (!s->refresh)
 		bpf_program__set_autoload(s->skel->progs.pl_cpu_refresh, false);
+	bpf_program__set_autoattach(s->skel->progs.pl_cpu_sync, false); /* run on demand: bpfsensor__sync_cpu() */
+	s->ncpus = libbpf_num_possible_cpus();
+	s->sync = s->ncpus > 0;
 	s->sample = feat->have[PL_FEAT_PERF_EVENT] && opts->sample_hz > 0;
 	s->skel->rodata->stack_key_burst = ONCPU_MAX_KEYS;
 	if (!s->sample)
@@ -363,6 +367,26 @@ struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s)
 bool bpfsensor__tracks_open_fail(const struct bpfsensor *s)
 {
 	return s->open_fail;
+}
+
+void bpfsensor__sync_cpu(struct bpfsensor *s)
+{
+	int fd = bpf_program__fd(s->skel->progs.pl_cpu_sync);
+
+	if (!s->sync)
+		return;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (uint32_t)cpu);
+
+		if (bpf_prog_test_run_opts(fd, &o) == 0 || errno == ENXIO)
+			continue; /* ENXIO: the CPU is offline, nothing runs there */
+		log_warn_errno(errno,
+				  "Cannot bring the CPU counters up to date on CPU %d before a pass (%m): "
+				  "windows see CPU as of the last refresh (1/--refresh-hz s) from now on",
+				  cpu);
+		s->sync = false;
+		return;
+	}
 }
 
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s)

@@ -191,6 +191,7 @@ static void running_one(void *ctx, uint32_t tgid, const struct pl_proc *p)
 
 static void foreach_kernel_proc(struct sensor *s, void (*fn)(void *, uint32_t, const struct pl_proc *))
 {
+	bpfsensor__sync_cpu(s->bpf);
 	s->pass_ns = mono_ns();
 	bpfsensor__foreach_proc(s->bpf, s->opts->max_procs * 2u, fn, s);
 }
