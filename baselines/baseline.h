@@ -10,6 +10,17 @@
  * labels for people, never part of the key: renaming or copying a binary
  * doesn't escape its history.
  *
+ * The image part of the key (issue 10) says what the image runs and how it
+ * began (docs/baselines.md "Keys"):
+ *
+ *   binary_id  = <binary> [ "+script:" <abs path> [ "#sha256:" <16 hex> ]
+ *                         | "+inline" | "+module:" <name> ] [ "+fork" ]
+ *
+ * "+script", "+inline", "+module" for interpreters (sensor/scriptkey.h),
+ * "+fork" for a child that did not exec (it runs its parent's image in
+ * another role: sshd's privilege-separation child). The key is only a
+ * string: files written before this grammar load as they were.
+ *
  * It holds distributions (sketch.h) of per-process-lifetime and per-window
  * costs and bounded sets (strset.h) of what the binary has been seen doing.
  * baseline__observe_*() score a sample against what was learned and then,
@@ -56,12 +67,15 @@ struct bl_policy {
 	double mad_floor;       /* floor of the MAD in ln units (sketch__score) */
 };
 
+#define BL_KEY_FORK "+fork" /* binary_id suffix of a fork child's image (above) */
+
 /* The defaults documented in docs/baselines.md. */
 void bl_policy__defaults(struct bl_policy *p);
 
 struct baseline {
 	char *key;        /* "<binary_id>@<parent_id>" */
-	char *binary_id;  /* "build-id:<hex>" or "sha256:<hex>" or "file:<dev>:<ino>" */
+	char *binary_id;  /* "build-id:<hex>" or "sha256:<hex>" or "file:<dev>:<ino>", with the
+			   * image suffixes above */
 	char *parent_id;  /* the parent's binary_id, "-" when unknown */
 	char *exe;        /* label: last exe path seen */
 	char *parent_exe; /* label */

@@ -290,6 +290,15 @@ uint64_t bl_store__refused(const struct bl_store *st)
 	return st->refused;
 }
 
+/* A fork child's image (BL_KEY_FORK): another role, never the prior of an
+ * exec'd image's baseline nor the other way round. */
+static bool is_fork(const char *binary_id)
+{
+	size_t n = strlen(binary_id), k = strlen(BL_KEY_FORK);
+
+	return n >= k && strcmp(binary_id + n - k, BL_KEY_FORK) == 0;
+}
+
 struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
 				  const char *parent_exe, uint64_t now_ns)
 {
@@ -322,7 +331,8 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 		struct baseline *o = st->b[i];
 
 		if (strcmp(o->binary_id, b->binary_id) != 0 && strcmp(o->exe, b->exe) == 0 &&
-		    strcmp(o->parent_exe, b->parent_exe) == 0 && (!prior || o->updated_ns > prior->updated_ns))
+		    strcmp(o->parent_exe, b->parent_exe) == 0 && is_fork(o->binary_id) == is_fork(b->binary_id) &&
+		    (!prior || o->updated_ns > prior->updated_ns))
 			prior = o;
 	}
 	if (prior && !(b->prior_key = strdup(prior->key))) {

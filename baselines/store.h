@@ -51,7 +51,8 @@ struct baseline *bl_store__get(struct bl_store *st, const char *key);
 /*
  * The baseline of (binary_id, parent_id), created when missing: then, if a
  * baseline with the same labels (exe, parent exe) but another binary exists,
- * the newest such becomes its prior. NULL when the store is full (counted in
+ * the newest such becomes its prior (a fork child's image, BL_KEY_FORK, only
+ * ever has another fork child's as prior). NULL when the store is full (counted in
  * bl_store__refused()) or on ENOMEM.
  */
 struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,

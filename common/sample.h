@@ -213,6 +213,9 @@ struct pl_sample {
 	uint32_t threads;
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
+	/* issue 10, baseline keys: what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),
+	 * NULL for other images (scriptkey.h) */
+	const char *script;
 	uint32_t nancestors;
 
 	/* the image so far (window), or all of it (exit) */

@@ -154,6 +154,7 @@ static void add_identity(struct json_object *o, const struct pl_sample *s)
 	add_u64(o, "start_ns", s->start_ns);
 	add_u64(o, "image_start_ns", s->image_start_ns);
 	add_u64(o, "threads", s->threads);
+	add_str(o, "script", s->script); /* issue 10 keys */
 }
 
 struct json_object *sample_json__fail_paths(const struct pl_sample *s)
@@ -732,6 +733,7 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 	s->start_ns = u64(o, "start_ns");
 	s->image_start_ns = u64(o, "image_start_ns");
 	s->threads = u32(o, "threads");
+	s->script = str(b, o, "script"); /* issue 10 keys */
 	s->binary_id = str(b, o, "binary_id");
 	s->parent_exe = str(b, o, "parent_exe");
 	if (anc && json_object_is_type(anc, json_type_array))

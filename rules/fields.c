@@ -334,6 +334,8 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->cmdline;
 	case RL_F_PROC_FILENAME:
 		return s->filename;
+	case RL_F_PROC_SCRIPT: /* issue 10 keys */
+		return s->script;
 	case RL_F_PROC_BUILD_ID:
 		return s->build_id;
 	case RL_F_PROC_BINARY_ID:

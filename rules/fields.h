@@ -48,6 +48,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_PNAME, "proc.pname", STR, RL_EWX, "", "parent's executable file name")                             \
 	X(PROC_ANAME, "proc.aname", STRLIST, RL_EWX, "", "ancestors' executable file names, parent first (up to 8)") \
 	X(PROC_APATH, "proc.apath", STRLIST, RL_EWX, "", "ancestors' executable paths, parent first (up to 8)")  \
+	/* issue 10, baseline keys */                                                                           \
+	X(PROC_SCRIPT, "proc.script", STR, RL_EWX, "", "what an interpreter runs: script path, -c/-e, or -m MODULE") \
 	X(PROC_IMAGE, "proc.image", STR, RL_EWX, "", "how the image started: exec, fork or preexisting")          \
 	X(PROC_PARTIAL, "proc.partial", BOOL, RL_EWX, "", "the sensor saw only part of this image")              \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \

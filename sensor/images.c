@@ -16,6 +16,7 @@
 
 #include "cleanup.h"
 #include "clock.h"
+#include "scriptkey.h"
 #include "textsafe.h"
 
 _Static_assert(PL_SAMPLE_NR_SYSCALLS == PL_NR_SYSCALLS, "sample and kernel count the same syscalls");
@@ -27,6 +28,7 @@ struct images {
 	struct pl_sample sample;      /* the one being built */
 	char comm[PL_COMM_LEN];       /* the record's comm, NUL-terminated */
 	unsigned long long win_sc[PL_NR_SYSCALLS], win_errno[PL_NR_ERRNO];
+	struct scriptkey_cache *scripts; /* issue 10 keys: script content hashes */
 };
 
 int images__new(const struct images_deps *d, struct images **ret)
@@ -36,12 +38,18 @@ int images__new(const struct images_deps *d, struct images **ret)
 	if (!im)
 		return -ENOMEM;
 	im->d = *d;
+	if (scriptkey_cache__new(&im->scripts) < 0) {
+		free(im);
+		return -ENOMEM;
+	}
 	*ret = im;
 	return 0;
 }
 
 void images__free(struct images *im)
 {
+	if (im)
+		scriptkey_cache__free(im->scripts);
 	free(im);
 }
 
@@ -127,6 +135,7 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->filename = pi->filename;
 	s->filename_truncated = pi->filename_truncated;
 	s->cmdline = pi->cmdline;
+	s->script = pi->script; /* issue 10 keys */
 	s->build_id = pi->build_id;
 	s->binary_id = pi->binary_id;
 	s->parent_exe = pi->parent_exe;
@@ -289,6 +298,10 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
 	pi->hash_wait = exe.hash_pending;
+	/* issue 10 keys: an interpreter is keyed by what it runs (out of memory: by its binary only) */
+	(void)scriptkey__derive(im->scripts, ev->hdr.tgid, pi->exe ? pi->exe : pi->filename, ev->args,
+				ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN, &pi->script_suffix,
+				&pi->script);
 	parent = proctable__get(im->d.procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
@@ -323,6 +336,10 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->build_id = dup_or_null(parent->build_id);
 		pi->binary_id = dup_or_null(parent->binary_id);
 		pi->cmdline = dup_or_null(parent->cmdline);
+		/* issue 10 keys: another role than the exec'd image's, same script */
+		pi->forked = true;
+		pi->script_suffix = dup_or_null(parent->script_suffix);
+		pi->script = dup_or_null(parent->script);
 	} else {
 		identity__resolve_exe(im->d.ident, ev->hdr.tgid, &stamp_of(&ev->id), NULL, &exe);
 		pi->exe = exe.path;

@@ -134,8 +134,26 @@ void learner__attach(struct learner *l, struct proc_info *pi)
 		l->no_baseline++;
 		return;
 	}
-	pi->bl = bl_store__obtain(l->store, pi->binary_id, pi->parent_binary_id ? pi->parent_binary_id : "-",
-				  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", real_ns());
+	if (pi->script_suffix || pi->forked) {
+		/* issue 10 keys: what the image runs and how it began are part of what its
+		 * baseline stands for (docs/baselines.md "Keys"); the exe label names the
+		 * script too, so that a changed script has the old one's history as prior */
+		_cleanup_free_ char *id = NULL, *exe = NULL;
+
+		if (asprintf(&id, "%s%s%s", pi->binary_id, pi->script_suffix ? pi->script_suffix : "",
+			     pi->forked ? BL_KEY_FORK : "") < 0 ||
+		    asprintf(&exe, "%s%s%s", pi->exe ? pi->exe : "", pi->script ? " " : "",
+			     pi->script ? pi->script : "") < 0) {
+			id = exe = NULL;
+			l->no_baseline++;
+			return;
+		}
+		pi->bl = bl_store__obtain(l->store, id, pi->parent_binary_id ? pi->parent_binary_id : "-", exe,
+					  pi->parent_exe ? pi->parent_exe : "", real_ns());
+	} else {
+		pi->bl = bl_store__obtain(l->store, pi->binary_id, pi->parent_binary_id ? pi->parent_binary_id : "-",
+					  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", real_ns());
+	}
 	if (!pi->bl)
 		l->no_baseline++;
 }

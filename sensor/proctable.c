@@ -44,6 +44,10 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->binary_id);
 	free(pi->parent_binary_id);
 	free(pi->parent_exe);
+	free(pi->script_suffix);
+	free(pi->script);
+	pi->script_suffix = pi->script = NULL;
+	pi->forked = false;
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;
 	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;
 	pi->bl = NULL;

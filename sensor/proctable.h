@@ -67,6 +67,10 @@ struct proc_info {
 	bool have_last;          /* `last` holds a snapshot */
 	uint64_t last_ns;        /* when `last` was taken (monotonic) */
 	struct pl_stats last;    /* counters at the previous window */
+	/* issue 10, baseline keys (scriptkey.h): what the image's baseline stands for */
+	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
+	char *script;            /* the script label (proc.script) or NULL */
+	bool forked;             /* a fork child running its parent's image (no exec) */
 	struct proc_info *next;  /* hash chain */
 };
 

@@ -10,6 +10,11 @@
  * and so is a FIFO under a baseline's name, without holding up the start.
  * The running sensor holds its state directory: a second writer is refused;
  * and a state directory others can write is refused at start-up.
+ *
+ * Keys (issue 10): a real python3 running two scripts and two -c one-liners
+ * gets three baselines (the one-liners share one); a changed script is a
+ * new baseline with the old one as prior; a fork child of the same image is
+ * a baseline apart ("+fork").
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +191,150 @@ static void test_learns_a_known_cost_then_scores_a_10x_run(void **state)
 	assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(arr, 0), "quarantined")),
 			 1 + RUNS - learned);
 	json_object_put(arr);
+	assert_int_equal(sensor_restart(&sensor, extra), 0);
+}
+
+/* ---- keys (issue 10) ---- */
+
+#define PYTHON "/usr/bin/python3"
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Every process record of pid a (na of them) and pid b (nb), gathered from
+ * one pass over what the sensor appends (records_wait_pid() would drop the
+ * other pid's records). */
+static struct json_object *wait_pids(pid_t a, int na, pid_t b, int nb)
+{
+	struct json_object *out = json_object_new_array();
+	int ha = 0, hb = 0;
+
+	for (int tries = 0; tries < WAIT_MS / 20 && (ha < na || hb < nb); tries++) {
+		struct json_object *recs = records_load(&sensor);
+
+		for (size_t i = 0; i < json_object_array_length(recs); i++) {
+			struct json_object *r = json_object_array_get_idx(recs, i);
+			const char *t = rec_str(r, "type");
+
+			if (!t || strcmp(t, "process") != 0)
+				continue;
+			if (rec_int(r, "pid") == a)
+				ha++;
+			else if (rec_int(r, "pid") == b)
+				hb++;
+			else
+				continue;
+			json_object_array_add(out, json_object_get(r));
+		}
+		json_object_put(recs);
+		if (ha < na || hb < nb)
+			usleep(20000);
+	}
+	if (ha < na || hb < nb)
+		fail_msg("records of %d: %d of %d, of %d: %d of %d", a, ha, na, b, hb, nb);
+	return out;
+}
+
+/* Run argv, return its exec image's baseline key and script (copies). */
+static void run_keyed(const char *const *argv, char *key, size_t keylen, char *script, size_t scriptlen)
+{
+	char out[256];
+	int st;
+	pid_t pid = run_capture(argv, out, sizeof(out), &st);
+	struct json_object *recs, *r;
+
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	recs = wait_pids(pid, 2, -1, 0);
+	r = records_find(recs, pid, "exec");
+	assert_non_null(r);
+	snprintf(key, keylen, "%s", json_object_get_string(get(get(r, "baseline"), "key")));
+	snprintf(script, scriptlen, "%s", rec_str(r, "script") ? rec_str(r, "script") : "(null)");
+	json_object_put(recs);
+}
+
+static void test_python_is_keyed_by_script_and_forks_apart(void **state)
+{
+	char dir[] = "/tmp/pl-keys-XXXXXX", a[64], b[64], f[64];
+	char ka[1024], kb[1024], kc1[1024], kc2[1024], ka2[1024], sa[1024], sb[1024], sc[1024], tmp[1024];
+	char want[1200], out[256], *end;
+	struct json_object *recs, *pr, *cr, *arr;
+	pid_t pid, child;
+	int st;
+
+	if (!have_bpf)
+		skip();
+	if (access(PYTHON, X_OK) != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.py", dir);
+	snprintf(b, sizeof(b), "%s/b.py", dir);
+	snprintf(f, sizeof(f), "%s/f.py", dir);
+	write_file(a, "x = 1\n");
+	write_file(b, "x = 2\n");
+	write_file(f, "import os, sys\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)\n"
+		      "print(pid)\n");
+
+	/* options before the script are skipped: -u -X dev */
+	run_keyed((const char *const[]){ PYTHON, "-u", "-X", "dev", a, NULL }, ka, sizeof(ka), sa, sizeof(sa));
+	run_keyed((const char *const[]){ PYTHON, b, NULL }, kb, sizeof(kb), sb, sizeof(sb));
+	run_keyed((const char *const[]){ PYTHON, "-c", "pass", NULL }, kc1, sizeof(kc1), sc, sizeof(sc));
+	run_keyed((const char *const[]){ PYTHON, "-c", "print(3)", NULL }, kc2, sizeof(kc2), tmp, sizeof(tmp));
+	assert_string_equal(sa, a);
+	assert_string_equal(sb, b);
+	assert_string_equal(sc, "-c");
+	snprintf(want, sizeof(want), "+script:%s#sha256:", a);
+	if (!strstr(ka, want))
+		fail_msg("key of python3 a.py: %s", ka);
+	assert_string_not_equal(ka, kb);
+	assert_string_not_equal(ka, kc1);
+	assert_string_not_equal(kb, kc1);
+	assert_string_equal(kc1, kc2); /* one bucket for one-liners */
+	assert_non_null(strstr(kc1, "+inline@"));
+
+	/* a changed script: another key, with the old one as its prior */
+	write_file(a, "x = 1\ny = 2\n");
+	run_keyed((const char *const[]){ PYTHON, a, NULL }, ka2, sizeof(ka2), tmp, sizeof(tmp));
+	assert_string_not_equal(ka, ka2);
+
+	/* a fork child of the script: the same script, another role */
+	pid = run_capture((const char *const[]){ PYTHON, f, NULL }, out, sizeof(out), &st);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	child = (pid_t)strtol(out, &end, 10);
+	assert_true(child > 0 && end != out);
+	recs = wait_pids(pid, 2, child, 1);
+	pr = records_find(recs, pid, "exec");
+	cr = records_find(recs, child, "fork");
+	assert_non_null(pr);
+	assert_non_null(cr);
+	{
+		const char *pk = json_object_get_string(get(get(pr, "baseline"), "key"));
+		const char *ck = json_object_get_string(get(get(cr, "baseline"), "key"));
+		size_t n = strcspn(pk, "@");
+
+		assert_non_null(pk);
+		assert_non_null(ck);
+		/* the child's image: the parent's image part + "+fork" */
+		if (strncmp(ck, pk, n) != 0 || strncmp(ck + n, "+fork@", 6) != 0)
+			fail_msg("fork child key %s, exec key %s", ck, pk);
+		assert_string_equal(rec_str(cr, "script"), f);
+	}
+	json_object_put(recs);
+
+	st = sensor_stop(&sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	arr = show(ka2);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(arr, 0), "prior_key")), ka);
+	json_object_put(arr);
+	unlink(a);
+	unlink(b);
+	unlink(f);
+	rmdir(dir);
 	assert_int_equal(sensor_restart(&sensor, extra), 0);
 }
 
@@ -373,6 +522,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_learns_a_known_cost_then_scores_a_10x_run),
+		cmocka_unit_test(test_python_is_keyed_by_script_and_forks_apart),
 		cmocka_unit_test(test_corrupt_baseline_file_is_reported_and_moved_aside),
 		cmocka_unit_test(test_fifo_in_the_store_is_reported_and_the_rest_loads),
 		cmocka_unit_test(test_a_second_writer_is_refused_while_the_sensor_runs),
