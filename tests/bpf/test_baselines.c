@@ -207,37 +207,38 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* Every process record of pid a (na of them) and pid b (nb), gathered from
- * one pass over what the sensor appends (records_wait_pid() would drop the
- * other pid's records). */
-static struct json_object *wait_pids(pid_t a, int na, pid_t b, int nb)
+/* Every process record of pids a and b, gathered from what the sensor
+ * appends until a has a record of image ia and b (when > 0) one of image ib
+ * (records_wait_pid() would drop the other pid's records). */
+static struct json_object *wait_pids(pid_t a, const char *ia, pid_t b, const char *ib)
 {
 	struct json_object *out = json_object_new_array();
-	int ha = 0, hb = 0;
+	bool ha = false, hb = b <= 0;
 
-	for (int tries = 0; tries < WAIT_MS / 20 && (ha < na || hb < nb); tries++) {
+	for (int tries = 0; tries < WAIT_MS / 20 && !(ha && hb); tries++) {
 		struct json_object *recs = records_load(&sensor);
 
 		for (size_t i = 0; i < json_object_array_length(recs); i++) {
 			struct json_object *r = json_object_array_get_idx(recs, i);
-			const char *t = rec_str(r, "type");
+			const char *t = rec_str(r, "type"), *im = rec_str(r, "image");
 
-			if (!t || strcmp(t, "process") != 0)
+			if (!t || strcmp(t, "process") != 0 || !im)
 				continue;
 			if (rec_int(r, "pid") == a)
-				ha++;
-			else if (rec_int(r, "pid") == b)
-				hb++;
+				ha |= strcmp(im, ia) == 0;
+			else if (b > 0 && rec_int(r, "pid") == b)
+				hb |= strcmp(im, ib) == 0;
 			else
 				continue;
 			json_object_array_add(out, json_object_get(r));
 		}
 		json_object_put(recs);
-		if (ha < na || hb < nb)
+		if (!(ha && hb))
 			usleep(20000);
 	}
-	if (ha < na || hb < nb)
-		fail_msg("records of %d: %d of %d, of %d: %d of %d", a, ha, na, b, hb, nb);
+	if (!(ha && hb))
+		fail_msg("no %s record of %d or no %s record of %d: %s", ia, a, ib ? ib : "-", b,
+			 json_object_to_json_string(out));
 	return out;
 }
 
@@ -250,9 +251,10 @@ static void run_keyed(const char *const *argv, char *key, size_t keylen, char *s
 	struct json_object *recs, *r;
 
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	recs = wait_pids(pid, 2, -1, 0);
+	recs = wait_pids(pid, "exec", -1, NULL);
 	r = records_find(recs, pid, "exec");
-	assert_non_null(r);
+	if (!r)
+		fail_msg("no exec record of %s: %s", argv[0], json_object_to_json_string(recs));
 	snprintf(key, keylen, "%s", json_object_get_string(get(get(r, "baseline"), "key")));
 	snprintf(script, scriptlen, "%s", rec_str(r, "script") ? rec_str(r, "script") : "(null)");
 	json_object_put(recs);
@@ -307,7 +309,7 @@ static void test_python_is_keyed_by_script_and_forks_apart(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	child = (pid_t)strtol(out, &end, 10);
 	assert_true(child > 0 && end != out);
-	recs = wait_pids(pid, 2, child, 1);
+	recs = wait_pids(pid, "exec", child, "fork");
 	pr = records_find(recs, pid, "exec");
 	cr = records_find(recs, child, "fork");
 	assert_non_null(pr);
