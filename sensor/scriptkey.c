@@ -157,7 +157,13 @@ static struct script_arg parse_perl(char **argv, int argc)
 				opt_arg(c, argv, argc, &i);
 				break;
 			}
-			if (strchr("0CdDFilx", *c))
+			if (*c == 'l' || *c == '0' || *c == 'C') {
+				/* an optional number: -lne, -0777e */
+				while (c[1] >= '0' && c[1] <= '9')
+					c++;
+				continue;
+			}
+			if (strchr("dDFix", *c))
 				break; /* the rest of the cluster is the option's argument */
 		}
 	}
