@@ -51,7 +51,7 @@ static const char *const identity_keys[] = {
     "pid",	 "ppid",    "uid",	"comm",	    "exec_comm",	  "exe",
     "exe_dev",	 "exe_ino", "build_id", "filename", "filename_truncated", "cmdline",
     "cgroup_id", "cgroup",  "image",	"partial",  "start_ns",		  "image_start_ns",
-    "threads",	 NULL};
+    "threads",	 "script", NULL};
 static const char *const span_keys[] = {
     "cpu_ns",		"offcpu_ns",	  "runq_ns",	   "blocked_ns",	 "ctx_switches",	 "syscalls",
     "syscalls_by_name", "syscalls_other", "open_failures", "open_fail_by_errno", "open_fail_unrecorded", NULL};
@@ -87,6 +87,7 @@ static void identity(struct pl_sample *s)
 	s->filename = "./worker";
 	s->filename_truncated = true;
 	s->cmdline = "worker --serve";
+	s->script = "/srv/worker.py"; /* issue 10 keys */
 	s->build_id = "0123abcd";
 	s->binary_id = "build-id:0123abcd";
 	s->cgroup = "/system.slice/worker.service";
