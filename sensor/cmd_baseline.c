@@ -278,8 +278,15 @@ static int cmd_list(struct bopts *o)
 		for (size_t i = 0; i < bl_store__count(st); i++) {
 			const struct baseline *b = bl_store__at(st, i);
 
+			size_t n = strlen(b->binary_id), k = strlen(BL_KEY_FORK);
+			_cleanup_free_ char *forked = NULL;
+
+			/* a fork image's baseline (issue 10 keys) has the exec image's labels:
+			 * say which is which */
+			if (n >= k && strcmp(b->binary_id + n - k, BL_KEY_FORK) == 0 && asprintf(&forked, "%s (fork)", b->exe) < 0)
+				forked = NULL;
 			/* the end of a path names the binary: its last columns */
-			print_col(b->exe, 40);
+			print_col(forked ? forked : b->exe, 40);
 			putchar(' ');
 			print_col(b->parent_exe[0] ? b->parent_exe : "-", 30);
 			printf(" %8llu %8llu %-5s\n", (unsigned long long)b->samples, (unsigned long long)b->windows,
