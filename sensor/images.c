@@ -347,6 +347,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->binary_id = exe.binary_id;
 		pi->hash_wait = exe.hash_pending;
 		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
+		pi->forked = ev->hdr.type == PL_EV_FORK; /* issue 10 keys: a fork image even when its parent is unknown */
 	}
 	attach_unless_waiting(im, pi);
 }
