@@ -117,6 +117,11 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->image = id->flags & PL_PROC_EXECED ? PL_IMAGE_EXEC : id->flags & PL_PROC_FORKED ? PL_IMAGE_FORK
 											 : PL_IMAGE_PREEXISTING;
 	s->partial = id->flags & PL_PROC_PARTIAL;
+	/* issue 10 item 11: the exe's kind, as the exec program saw it (forks inherit it) */
+	s->exe_kind = id->flags & PL_PROC_EXE_MEMFD     ? "memfd"
+		      : id->flags & PL_PROC_EXE_DELETED ? "deleted"
+		      : id->flags & PL_PROC_PARTIAL     ? NULL
+							: "file";
 	s->start_ns = id->proc_start_ns + (uint64_t)m2r;
 	s->image_start_ns = id->image_start_ns + (uint64_t)m2r;
 	s->threads = id->threads;
