@@ -630,6 +630,10 @@ static const char *verified_name(struct identity *id, pid_t pid, const char *fil
 {
 	char cwd[64];
 
+	/* /proc/self/..., /dev/fd/N (fexecve, a memfd): the exec'ing process's
+	 * own view, which the sensor's realpath would read as its own */
+	if (filename && (strncmp(filename, "/proc/", 6) == 0 || strncmp(filename, "/dev/fd/", 8) == 0))
+		return path_get(id, dev, ino);
 	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
 	if (filename && identity__canonical_path(filename, cwd, dev, ino, buf, size) == 0) {
 		path_put(id, dev, ino, buf);
