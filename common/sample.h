@@ -215,6 +215,7 @@ struct pl_sample {
 	 * static string: "file", "deleted" (no links left: unlinked, O_TMPFILE),
 	 * "memfd" (fileless); NULL: not known (preexisting images) */
 	const char *exe_kind;
+	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
 	uint32_t nancestors;

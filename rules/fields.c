@@ -179,6 +179,8 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->uid, ret);
 	case RL_F_PROC_PARTIAL:
 		return val(s->partial, ret);
+	case RL_F_PROC_EXE_AGE_S:
+		return s->exe_mtime_ns && s->image_start_ns && val(((double)s->image_start_ns - (double)s->exe_mtime_ns) / 1e9, ret);
 	case RL_F_PROC_CPU_MS:
 		return val(s->life.cpu_ns / 1e6, ret);
 	case RL_F_PROC_WALL_MS:

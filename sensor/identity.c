@@ -625,8 +625,8 @@ static bool is_live_name(const char *path)
  * /proc/PID/exe could not say: the filename's realpath (a relative one
  * against /proc/PID/cwd) verified to be the file, else the name verified
  * earlier for the file. NULL: no verified name. */
-static const char *verified_name(struct identity *id, pid_t pid, const char *filename, dev_t dev, ino_t ino,
-				 char *buf, size_t size)
+static const char *verified_name(struct identity *id, pid_t pid, pid_t ppid, const char *filename, dev_t dev,
+				 ino_t ino, char *buf, size_t size)
 {
 	char cwd[64];
 
@@ -638,6 +638,13 @@ static const char *verified_name(struct identity *id, pid_t pid, const char *fil
 	if (filename && identity__canonical_path(filename, cwd, dev, ino, buf, size) == 0) {
 		path_put(id, dev, ino, buf);
 		return buf;
+	}
+	if (filename && filename[0] != '/' && ppid > 0) {
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)ppid);
+		if (identity__canonical_path(filename, cwd, dev, ino, buf, size) == 0) {
+			path_put(id, dev, ino, buf);
+			return buf;
+		}
 	}
 	return path_get(id, dev, ino);
 }
@@ -691,7 +698,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stam
 		close(fd);
 		fd = -1;
 	}
-	name = verified_name(id, pid, filename, dev, ino, canon, sizeof(canon));
+	name = verified_name(id, pid, (pid_t)k->ppid, filename, dev, ino, canon, sizeof(canon));
 	if (name) {
 		fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && got == IDS_NONE)

@@ -59,6 +59,9 @@ struct exe_stamp {
 	uint64_t ino;
 	uint64_t size;
 	uint64_t mtime_ns, ctime_ns; /* CLOCK_REALTIME ns */
+	uint32_t ppid; /* the exec'ing process's parent, 0: unknown. Its cwd resolves a relative
+			* filename once the process itself is gone (a fork child usually execs
+			* where its parent is; the (dev, ino) check catches the rest) */
 };
 
 /*

@@ -122,6 +122,7 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 		      : id->flags & PL_PROC_EXE_DELETED ? "deleted"
 		      : id->flags & PL_PROC_PARTIAL     ? NULL
 							: "file";
+	s->exe_mtime_ns = id->exe_mtime_ns;
 	s->start_ns = id->proc_start_ns + (uint64_t)m2r;
 	s->image_start_ns = id->image_start_ns + (uint64_t)m2r;
 	s->threads = id->threads;
@@ -188,7 +189,7 @@ static struct proc_info *start_image(struct images *im, uint32_t tgid, const str
 /* What the kernel said of the image's executable, as identity wants it. */
 #define stamp_of(id)                                                                                          \
 	((struct exe_stamp){ .kdev = (id)->exe_dev, .ino = (id)->exe_ino, .size = (id)->exe_size,            \
-			     .mtime_ns = (id)->exe_mtime_ns, .ctime_ns = (id)->exe_ctime_ns })
+			     .mtime_ns = (id)->exe_mtime_ns, .ctime_ns = (id)->exe_ctime_ns, .ppid = (id)->ppid })
 
 static char *dup_or_null(const char *x)
 {
