@@ -921,10 +921,29 @@ int BPF_PROG(pl_sched_fork, struct task_struct *parent, struct task_struct *chil
 	}
 	p->id.image_start_ns = now;
 	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
-	p->id.flags = PL_PROC_FORKED;
+	p->id.flags = PL_PROC_FORKED | (pp ? pp->id.flags & (PL_PROC_EXE_MEMFD | PL_PROC_EXE_DELETED) : 0);
 	p->id.threads = 1;
 	emit_proc(PL_EV_FORK, tgid, p, now);
 	return 0;
+}
+
+/* PL_PROC_EXE_* of the file being exec'd: judged here, at exec, because a
+ * binary replaced by a package upgrade while its process runs is unlinked
+ * later without ever having been run from a deleted file. A memfd's dentry
+ * is named "memfd:<name>" (memfd_create(2), mm/memfd.c); its inode, like an
+ * O_TMPFILE's or an unlinked file's, has no links. */
+static __always_inline __u32 exe_kind_flags(struct file *f)
+{
+	struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
+	char name[8] = {};
+	__u32 flags = 0;
+
+	if (BPF_CORE_READ(f, f_inode, __i_nlink) == 0)
+		flags |= PL_PROC_EXE_DELETED;
+	if (bpf_probe_read_kernel(name, 6, BPF_CORE_READ(d, d_name.name)) == 0 && name[0] == 'm' &&
+	    name[1] == 'e' && name[2] == 'm' && name[3] == 'f' && name[4] == 'd' && name[5] == ':')
+		flags |= PL_PROC_EXE_MEMFD;
+	return flags;
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -973,7 +992,7 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	set_exe(&p->id, BPF_CORE_READ(bprm, file));
 	p->id.image_start_ns = now;
 	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
-	p->id.flags = PL_PROC_EXECED;
+	p->id.flags = PL_PROC_EXECED | exe_kind_flags(BPF_CORE_READ(bprm, file));
 	p->exiting = exiting;
 	p->id.threads = 1;
 

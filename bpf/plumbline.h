@@ -49,6 +49,11 @@ enum pl_proc_flags {
 	PL_PROC_PARTIAL = 1u << 0, /* existed before the sensor: counts start at first sight */
 	PL_PROC_FORKED = 1u << 1,  /* image inherited through fork, never exec'd by this process */
 	PL_PROC_EXECED = 1u << 2,  /* image loaded by execve while the sensor watched */
+	/* What the executed file was at exec (issue 10 item 11), set by the exec
+	 * program and inherited by fork children of that image: */
+	PL_PROC_EXE_MEMFD = 1u << 3,   /* a memfd (memfd_create(2)): fileless execution */
+	PL_PROC_EXE_DELETED = 1u << 4, /* no name left in any directory (i_nlink == 0): an unlinked
+					* file or an O_TMPFILE; set with EXE_MEMFD for a memfd too */
 };
 
 /* Indexes into the per-CPU `drops` array: every loss is counted here. */

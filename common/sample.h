@@ -211,6 +211,11 @@ struct pl_sample {
 	uint64_t start_ns;        /* process start */
 	uint64_t image_start_ns;
 	uint32_t threads;
+	/* issue 10 item 11 (canary): what the executed file was at exec, a
+	 * static string: "file", "deleted" (no links left: unlinked, O_TMPFILE),
+	 * "memfd" (fileless); NULL: not known (preexisting images) */
+	const char *exe_kind;
+	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
 	/* issue 10, baseline keys: what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),

@@ -151,6 +151,8 @@ static void add_identity(struct json_object *o, const struct pl_sample *s)
 	add_str(o, "cgroup", s->cgroup);
 	add(o, "image", json_object_new_string(pl_image__name(s->image)));
 	add_bool(o, "partial", s->partial);
+	add_str(o, "exe_kind", s->exe_kind); /* issue 10 item 11 */
+	add_u64(o, "exe_mtime_ns", s->exe_mtime_ns);
 	add_u64(o, "start_ns", s->start_ns);
 	add_u64(o, "image_start_ns", s->image_start_ns);
 	add_u64(o, "threads", s->threads);
@@ -730,6 +732,15 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 		   : image && strcmp(image, "preexisting") == 0 ? PL_IMAGE_PREEXISTING
 								  : PL_IMAGE_EXEC;
 	s->partial = boolean(o, "partial");
+	s->exe_mtime_ns = u64(o, "exe_mtime_ns");
+	{
+		/* issue 10 item 11: one of the static names, never the record's bytes */
+		struct json_object *kj = at(o, "exe_kind");
+		const char *k = kj && json_object_is_type(kj, json_type_string) ? json_object_get_string(kj) : NULL;
+
+		s->exe_kind = !k ? NULL : strcmp(k, "memfd") == 0 ? "memfd" : strcmp(k, "deleted") == 0 ? "deleted"
+					 : strcmp(k, "file") == 0 ? "file" : NULL;
+	}
 	s->start_ns = u64(o, "start_ns");
 	s->image_start_ns = u64(o, "image_start_ns");
 	s->threads = u32(o, "threads");

@@ -179,6 +179,8 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->uid, ret);
 	case RL_F_PROC_PARTIAL:
 		return val(s->partial, ret);
+	case RL_F_PROC_EXE_AGE_S:
+		return s->exe_mtime_ns && s->image_start_ns && val(((double)s->image_start_ns - (double)s->exe_mtime_ns) / 1e9, ret);
 	case RL_F_PROC_CPU_MS:
 		return val(s->life.cpu_ns / 1e6, ret);
 	case RL_F_PROC_WALL_MS:
@@ -348,6 +350,8 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return base_name(s->parent_exe);
 	case RL_F_PROC_IMAGE:
 		return pl_image__name(s->image);
+	case RL_F_PROC_EXE_KIND:
+		return s->exe_kind;
 	case RL_F_PROC_TOP_FAIL_PATH:
 		top = pl_sample__top_fail(s);
 		return top ? top->path : NULL;

@@ -52,6 +52,10 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_SCRIPT, "proc.script", STR, RL_EWX, "", "what an interpreter runs: script path, -c/-e, or -m MODULE") \
 	X(PROC_IMAGE, "proc.image", STR, RL_EWX, "", "how the image started: exec, fork or preexisting")          \
 	X(PROC_PARTIAL, "proc.partial", BOOL, RL_EWX, "", "the sensor saw only part of this image")              \
+	X(PROC_EXE_KIND, "proc.exe_kind", STR, RL_EWX, "",                                                      \
+	  "what the executable was at exec: file, deleted (no links left) or memfd (fileless); absent for preexisting images") \
+	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_EWX, "s",                                                  \
+	  "how long before the image started its executable was last written (mtime); absent when unknown") \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
 	X(PROC_WALL_MS, "proc.wall_ms", NUM, RL_WX, "ms", "age of the image")                                    \
 	X(PROC_CPU_PCT, "proc.cpu_pct", NUM, RL_WX, "%", "average CPU over the image's life (100 = one core)")   \

@@ -36,6 +36,7 @@
 #include "textsafe.h"
 
 #define BUILDID_CACHE_SIZE 4096 /* power of two */
+#define PATH_CACHE_SIZE 4096    /* power of two: (dev, ino) -> canonical path */
 #define CGROUP_MAX 65536
 #define CGROUP_MAX_DEPTH 32
 #define CGROUP_RESCAN_NS 50000000ull
@@ -62,6 +63,15 @@ struct buildid_slot {
 	char *binary_id; /* made from the above once (slot_binary_id()) */
 };
 
+/* A file's canonical name, verified against its (dev, ino) when it was
+ * stored: so a process that ended before the sensor looked is named as the
+ * one that lived (issue 10 item 8). */
+struct path_slot {
+	dev_t dev;
+	ino_t ino;
+	char *path; /* NULL: free */
+};
+
 struct cgroup_ent {
 	uint64_t id;
 	char *path;
@@ -85,6 +95,7 @@ struct hash_job {
 struct identity {
 	char cgroup2_root[256];
 	struct buildid_slot buildids[BUILDID_CACHE_SIZE];
+	struct path_slot paths[PATH_CACHE_SIZE];
 	struct cgroup_ent *cgroups;
 	size_t ncgroups;
 	uint64_t last_scan_ns;
@@ -334,6 +345,8 @@ void identity__free(struct identity *id)
 		free(id->buildids[i].path);
 		free(id->buildids[i].binary_id);
 	}
+	for (size_t i = 0; i < PATH_CACHE_SIZE; i++)
+		free(id->paths[i].path);
 	cgroups_clear(id);
 	free(id);
 }
@@ -535,6 +548,107 @@ static bool from_cache(struct identity *id, const struct file_key *want, struct 
 	return true;
 }
 
+int identity__canonical_path(const char *filename, const char *cwd, dev_t dev, ino_t ino, char *buf,
+			     size_t size)
+{
+	char joined[PATH_MAX], real[PATH_MAX];
+	const char *name = filename;
+	struct stat st;
+	int n;
+
+	if (!filename || !filename[0] || size == 0)
+		return -EINVAL;
+	if (filename[0] != '/') {
+		if (!cwd || !cwd[0])
+			return -ENOENT;
+		n = snprintf(joined, sizeof(joined), "%s/%s", cwd, filename);
+		if (n < 0 || (size_t)n >= sizeof(joined))
+			return -ENAMETOOLONG;
+		name = joined;
+	}
+	if (!realpath(name, real))
+		return -errno;
+	if (stat(real, &st) < 0)
+		return -errno;
+	if (st.st_dev != dev || st.st_ino != ino)
+		return -ESTALE;
+	if (strlen(real) >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, real, strlen(real) + 1);
+	return 0;
+}
+
+static struct path_slot *path_slot(struct identity *id, dev_t dev, ino_t ino)
+{
+	uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xff51afd7ed558ccdull);
+
+	return &id->paths[(h >> 17) & (PATH_CACHE_SIZE - 1)];
+}
+
+static void path_put(struct identity *id, dev_t dev, ino_t ino, const char *path)
+{
+	struct path_slot *p = path_slot(id, dev, ino);
+	char *copy;
+
+	if (p->path && p->dev == dev && p->ino == ino && strcmp(p->path, path) == 0)
+		return;
+	copy = strdup(path);
+	if (!copy)
+		return;
+	free(p->path);
+	*p = (struct path_slot){ .dev = dev, .ino = ino, .path = copy };
+}
+
+/* The name stored for (dev, ino), if that name still leads to that file. */
+static const char *path_get(struct identity *id, dev_t dev, ino_t ino)
+{
+	struct path_slot *p = path_slot(id, dev, ino);
+	struct stat st;
+
+	if (!p->path || p->dev != dev || p->ino != ino)
+		return NULL;
+	if (stat(p->path, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
+		return NULL;
+	return p->path;
+}
+
+/* A name read from /proc/PID/exe for a file that has since been unlinked
+ * (or a memfd) ends in " (deleted)": not a name to give other images. */
+static bool is_live_name(const char *path)
+{
+	size_t n = strlen(path), d = sizeof(" (deleted)") - 1;
+
+	return path[0] == '/' && !(n > d && strcmp(path + n - d, " (deleted)") == 0);
+}
+
+/* The canonical name of (dev, ino) as exec'd by pid under `filename`, when
+ * /proc/PID/exe could not say: the filename's realpath (a relative one
+ * against /proc/PID/cwd) verified to be the file, else the name verified
+ * earlier for the file. NULL: no verified name. */
+static const char *verified_name(struct identity *id, pid_t pid, pid_t ppid, const char *filename, dev_t dev,
+				 ino_t ino, char *buf, size_t size)
+{
+	char cwd[64];
+
+	/* /proc/self/..., /dev/fd/N (fexecve, a memfd): the exec'ing process's
+	 * own view, which the sensor's realpath would read as its own */
+	if (filename && (strncmp(filename, "/proc/", 6) == 0 || strncmp(filename, "/dev/fd/", 8) == 0))
+		return path_get(id, dev, ino);
+	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
+	if (filename && identity__canonical_path(filename, cwd, dev, ino, buf, size) == 0) {
+		path_put(id, dev, ino, buf);
+		return buf;
+	}
+	if (filename && filename[0] != '/' && ppid > 0) {
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)ppid);
+		if (identity__canonical_path(filename, cwd, dev, ino, buf, size) == 0) {
+			path_put(id, dev, ino, buf);
+			return buf;
+		}
+	}
+	return path_get(id, dev, ino);
+}
+
 void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stamp *k, const char *filename,
 			   struct exe_info *ret)
 {
@@ -543,9 +657,10 @@ void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stam
 				       .ctime_ns = k->ctime_ns };
 	uint32_t kdev = k->kdev;
 	uint64_t ino = k->ino;
-	char proc[64], link[PATH_MAX];
+	char proc[64], link[PATH_MAX], canon[PATH_MAX];
 	_cleanup_close_ int fd = -1;
 	enum ids got = IDS_NONE;
+	const char *name;
 	struct stat st;
 	ssize_t n;
 
@@ -567,20 +682,35 @@ void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stam
 			struct file_key now = key_of(&st);
 			struct buildid_slot *s = key_equal(&now, &want) ? cache_get(id, &want) : NULL;
 
-			if (s && !s->path)
-				s->path = strdup(ret->path);
+			if (is_live_name(ret->path)) {
+				path_put(id, dev, ino, ret->path);
+				if (s && !s->path)
+					s->path = strdup(ret->path);
+			}
 			goto done;
 		}
 	}
-	/* The process is gone (or exec'd again): fall back to the exec'd name. */
+	/* The process is gone (or exec'd again): the exec'd name, resolved to
+	 * the same canonical name /proc/PID/exe would have given when it can be
+	 * verified to be the file; its raw spelling only when nothing else is
+	 * known (the file is gone too). */
 	if (fd >= 0) {
 		close(fd);
 		fd = -1;
 	}
-	if (filename && filename[0] == '/') {
-		fd = open(filename, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	name = verified_name(id, pid, (pid_t)k->ppid, filename, dev, ino, canon, sizeof(canon));
+	if (name) {
+		fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && got == IDS_NONE)
 			got = file_ids(id, fd, &st, kdev, ino, ret);
+		ret->path = strdup(name);
+		if (ret->path && got != IDS_NONE) {
+			struct file_key now = key_of(&st);
+			struct buildid_slot *s = key_equal(&now, &want) ? cache_get(id, &want) : NULL;
+
+			if (s && !s->path)
+				s->path = strdup(ret->path);
+		}
 	}
 	if (!ret->path && filename && filename[0])
 		ret->path = strdup(filename);

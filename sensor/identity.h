@@ -59,6 +59,9 @@ struct exe_stamp {
 	uint64_t ino;
 	uint64_t size;
 	uint64_t mtime_ns, ctime_ns; /* CLOCK_REALTIME ns */
+	uint32_t ppid; /* the exec'ing process's parent, 0: unknown. Its cwd resolves a relative
+			* filename once the process itself is gone (a fork child usually execs
+			* where its parent is; the (dev, ino) check catches the rest) */
 };
 
 /*
@@ -82,6 +85,18 @@ struct exe_stamp {
  */
 void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stamp *k, const char *filename,
 			   struct exe_info *ret);
+
+/*
+ * The canonical name of the file (dev, ino) exec'd as `filename`: its
+ * realpath(3) (a relative filename is taken under `cwd`, e.g.
+ * "/proc/PID/cwd"; NULL: relative names fail), accepted only when stat(2)
+ * of it is that very file. This is the name /proc/PID/exe gives, so an image
+ * is named the same whether the sensor looked while it lived or not.
+ * Returns 0 with the name in buf; -ESTALE when the name leads to another
+ * file, -ENOENT, -ENAMETOOLONG or realpath's -errno otherwise (buf untouched).
+ */
+int identity__canonical_path(const char *filename, const char *cwd, dev_t dev, ino_t ino, char *buf,
+			     size_t size);
 void exe_info__clear(struct exe_info *e);
 
 /* The fd (eventfd, CLOEXEC, nonblocking) that polls readable when hashes

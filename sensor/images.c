@@ -125,6 +125,12 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->image = id->flags & PL_PROC_EXECED ? PL_IMAGE_EXEC : id->flags & PL_PROC_FORKED ? PL_IMAGE_FORK
 											 : PL_IMAGE_PREEXISTING;
 	s->partial = id->flags & PL_PROC_PARTIAL;
+	/* issue 10 item 11: the exe's kind, as the exec program saw it (forks inherit it) */
+	s->exe_kind = id->flags & PL_PROC_EXE_MEMFD     ? "memfd"
+		      : id->flags & PL_PROC_EXE_DELETED ? "deleted"
+		      : id->flags & PL_PROC_PARTIAL     ? NULL
+							: "file";
+	s->exe_mtime_ns = id->exe_mtime_ns;
 	s->start_ns = id->proc_start_ns + (uint64_t)m2r;
 	s->image_start_ns = id->image_start_ns + (uint64_t)m2r;
 	s->threads = id->threads;
@@ -192,7 +198,7 @@ static struct proc_info *start_image(struct images *im, uint32_t tgid, const str
 /* What the kernel said of the image's executable, as identity wants it. */
 #define stamp_of(id)                                                                                          \
 	((struct exe_stamp){ .kdev = (id)->exe_dev, .ino = (id)->exe_ino, .size = (id)->exe_size,            \
-			     .mtime_ns = (id)->exe_mtime_ns, .ctime_ns = (id)->exe_ctime_ns })
+			     .mtime_ns = (id)->exe_mtime_ns, .ctime_ns = (id)->exe_ctime_ns, .ppid = (id)->ppid })
 
 static char *dup_or_null(const char *x)
 {

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -350,10 +351,165 @@ static void test_a_large_binary_without_build_id_does_not_delay_other_records(vo
 	json_object_put(st);
 }
 
+/* ---- one name per binary, whenever the sensor looks (issue 10 item 8) ---- */
+
+#define NSYM 40
+
+/* fork; the child chdirs to dir (if any), then execs argv[0] (as spelled). */
+static pid_t spawn_in(const char *dir, const char *const *argv)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (dir && chdir(dir) < 0)
+			_exit(126);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void test_a_binary_run_through_a_symlink_has_one_name_whether_it_lived_or_not(void **state)
+{
+	char link[256], real[4096];
+	const char *abs_argv[] = { link, "exit", "0", NULL };
+	const char *rel_argv[] = { "./cc-link", "exit", "0", NULL };
+	pid_t pids[NSYM];
+	struct json_object *recs;
+	int st, same = 0, filename_link = 0;
+
+	NEED_BPF();
+	assert_non_null(realpath(PL_HELPER_BIN, real));
+	snprintf(link, sizeof(link), "%s/cc-link", shared.dir);
+	assert_int_equal(symlink(real, link), 0);
+	/* back to back: most exit long before the sensor could read /proc/PID/exe */
+	for (int i = 0; i < NSYM; i++)
+		pids[i] = spawn_in(i % 2 ? shared.dir : NULL, i % 2 ? rel_argv : abs_argv);
+	for (int i = 0; i < NSYM; i++) {
+		assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	json_object_put(records_wait_pid(&shared, pids[NSYM - 1], 2, WAIT_MS));
+	usleep(300000);
+	recs = records_load(&shared);
+	for (int i = 0; i < NSYM; i++) {
+		struct json_object *r = records_find(recs, pids[i], "exec");
+		const char *exe, *fn;
+
+		if (!r)
+			fail_msg("no exec record for pid %d", (int)pids[i]);
+		exe = rec_str(r, "exe");
+		fn = rec_str(r, "filename");
+		if (exe && strcmp(exe, real) == 0)
+			same++;
+		else
+			fprintf(stderr, "pid %d: exe \"%s\", filename \"%s\"\n", (int)pids[i], exe ? exe : "(null)",
+				fn ? fn : "(null)");
+		/* the spelling passed to execve stays available */
+		if (fn && strcmp(fn, i % 2 ? "./cc-link" : link) == 0)
+			filename_link++;
+	}
+	json_object_put(recs);
+	fprintf(stderr, "%d of %d images named %s (exec'd as %s and ./cc-link)\n", same, NSYM, real, link);
+	assert_int_equal(same, NSYM);
+	assert_int_equal(filename_link, NSYM);
+}
+
+/* ---- what the executed file was (issue 10 item 11) ---- */
+
+/* A copy of the file at src in fd (written, rewound). */
+static void copy_into(int fd, const char *src)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	assert_true(in >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(fd, buf, (size_t)n), n);
+	close(in);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+}
+
+/* fork, and exec /proc/self/fd/FD in the child (fd left open: not CLOEXEC). */
+static pid_t spawn_fd(int fd)
+{
+	char path[64];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(path, "pl-fd-child", "exit", "0", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void test_exe_kind_says_memfd_deleted_or_file_at_exec(void **state)
+{
+	char del_path[256];
+	const char *plain[] = { PL_HELPER_BIN, "exit", "0", NULL };
+	pid_t mpid, dpid, fpid;
+	int mfd, dfd, st;
+	struct json_object *recs, *r;
+
+	NEED_BPF();
+	mfd = (int)syscall(SYS_memfd_create, "pl-payload", 0u);
+	assert_true(mfd >= 0);
+	copy_into(mfd, PL_HELPER_BIN);
+	mpid = spawn_fd(mfd);
+
+	snprintf(del_path, sizeof(del_path), "%s/deleted-helper", shared.dir);
+	dfd = open(del_path, O_RDWR | O_CREAT | O_TRUNC, 0755);
+	assert_true(dfd >= 0);
+	copy_into(dfd, PL_HELPER_BIN);
+	close(dfd);
+	dfd = open(del_path, O_RDONLY);
+	assert_true(dfd >= 0);
+	assert_int_equal(unlink(del_path), 0);
+	dpid = spawn_fd(dfd);
+
+	fpid = spawn(plain);
+	assert_int_equal(waitpid(mpid, &st, 0), mpid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(waitpid(dpid, &st, 0), dpid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(waitpid(fpid, &st, 0), fpid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(mfd);
+	close(dfd);
+	json_object_put(records_wait_pid(&shared, mpid, 2, WAIT_MS));
+	json_object_put(records_wait_pid(&shared, dpid, 2, WAIT_MS));
+	json_object_put(records_wait_pid(&shared, fpid, 2, WAIT_MS));
+	recs = records_load(&shared);
+	r = records_find(recs, mpid, "exec");
+	assert_non_null(r);
+	assert_string_equal(rec_str(r, "exe_kind"), "memfd");
+	/* the same code as the helper: its build-id says so (the key is the keys' owner's to decide) */
+	fprintf(stderr, "memfd copy: exe \"%s\", binary_id %s\n", rec_str(r, "exe") ? rec_str(r, "exe") : "(null)",
+		rec_str(r, "binary_id") ? rec_str(r, "binary_id") : "(null)");
+	r = records_find(recs, dpid, "exec");
+	assert_non_null(r);
+	assert_string_equal(rec_str(r, "exe_kind"), "deleted");
+	r = records_find(recs, fpid, "exec");
+	assert_non_null(r);
+	assert_string_equal(rec_str(r, "exe_kind"), "file");
+	/* the fork child that exec'd the memfd ran the test's own image: a file */
+	r = records_find(recs, mpid, "fork");
+	if (r)
+		assert_string_equal(rec_str(r, "exe_kind"), "file");
+	json_object_put(recs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_a_large_binary_without_build_id_does_not_delay_other_records, kill_sleeper),
+		cmocka_unit_test(test_a_binary_run_through_a_symlink_has_one_name_whether_it_lived_or_not),
+		cmocka_unit_test(test_exe_kind_says_memfd_deleted_or_file_at_exec),
 	};
 
 	return cmocka_run_group_tests_name("bpf_identity", tests, group_setup, group_teardown);

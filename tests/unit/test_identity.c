@@ -210,9 +210,12 @@ static void test_identity_known_stamp_needs_no_syscall(void **state)
 	exe_info__clear(&e);
 	assert_int_equal(identity__stats(f->id)->cache_hits, 1);
 
+	/* another stamp (the file rewritten in place): not the cached binary,
+	 * but its name is still the verified name of that inode, never the
+	 * unverified spelling given to execve */
 	k.mtime_ns++;
 	identity__resolve_exe(f->id, 0x7fffff00, &k, "/some/other/name", &e);
-	assert_string_equal(e.path, "/some/other/name");
+	assert_string_equal(e.path, want);
 	exe_info__clear(&e);
 	assert_int_equal(identity__stats(f->id)->cache_hits, 1);
 }
@@ -263,6 +266,79 @@ static void test_identity_resolve_exe_gone_process_uses_filename_and_its_build_i
 	assert_non_null(e.build_id);
 	assert_string_equal(e.build_id, TEST_BUILD_ID);
 	assert_string_equal(e.binary_id, "build-id:" TEST_BUILD_ID);
+	exe_info__clear(&e);
+}
+
+/* ---- one canonical name per file, however it was exec'd (issue 10 item 8) ---- */
+
+static void test_identity_canonical_path_resolves_symlinks_and_relative_names(void **state)
+{
+	struct fixture *f = *state;
+	char real[PATH_MAX], link[PATH_MAX], buf[PATH_MAX], other[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	assert_non_null(realpath(TEST_BINARY, real));
+	assert_int_equal(stat(real, &st), 0);
+	snprintf(link, sizeof(link), "%s/cc-link", f->tmpdir);
+	assert_int_equal(symlink(TEST_BINARY, link), 0);
+
+	/* through a symlink: the file's own name, as /proc/PID/exe reads it */
+	assert_int_equal(identity__canonical_path(link, NULL, st.st_dev, st.st_ino, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, real);
+	/* a relative name is taken under cwd */
+	assert_int_equal(identity__canonical_path("./cc-link", f->tmpdir, st.st_dev, st.st_ino, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, real);
+	assert_int_equal(identity__canonical_path("cc-link", f->tmpdir, st.st_dev, st.st_ino, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, real);
+	/* ... and fails without one */
+	strcpy(buf, "untouched");
+	assert_int_equal(identity__canonical_path("cc-link", NULL, st.st_dev, st.st_ino, buf, sizeof(buf)), -ENOENT);
+	assert_string_equal(buf, "untouched");
+	/* a name that now leads to another file is not the file's name */
+	fd = write_tmp(f, "other", "x", 1);
+	close(fd);
+	snprintf(other, sizeof(other), "%s/other", f->tmpdir);
+	assert_int_equal(identity__canonical_path(other, NULL, st.st_dev, st.st_ino, buf, sizeof(buf)), -ESTALE);
+	assert_string_equal(buf, "untouched");
+	assert_int_equal(identity__canonical_path("/nonexistent/x", NULL, st.st_dev, st.st_ino, buf, sizeof(buf)),
+			 -ENOENT);
+	/* no room */
+	assert_int_equal(identity__canonical_path(link, NULL, st.st_dev, st.st_ino, buf, 4), -ENAMETOOLONG);
+}
+
+static void test_identity_gone_process_is_named_by_canonical_path_not_its_spelling(void **state)
+{
+	struct fixture *f = *state;
+	char real[PATH_MAX], link[PATH_MAX];
+	struct exe_info e;
+	struct stat st;
+
+	assert_non_null(realpath(TEST_BINARY, real));
+	assert_int_equal(stat(real, &st), 0);
+	snprintf(link, sizeof(link), "%s/gcc", f->tmpdir);
+	assert_int_equal(symlink(real, link), 0);
+
+	/* pid_max is at most 4194304: these pids cannot exist */
+	identity__resolve_exe(f->id, 0x7fffff00, &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino }, link, &e);
+	assert_string_equal(e.path, real);
+	assert_string_equal(e.binary_id, "build-id:" TEST_BUILD_ID);
+	exe_info__clear(&e);
+
+	/* a relative spelling that cannot be resolved now (no /proc/PID/cwd):
+	 * the name verified before, never the raw spelling */
+	identity__resolve_exe(f->id, 0x7fffff01, &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino }, "gcc", &e);
+	assert_string_equal(e.path, real);
+	exe_info__clear(&e);
+
+	/* the same with a full stamp: the cache's name is the same one */
+	identity__resolve_exe(f->id, 0x7fffff02,
+			      &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino,
+						   .size = (uint64_t)st.st_size,
+						   .mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec,
+						   .ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000ull + (uint64_t)st.st_ctim.tv_nsec },
+			      "gcc", &e);
+	assert_string_equal(e.path, real);
 	exe_info__clear(&e);
 }
 
@@ -840,6 +916,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identity_resolve_exe_other_inode_falls_back_to_filename, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_identity_resolve_exe_gone_process_uses_filename_and_its_build_id,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_canonical_path_resolves_symlinks_and_relative_names, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_identity_gone_process_is_named_by_canonical_path_not_its_spelling,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_from_a_note_segment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_from_a_note_section, setup, teardown),

