@@ -459,6 +459,47 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add(o, "busy_s", json_object_new_double(s->busy_s));
 	}
 	add(o, "baseline", sample_json__baseline(s));
+	/* issue 10, waiting: only on the windows of a process whose wait was read */
+	if (s->wait)
+		add(o, "wait", sample_json__wait(s));
+	return o;
+}
+
+/* ---- issue 10, waiting ---- */
+
+struct json_object *sample_json__wait(const struct pl_sample *s)
+{
+	const struct pl_wait *w = s->wait;
+	struct json_object *o, *threads;
+
+	if (!w || !(o = json_object_new_object()))
+		return NULL;
+	add(o, "state", json_object_new_string(pl_wait__state_name(w->state)));
+	add(o, "waiting_s", json_object_new_double(w->waiting_s));
+	add_str(o, "wchan", w->nt && w->t[0].wchan[0] ? w->t[0].wchan : NULL);
+	add_u64(o, "threads", w->threads);
+	add_u64(o, "runq_threads", w->runq);
+	add_u64(o, "blocked_threads", w->blocked);
+	add_u64(o, "stopped_threads", w->stopped);
+	threads = json_object_new_array();
+	for (uint32_t i = 0; threads && i < w->nt; i++) {
+		const struct pl_wait_thread *t = &w->t[i];
+		struct json_object *to = json_object_new_object(), *st = NULL;
+
+		if (!to)
+			break;
+		add_u64(to, "tid", t->tid);
+		add(to, "state", json_object_new_string(pl_wait__state_name(t->state)));
+		add_str(to, "wchan", t->wchan[0] ? t->wchan : NULL);
+		if (t->stack_read) {
+			st = json_object_new_array();
+			for (uint32_t k = 0; st && k < t->nframes; k++)
+				json_object_array_add(st, json_object_new_string(t->frames[k]));
+		}
+		add(to, "kernel_stack", st);
+		json_object_array_add(threads, to);
+	}
+	add(o, "waiting_threads", threads);
 	return o;
 }
 

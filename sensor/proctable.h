@@ -67,6 +67,12 @@ struct proc_info {
 	bool have_last;          /* `last` holds a snapshot */
 	uint64_t last_ns;        /* when `last` was taken (monotonic) */
 	struct pl_stats last;    /* counters at the previous window */
+	/* issue 10, waiting (images.c): when it last used CPU or made a syscall
+	 * (monotonic; image start until its first active window), and when its
+	 * state was last read / its wait last reported */
+	uint64_t active_ns;
+	uint64_t wait_checked_ns;
+	uint64_t wait_reported_ns;
 	struct proc_info *next;  /* hash chain */
 };
 
