@@ -463,7 +463,7 @@ static void test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit(v
 	static const char *const keys[] = {
 	    "type",	     "id",	      "time_ns",  "rule",	  "priority",  "severity",  "when",
 	    "output",	     "tags",	      "pid",	  "exe",       "binary_id", "suppressed_before",
-	    "regex_skipped", "output_fields", "evidence", "rule_file", "rule_line", NULL};
+	    "regex_skipped", "output_fields", "evidence", "host", "rule_file", "rule_line", NULL};
 	static const char *const ev_keys[] = {"fail_paths", "syscalls", "baseline", "ancestry", NULL};
 	static const char *const sc_keys[] = {"openat", "read", NULL};
 	static const char *const anc[] = {"/usr/lib/systemd/systemd", "<null>", NULL};
