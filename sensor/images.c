@@ -566,8 +566,11 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 		pi->active_ns = active ? now : p->id.image_start_ns;
 		pi->wait_reported_ns = 0;
 	}
-	if (!active && pipeline__wants(im->d.pipe, PL_AT_WINDOW))
+	if (!active && (im->d.live || pipeline__wants(im->d.pipe, PL_AT_WINDOW)))
 		s->wait = waiting(im, pi, s, now);
+	if (s->wait && im->d.live)
+		live__waiting(im->d.live, display_name(pi, im->comm), tgid, pl_wait__state_name(s->wait->state),
+			      s->wait->waiting_s, s->wait->nt && s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL);
 	/* the image's paths so far: for this second's failures, or for rules
 	 * and records that read the image's top path */
 	if (s->win.open_fail || (active && p->st.open_fail && pipeline__wants(im->d.pipe, PL_AT_WINDOW)))
