@@ -396,6 +396,12 @@ int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf)
 		for (; n < s->bl.nnew_oncpu_objects && n < RL_LIST_MAX; n++)
 			buf[n] = s->bl.new_oncpu_objects[n];
 		return (int)n;
+	case RL_F_PROC_WAIT_FRAMES: /* issue 10, waiting */
+		if (!s->wait || !s->wait->nt || !s->wait->t[0].stack_read)
+			return -1;
+		for (; n < s->wait->t[0].nframes && n < RL_LIST_MAX; n++)
+			buf[n] = s->wait->t[0].frames[n];
+		return (int)n;
 	case RL_F_BL_NEW_FAIL_PATHS:
 	case RL_F_BL_NEW_SYSCALLS:
 		if (!s->bl.key || !s->bl.scored)

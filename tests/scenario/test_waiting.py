@@ -18,6 +18,8 @@ every second; then:
      stopped (never sleeping).
   c. a daemon-like python3 sleep loop (no lifetime baseline) runs throughout:
      nothing fires for it.
+  d. `sleep 60` of a binary learned on `sleep 0.01`: its wait is read (it is a
+     candidate) but a timed sleep is a normal wait: nothing fires for it.
 
 Every alert carries host.psi with cpu_some_avg10 equal in format to
 /proc/pressure/cpu's `some avg10` (a number in [0, 100]); where PSI is off the
@@ -187,7 +189,11 @@ def main():
         for _ in range(LEARN):
             subprocess.run(["cat", data], check=True, stdout=subprocess.DEVNULL)
             subprocess.run(["flock", lock, "true"], check=True)
+            subprocess.run(["sleep", "0.01"], check=True)
         time.sleep(2.5)  # the exits are learned
+        # d. a timed sleep of a binary learned to end quickly: a normal wait, never "stuck"
+        sleeper = subprocess.Popen(["sleep", "60"])
+        procs.append(sleeper)
 
         # a. blocked on a FIFO with no writer
         cat = subprocess.Popen(["cat", fifo], stdout=subprocess.DEVNULL)
@@ -251,6 +257,11 @@ def main():
         if any(r.get("pid") in {p.pid for p in procs} for r in waiting):
             fail(f"waiting alerts for other processes of the test: {[(r['rule'], r['pid']) for r in waiting]}")
         log(f"c. no alert for the sleeping daemon pid {daemon.pid}; {len(alerts)} alert(s) in all")
+        slept = [r for r in recs if r.get("type") == "window" and r.get("pid") == sleeper.pid and r.get("wait")]
+        if any(r.get("pid") == sleeper.pid for r in alerts):
+            fail(f"d. an alert for `sleep 60`: {[r['rule'] for r in alerts if r.get('pid') == sleeper.pid]}")
+        log(f"d. no alert for `sleep 60` (pid {sleeper.pid}, a learned quick binary in a timed sleep); "
+            f"its waits read: {[(r['wait']['waiting_s'], r['wait']['wchan']) for r in slept][:3]}")
         stats = [r for r in recs if r.get("type") == "stats"]
         if stats:
             log(f"waiting reads: {stats[-1].get('waiting')}")
