@@ -75,3 +75,27 @@ const char *pl_dist__feature(enum pl_dist d)
 
 	return d >= 0 && d < PL_DIST_MAX ? names[d] : "?";
 }
+
+/* issue 10, waiting */
+const char *pl_wait__state_name(char state)
+{
+	switch (state) {
+	case 'R':
+		return "running";
+	case 'S':
+		return "sleeping";
+	case 'D':
+		return "uninterruptible";
+	case 'T':
+		return "stopped";
+	case 't':
+		return "traced";
+	case 'Z':
+		return "zombie";
+	case 'I':
+		return "idle";
+	case 'X':
+		return "dead";
+	}
+	return "unknown";
+}

@@ -188,6 +188,36 @@ struct pl_verdict {
 	uint64_t new_oncpu_samples;
 };
 
+/* ---- issue 10, waiting: what a process off-CPU waits on, read from /proc
+ * (sensor/waitstate.c) while it waits; symbol names only, never addresses */
+#define PL_WAIT_THREADS 8 /* threads described; the rest only counted */
+#define PL_WAIT_FRAMES 12 /* kernel frames kept per thread */
+#define PL_WAIT_NAME 64
+
+struct pl_wait_thread {
+	uint32_t tid;
+	char state;                     /* /proc stat letter: R S D T t Z ... */
+	char wchan[PL_WAIT_NAME];       /* "" when the kernel gives none */
+	char frames[PL_WAIT_FRAMES][PL_WAIT_NAME]; /* innermost first */
+	uint32_t nframes;
+	bool stack_read;                /* /proc/.../stack was readable */
+};
+
+struct pl_wait {
+	double waiting_s;  /* since the process last used CPU or made a syscall */
+	char state;        /* the process's, from its threads (pl_wait__state_name) */
+	uint32_t threads;  /* threads seen in /proc */
+	uint32_t runq;     /* runnable (R): waiting for a CPU */
+	uint32_t blocked;  /* sleeping (S) or uninterruptible (D): waiting for an event */
+	uint32_t stopped;  /* stopped (T) or traced (t) */
+	struct pl_wait_thread t[PL_WAIT_THREADS]; /* waiting threads, most telling first */
+	uint32_t nt;
+};
+
+/* "running", "sleeping", "uninterruptible", "stopped", "traced", "zombie",
+ * "idle", "dead", or "unknown". */
+const char *pl_wait__state_name(char state);
+
 struct pl_sample {
 	enum pl_moment moment;
 	uint64_t time_ns;         /* the moment: exec time, window end, image end */
@@ -247,6 +277,9 @@ struct pl_sample {
 
 	struct pl_bin bin;
 	struct pl_verdict bl;
+
+	/* issue 10, waiting: set on a window of a process waiting long (NULL otherwise) */
+	const struct pl_wait *wait;
 };
 
 /* Reset s to an empty sample of the given moment: nothing known. */

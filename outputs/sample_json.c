@@ -462,6 +462,47 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add(o, "busy_s", json_object_new_double(s->busy_s));
 	}
 	add(o, "baseline", sample_json__baseline(s));
+	/* issue 10, waiting: only on the windows of a process whose wait was read */
+	if (s->wait)
+		add(o, "wait", sample_json__wait(s));
+	return o;
+}
+
+/* ---- issue 10, waiting ---- */
+
+struct json_object *sample_json__wait(const struct pl_sample *s)
+{
+	const struct pl_wait *w = s->wait;
+	struct json_object *o, *threads;
+
+	if (!w || !(o = json_object_new_object()))
+		return NULL;
+	add(o, "state", json_object_new_string(pl_wait__state_name(w->state)));
+	add(o, "waiting_s", json_object_new_double(w->waiting_s));
+	add_str(o, "wchan", w->nt && w->t[0].wchan[0] ? w->t[0].wchan : NULL);
+	add_u64(o, "threads", w->threads);
+	add_u64(o, "runq_threads", w->runq);
+	add_u64(o, "blocked_threads", w->blocked);
+	add_u64(o, "stopped_threads", w->stopped);
+	threads = json_object_new_array();
+	for (uint32_t i = 0; threads && i < w->nt; i++) {
+		const struct pl_wait_thread *t = &w->t[i];
+		struct json_object *to = json_object_new_object(), *st = NULL;
+
+		if (!to)
+			break;
+		add_u64(to, "tid", t->tid);
+		add(to, "state", json_object_new_string(pl_wait__state_name(t->state)));
+		add_str(to, "wchan", t->wchan[0] ? t->wchan : NULL);
+		if (t->stack_read) {
+			st = json_object_new_array();
+			for (uint32_t k = 0; st && k < t->nframes; k++)
+				json_object_array_add(st, json_object_new_string(t->frames[k]));
+		}
+		add(to, "kernel_stack", st);
+		json_object_array_add(threads, to);
+	}
+	add(o, "waiting_threads", threads);
 	return o;
 }
 
@@ -478,6 +519,7 @@ struct sample_buf {
 	char **strs; /* unescaped strings of the current sample */
 	size_t nstrs, strs_cap;
 	bool oom;
+	struct pl_wait wait; /* issue 10, waiting */
 };
 
 int sample_buf__new(struct sample_buf **ret)
@@ -871,6 +913,53 @@ static void parse_oncpu(struct sample_buf *b, struct json_object *o, struct pl_s
 	s->oncpu = &b->oncpu;
 }
 
+/* issue 10, waiting: a name of the state, back to its letter */
+static char state_letter(const char *name)
+{
+	static const char letters[] = "RSDTtZIX";
+
+	for (const char *l = letters; name && *l; l++)
+		if (strcmp(pl_wait__state_name(*l), name) == 0)
+			return *l;
+	return '?';
+}
+
+static void copy_name(char *dst, const char *src)
+{
+	snprintf(dst, PL_WAIT_NAME, "%s", src ? src : "");
+}
+
+static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
+{
+	struct json_object *arr = at(o, "waiting_threads");
+	struct pl_wait *w = &b->wait;
+	size_t n;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	memset(w, 0, sizeof(*w));
+	w->state = state_letter(str(b, o, "state"));
+	w->waiting_s = is_num(at(o, "waiting_s")) ? dbl(o, "waiting_s") : 0;
+	w->threads = u32(o, "threads");
+	w->runq = u32(o, "runq_threads");
+	w->blocked = u32(o, "blocked_threads");
+	w->stopped = u32(o, "stopped_threads");
+	n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+	for (size_t i = 0; i < n && w->nt < PL_WAIT_THREADS; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i), *st = at(e, "kernel_stack");
+		struct pl_wait_thread *t = &w->t[w->nt++];
+		size_t nf = st && json_object_is_type(st, json_type_array) ? json_object_array_length(st) : 0;
+
+		t->tid = u32(e, "tid");
+		t->state = state_letter(str(b, e, "state"));
+		copy_name(t->wchan, str(b, e, "wchan"));
+		t->stack_read = st && json_object_is_type(st, json_type_array);
+		for (size_t k = 0; k < nf && t->nframes < PL_WAIT_FRAMES; k++)
+			copy_name(t->frames[t->nframes++], json_object_get_string(json_object_array_get_idx(st, k)));
+	}
+	s->wait = w;
+}
+
 int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_sample *ret)
 {
 	const char *type = json_object_get_string(at(rec, "type"));
@@ -903,6 +992,7 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		parse_span(tot, &ret->life, b->life_sc, b->life_errno);
 		parse_top_fail(b, tot, ret);
 		ret->busy_s = is_num(at(rec, "busy_s")) ? json_object_get_double(at(rec, "busy_s")) : 0;
+		parse_wait(b, at(rec, "wait"), ret); /* issue 10, waiting */
 		break;
 	default:
 		ret->end_ns = ret->time_ns = u64(rec, "end_ns");

@@ -244,6 +244,9 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bl.scored && flag(s, s->bl.oncpu_ready, ret);
 	case RL_F_BL_NEW_ONCPU_SAMPLES:
 		return s->bl.scored && s->bl.oncpu_ready && s->oncpu && val((double)s->bl.new_oncpu_samples, ret);
+	/* issue 10, waiting */
+	case RL_F_PROC_WAITING_S:
+		return s->wait && val(s->wait->waiting_s, ret);
 	case RL_F_BL_READY:
 		return flag(s, s->bl.ready, ret);
 	case RL_F_BL_WINDOWS_READY:
@@ -363,6 +366,13 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->bl.key;
 	case RL_F_BL_MAX_FEATURE:
 		return s->bl.key && s->bl.scored && s->bl.max_dist >= 0 ? pl_dist__feature(s->bl.max_dist) : NULL;
+	/* issue 10, waiting */
+	case RL_F_PROC_STATE:
+		return s->wait ? pl_wait__state_name(s->wait->state) : NULL;
+	case RL_F_PROC_WCHAN:
+		return s->wait && s->wait->nt && s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL;
+	case RL_F_PROC_WAIT_FRAME:
+		return s->wait && s->wait->nt && s->wait->t[0].nframes ? s->wait->t[0].frames[0] : NULL;
 	default:
 		return NULL;
 	}
@@ -391,6 +401,12 @@ int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf)
 			return -1;
 		for (; n < s->bl.nnew_oncpu_objects && n < RL_LIST_MAX; n++)
 			buf[n] = s->bl.new_oncpu_objects[n];
+		return (int)n;
+	case RL_F_PROC_WAIT_FRAMES: /* issue 10, waiting */
+		if (!s->wait || !s->wait->nt || !s->wait->t[0].stack_read)
+			return -1;
+		for (; n < s->wait->t[0].nframes && n < RL_LIST_MAX; n++)
+			buf[n] = s->wait->t[0].frames[n];
 		return (int)n;
 	case RL_F_BL_NEW_FAIL_PATHS:
 	case RL_F_BL_NEW_SYSCALLS:

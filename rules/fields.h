@@ -131,7 +131,17 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "samples in those files (when oncpu_ready)")                                                           \
 	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's baseline is ready")           \
 	X(BL_PARENT_NEW_CHILD, "baseline.parent_new_child", BOOL, RL_EX, "",                                   \
-	  "the parent binary had never executed this binary (its baseline ready)")
+	  "the parent binary had never executed this binary (its baseline ready)")                                \
+	/* issue 10, waiting: read from /proc while a process waits (window) */                                   \
+	X(PROC_WAITING_S, "proc.waiting_s", NUM, RL_W, "s",                                                     \
+	  "seconds since the process last used CPU or made a syscall (when its wait was read)")                   \
+	X(PROC_STATE, "proc.state", STR, RL_W, "",                                                              \
+	  "running, sleeping, uninterruptible, stopped, traced, zombie (when its wait was read)")                \
+	X(PROC_WCHAN, "proc.wchan", STR, RL_W, "", "the kernel function its first waiting thread sleeps in")   \
+	X(PROC_WAIT_FRAME, "proc.wait_frame", STR, RL_W, "",                                                     \
+	  "the top kernel frame of its first waiting thread (what it waits on)")                                 \
+	X(PROC_WAIT_FRAMES, "proc.wait_frames", STRLIST, RL_W, "",                                               \
+	  "the kernel frames of its first waiting thread, innermost first (up to 8)")
 
 enum rl_field {
 #define RL_FIELD_ENUM(id, name, type, kinds, unit, desc) RL_F_##id,

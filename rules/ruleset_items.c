@@ -36,7 +36,7 @@ static const unsigned rule_required = 1u << RF_DESC | 1u << RF_COND | 1u << RF_O
 
 static const char *const prio_names[] = {"EMERGENCY", "ALERT",	"CRITICAL",	 "ERROR",
 					 "WARNING",   "NOTICE", "INFORMATIONAL", "DEBUG"};
-static const char *const evidence_names[] = {"fail_paths", "syscalls", "baseline", "ancestry", "stacks"};
+static const char *const evidence_names[] = {"fail_paths", "syscalls", "baseline", "ancestry", "stacks", "wait"};
 static const char *const when_names[] = {"exec", "window", "exit"};
 
 /* ---- scalar checks ---- */
@@ -219,7 +219,7 @@ static int parse_rule_fields(struct rs_loader *L, const struct yd_file *f, const
 				ERR(L, f, v, item, "'evidence' must be a sequence of strings");
 				r = -EINVAL;
 			} else {
-				r = pick(L, f, v, item, "evidence", evidence_names, 5, &it->evidence);
+				r = pick(L, f, v, item, "evidence", evidence_names, 6, &it->evidence);
 			}
 			break;
 		case RF_THROTTLE:

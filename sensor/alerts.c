@@ -29,6 +29,7 @@
 #include "alert_ocsf.h"
 #include "clock.h"
 #include "dedupe.h"
+#include "hostctx.h"
 #include "log.h"
 #include "syscalls.h"
 #include "ruleset.h"
@@ -293,6 +294,39 @@ static struct json_object *finding_ocsf(void *p)
 	return alert_ocsf__finding(x->rec, x->s, x->r->desc);
 }
 
+/* ---- issue 10, host context: PSI and the cgroup's CPU throttling ---- */
+
+static void add_psi(struct json_object *o, const char *name, bool ok, double v)
+{
+	if (ok)
+		json_object_object_add(o, name, json_object_new_double(v));
+}
+
+static struct json_object *host_context(const struct pl_sample *ev)
+{
+	struct json_object *h = json_object_new_object(), *psi, *cg;
+	struct hostctx_psi p;
+	struct hostctx_cgcpu c;
+
+	if (!h)
+		return NULL;
+	hostctx__psi(mono_ns(), &p);
+	if (p.present && (psi = json_object_new_object())) {
+		add_psi(psi, "cpu_some_avg10", p.cpu_ok, p.cpu);
+		add_psi(psi, "memory_some_avg10", p.memory_ok, p.memory);
+		add_psi(psi, "io_some_avg10", p.io_ok, p.io);
+		json_object_object_add(h, "psi", psi);
+	}
+	hostctx__cgroup_cpu(ev->cgroup, &c);
+	if (c.present && (cg = json_object_new_object())) {
+		json_object_object_add(cg, "nr_periods", json_object_new_uint64(c.nr_periods));
+		json_object_object_add(cg, "nr_throttled", json_object_new_uint64(c.nr_throttled));
+		json_object_object_add(cg, "throttled_usec", json_object_new_uint64(c.throttled_usec));
+		json_object_object_add(h, "cgroup_cpu", cg);
+	}
+	return h;
+}
+
 static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	struct alerts *a = ctx;
@@ -360,7 +394,10 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 		json_object_object_add(evid, "ancestry", sample_json__ancestors(ev));
 	if ((r->evidence & RL_EV_STACKS) && ev->oncpu)
 		json_object_object_add(evid, "stacks", sample_json__stacks(ev));
+	if ((r->evidence & RL_EV_WAIT) && ev->wait) /* issue 10, waiting */
+		json_object_object_add(evid, "wait", sample_json__wait(ev));
 	json_object_object_add(o, "evidence", evid);
+	json_object_object_add(o, "host", host_context(ev)); /* issue 10, host context */
 	json_object_object_add(o, "rule_file", sample_json__str(r->file ? r->file : ""));
 	json_object_object_add(o, "rule_line", json_object_new_int(r->line));
 	write_all(a, o, finding_ocsf, &(struct ocsf_arg){ .rec = o, .s = ev, .r = r });

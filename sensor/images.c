@@ -9,6 +9,7 @@
  * module's own arrays.
  */
 #include "images.h"
+#include "waitstate.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,10 @@ struct images {
 	char comm[PL_COMM_LEN];       /* the record's comm, NUL-terminated */
 	unsigned long long win_sc[PL_NR_SYSCALLS], win_errno[PL_NR_ERRNO];
 	struct scriptkey_cache *scripts; /* issue 10 keys: script content hashes */
+	/* issue 10, waiting: the /proc reads of this pass (budget) */
+	uint64_t wait_pass_ns;
+	uint32_t wait_pass_reads;
+	struct pl_wait wait;
 };
 
 int images__new(const struct images_deps *d, struct images **ret)
@@ -466,6 +471,88 @@ void images__on_record(struct images *im, const void *data, size_t size)
 	}
 }
 
+/* ---- issue 10: running or waiting ----
+ *
+ * A process whose windows show neither CPU nor syscalls is waiting; the
+ * kernel counts that time only once a thread runs again, so while it waits
+ * only /proc can say on what. Reading /proc costs, so only candidates are
+ * read, at most WAIT_READS_PER_PASS a pass (the rest are counted and
+ * tried at a later pass):
+ *   - idle for >= WAIT_MIN_NS, and
+ *   - beyond what its baseline says a whole life lasts (waiting more than
+ *     WAIT_BASELINE_FACTOR x the lifetime wall p99), or in a state that is
+ *     never a normal way to wait (stopped, traced, uninterruptible).
+ * The state of an idle process without such a baseline (a daemon that
+ * sleeps) is looked at once every WAIT_RECHECK_NS, only to find a stopped
+ * or uninterruptible one. A candidate's window is judged and recorded with
+ * its wait every second at first, then less often (report_every()). */
+#define WAIT_MIN_NS 2000000000ull
+#define WAIT_RECHECK_NS 5000000000ull
+#define WAIT_REPORT_MAX_NS 60000000000ull
+#define WAIT_READS_PER_PASS 32
+#define WAIT_BASELINE_FACTOR 2 /* the rule asks for more; this only bounds the reads */
+
+static uint64_t report_every(uint64_t idle)
+{
+	uint64_t every = idle / 4;
+
+	return every < 900000000ull ? 900000000ull : every > WAIT_REPORT_MAX_NS ? WAIT_REPORT_MAX_NS : every;
+}
+
+static bool wait_budget(struct images *im, uint64_t now)
+{
+	if (im->wait_pass_ns != now) {
+		im->wait_pass_ns = now;
+		im->wait_pass_reads = 0;
+	}
+	if (im->wait_pass_reads >= WAIT_READS_PER_PASS) {
+		im->st.wait_skipped++;
+		return false;
+	}
+	im->wait_pass_reads++;
+	im->st.wait_reads++;
+	return true;
+}
+
+/* The wait of process pi if it is a candidate now, else NULL. */
+static const struct pl_wait *waiting(struct images *im, struct proc_info *pi, struct pl_sample *s, uint64_t now)
+{
+	uint64_t idle = now > pi->active_ns ? now - pi->active_ns : 0;
+	bool beyond = false;
+	double p99_ns;
+	char st;
+
+	if (idle < WAIT_MIN_NS)
+		return NULL;
+	/* reported every second at first (a rule's threshold is met at its
+	 * second), then less often the longer it waits: idle/4, up to a minute */
+	if (pi->wait_reported_ns && now - pi->wait_reported_ns < report_every(idle))
+		return NULL;
+	if (im->d.learn)
+		learner__state(im->d.learn, pi, s);
+	p99_ns = s->bl.q[PL_LIFE_WALL][2];
+	beyond = s->bl.ready && p99_ns == p99_ns && (double)idle > WAIT_BASELINE_FACTOR * p99_ns;
+	if (!beyond) {
+		/* no baseline says it should have ended: only an abnormal state makes it one */
+		if (pi->wait_checked_ns && now - pi->wait_checked_ns < WAIT_RECHECK_NS)
+			return NULL;
+		if (!wait_budget(im, now))
+			return NULL;
+		pi->wait_checked_ns = now;
+		st = waitstate__proc_state(pi->tgid);
+		if (st != 'T' && st != 't' && st != 'D')
+			return NULL;
+	} else if (!wait_budget(im, now)) {
+		return NULL;
+	}
+	if (waitstate__read(pi->tgid, &im->wait) < 0)
+		return NULL;
+	im->wait.waiting_s = idle / 1e9;
+	pi->wait_reported_ns = now;
+	im->st.wait_reports++;
+	return &im->wait;
+}
+
 /* ---- the table, once a second and at shutdown ---- */
 
 void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now)
@@ -498,6 +585,16 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 		pi->busy_s = s->win.cpu_ns * 10 >= len * 9 ? pi->busy_s + len / 1e9 : 0;
 	s->busy_s = pi->busy_s;
 	active = s->win.syscalls || s->win.cpu_ns;
+	/* issue 10, waiting */
+	if (active || !pi->active_ns) {
+		pi->active_ns = active ? now : p->id.image_start_ns;
+		pi->wait_reported_ns = 0;
+	}
+	if (!active && (im->d.live || pipeline__wants(im->d.pipe, PL_AT_WINDOW)))
+		s->wait = waiting(im, pi, s, now);
+	if (s->wait && im->d.live)
+		live__waiting(im->d.live, display_name(pi, im->comm), tgid, pl_wait__state_name(s->wait->state),
+			      s->wait->waiting_s, s->wait->nt && s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL);
 	/* the image's paths so far: for this second's failures, or for rules
 	 * and records that read the image's top path */
 	if (s->win.open_fail || (active && p->st.open_fail && pipeline__wants(im->d.pipe, PL_AT_WINDOW)))
@@ -523,7 +620,7 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */
 	if (pi->have_last && len > 500000000ull && len < 1500000000ull)
 		steps |= PIPE_SCORE | PIPE_LEARN;
-	if (active)
+	if (active || s->wait)
 		steps |= PIPE_JUDGE | PIPE_RECORD;
 	if (steps)
 		pipeline__run(im->d.pipe, s, pi, steps, now + (uint64_t)m2r);

@@ -28,7 +28,18 @@ struct live_row {
 	uint32_t procs, ended;
 };
 
+/* issue 10, waiting */
+#define LIVE_WAITING 5
+
+struct live_wait {
+	char name[256], state[24], wchan[64];
+	uint32_t pid;
+	double waiting_s;
+};
+
 struct live {
+	struct live_wait waits[LIVE_WAITING];
+	uint32_t nwaits, waits_more;
 	struct live_row rows[LIVE_MAX + 1]; /* last one: (other) */
 	uint32_t n;
 	uint64_t intervals;
@@ -85,6 +96,34 @@ void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcp
 	r->ended += ended;
 }
 
+void live__waiting(struct live *l, const char *name, uint32_t pid, const char *state, double waiting_s,
+		   const char *wchan)
+{
+	struct live_wait *w = NULL;
+
+	for (uint32_t i = 0; i < l->nwaits; i++)
+		if (l->waits[i].pid == pid)
+			w = &l->waits[i];
+	if (!w && l->nwaits < LIVE_WAITING)
+		w = &l->waits[l->nwaits++];
+	if (!w) {
+		l->waits_more++;
+		return;
+	}
+	snprintf(w->name, sizeof(w->name), "%s", name && name[0] ? name : "?");
+	snprintf(w->state, sizeof(w->state), "%s", state ? state : "?");
+	snprintf(w->wchan, sizeof(w->wchan), "%s", wchan ? wchan : "-");
+	w->pid = pid;
+	w->waiting_s = waiting_s;
+}
+
+static int by_wait(const void *a, const void *b)
+{
+	const struct live_wait *x = a, *y = b;
+
+	return x->waiting_s < y->waiting_s ? 1 : x->waiting_s > y->waiting_s ? -1 : 0;
+}
+
 static int by_cpu(const void *a, const void *b)
 {
 	const struct live_row *x = a, *y = b;
@@ -133,6 +172,21 @@ void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t track
 			r->cpu_ns / 1e7 / secs, r->offcpu_ns / 1e7 / secs, r->syscalls / secs, r->open_fail / secs,
 			r->procs);
 	}
+	/* issue 10, waiting: who waits now, and how (stopped is not sleeping) */
+	qsort(l->waits, l->nwaits, sizeof(l->waits[0]), by_wait);
+	for (uint32_t i = 0; i < l->nwaits; i++) {
+		const struct live_wait *w = &l->waits[i];
+		char esc[4 * sizeof(w->name)];
+		size_t cols, off;
+
+		text_escape_buf(esc, sizeof(esc), w->name, strlen(w->name), 0);
+		off = text_tail(esc, NAME_COLS, &cols);
+		fprintf(out, "waiting: %s pid %u %s for %.0f s in %s\n", esc + off, w->pid, w->state, w->waiting_s,
+			w->wchan);
+	}
+	if (l->waits_more)
+		fprintf(out, "waiting: %u more\n", l->waits_more);
+	l->nwaits = l->waits_more = 0;
 	live__losses_text(lost, losses, sizeof(losses));
 	fprintf(out, "-- %u processes tracked, %s so far (CPU%%: 100 = one core)\n", tracked, losses);
 	fflush(out);

@@ -20,6 +20,14 @@ void live__free(struct live *l);
 void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcpu_ns, uint64_t syscalls,
 	       uint64_t open_fail, bool new_proc, bool ended);
 
+/* issue 10, waiting: process pid of binary `name` has been off-CPU for
+ * waiting_s in state `state` (a word: sleeping, stopped, ...), waiting in
+ * wchan (may be NULL). The interval's print lists up to LIVE_WAITING of them
+ * below the table, longest wait first, so a stopped process is told apart
+ * from a sleeping one while it waits. */
+void live__waiting(struct live *l, const char *name, uint32_t pid, const char *state, double waiting_s,
+		   const char *wchan);
+
 /* Number of intervals printed so far: identifies the current interval. */
 uint64_t live__interval(const struct live *l);
 

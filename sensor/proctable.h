@@ -71,6 +71,12 @@ struct proc_info {
 	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
 	char *script;            /* the script label (proc.script) or NULL */
 	bool forked;             /* a fork child running its parent's image (no exec) */
+	/* issue 10, waiting (images.c): when it last used CPU or made a syscall
+	 * (monotonic; image start until its first active window), and when its
+	 * state was last read / its wait last reported */
+	uint64_t active_ns;
+	uint64_t wait_checked_ns;
+	uint64_t wait_reported_ns;
 	struct proc_info *next;  /* hash chain */
 };
 

@@ -151,6 +151,15 @@ struct json_object *stats__record(const struct stats_sources *src)
 	add_u64(ud, "fail_keys_unremembered", fst->unremembered);
 	add_u64(ud, "fail_paths_displaced", fst->displaced);
 	json_object_object_add(o, "userspace_drops", ud);
+	{
+		/* issue 10, waiting: /proc reads of idle processes (images.c) */
+		struct json_object *w = json_object_new_object();
+
+		add_u64(w, "state_reads", im->wait_reads);
+		add_u64(w, "skipped", im->wait_skipped);
+		add_u64(w, "reports", im->wait_reports);
+		json_object_object_add(o, "waiting", w);
+	}
 	fp = json_object_new_object();
 	add_u64(fp, "table_entries", fst->table_entries);
 	add_u64(fp, "table_max", src->max_fail_paths);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <math.h>
 
 #include <cmocka.h>
@@ -463,7 +464,7 @@ static void test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit(v
 	static const char *const keys[] = {
 	    "type",	     "id",	      "time_ns",  "rule",	  "priority",  "severity",  "when",
 	    "output",	     "tags",	      "pid",	  "exe",       "binary_id", "suppressed_before",
-	    "regex_skipped", "output_fields", "evidence", "rule_file", "rule_line", NULL};
+	    "regex_skipped", "output_fields", "evidence", "host", "rule_file", "rule_line", NULL};
 	static const char *const ev_keys[] = {"fail_paths", "syscalls", "baseline", "ancestry", NULL};
 	static const char *const sc_keys[] = {"openat", "read", NULL};
 	static const char *const anc[] = {"/usr/lib/systemd/systemd", "<null>", NULL};
@@ -488,6 +489,18 @@ static void test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit(v
 	assert_false(ut_bool(a, "regex_skipped"));
 	assert_string_equal(ut_str(a, "rule_file"), f->rules);
 	assert_int_equal(ut_i64(a, "rule_line"), 1);
+	{
+		/* issue 10, host context: PSI as /proc/pressure says it, or absent (never 0 in its place) */
+		struct json_object *host = ut_obj(a, "host"), *psi = NULL;
+		bool has_psi = json_object_object_get_ex(host, "psi", &psi);
+
+		assert_int_equal(has_psi, access("/proc/pressure/cpu", R_OK) == 0);
+		if (has_psi) {
+			double v = ut_dbl(psi, "cpu_some_avg10");
+
+			assert_true(v >= 0 && v <= 100);
+		}
+	}
 	ev = ut_obj(a, "evidence");
 	/* stacks are accepted, not attached yet */
 	ut_keys(ev, ev_keys);

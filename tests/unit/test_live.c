@@ -94,6 +94,25 @@ static void test_live_print_orders_rows_by_cpu(void **state)
 	free(got);
 }
 
+/* issue 10, waiting: waiters listed longest first with their state, once */
+static void test_live_print_tells_stopped_from_sleeping_waiters(void **state)
+{
+	struct live *l = *state;
+	char *got;
+
+	live__add(l, "/usr/bin/a", SEC, 0, 1, 0, true, false);
+	live__waiting(l, "/usr/bin/cat", 41, "sleeping", 7.2, "pipe_read");
+	live__waiting(l, "/usr/bin/python3", 42, "stopped", 30, NULL);
+	live__waiting(l, "/usr/bin/cat", 41, "sleeping", 8.4, "pipe_read"); /* the same process: updated */
+	got = print_to_string(l, SEC, 3, 0);
+	assert_non_null(strstr(got, "waiting: /usr/bin/python3 pid 42 stopped for 30 s in -\n"
+				    "waiting: /usr/bin/cat pid 41 sleeping for 8 s in pipe_read\n-- 3 processes"));
+	free(got);
+	got = print_to_string(l, SEC, 3, 0);
+	assert_null(strstr(got, "waiting:"));
+	free(got);
+}
+
 static void test_live_print_scales_by_interval(void **state)
 {
 	struct live *l = *state;
@@ -353,6 +372,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_live_print_orders_rows_by_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_print_tells_stopped_from_sleeping_waiters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_print_scales_by_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_print_resets_for_next_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_print_skips_idle_rows, setup, teardown),

@@ -1039,15 +1039,29 @@ static void test_sample_json_parse_gives_every_rule_field_of_rich_samples(void *
 {
 	struct fx *f = *state;
 	static const enum rl_field exit_absent[] = {RL_F_PROC_EXIT_SIGNAL};
+	/* issue 10, waiting: only on windows whose wait was read */
+	static const enum rl_field win_absent[] = {RL_F_PROC_WAITING_S, RL_F_PROC_STATE, RL_F_PROC_WCHAN,
+						   RL_F_PROC_WAIT_FRAME, RL_F_PROC_WAIT_FRAMES};
+	static const struct pl_wait wait = {
+	    .waiting_s = 7.25, .state = 'S', .threads = 3, .runq = 1, .blocked = 1, .stopped = 1, .nt = 2,
+	    .t = {{.tid = 41, .state = 'S', .wchan = "pipe_read", .stack_read = true, .nframes = 2,
+		   .frames = {"pipe_read", "vfs_read"}},
+		  {.tid = 42, .state = 'T', .stack_read = false}}};
 	struct pl_sample s;
 
 	/* the samples hold a value for every field of their moment */
 	assert_rich(&f->exec, NULL, 0);
-	assert_rich(&f->win, NULL, 0);
+	assert_rich(&f->win, win_absent, 5);
 	assert_rich(&f->exit, exit_absent, 1);
 	round_trip(f, &f->exec);
 	round_trip(f, &f->win);
 	round_trip(f, &f->exit);
+
+	/* issue 10, waiting: a window of a waiting process, with what it waits on */
+	s = f->win;
+	s.wait = &wait;
+	assert_rich(&s, NULL, 0);
+	round_trip(f, &s);
 
 	/* failures under an errno without a name, and beyond the last named one */
 	s = f->exit;
