@@ -89,8 +89,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BIN_TOP_FAIL_PATH, "bin.top_fail_path", STR, RL_WX, "", "the path that failed most for this binary, last second") \
 	X(BIN_TOP_FAIL_SHARE, "bin.top_fail_share", NUM, RL_WX, "", "its share of the binary's failed opens, 0..1") \
 	X(BL_KEY, "baseline.key", STR, RL_EWX, "", "the baseline's key (present when one is attached)")          \
-	X(BL_READY, "baseline.ready", BOOL, RL_EWX, "", "enough process samples to score lifetimes")             \
-	X(BL_WINDOWS_READY, "baseline.windows_ready", BOOL, RL_EWX, "", "enough windows to score windows")       \
+	X(BL_READY, "baseline.ready", BOOL, RL_EWX, "", "this binary's lifetime baseline is ready (enough process samples), the same at exec, window and exit")             \
+	X(BL_WINDOWS_READY, "baseline.windows_ready", BOOL, RL_EWX, "", "this binary's window baseline is ready (enough windows), the same at exec, window and exit")       \
 	X(BL_SAMPLES, "baseline.samples", NUM, RL_EWX, "", "process samples learned")                          \
 	X(BL_FROM_PRIOR, "baseline.from_prior", BOOL, RL_WX, "", "scored against the prior (rebuilt binary)")   \
 	X(BL_CPU_MS_P50, "baseline.cpu_ms.p50", NUM, RL_EWX, "ms", "median lifetime CPU (when ready)")          \

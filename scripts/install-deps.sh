@@ -21,10 +21,11 @@ for arg in "$@"; do
 		# The syslog tests (tests/syslog/) start an rsyslogd of their own
 		# (rsyslog-relp for imrelp), with their own config, socket and ports;
 		# the xz scenario (tests/scenario/) a real sshd on loopback and an ssh
-		# client. The tests validate records against docs/schema/ with
+		# client; the runaway scenario pcre2grep (pcre2-utils) for a real
+		# catastrophic backtrack with JIT off. The tests validate records against docs/schema/ with
 		# Debian's python3-jsonschema, and render the flame graph SVG in
 		# headless Chromium (some 360 MB installed: only the tests need it).
-		PKGS="$PKGS rsyslog rsyslog-relp openssh-server openssh-client python3 python3-jsonschema chromium"
+		PKGS="$PKGS rsyslog rsyslog-relp openssh-server openssh-client pcre2-utils python3 python3-jsonschema chromium"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against

@@ -224,14 +224,10 @@ static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 	struct pl_verdict *v = &s->bl;
 
 	v->scored = true;
-	/* An exit is scored against lifetimes, this baseline's or its prior's:
-	 * ready says whether it could be. A window is scored against windows
-	 * (windows_ready): ready and samples stay the lifetimes' (rules read
-	 * them so, as "enough process samples to score lifetimes"). */
-	if (s->moment == PL_AT_EXIT) {
-		v->ready = bv->ready;
-		v->samples = bv->samples;
-	}
+	/* ready, windows_ready, samples and the quantiles are this baseline's
+	 * own at every moment (learner__state): exec, window and exit read
+	 * them alike. Whether this sample was scored against a prior instead
+	 * is from_prior; that it was scored at all is scored. */
 	v->from_prior = bv->from_prior;
 	v->anomalous = bv->anomalous;
 	v->learned = false;
