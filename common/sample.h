@@ -273,7 +273,7 @@ struct pl_sample {
 	/* window */
 	struct pl_span win;
 	uint64_t win_start_ns, win_end_ns;
-	double busy_s;            /* seconds in a row >= 90 % on-CPU */
+	double busy_s;            /* seconds in a row on-CPU or runnable >= 90 % (on-CPU >= 20 %) */
 
 	struct pl_bin bin;
 	struct pl_verdict bl;

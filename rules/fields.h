@@ -79,7 +79,7 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(WIN_SECONDS, "win.seconds", NUM, RL_W, "s", "length of the window")                                  \
 	X(WIN_CPU_MS, "win.cpu_ms", NUM, RL_W, "ms", "on-CPU time in the window")                               \
 	X(WIN_CPU_PCT, "win.cpu_pct", NUM, RL_W, "%", "CPU in the window (100 = one core)")                    \
-	X(WIN_BUSY_S, "win.busy_s", NUM, RL_W, "s", "seconds in a row the process has been >= 90% on-CPU")     \
+	X(WIN_BUSY_S, "win.busy_s", NUM, RL_W, "s", "seconds in a row the process has been on-CPU or runnable >= 90% (and on-CPU >= 20%) of each second")     \
 	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window")             \
 	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall") \
 	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window") \

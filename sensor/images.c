@@ -580,9 +580,13 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	span_total(&s->life, &p->st);
 	s->win_start_ns = start + (uint64_t)m2r;
 	s->win_end_ns = s->time_ns = now + (uint64_t)m2r;
-	/* the runaway streak: whole seconds at >= 90 % of a core */
+	/* the runaway streak: whole seconds in which it wanted a whole core,
+	 * running or runnable >= 90 % of the second (on a saturated machine a
+	 * runaway waits for the CPU it would burn), and ran >= 20 % of it */
 	if (pi->have_last && len)
-		pi->busy_s = s->win.cpu_ns * 10 >= len * 9 ? pi->busy_s + len / 1e9 : 0;
+		pi->busy_s = (s->win.cpu_ns + s->win.runq_ns) * 10 >= len * 9 && s->win.cpu_ns * 5 >= len
+				     ? pi->busy_s + len / 1e9
+				     : 0;
 	s->busy_s = pi->busy_s;
 	active = s->win.syscalls || s->win.cpu_ns;
 	/* issue 10, waiting */

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+test_runaway.py - issue 10 scenario 3 (runaways): the shipped "CPU runaway"
+rule, with and without a baseline, on real programs.
+
+  a. Catastrophic backtracking in a real regex engine: Debian's pcre2grep with
+     JIT off (`--no-jit`) matching '(a+)+$' against "aaa...a!" pins a core.
+     a1. fresh state directory, no baseline at all: the alert must come
+         within 10 s (asserted with margin: 20 s), for that pid, with stacks
+         evidence whose objects name the engine (libpcre2-8);
+     a2. a second sensor, fresh state: pcre2grep learned over quick ordinary
+         runs (its lifetime baseline ready, no window baseline), then the same
+         backtracking: the alert comes from the lifetime branch, within 10 s.
+  b. A learned long-running service: a python3 script that wakes 20 times a
+     second and sleeps (its window baseline ready after --min-windows 10
+     windows), then one of its threads starts burning a core: the alert
+     within 15 s (asserted with margin: 30 s).
+
+Nothing else at WARNING or above may fire for these processes.
+Learning thresholds are lowered by the documented flags (--min-samples 10,
+--min-windows 10) to keep the scenario short; the rules are the shipped ones.
+
+argv: PLUMBLINE_BINARY. Needs root, BPF and pcre2grep (pcre2-utils); skips
+(77) otherwise unless PLUMBLINE_REQUIRE_BPF=1.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SENSOR = os.path.abspath(sys.argv[1])
+RULE = "CPU runaway"
+PCRE2GREP = shutil.which("pcre2grep") or "/usr/bin/pcre2grep"
+T0 = time.monotonic()
+results = []
+
+
+def log(msg):
+    print(f"[{time.monotonic() - T0:5.1f}s] {msg}", flush=True)
+
+
+def skip(why):
+    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
+        print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
+        sys.exit(1)
+    print(f"SKIP: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+class Failure(Exception):
+    pass
+
+
+def fail(why):
+    raise Failure(why)
+
+
+class Sensor:
+    def __init__(self, d, name):
+        self.name = name
+        self.json = os.path.join(d, f"{name}.jsonl")
+        self.log = os.path.join(d, f"{name}.log")
+        notify = os.path.join(d, f"{name}.notify")
+        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        ns.bind(notify)
+        env = dict(os.environ, NOTIFY_SOCKET=notify)
+        env.pop("LD_PRELOAD", None)
+        self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--no-syslog", "--state-dir",
+                                   os.path.join(d, f"{name}.state"), "--json", self.json, "--process-records",
+                                   "--min-samples", "10", "--min-windows", "10"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
+                                  env=env)
+        ns.settimeout(0.5)
+        deadline = time.time() + 30
+        try:
+            while True:
+                try:
+                    if b"READY=1" in ns.recv(64):
+                        break
+                except socket.timeout:
+                    pass
+                if self.p.poll() is not None:
+                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
+                if time.time() > deadline:
+                    self.kill()
+                    fail("the sensor did not get ready in 30 s: " + self.log_text())
+        finally:
+            ns.close()
+
+    def records(self):
+        try:
+            with open(self.json, "rb") as f:
+                lines = f.read().decode("utf-8").split("\n")
+        except FileNotFoundError:
+            return []
+        return [json.loads(l) for l in lines[:-1] if l.strip()]
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                fail("the sensor did not stop on SIGINT")
+        if self.p.returncode != 0:
+            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
+        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
+        if dest and os.path.isdir(dest) and os.path.isfile(self.json):
+            shutil.copyfile(self.json, os.path.join(dest, f"scenario_runaway-{self.name}-{os.getpid()}.jsonl"))
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+    def log_text(self):
+        with open(self.log) as f:
+            return f.read()
+
+
+def wait_alert(sensor, pid, start, bound):
+    deadline = start + 2 * bound
+    while time.monotonic() < deadline:
+        for r in sensor.records():
+            if r.get("type") == "alert" and r.get("rule") == RULE and r.get("pid") == pid:
+                return r, time.monotonic() - start
+        time.sleep(0.2)
+    alerts = [(r.get("rule"), r.get("pid"), r.get("exe")) for r in sensor.records() if r.get("type") == "alert"]
+    fail(f"no {RULE!r} for pid {pid} within {2 * bound} s (bound {bound} s); alerts: {alerts}")
+
+
+def no_other_alerts(sensor, pids, allowed):
+    for r in sensor.records():
+        if r.get("type") != "alert" or r.get("pid") not in pids:
+            continue
+        if r.get("priority") in ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING") and r.get("rule") not in allowed:
+            fail(f"unexpected alert {r.get('rule')!r} for pid {r.get('pid')} ({r.get('exe')}): {r.get('output')}")
+
+
+def check_engine_in_stacks(a):
+    st = (a.get("evidence") or {}).get("stacks")
+    if not st:
+        fail(f"the runaway alert has no stacks evidence: {json.dumps(a.get('evidence'))[:1500]}")
+    objs = [o.get("object") or "" for o in st.get("objects") or []]
+    if not objs or "libpcre2-8" not in os.path.basename(objs[0]):
+        fail(f"the object with the most samples is not the regex engine (libpcre2-8): {objs}")
+    fns = st.get("functions") or []
+    log(f"  stacks: objects {[os.path.basename(o) for o in objs[:3]]}, first functions "
+        f"{[(os.path.basename(f.get('object') or ''), f.get('function')) for f in fns[:3]]}")
+
+
+def backtrack(d):
+    line = os.path.join(d, "aaa.txt")
+    with open(line, "w") as f:
+        f.write("a" * 34 + "!\n")  # 2^34 paths: minutes of CPU, killed after the alert
+    return subprocess.Popen([PCRE2GREP, "--no-jit", "--match-limit=4000000000", "--depth-limit=1000000",
+                             "(a+)+$", line], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_proc(p):
+    if p.poll() is None:
+        p.kill()
+        p.wait()
+
+
+def case_a1(d):
+    s = Sensor(d, "a1")
+    try:
+        start = time.monotonic()
+        p = backtrack(d)
+        try:
+            a, t = wait_alert(s, p.pid, start, 10)
+        finally:
+            stop_proc(p)
+        log(f"a1 no baseline: {RULE!r} for pcre2grep pid {p.pid} after {t:.1f} s: {a.get('output')}")
+        results.append(("a1 pcre2grep backtracking, no baseline", t, 10))
+        check_engine_in_stacks(a)
+        time.sleep(1.5)
+        no_other_alerts(s, {p.pid}, {RULE})
+    finally:
+        s.stop()
+
+
+def case_a2(d):
+    s = Sensor(d, "a2")
+    pids = []
+    try:
+        words = os.path.join(d, "words.txt")
+        with open(words, "w") as f:
+            f.write("".join(f"line {i} alpha beta gamma\n" for i in range(200)))
+        for i in range(14):
+            r = subprocess.run([PCRE2GREP, "--no-jit", "-c", f"line {i}[0-9]* al", words], stdout=subprocess.DEVNULL)
+            if r.returncode not in (0, 1):
+                fail(f"pcre2grep exited {r.returncode}")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:  # the 14 exits learned: the baseline is ready
+            ready = [r for r in s.records() if r.get("type") == "process" and (r.get("exe") or "").endswith("pcre2grep")
+                     and (r.get("baseline") or {}).get("ready")]
+            if ready:
+                break
+            subprocess.run([PCRE2GREP, "-c", "alpha", words], stdout=subprocess.DEVNULL)
+            time.sleep(0.3)
+        else:
+            fail("pcre2grep's lifetime baseline did not become ready")
+        start = time.monotonic()
+        p = backtrack(d)
+        pids.append(p.pid)
+        try:
+            a, t = wait_alert(s, p.pid, start, 10)
+        finally:
+            stop_proc(p)
+        b = a.get("baseline") or {}
+        log(f"a2 lifetime baseline ready: {RULE!r} after {t:.1f} s: {a.get('output')}")
+        results.append(("a2 pcre2grep backtracking, lifetime baseline", t, 10))
+        check_engine_in_stacks(a)
+        time.sleep(1.5)
+        no_other_alerts(s, set(pids), {RULE})
+    finally:
+        s.stop()
+
+
+SERVICE = r"""
+import os, signal, threading, time
+burn = threading.Event()
+def spin():
+    burn.wait()
+    x = 0
+    while True:
+        x = (x * 31 + 7) % 1000003
+signal.signal(signal.SIGUSR1, lambda *a: burn.set())
+threading.Thread(target=spin, daemon=True).start()
+while True:
+    time.sleep(0.05)
+"""
+
+
+def case_b(d):
+    s = Sensor(d, "b")
+    svc = None
+    try:
+        script = os.path.join(d, "service.py")
+        with open(script, "w") as f:
+            f.write(SERVICE)
+        svc = subprocess.Popen(["/usr/bin/python3", script])
+        # --min-windows 10: ten whole idle windows learned, with margin
+        time.sleep(14)
+        start = time.monotonic()
+        svc.send_signal(signal.SIGUSR1)
+        a, t = wait_alert(s, svc.pid, start, 15)
+        log(f"b learned service: {RULE!r} after {t:.1f} s: {a.get('output')}")
+        results.append(("b learned idle service starts burning a core", t, 15))
+        b = a.get("baseline") or {}
+        if not b.get("windows_ready"):
+            fail(f"the service's alert was not judged against a ready window baseline: {b}")
+        no_other_alerts(s, {svc.pid}, {RULE})
+    finally:
+        if svc:
+            stop_proc(svc)
+        s.stop()
+
+
+def main():
+    if os.geteuid() != 0:
+        skip("needs root (the sensor loads BPF)")
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    if not os.access(PCRE2GREP, os.X_OK):
+        skip("no pcre2grep (Debian's pcre2-utils; scripts/install-deps.sh --tests installs it)")
+    if not os.access("/usr/bin/python3", os.X_OK):
+        skip("no /usr/bin/python3")
+    d = tempfile.mkdtemp(prefix="pl-runaway-")
+    ok = False
+    try:
+        case_a1(d)
+        case_a2(d)
+        case_b(d)
+        ok = True
+    except Failure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+    finally:
+        print("time to alert:", file=sys.stderr)
+        for what, t, bound in results:
+            print(f"  {what}: {t:.1f} s (bound {bound} s)", file=sys.stderr)
+        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
+            print(f"kept {d}", file=sys.stderr)
+        else:
+            shutil.rmtree(d, ignore_errors=True)
+    log("PASS" if ok else "FAILED")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
