@@ -146,6 +146,12 @@ struct pl_bin {
 	double open_failures_per_s;
 	const char *top_fail_path;
 	double top_fail_share; /* NaN when unknown */
+	/* issue 10, storms: the path new to this binary that the most distinct
+	 * processes failed in the last second (binagg.h), NULL when none */
+	const char *storm_path;
+	const char *storm_paths; /* the new paths failed by >= half as many processes, ", "-joined */
+	uint32_t storm_procs;
+	double storm_failures_per_s;
 };
 
 /* One feature of a scored sample against its baseline. */

@@ -382,6 +382,10 @@ static struct json_object *binary(const struct pl_sample *s)
 	add_double(o, "open_failures_per_s", s->bin.open_failures_per_s);
 	add_str(o, "top_fail_path", s->bin.top_fail_path);
 	add_double(o, "top_fail_share", s->bin.top_fail_share);
+	add_str(o, "storm_path", s->bin.storm_path);
+	add_str(o, "storm_paths", s->bin.storm_paths);
+	add_u64(o, "storm_procs", s->bin.storm_procs);
+	add_double(o, "storm_failures_per_s", s->bin.storm_path ? s->bin.storm_failures_per_s : 0);
 	return o;
 }
 
@@ -803,6 +807,10 @@ static void parse_binary(struct sample_buf *b, struct json_object *o, struct pl_
 	s->bin.open_failures_per_s = dbl(o, "open_failures_per_s");
 	s->bin.top_fail_path = str(b, o, "top_fail_path");
 	s->bin.top_fail_share = dbl(o, "top_fail_share");
+	s->bin.storm_path = str(b, o, "storm_path");
+	s->bin.storm_paths = str(b, o, "storm_paths");
+	s->bin.storm_procs = u32(o, "storm_procs");
+	s->bin.storm_failures_per_s = dbl(o, "storm_failures_per_s");
 }
 
 static int dist_of_feature(const char *name)

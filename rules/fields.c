@@ -255,6 +255,10 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bin.present && val(s->bin.open_failures_per_s, ret);
 	case RL_F_BIN_TOP_FAIL_SHARE:
 		return s->bin.present && val(s->bin.top_fail_share, ret);
+	case RL_F_BIN_STORM_PROCS:
+		return s->bin.present && s->bin.storm_path && val(s->bin.storm_procs, ret);
+	case RL_F_BIN_STORM_FAILURES_PER_S:
+		return s->bin.present && s->bin.storm_path && val(s->bin.storm_failures_per_s, ret);
 	case RL_F_PROC_CPU_SAMPLES:
 		return s->oncpu && val((double)s->oncpu->samples, ret);
 	case RL_F_BL_ONCPU_READY:
@@ -379,6 +383,10 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->end_reason;
 	case RL_F_BIN_TOP_FAIL_PATH:
 		return s->bin.present ? s->bin.top_fail_path : NULL;
+	case RL_F_BIN_STORM_PATH:
+		return s->bin.present ? s->bin.storm_path : NULL;
+	case RL_F_BIN_STORM_PATHS:
+		return s->bin.present ? s->bin.storm_paths : NULL;
 	case RL_F_BL_KEY:
 		return s->bl.key;
 	case RL_F_BL_MAX_FEATURE:

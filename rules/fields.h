@@ -88,6 +88,12 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "failed opens per second by all processes of this binary, last second")                                \
 	X(BIN_TOP_FAIL_PATH, "bin.top_fail_path", STR, RL_WX, "", "the path that failed most for this binary, last second") \
 	X(BIN_TOP_FAIL_SHARE, "bin.top_fail_share", NUM, RL_WX, "", "its share of the binary's failed opens, 0..1") \
+	X(BIN_STORM_PATH, "bin.storm_path", STR, RL_WX, "",                                                     \
+	  "the path new to this binary (first failed by it < 10 s ago) that the most distinct processes of it failed, last second") \
+	X(BIN_STORM_PATHS, "bin.storm_paths", STR, RL_WX, "",                                                   \
+	  "the new paths failed by at least half as many processes as bin.storm_path, most first, comma-separated") \
+	X(BIN_STORM_PROCS, "bin.storm_procs", NUM, RL_WX, "", "distinct processes of this binary that failed bin.storm_path, last second") \
+	X(BIN_STORM_FAILURES_PER_S, "bin.storm_failures_per_s", NUM, RL_WX, "1/s", "failed opens per second on bin.storm_path by this binary, last second") \
 	X(BL_KEY, "baseline.key", STR, RL_EWX, "", "the baseline's key (present when one is attached)")          \
 	X(BL_READY, "baseline.ready", BOOL, RL_EWX, "", "this binary's lifetime baseline is ready (enough process samples), the same at exec, window and exit")             \
 	X(BL_WINDOWS_READY, "baseline.windows_ready", BOOL, RL_EWX, "", "this binary's window baseline is ready (enough windows), the same at exec, window and exit")       \

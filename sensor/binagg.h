@@ -31,8 +31,30 @@ void binagg__tick(struct binagg *a, double seconds);
 
 /* The last second of binary_id into *ret (present: false when it had no
  * activity then). Its top path is borrowed until the next binagg__tick(). */
-void binagg__get(const struct binagg *a, const char *binary_id, struct pl_bin *ret);
+void binagg__get(struct binagg *a, const char *binary_id, struct pl_bin *ret);
 
 uint64_t binagg__overflow(const struct binagg *a);
+
+/*
+ * Storms of a new path across processes (issue 10). At the end of a process
+ * image: every path it failed (fails, nfails), once per process. A path is
+ * new to the binary when the sensor first saw the binary fail it less than
+ * BINAGG_NEW_S seconds ago, while the binary itself has been known longer
+ * than that (so a binary first seen now has nothing new yet: its usual
+ * failures are learned first). The new path that the most distinct
+ * processes failed in the last second is the binary's storm path (bin.storm_*),
+ * unless more than 8 new paths were failed by at least half as many processes
+ * (a compiler in a new project fails many new paths alike; a storm fails one,
+ * and what failing it makes the process do, such as error-message catalogs).
+ * storm_paths lists those paths, most processes first; it is valid until the
+ * next binagg__get().
+ * What the sensor remembers is bounded (BINAGG_KNOWN entries, hashed; the
+ * oldest forgotten first): binagg__known_dropped() counts what it forgot.
+ */
+#define BINAGG_NEW_S 10
+#define BINAGG_KNOWN 65536
+void binagg__add_fails(struct binagg *a, const char *binary_id, const struct pl_fail *fails, uint32_t nfails,
+		       uint64_t now_ns);
+uint64_t binagg__known_dropped(const struct binagg *a);
 
 #endif

@@ -424,6 +424,8 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 
 		binagg__add(im->d.bin, match->binary_id, st->open_fail - (prev ? prev->open_fail : 0),
 			    top ? top->path : NULL, top ? top->count : 0);
+		/* issue 10, storms: every path it failed, once for this process */
+		binagg__add_fails(im->d.bin, match->binary_id, s->fails, s->nfails, mono_ns());
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
 	}
 	pipeline__run(im->d.pipe, s, match, step ? PIPE_RECORD : PIPE_SCORE | PIPE_LEARN | PIPE_JUDGE | PIPE_RECORD,

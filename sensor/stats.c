@@ -192,6 +192,7 @@ struct json_object *stats__record(const struct stats_sources *src)
 	else
 		json_object_object_add(o, "rules", NULL);
 	add_u64(o, "binaries_untracked", binagg__overflow(src->bin));
+	add_u64(o, "binary_paths_forgotten", binagg__known_dropped(src->bin));
 	json_object_object_add(o, "identity", src->ident ? identity_stats(src->ident) : NULL);
 	return o;
 }

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+"""
+scenario_lib.py - what the scenario tests share: the real sensor started with
+the shipped rules and a state directory of its own (ready on sd_notify
+READY=1), its JSON records, and the skip / fail conventions (exit 77 to skip,
+a failure under PLUMBLINE_REQUIRE_BPF=1).
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+T0 = time.monotonic()
+
+
+def log(msg):
+    print(f"[{time.monotonic() - T0:5.1f}s] {msg}", flush=True)
+
+
+def skip(why):
+    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
+        print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
+        sys.exit(1)
+    print(f"SKIP: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+class Failure(Exception):
+    pass
+
+
+def fail(why):
+    raise Failure(why)
+
+
+class Sensor:
+    def __init__(self, d, name, sensor, test, extra=()):
+        self.name = name
+        self.json = os.path.join(d, f"{name}.jsonl")
+        self.log = os.path.join(d, f"{name}.log")
+        notify = os.path.join(d, f"{name}.notify")
+        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        ns.bind(notify)
+        env = dict(os.environ, NOTIFY_SOCKET=notify)
+        env.pop("LD_PRELOAD", None)
+        self.test = test
+        self.p = subprocess.Popen([sensor, "run", "--no-live", "--no-syslog", "--state-dir",
+                                   os.path.join(d, f"{name}.state"), "--json", self.json, "--process-records",
+                                   *extra],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
+                                  env=env)
+        ns.settimeout(0.5)
+        deadline = time.time() + 30
+        try:
+            while True:
+                try:
+                    if b"READY=1" in ns.recv(64):
+                        break
+                except socket.timeout:
+                    pass
+                if self.p.poll() is not None:
+                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
+                if time.time() > deadline:
+                    self.kill()
+                    fail("the sensor did not get ready in 30 s: " + self.log_text())
+        finally:
+            ns.close()
+
+    def records(self):
+        try:
+            with open(self.json, "rb") as f:
+                lines = f.read().decode("utf-8").split("\n")
+        except FileNotFoundError:
+            return []
+        return [json.loads(l) for l in lines[:-1] if l.strip()]
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                fail("the sensor did not stop on SIGINT")
+        if self.p.returncode != 0:
+            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
+        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
+        if dest and os.path.isdir(dest) and os.path.isfile(self.json):
+            shutil.copyfile(self.json, os.path.join(dest, f"{self.test}-{self.name}-{os.getpid()}.jsonl"))
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+    def log_text(self):
+        with open(self.log) as f:
+            return f.read()
+
+

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+test_storms.py - issue 10 scenario 2: open retry storms, with the shipped rules.
+
+  a. A service-like process (python3) retries a missing config file in a
+     tight loop: "Open retry storm" names the path and the rate, within 2 s
+     of the storm's start (asserted with margin: 6 s).
+  b. The same storm spread over many short-lived processes of one binary:
+     `cat` run in a shell loop on a file that exists (cat's usual failures,
+     the locale files it looks for, are learned as usual), then on a missing
+     file: each cat fails once on it beside its usual failures, so the storm
+     path is a small share of cat's failures. "Storm of a new failing path
+     across processes of one binary" names it.
+  c. Quiet: the usual failures alone (the cat loop on an existing file), and
+     a bash that fails one open (a missing rc file) raise nothing at WARNING
+     or above.
+
+argv: PLUMBLINE_BINARY. Needs root and BPF; skips (77) otherwise unless
+PLUMBLINE_REQUIRE_BPF=1.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SENSOR = os.path.abspath(sys.argv[1])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scenario_lib import Failure, fail, log, skip, Sensor  # noqa: E402
+
+WARN = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING")
+SERVICE = r"""
+import os, sys, time
+path = sys.argv[1]
+go = sys.argv[2]
+while not os.path.exists(go):
+    time.sleep(0.05)
+while True:
+    try:
+        open(path).close()
+    except OSError:
+        pass
+    time.sleep(0.0005)
+"""
+
+
+def alerts(s, rule=None):
+    return [r for r in s.records() if r.get("type") == "alert" and (rule is None or r.get("rule") == rule)]
+
+
+def wait_for(s, pred, start, bound, what):
+    deadline = start + 3 * bound
+    while time.monotonic() < deadline:
+        hit = [a for a in alerts(s) if pred(a)]
+        if hit:
+            return hit[0], time.monotonic() - start
+        time.sleep(0.1)
+    fail(f"no {what} within {3 * bound} s (bound {bound} s); alerts: "
+         f"{[(a.get('rule'), a.get('pid'), a.get('exe')) for a in alerts(s)]}")
+
+
+def cat_loop(d, target, seconds):
+    """cat TARGET as many times as it can for SECONDS, from one shell (the loop's cats share a parent)."""
+    script = f'end=$(( $(date +%s) + {seconds} )); while [ $(date +%s) -lt $end ]; do ' \
+             f'for i in 1 2 3 4 5 6 7 8 9 10; do cat "{target}"; done; done 2>/dev/null >/dev/null; true'
+    return subprocess.Popen(["/bin/bash", "-c", script])
+
+
+def main():
+    if os.geteuid() != 0:
+        skip("needs root (the sensor loads BPF)")
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    for tool in ("/usr/bin/python3", "/bin/cat", "/bin/bash"):
+        if not os.access(tool, os.X_OK):
+            skip(f"no {tool}")
+    d = tempfile.mkdtemp(prefix="pl-storms-")
+    s = None
+    procs = []
+    results = []
+    ok = False
+    try:
+        s = Sensor(d, "s", SENSOR, "scenario_storms", ("--process-records",))
+        log("sensor ready")
+        # c. the usual failures of cat (and a bash failing one open) first
+        exists = os.path.join(d, "present.txt")
+        with open(exists, "w") as f:
+            f.write("x\n")
+        subprocess.run(["/bin/bash", "--rcfile", os.path.join(d, "missing-rc"), "-i", "-c", "true"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = cat_loop(d, exists, 12)
+        p.wait()
+        cats = [r for r in s.records() if r.get("type") == "process" and (r.get("exe") or "").endswith("/cat")]
+        usual = [r.get("open_failures", 0) for r in cats]
+        log(f"c. {len(cats)} cats on an existing file, failed opens each: "
+            f"min {min(usual) if usual else '-'} max {max(usual) if usual else '-'}")
+        if len(cats) < 200:
+            fail(f"only {len(cats)} cat processes recorded in 12 s")
+        quiet = [a for a in alerts(s) if a.get("priority") in WARN]
+        if quiet:
+            fail(f"alerts on usual work: {[(a.get('rule'), a.get('exe'), a.get('output')) for a in quiet]}")
+
+        # b. the storm spread over processes: each cat also fails once on a new path
+        missing = os.path.join(d, "etc", "storm-feature-flags.json")
+        start = time.monotonic()
+        p = cat_loop(d, missing, 8)
+        procs.append(p)
+        a, t = wait_for(s, lambda a: a.get("rule") == "Storm of a new failing path across processes of one binary"
+                        and (a.get("exe") or "").endswith("/cat"), start, 2, "storm across cat processes")
+        log(f"b. after {t:.1f} s: {a.get('output')}")
+        results.append(("b storm spread over cat processes", t, 2))
+        if missing not in a.get("output", ""):
+            fail(f"the alert does not name {missing}: {a.get('output')}")
+        p.wait()
+        storm_cats = [r for r in s.records() if r.get("type") == "process" and (r.get("exe") or "").endswith("/cat")
+                      and missing in (r.get("cmdline") or "")]
+        if storm_cats:
+            r = storm_cats[-1]
+            share = 1 / max(1, r.get("open_failures", 1))
+            log(f"   each storm cat failed {r.get('open_failures')} opens, the storm path {share:.0%} of them")
+
+        # a. a service retrying a missing config in a tight loop
+        script = os.path.join(d, "service.py")
+        with open(script, "w") as f:
+            f.write(SERVICE)
+        conf = os.path.join(d, "conf", "app-config.yaml")
+        go = os.path.join(d, "go")
+        svc = subprocess.Popen(["/usr/bin/python3", script, conf, go])
+        procs.append(svc)
+        time.sleep(2.5)  # a service that has been running
+        start = time.monotonic()
+        open(go, "w").close()
+        a, t = wait_for(s, lambda a: a.get("rule") == "Open retry storm" and a.get("pid") == svc.pid, start, 2,
+                        "retry storm of the service")
+        log(f"a. after {t:.1f} s: {a.get('output')}")
+        results.append(("a service retrying a missing config", t, 2))
+        if conf not in a.get("output", ""):
+            fail(f"the alert does not name {conf}: {a.get('output')}")
+        svc.kill()
+        svc.wait()
+        time.sleep(1.5)
+        others = [a for a in alerts(s) if a.get("priority") in WARN and a.get("rule") not in (
+            "Open retry storm", "Storm of a new failing path across processes of one binary",
+            "Open retry storm across processes of one binary")]
+        if others:
+            fail(f"other alerts: {[(a.get('rule'), a.get('exe'), a.get('output')) for a in others]}")
+        ok = True
+    except Failure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if s:
+            try:
+                s.stop()
+            except Failure as e:
+                print(f"FAIL: {e}", file=sys.stderr)
+                ok = False
+            finally:
+                s.kill()
+        print("time to alert:", file=sys.stderr)
+        for what, t, bound in results:
+            print(f"  {what}: {t:.1f} s (bound {bound} s)", file=sys.stderr)
+        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
+            print(f"kept {d}", file=sys.stderr)
+        else:
+            shutil.rmtree(d, ignore_errors=True)
+    log("PASS" if ok else "FAILED")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
