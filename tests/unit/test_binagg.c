@@ -211,6 +211,87 @@ static void test_binagg_many_seconds_of_many_binaries(void **state)
 	binagg__free(a);
 }
 
+#define S_NS 1000000000ull
+
+/* One process of binary id ending at now_s (seconds), failing paths, once each. */
+static void proc_fails(struct binagg *a, const char *id, double now_s, const char *const *paths, int n)
+{
+	struct pl_fail f[32];
+
+	for (int i = 0; i < n; i++)
+		f[i] = (struct pl_fail){ .path = paths[i], .err = 2, .count = 1 };
+	binagg__add(a, id, (uint64_t)n, n ? paths[0] : NULL, 1);
+	binagg__add_fails(a, id, f, (uint32_t)n, (uint64_t)(now_s * S_NS));
+}
+
+/* The cat: 16 usual failures, then one more, new, in every process. */
+static void test_binagg_storm_of_a_new_path_beside_usual_failures(void **state)
+{
+	struct binagg *a = *state;
+	const char *paths[17];
+	char buf[16][32];
+	struct pl_bin b;
+
+	for (int i = 0; i < 16; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "/usr/lib/locale/%d", i);
+		paths[i] = buf[i];
+	}
+	paths[16] = "/etc/app/flags.json";
+	/* first seen at 100 s: its usual failures; nothing is new yet */
+	for (int p = 0; p < 30; p++)
+		proc_fails(a, "cat", 100.0 + p * 0.01, paths, 16);
+	binagg__tick(a, 1.0);
+	b = get(a, "cat");
+	assert_null(b.storm_path);
+	/* 20 s later, 40 processes each fail the usual paths and the new one */
+	for (int p = 0; p < 40; p++)
+		proc_fails(a, "cat", 120.0 + p * 0.01, paths, 17);
+	binagg__tick(a, 1.0);
+	b = get(a, "cat");
+	assert_non_null(b.storm_path);
+	assert_string_equal(b.storm_path, "/etc/app/flags.json");
+	assert_int_equal(b.storm_procs, 40);
+	assert_true(fabs(b.storm_failures_per_s - 40.0) < 1e-9);
+	assert_string_equal(b.storm_paths, "/etc/app/flags.json");
+	/* 15 s after it was first failed, the path is no longer new */
+	for (int p = 0; p < 40; p++)
+		proc_fails(a, "cat", 135.0 + p * 0.01, paths, 17);
+	binagg__tick(a, 1.0);
+	assert_null(get(a, "cat").storm_path);
+}
+
+/* A binary first seen with its failures has nothing new: they are learned first. */
+static void test_binagg_no_storm_from_a_binary_first_seen_now(void **state)
+{
+	struct binagg *a = *state;
+	const char *paths[] = { "/x/missing" };
+
+	for (int p = 0; p < 50; p++)
+		proc_fails(a, "fresh", 5.0 + p * 0.01, paths, 1);
+	binagg__tick(a, 1.0);
+	assert_null(get(a, "fresh").storm_path);
+}
+
+/* A compiler in a new project fails many new paths alike: not a storm. */
+static void test_binagg_many_new_paths_alike_are_not_a_storm(void **state)
+{
+	struct binagg *a = *state;
+	const char *usual[] = { "/usr/local/include/stdio.h" };
+	const char *paths[12];
+	char buf[12][48];
+
+	proc_fails(a, "cc1", 10.0, usual, 1);
+	binagg__tick(a, 1.0);
+	for (int i = 0; i < 12; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "/src/newproj/include/h%d.h", i);
+		paths[i] = buf[i];
+	}
+	for (int p = 0; p < 30; p++)
+		proc_fails(a, "cc1", 30.0 + p * 0.01, paths, 12);
+	binagg__tick(a, 1.0);
+	assert_null(get(a, "cc1").storm_path);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -221,6 +302,9 @@ int main(void)
 	    T(test_binagg_keeps_the_biggest_candidate_paths),
 	    T(test_binagg_counts_binaries_beyond_its_bound),
 	    T(test_binagg_many_seconds_of_many_binaries),
+	    T(test_binagg_storm_of_a_new_path_beside_usual_failures),
+	    T(test_binagg_no_storm_from_a_binary_first_seen_now),
+	    T(test_binagg_many_new_paths_alike_are_not_a_storm),
 	};
 #undef T
 
