@@ -326,9 +326,9 @@ double sketch__tail_score(const struct sketch *s, uint64_t v, double noise_floor
 	excess = (double)v - p99 - (noise_floor > 0 ? noise_floor : 0);
 	if (!(excess > 0))
 		return 0.0;
+	/* no discount for values below the max: one learned outlier must not
+	 * make everything up to it normal (a mode is normal once above p99) */
 	score = excess / width;
-	if (v <= s->max && score > SKETCH_SEEN_CAP)
-		score = SKETCH_SEEN_CAP;
 	return score;
 }
 

@@ -72,12 +72,10 @@ double sketch__score(const struct sketch *s, uint64_t v, double mad_floor);
  *
  *   score = (v - p99 - noise_floor) / max(p99 - p50, noise_floor)
  *
- * capped at SKETCH_SEEN_CAP when v is no larger than the largest value ever
- * learned (rare, but seen). Never negative: smaller than usual scores 0.
+ * Never negative: smaller than usual scores 0.
  * NAN when empty. *tail (may be NULL) gets the share of learned samples
  * >= v (1 when v is at or below the minimum).
  */
-#define SKETCH_SEEN_CAP 2.0
 double sketch__tail_score(const struct sketch *s, uint64_t v, double noise_floor, double *tail);
 
 /* Serialize; NULL on ENOMEM. */

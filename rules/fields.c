@@ -163,23 +163,6 @@ static bool per_win_s(const struct pl_sample *s, double v, double *ret)
 	return secs > 0 && val(v / secs, ret);
 }
 
-/*
- * A count per second of the window, over at least RL_RATE_MIN_SPAN_S
- * (issue 10, storms): a process's first window may be a few milliseconds
- * long, and one failed open in 3.5 ms is not 286 failures a second. A
- * window shorter than a second is counted as a whole second, so a rate
- * never exceeds the count it is made of; whole windows (the 1-second
- * ticks) are unaffected. Short-lived processes are judged on counts.
- */
-#define RL_RATE_MIN_SPAN_S 1.0
-
-static bool count_per_win_s(const struct pl_sample *s, double v, double *ret)
-{
-	double secs = pl_sample__win_seconds(s);
-
-	return secs > 0 && val(v / (secs < RL_RATE_MIN_SPAN_S ? RL_RATE_MIN_SPAN_S : secs), ret);
-}
-
 bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double *ret)
 {
 	const struct pl_fail *top;
@@ -242,11 +225,11 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 	case RL_F_WIN_BUSY_S:
 		return val(s->busy_s, ret);
 	case RL_F_WIN_SYSCALLS_PER_S:
-		return count_per_win_s(s, (double)s->win.syscalls, ret);
+		return per_win_s(s, (double)s->win.syscalls, ret);
 	case RL_F_WIN_SYSCALL_PER_S:
-		return param >= 0 && param < PL_SAMPLE_NR_SYSCALLS && s->win.sc && count_per_win_s(s, (double)s->win.sc[param], ret);
+		return param >= 0 && param < PL_SAMPLE_NR_SYSCALLS && s->win.sc && per_win_s(s, (double)s->win.sc[param], ret);
 	case RL_F_WIN_OPEN_FAILURES_PER_S:
-		return count_per_win_s(s, (double)s->win.open_fail, ret);
+		return per_win_s(s, (double)s->win.open_fail, ret);
 	case RL_F_BIN_PROCS:
 		return s->bin.present && val(s->bin.procs, ret);
 	case RL_F_BIN_OPEN_FAILURES_PER_S:

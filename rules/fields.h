@@ -74,9 +74,9 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(WIN_CPU_MS, "win.cpu_ms", NUM, RL_W, "ms", "on-CPU time in the window")                               \
 	X(WIN_CPU_PCT, "win.cpu_pct", NUM, RL_W, "%", "CPU in the window (100 = one core)")                    \
 	X(WIN_BUSY_S, "win.busy_s", NUM, RL_W, "s", "seconds in a row the process has been >= 90% on-CPU")     \
-	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window, per second of the window; a window shorter than 1 s counts as 1 s")             \
-	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall (per window second, at least 1 s)") \
-	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window, per second of the window; a window shorter than 1 s (a process's first) counts as 1 s, so one failure is at most 1/s") \
+	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window")             \
+	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall") \
+	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window") \
 	X(BIN_PROCS, "bin.procs", NUM, RL_WX, "", "processes of this binary active in the last second")          \
 	X(BIN_OPEN_FAILURES_PER_S, "bin.open_failures_per_s", NUM, RL_WX, "1/s",                                 \
 	  "failed opens per second by all processes of this binary, last second")                                \
