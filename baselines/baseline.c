@@ -100,6 +100,9 @@ void bl_policy__defaults(struct bl_policy *p)
 		.alert_score = 4.0,
 		.learn_per_hour = 60,
 		.mad_floor = 0.1,
+		.recur_per_hour = 2,
+		.set_new_max = 0.05,
+		.set_quiet_ns = 600ull * 1000000000ull,
 	};
 }
 
@@ -225,6 +228,7 @@ struct baseline *baseline__new(const char *binary_id, const char *parent_id, con
 	snprintf(b->key, klen, "%s@%s", binary_id, parent_id);
 	b->created_ns = b->updated_ns = now_ns;
 	b->tokens = -1; /* filled on first use, from the policy */
+	b->recur_tokens = -1;
 	b->dirty = true;
 	return b;
 }
@@ -259,6 +263,61 @@ double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p
 	return 0;
 }
 
+/* Draws of a set: what one "sample" of it is. */
+static uint64_t set_draws(const struct baseline *b, enum bl_set set)
+{
+	uint64_t execs = 0;
+
+	switch (set) {
+	case BL_SET_CHILDREN:
+		/* execs, and processes that ran none (a leaf binary's empty set saturates too) */
+		for (uint32_t i = 0; i < b->set[set].n; i++)
+			execs += b->set[set].m[i].count;
+		return execs > b->samples ? execs : b->samples;
+	case BL_SET_ONCPU:
+		return b->oncpu_samples;
+	default:
+		return b->samples;
+	}
+}
+
+double baseline__set_new_chance(const struct baseline *b, enum bl_set set)
+{
+	uint64_t draws, singles = 0;
+
+	if (!b || set >= BL_SET_MAX)
+		return NAN;
+	draws = set_draws(b, set);
+	if (!draws)
+		return NAN;
+	for (uint32_t i = 0; i < b->set[set].n; i++)
+		singles += b->set[set].m[i].count == 1;
+	/* a refused member (the bound) was new: count it as a singleton */
+	singles += b->set[set].overflow;
+	return (double)singles / (double)draws;
+}
+
+bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns)
+{
+	uint64_t newest;
+	double chance;
+
+	if (!b || set >= BL_SET_MAX || set_draws(b, set) < p->min_samples)
+		return false;
+	if (set == BL_SET_ONCPU && b->oncpu_procs < p->min_samples)
+		return false;
+	chance = baseline__set_new_chance(b, set);
+	if (!(chance <= p->set_new_max))
+		return false;
+	newest = b->created_ns;
+	for (uint32_t i = 0; i < b->set[set].n; i++)
+		if (b->set[set].m[i].first_ns > newest)
+			newest = b->set[set].m[i].first_ns;
+	if (!now_ns)
+		now_ns = b->updated_ns;
+	return now_ns >= newest && now_ns - newest >= p->set_quiet_ns;
+}
+
 bool baseline__ready(const struct baseline *b, const struct bl_policy *p)
 {
 	return b && b->samples >= p->min_samples;
@@ -285,7 +344,8 @@ static void score_feature(struct bl_verdict *v, const struct baseline *ref, enum
 	f->p99 = sketch__quantile(s, 0.99);
 	f->ratio_p50 = f->p50 > 0 ? value / f->p50 : (double)value;
 	f->ratio_p99 = f->p99 > 0 ? value / f->p99 : (double)value;
-	f->score = fabs((double)value - f->p50) < noise_floor[d] ? 0 : sketch__score(s, value, p->mad_floor);
+	(void)p;
+	f->score = sketch__tail_score(s, value, noise_floor[d], &f->tail);
 	if (v->max_dist < 0 || f->score > v->max_score) {
 		v->max_score = f->score;
 		v->max_dist = (int)d;
@@ -323,17 +383,46 @@ static bool take_token(struct baseline *b, const struct bl_policy *p, uint64_t n
 	return true;
 }
 
+/*
+ * One token of the recurrence budget: anomalous samples that no rule at
+ * Warning or above alerted on are learned at most recur_per_hour per hour
+ * (a burst of at most one), so a mode that keeps recurring becomes normal
+ * once it holds more than 1 % of the learned samples, and not faster.
+ */
+static bool take_recur_token(struct baseline *b, const struct bl_policy *p, uint64_t now_ns)
+{
+	if (!(p->recur_per_hour > 0))
+		return false;
+	if (b->recur_tokens < 0 || now_ns < b->recur_tokens_ns) {
+		b->recur_tokens = 1;
+	} else {
+		b->recur_tokens += (double)(now_ns - b->recur_tokens_ns) / 3.6e12 * p->recur_per_hour;
+		if (b->recur_tokens > 1)
+			b->recur_tokens = 1;
+	}
+	b->recur_tokens_ns = now_ns;
+	if (b->recur_tokens < 1)
+		return false;
+	b->recur_tokens -= 1;
+	return true;
+}
+
 /* Whether the verdict's sample may be learned; counts why not. */
-static bool may_learn(struct baseline *b, bool ready, const struct bl_verdict *v, bool alerted,
+static bool may_learn(struct baseline *b, bool ready, struct bl_verdict *v, bool alerted,
 		      const struct bl_policy *p, uint64_t now_ns)
 {
 	if (p->mode == BL_MODE_DETECT)
 		return false;
 	if (p->mode == BL_MODE_LEARN || !ready)
 		return true;
-	if (v->anomalous || alerted) {
+	if (alerted || (v->anomalous && !take_recur_token(b, p, now_ns))) {
 		b->quarantined++;
 		return false;
+	}
+	if (v->anomalous) {
+		b->recurred++;
+		v->recurred = true;
+		return true; /* its own budget: not from learn_per_hour */
 	}
 	if (!take_token(b, p, now_ns)) {
 		b->rate_limited++;
@@ -372,9 +461,14 @@ void baseline__score_process(const struct baseline *b, const struct baseline *pr
 	ret->samples = ref->samples;
 	for (int d = PL_LIFE_CPU; d <= PL_LIFE_OPEN_FAIL; d++)
 		score_feature(ret, ref, d, vals[d - PL_LIFE_CPU], p);
-	check_members(ret, ref, BL_SET_FAIL_PATHS, s->fail_paths, s->nfail_paths);
-	check_members(ret, ref, BL_SET_SYSCALLS, s->syscall_names, s->nsyscall_names);
-	ret->oncpu_ready = ref->oncpu_procs >= p->min_samples;
+	for (int k = 0; k < BL_SET_MAX; k++)
+		ret->set_ready[k] = baseline__set_ready(ref, k, p, s->now_ns);
+	/* a never-seen member counts only once its set has stopped growing */
+	if (ret->set_ready[BL_SET_FAIL_PATHS])
+		check_members(ret, ref, BL_SET_FAIL_PATHS, s->fail_paths, s->nfail_paths);
+	if (ret->set_ready[BL_SET_SYSCALLS])
+		check_members(ret, ref, BL_SET_SYSCALLS, s->syscall_names, s->nsyscall_names);
+	ret->oncpu_ready = ret->set_ready[BL_SET_ONCPU];
 	if (ret->oncpu_ready) {
 		check_members(ret, ref, BL_SET_ONCPU, s->oncpu_objects, s->noncpu);
 		for (uint32_t i = 0; i < s->noncpu; i++)
@@ -383,6 +477,17 @@ void baseline__score_process(const struct baseline *b, const struct baseline *pr
 	}
 	ret->anomalous = (ret->max_dist >= 0 && ret->max_score >= p->alert_score) ||
 			 ret->new_members[BL_SET_FAIL_PATHS] || ret->new_members[BL_SET_SYSCALLS];
+}
+
+/* Learn one member, unless v was learned by recurrence and the member is new
+ * to a saturated set. Whether it was counted. */
+static bool add_member(struct baseline *b, enum bl_set set, const struct bl_verdict *v, const char *m, uint64_t n,
+		       uint64_t now_ns)
+{
+	if (v->recurred && v->set_ready[set] && !strset__contains(&b->set[set], m))
+		return false;
+	strset__add(&b->set[set], m, n, now_ns); /* overflow is counted in the set */
+	return true;
 }
 
 int baseline__learn_process(struct baseline *b, const struct bl_process_sample *s, const struct bl_policy *p,
@@ -400,13 +505,15 @@ int baseline__learn_process(struct baseline *b, const struct bl_process_sample *
 		r = sketch__add(&b->dist[d], vals[d - PL_LIFE_CPU]);
 	if (r && b->dist[PL_LIFE_CPU].count == b->samples)
 		return r;
+	/* a sample learned by recurrence adds no member to a saturated set: a
+	 * new member stays new (an operator accepts it: docs/baselines.md) */
 	for (uint32_t i = 0; i < s->nfail_paths; i++)
-		strset__add(&b->set[BL_SET_FAIL_PATHS], s->fail_paths[i], 1, now_ns); /* overflow is counted in the set */
+		add_member(b, BL_SET_FAIL_PATHS, v, s->fail_paths[i], 1, now_ns);
 	for (uint32_t i = 0; i < s->nsyscall_names; i++)
-		strset__add(&b->set[BL_SET_SYSCALLS], s->syscall_names[i], 1, now_ns);
+		add_member(b, BL_SET_SYSCALLS, v, s->syscall_names[i], 1, now_ns);
 	for (uint32_t i = 0; i < s->noncpu; i++) {
-		strset__add(&b->set[BL_SET_ONCPU], s->oncpu_objects[i], s->oncpu_counts[i], now_ns);
-		b->oncpu_samples += s->oncpu_counts[i];
+		if (add_member(b, BL_SET_ONCPU, v, s->oncpu_objects[i], s->oncpu_counts[i], now_ns))
+			b->oncpu_samples += s->oncpu_counts[i];
 	}
 	if (s->noncpu)
 		b->oncpu_procs++;
@@ -491,7 +598,8 @@ int baseline__observe_window(struct baseline *b, const struct baseline *prior, c
 
 int baseline__observe_child(struct baseline *b, const char *child_exe, const struct bl_policy *p, uint64_t now_ns)
 {
-	bool ready = baseline__ready(b, p), known = strset__contains(&b->set[BL_SET_CHILDREN], child_exe);
+	bool ready = baseline__set_ready(b, BL_SET_CHILDREN, p, now_ns),
+	     known = strset__contains(&b->set[BL_SET_CHILDREN], child_exe);
 	int r;
 
 	if (p->mode == BL_MODE_DETECT || (ready && !known && p->mode == BL_MODE_AUTO))
@@ -519,6 +627,7 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 	dst->windows += src->windows;
 	dst->quarantined += src->quarantined;
 	dst->rate_limited += src->rate_limited;
+	dst->recurred += src->recurred;
 	if (src->created_ns < dst->created_ns)
 		dst->created_ns = src->created_ns;
 	if (src->updated_ns > dst->updated_ns)

@@ -64,7 +64,11 @@ struct bl_policy {
 	uint32_t min_windows;   /* window samples before window features are ready */
 	double alert_score;     /* a sample scoring >= this, or with a never-seen set member, is not learned once ready */
 	double learn_per_hour;  /* once ready, at most this many samples learned per hour per baseline */
-	double mad_floor;       /* floor of the MAD in ln units (sketch__score) */
+	double mad_floor;       /* floor of the MAD in ln units (sketch__score; unused by baselines now) */
+	/* issue 10 (scoring and learning): */
+	double recur_per_hour;  /* once ready, at most this many anomalous (not alerted) samples learned per hour */
+	double set_new_max;     /* a set is saturated when the chance of a new member (Good-Turing) is <= this */
+	uint64_t set_quiet_ns;  /* ... and no new member arrived for this long (nor since the baseline was made) */
 };
 
 #define BL_KEY_FORK "+fork" /* binary_id suffix of a fork child's image (above) */
@@ -87,6 +91,9 @@ struct baseline {
 	uint64_t rate_limited;/* samples not learned because of learn_per_hour */
 	double tokens;        /* learning budget, refilled at learn_per_hour */
 	uint64_t tokens_ns;
+	uint64_t recurred;    /* anomalous samples learned by recurrence (recur_per_hour) */
+	double recur_tokens;  /* budget of those, refilled at recur_per_hour; -1: full at next use */
+	uint64_t recur_tokens_ns;
 	struct sketch dist[PL_DIST_MAX];
 	struct strset set[BL_SET_MAX];
 	uint64_t oncpu_samples; /* on-CPU samples learned into set[BL_SET_ONCPU] */
@@ -105,6 +112,7 @@ struct bl_process_sample {
 	const char *const *oncpu_objects;
 	const uint64_t *oncpu_counts;
 	uint32_t noncpu;
+	uint64_t now_ns; /* CLOCK_REALTIME of the sample, for set readiness; 0: the baseline's updated_ns */
 };
 
 /* One window of a running process. Counts are over duration_ns. */
@@ -120,7 +128,8 @@ struct bl_feature {
 	double p50, p99;   /* of the baseline */
 	double ratio_p50;  /* value / p50 (value when p50 is 0) */
 	double ratio_p99;
-	double score;      /* robust log-space score, MAD units */
+	double score;      /* sketch__tail_score: 0 up to p99 + noise floor, then spreads beyond it */
+	double tail;       /* share of learned samples >= value */
 };
 
 struct bl_verdict {
@@ -134,6 +143,8 @@ struct bl_verdict {
 	const char *new_list[BL_SET_MAX][8]; /* the first of them, pointing into the sample */
 	bool oncpu_ready;         /* the baseline has learned on-CPU objects (oncpu_procs >= min_samples) */
 	uint64_t new_oncpu_samples; /* samples in objects it never saw on-CPU (when oncpu_ready) */
+	bool set_ready[BL_SET_MAX]; /* the set is saturated (baseline__set_ready); new members count only then */
+	bool recurred;            /* learned though anomalous, from the recurrence budget */
 	bool anomalous;           /* max_score >= alert_score or a new member (on-CPU objects aside:
 				   * a rule weighs those, sampling makes them noisy) */
 	bool learned;             /* the sample went into the baseline */
@@ -147,6 +158,17 @@ void baseline__free(struct baseline *b);
 /* The share of b's learned on-CPU samples that ran in object, NaN when b
  * has not learned objects yet. */
 double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p, const char *object);
+
+/*
+ * A set is saturated ("ready"): it has had at least min_samples draws (process
+ * samples; for children, also execs; for on-CPU objects, CPU samples), the
+ * Good-Turing chance that the next draw brings a new member (members seen in
+ * exactly one draw / draws) is at most set_new_max, and no member is newer
+ * than set_quiet_ns (nor the baseline). now_ns: CLOCK_REALTIME.
+ */
+bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns);
+/* The Good-Turing estimate above; NaN with no draws. */
+double baseline__set_new_chance(const struct baseline *b, enum bl_set set);
 
 /* Lifetime features are ready: enough process samples. */
 bool baseline__ready(const struct baseline *b, const struct bl_policy *p);
@@ -179,8 +201,8 @@ int baseline__observe_window(struct baseline *b, const struct baseline *prior, c
 			     const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret);
 
 /*
- * Record that b's binary executed child_exe. Returns 1 when b is ready and
- * had never executed it (the build-host canary's event), 0 otherwise, or
+ * Record that b's binary executed child_exe. Returns 1 when b's children set
+ * is saturated (baseline__set_ready) and had never held it (the build-host canary's event), 0 otherwise, or
  * -errno. Learned like any sample: always before ready and in learn mode,
  * never in detect mode, and once ready only when already known (a new child
  * is anomalous by definition, so it is not learned: see docs/baselines.md).

@@ -60,6 +60,10 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "rate_limited", json_object_new_uint64(b->rate_limited));
 	json_object_object_add(o, "tokens", json_object_new_double(b->tokens));
 	json_object_object_add(o, "tokens_ns", json_object_new_uint64(b->tokens_ns));
+	/* issue 10: learning by recurrence (optional when reading) */
+	json_object_object_add(o, "recurred", json_object_new_uint64(b->recurred));
+	json_object_object_add(o, "recur_tokens", json_object_new_double(b->recur_tokens));
+	json_object_object_add(o, "recur_tokens_ns", json_object_new_uint64(b->recur_tokens_ns));
 	for (int i = 0; i < PL_DIST_MAX; i++) {
 		struct json_object *x = sketch__to_json(&b->dist[i]);
 
@@ -169,6 +173,20 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	    (json_object_object_get_ex(o, "oncpu_procs", NULL) &&
 	     (r = get_u64(o, "oncpu_procs", &b->oncpu_procs, err, errlen)) < 0))
 		goto fail;
+	/* newer still: absent from files written before learning by recurrence */
+	if ((json_object_object_get_ex(o, "recurred", NULL) &&
+	     (r = get_u64(o, "recurred", &b->recurred, err, errlen)) < 0) ||
+	    (json_object_object_get_ex(o, "recur_tokens_ns", NULL) &&
+	     (r = get_u64(o, "recur_tokens_ns", &b->recur_tokens_ns, err, errlen)) < 0))
+		goto fail;
+	if (json_object_object_get_ex(o, "recur_tokens", &v)) {
+		if (!(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
+		    !(json_object_get_double(v) >= -1 && json_object_get_double(v) <= 1)) {
+			r = jf_fail(err, errlen, "\"recur_tokens\" is not a number in [-1, 1]");
+			goto fail;
+		}
+		b->recur_tokens = json_object_get_double(v);
+	}
 	if (!b->binary_id[0] || !b->parent_id[0] || strchr(b->binary_id, '@') || strchr(b->parent_id, '@')) {
 		r = jf_fail(err, errlen, "binary_id and parent_id must be non-empty and hold no '@'");
 		goto fail;

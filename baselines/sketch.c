@@ -293,6 +293,45 @@ double sketch__score(const struct sketch *s, uint64_t v, double mad_floor)
 	return num / (1.4826 * mad);
 }
 
+/* The share of samples >= v, from the buckets (a bucket holding v counts whole). */
+static double tail_share(const struct sketch *s, uint64_t v)
+{
+	uint64_t below;
+	int32_t idx;
+
+	if (v <= s->min)
+		return 1.0;
+	if (v > s->max)
+		return 0.0;
+	below = s->zero_count;
+	idx = index_of(v);
+	for (uint32_t k = 0; k < s->nbins && s->offset + (int32_t)k < idx; k++)
+		below += s->bins[k];
+	return (double)(s->count - below) / (double)s->count;
+}
+
+double sketch__tail_score(const struct sketch *s, uint64_t v, double noise_floor, double *tail)
+{
+	double p50, p99, width, excess, score;
+
+	if (tail)
+		*tail = s->count ? tail_share(s, v) : NAN;
+	if (!s->count)
+		return NAN;
+	p50 = sketch__quantile(s, 0.5);
+	p99 = sketch__quantile(s, 0.99);
+	width = fmax(p99 - p50, noise_floor);
+	if (!(width > 0))
+		width = 1.0;
+	excess = (double)v - p99 - (noise_floor > 0 ? noise_floor : 0);
+	if (!(excess > 0))
+		return 0.0;
+	/* no discount for values below the max: one learned outlier must not
+	 * make everything up to it normal (a mode is normal once above p99) */
+	score = excess / width;
+	return score;
+}
+
 /* x in decimal, written backwards from the end of buf[40]; returns the start. */
 static char *u128_to_dec(unsigned __int128 x, char buf[40])
 {

@@ -64,6 +64,20 @@ double sketch__mean(const struct sketch *s);
  */
 double sketch__score(const struct sketch *s, uint64_t v, double mad_floor);
 
+/*
+ * Where v falls in the learned distribution (the score baselines use): 0
+ * anywhere up to the 99th percentile plus `noise_floor`, so every mode that
+ * holds more than 1 % of the samples is normal; beyond it, the excess in
+ * units of the distribution's upper spread, max(p99 - p50, noise_floor):
+ *
+ *   score = (v - p99 - noise_floor) / max(p99 - p50, noise_floor)
+ *
+ * Never negative: smaller than usual scores 0.
+ * NAN when empty. *tail (may be NULL) gets the share of learned samples
+ * >= v (1 when v is at or below the minimum).
+ */
+double sketch__tail_score(const struct sketch *s, uint64_t v, double noise_floor, double *tail);
+
 /* Serialize; NULL on ENOMEM. */
 struct json_object *sketch__to_json(const struct sketch *s);
 /*

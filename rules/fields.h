@@ -115,29 +115,29 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_WIN_SYSCALLS_P50, "baseline.win_syscalls.p50", NUM, RL_EWX, "1/s", "median syscall rate (windows ready)") \
 	X(BL_WIN_SYSCALLS_P99, "baseline.win_syscalls.p99", NUM, RL_EWX, "1/s", "p99 syscall rate (windows ready)") \
 	X(BL_WIN_OPEN_FAILURES_P99, "baseline.win_open_failures.p99", NUM, RL_EWX, "1/s", "p99 failed-open rate (windows ready)") \
-	X(BL_CPU_SCORE, "baseline.cpu.score", NUM, RL_X, "", "robust score of this lifetime's CPU (MAD units)")  \
+	X(BL_CPU_SCORE, "baseline.cpu.score", NUM, RL_X, "", "score of this lifetime's CPU: 0 up to p99 + noise floor, then spreads beyond")  \
 	X(BL_CPU_RATIO, "baseline.cpu.ratio", NUM, RL_X, "", "this lifetime's CPU / the median")               \
-	X(BL_WALL_SCORE, "baseline.wall.score", NUM, RL_X, "", "robust score of the lifetime")                  \
-	X(BL_OFFCPU_SCORE, "baseline.offcpu.score", NUM, RL_X, "", "robust score of the off-CPU time")          \
-	X(BL_SYSCALLS_SCORE, "baseline.syscalls.score", NUM, RL_X, "", "robust score of the syscall count")     \
-	X(BL_OPEN_FAILURES_SCORE, "baseline.open_failures.score", NUM, RL_X, "", "robust score of the failed opens") \
-	X(BL_WIN_CPU_SCORE, "baseline.win_cpu.score", NUM, RL_W, "", "robust score of this window's CPU")       \
+	X(BL_WALL_SCORE, "baseline.wall.score", NUM, RL_X, "", "score of the lifetime (as baseline.cpu.score)")                  \
+	X(BL_OFFCPU_SCORE, "baseline.offcpu.score", NUM, RL_X, "", "score of the off-CPU time (as baseline.cpu.score)")          \
+	X(BL_SYSCALLS_SCORE, "baseline.syscalls.score", NUM, RL_X, "", "score of the syscall count (as baseline.cpu.score)")     \
+	X(BL_OPEN_FAILURES_SCORE, "baseline.open_failures.score", NUM, RL_X, "", "score of the failed opens (as baseline.cpu.score)") \
+	X(BL_WIN_CPU_SCORE, "baseline.win_cpu.score", NUM, RL_W, "", "score of this window's CPU (as baseline.cpu.score)")       \
 	X(BL_WIN_CPU_RATIO, "baseline.win_cpu.ratio", NUM, RL_W, "", "this window's CPU / the median")         \
-	X(BL_WIN_SYSCALLS_SCORE, "baseline.win_syscalls.score", NUM, RL_W, "", "robust score of the syscall rate") \
-	X(BL_WIN_OPEN_FAILURES_SCORE, "baseline.win_open_failures.score", NUM, RL_W, "", "robust score of the failed-open rate") \
+	X(BL_WIN_SYSCALLS_SCORE, "baseline.win_syscalls.score", NUM, RL_W, "", "score of the syscall rate (as baseline.cpu.score)") \
+	X(BL_WIN_OPEN_FAILURES_SCORE, "baseline.win_open_failures.score", NUM, RL_W, "", "score of the failed-open rate (as baseline.cpu.score)") \
 	X(BL_MAX_SCORE, "baseline.max_score", NUM, RL_WX, "", "the highest score of this sample")               \
 	X(BL_MAX_FEATURE, "baseline.max_feature", STR, RL_WX, "", "the feature with that score")               \
 	X(BL_ANOMALOUS, "baseline.anomalous", BOOL, RL_WX, "", "a score >= alert score, or a never-seen member") \
 	X(BL_NEW_FAIL_PATHS, "baseline.new_fail_paths", STRLIST, RL_X, "", "failed paths never seen (up to 8)") \
 	X(BL_NEW_SYSCALLS, "baseline.new_syscalls", STRLIST, RL_X, "", "syscalls never used before (up to 8)")  \
-	X(BL_ONCPU_READY, "baseline.oncpu_ready", BOOL, RL_X, "", "the baseline has learned where its code runs (on-CPU objects)") \
+	X(BL_ONCPU_READY, "baseline.oncpu_ready", BOOL, RL_X, "", "the on-CPU objects set is saturated (Good-Turing, docs/baselines.md)") \
 	X(BL_NEW_ONCPU_OBJECTS, "baseline.new_oncpu_objects", STRLIST, RL_X, "",                                \
 	  "files its code ran in that it never ran in before (up to 8; when oncpu_ready)")                       \
 	X(BL_NEW_ONCPU_SAMPLES, "baseline.new_oncpu_samples", NUM, RL_X, "",                                    \
 	  "samples in those files (when oncpu_ready)")                                                           \
-	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's baseline is ready")           \
+	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's children set is saturated (Good-Turing, docs/baselines.md)")           \
 	X(BL_PARENT_NEW_CHILD, "baseline.parent_new_child", BOOL, RL_EX, "",                                   \
-	  "the parent binary had never executed this binary (its baseline ready)")                                \
+	  "the parent binary had never executed this binary (its children set saturated)")                                \
 	/* issue 10, waiting: read from /proc while a process waits (window) */                                   \
 	X(PROC_WAITING_S, "proc.waiting_s", NUM, RL_W, "s",                                                     \
 	  "seconds since the process last used CPU or made a syscall (when its wait was read)")                   \

@@ -49,6 +49,7 @@ struct alerts {
 	struct pl_output *const *outs;
 	size_t nouts;
 	int matched;
+	int matched_warning; /* issue 10: of them, rules at Warning or above */
 };
 
 static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
@@ -339,6 +340,8 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	size_t n;
 
 	a->matched++;
+	if (r->priority <= RL_PRIO_WARNING)
+		a->matched_warning++;
 	next_id(a, id);
 	if (!dedupe__match(a->dd, &key, (uint64_t)r->throttle_s * 1000000000ull, a->now_ns, id, &suppressed)) {
 		a->suppressed++;
@@ -415,9 +418,15 @@ int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, s
 	a->outs = outs;
 	a->nouts = nouts;
 	a->matched = 0;
+	a->matched_warning = 0;
 	dedupe__expire(a->dd, now_ns);
 	rl_ruleset__eval(a->rs, s, on_match, a, &a->stats);
 	return a->matched;
+}
+
+int alerts__matched_warning(const struct alerts *a)
+{
+	return a->matched_warning;
 }
 
 void alerts__tick(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts)

@@ -55,6 +55,9 @@ unsigned alerts__kinds(const struct alerts *a);
  */
 int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
 		 size_t nouts);
+/* issue 10: how many of the last alerts__eval's matches were at Warning or
+ * above (these forbid learning the sample; lower ones don't). */
+int alerts__matched_warning(const struct alerts *a);
 
 /* The running ruleset, for the audit log: its rules, its files, and the
  * SHA-256 over those files' bytes in load order (rl_ruleset__digest). */

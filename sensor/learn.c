@@ -162,8 +162,11 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 {
 	if (!parent || !parent->bl || !child->exe)
 		return;
-	child->parent_bl_ready = baseline__ready(parent->bl, &l->pol);
-	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, real_ns()) == 1;
+	uint64_t now = real_ns();
+
+	/* issue 10: ready means the parent's children set has saturated */
+	child->parent_bl_ready = baseline__set_ready(parent->bl, BL_SET_CHILDREN, &l->pol, now);
+	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, now) == 1;
 }
 
 /* What every sample says about its baseline: key, readiness, the learned
@@ -272,6 +275,7 @@ static void score_process(struct learner *l, struct baseline *b, const struct ba
 		.open_fail = s->life.open_fail,
 		.fail_paths = q->paths,
 		.syscall_names = q->names,
+		.now_ns = real_ns(), /* issue 10: set readiness is in time */
 	};
 	for (uint32_t i = 0; i < s->nfails && i < PROC_MAX_FAIL_KEYS; i++)
 		if (s->fails[i].path)

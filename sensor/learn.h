@@ -53,7 +53,8 @@ void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sam
 void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s, bool learn);
 
 /*
- * Learn the sample scored last, unless `alerted` (a rule fired on it) or
+ * Learn the sample scored last, unless `alerted` (a rule at Warning or above
+ * fired on it) or
  * the policy says no; s->bl.learned (s may be NULL) and the return value
  * say whether it was learned.
  */

@@ -37,6 +37,7 @@ enum {
 	OPT_MIN_WINDOWS,
 	OPT_ALERT_SCORE,
 	OPT_LEARN_PER_HOUR,
+	OPT_SET_QUIET, /* issue 10 */
 	OPT_FLUSH_INTERVAL,
 	OPT_RULES,
 	OPT_NO_RULES,
@@ -94,6 +95,7 @@ void run_opts__usage(FILE *out)
 	      "  --min-windows N        1-second windows before window scores are ready (default 60)\n"
 	      "  --alert-score X        once ready, samples scoring >= X are not learned (default 4)\n"
 	      "  --learn-per-hour N     once ready, samples learned per hour per baseline (default 60)\n"
+	      "  --set-quiet SECONDS    a learned set is saturated only after this long with no new member (default 600)\n"
 	      "  --flush-interval SEC   how often baselines are saved (default 60; and at exit)\n"
 	      "  --no-baselines         neither learn nor score; no state directory\n"
 	      "\n"
@@ -193,6 +195,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "min-windows", required_argument, NULL, OPT_MIN_WINDOWS },
 		{ "alert-score", required_argument, NULL, OPT_ALERT_SCORE },
 		{ "learn-per-hour", required_argument, NULL, OPT_LEARN_PER_HOUR },
+		{ "set-quiet", required_argument, NULL, OPT_SET_QUIET },
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH_INTERVAL },
 		{ "rules", required_argument, NULL, OPT_RULES },
 		{ "no-rules", no_argument, NULL, OPT_NO_RULES },
@@ -327,6 +330,13 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		case OPT_LEARN_PER_HOUR:
 			r = parse_seconds("--learn-per-hour", optarg, &o->policy.learn_per_hour);
 			break;
+		case OPT_SET_QUIET: {
+			uint32_t quiet_s = 0;
+
+			r = parse_u32("--set-quiet", optarg, 0, 30u * 86400u, &quiet_s);
+			o->policy.set_quiet_ns = (uint64_t)quiet_s * 1000000000ull;
+			break;
+		}
 		case OPT_FLUSH_INTERVAL:
 			r = parse_seconds("--flush-interval", optarg, &secs);
 			if (!r)

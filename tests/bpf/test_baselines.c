@@ -166,8 +166,17 @@ static void test_learns_a_known_cost_then_scores_a_10x_run(void **state)
 	if (cpu_score(r) < 4)
 		fail_msg("a 10x run scored only %.2f", cpu_score(r));
 	assert_true(json_object_get_boolean(get(get(r, "baseline"), "anomalous")));
-	assert_false(json_object_get_boolean(get(get(r, "baseline"), "learned")));
 	assert_true(json_object_get_double(get(get(get(get(r, "baseline"), "features"), "cpu_ns"), "ratio_p50")) > 5);
+	/* no rule at Warning on it: the recurrence budget (one sample, 2 an
+	 * hour: docs/baselines.md) learns it; a second one at once is not */
+	assert_true(json_object_get_boolean(get(get(r, "baseline"), "learned")));
+	json_object_put(recs);
+	r = run_helper(TENX, &recs);
+	assert_non_null(r);
+	if (cpu_score(r) < 4)
+		fail_msg("a second 10x run scored only %.2f", cpu_score(r));
+	assert_true(json_object_get_boolean(get(get(r, "baseline"), "anomalous")));
+	assert_false(json_object_get_boolean(get(get(r, "baseline"), "learned")));
 	json_object_put(recs);
 
 	for (int i = 0; i < RUNS; i++) {
@@ -184,10 +193,10 @@ static void test_learns_a_known_cost_then_scores_a_10x_run(void **state)
 	st = sensor_stop(&sensor);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	arr = show(key);
-	/* the 10x run was not learned; the normal ones were, unless something
+	/* the first 10x run was learned by recurrence, the second not; the normal ones were, unless something
 	 * else about them (wall time on a busy machine) was anomalous */
 	assert_true(learned >= RUNS / 2);
-	assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(arr, 0), "samples")), RUNS + learned);
+	assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(arr, 0), "samples")), RUNS + 1 + learned);
 	assert_int_equal(json_object_get_int64(get(json_object_array_get_idx(arr, 0), "quarantined")),
 			 1 + RUNS - learned);
 	json_object_put(arr);

@@ -207,6 +207,7 @@ class Sensor:
         # the shipped rules: the default without --rules
         self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--no-syslog", "--state-dir", os.path.join(d, "state"),
                                    "--json", self.json, "--process-records", "--min-samples", str(MIN_SAMPLES),
+                                   "--set-quiet", "10",  # learning compressed into a minute (docs/baselines.md: set saturation)
                                    "--sample-hz", str(SAMPLE_HZ)],
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
                                   env=env)

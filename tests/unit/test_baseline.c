@@ -43,6 +43,11 @@ static struct bl_policy policy(enum bl_mode mode)
 
 	bl_policy__defaults(&p);
 	p.mode = mode;
+	/* these tests pin the guard itself: no learning by recurrence, sets
+	 * ready at min_samples (the tests of issue 10 use the defaults) */
+	p.recur_per_hour = 0;
+	p.set_quiet_ns = 0;
+	p.set_new_max = 1.0;
 	return p;
 }
 
@@ -293,9 +298,9 @@ static void test_baseline_deviation_below_noise_floor_scores_zero(void **state)
 	assert_true(v.max_score == 0.0);
 	assert_false(v.anomalous);
 
-	/* just past the floors the same baseline scores them as far off */
-	s.cpu_ns = cpu + floor_cpu + 100000;
-	s.syscalls = 10 + floor_sys + 1;
+	/* five floors past p99 + floor, the same baseline scores them as far off */
+	s.cpu_ns = cpu + 6 * floor_cpu;
+	s.syscalls = 10 + 6 * floor_sys;
 	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0, &v), 0);
 	assert_true(v.f[PL_LIFE_CPU].score >= p.alert_score);
 	assert_true(v.f[PL_LIFE_SYSCALLS].score >= p.alert_score);
@@ -1075,6 +1080,159 @@ static void test_baseline_json_escapes_labels_and_reads_old_ones(void **state)
 	baseline__free(b);
 }
 
+
+/* ---- issue 10: scoring by place in the distribution, recurrence, saturation ---- */
+
+#define HOUR_NS 3600000000000ull
+
+/* sshd login children: half fail 21 opens, half none. Both modes score 0;
+ * 10x the upper mode scores far beyond alert_score. */
+static void test_baseline_bimodal_both_modes_normal(void **state)
+{
+	struct bl_policy p;
+	struct baseline *b = baseline__new("build-id:aa", "build-id:bb", "/usr/sbin/sshd", "/usr/sbin/sshd", NOW0);
+	struct bl_process_sample s = { .cpu_ns = 8000000, .wall_ns = 50000000, .syscalls = 400 };
+	struct bl_verdict v;
+
+	(void)state;
+	bl_policy__defaults(&p);
+	for (int i = 0; i < 40; i++) {
+		s.open_fail = i % 2 ? 21 : 0;
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + (uint64_t)i, &v), 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		s.open_fail = k ? 21 : 0;
+		baseline__score_process(b, NULL, &s, &p, &v);
+		assert_true(v.ready);
+		assert_true(v.f[PL_LIFE_OPEN_FAIL].score == 0.0);
+		assert_false(v.anomalous);
+	}
+	s.open_fail = 210;
+	baseline__score_process(b, NULL, &s, &p, &v);
+	assert_true(v.f[PL_LIFE_OPEN_FAIL].score >= 8.0);
+	assert_true(v.anomalous);
+	assert_true(v.f[PL_LIFE_OPEN_FAIL].tail == 0.0);
+	baseline__free(b);
+}
+
+/* A 10x CPU mode, recurring with no Warning alert, is learned at
+ * recur_per_hour (2/h): normal only once it holds more than 1 % of the
+ * samples, i.e. after its second learned sample, half an hour later. */
+static void test_baseline_recurring_mode_learned_slowly(void **state)
+{
+	struct bl_policy p;
+	struct baseline *b = baseline__new("build-id:aa", "build-id:bb", "/bin/x", "/bin/y", NOW0);
+	struct bl_process_sample s = { .cpu_ns = 10000000, .wall_ns = 20000000, .syscalls = 100 };
+	struct bl_verdict v;
+	uint64_t t = NOW0;
+	int learned = 0, k;
+
+	(void)state;
+	bl_policy__defaults(&p);
+	for (int i = 0; i < 20; i++) {
+		s.cpu_ns = 10000000 + (uint64_t)i * 10000;
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, t, &v), 0);
+	}
+	s.cpu_ns = 100000000; /* 10x */
+	/* every minute for 29 minutes: one learned (the burst), the rest refused */
+	for (k = 0; k < 29; k++) {
+		t += 60000000000ull;
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, t, &v), 0);
+		assert_true(v.anomalous);
+		learned += v.learned;
+		if (v.learned)
+			assert_true(v.recurred);
+	}
+	assert_int_equal(learned, 1);
+	assert_int_equal(b->recurred, 1);
+	/* an alert at Warning forbids it even with a token */
+	t += HOUR_NS;
+	assert_int_equal(baseline__learn_process(b, &s, &p, t, true, &v), 0);
+	assert_false(v.learned);
+	/* the second one goes in: now the mode is above p99, and normal */
+	t += HOUR_NS / 2;
+	assert_int_equal(baseline__observe_process(b, NULL, &s, &p, t, &v), 0);
+	assert_true(v.anomalous);
+	assert_true(v.learned);
+	baseline__score_process(b, NULL, &s, &p, &v);
+	assert_false(v.anomalous);
+	assert_true(v.f[PL_LIFE_CPU].score == 0.0);
+	/* a one-off far beyond is still anomalous */
+	s.cpu_ns = 2000000000;
+	baseline__score_process(b, NULL, &s, &p, &v);
+	assert_true(v.anomalous);
+	baseline__free(b);
+}
+
+/* Good-Turing: a children set whose members still arrive is not saturated;
+ * one where they stopped (and stayed stopped for set_quiet) is. */
+static void test_baseline_children_ready_when_saturated(void **state)
+{
+	struct bl_policy p;
+	struct baseline *b = baseline__new("build-id:aa", "build-id:bb", "/usr/bin/gcc", "/usr/bin/make", NOW0);
+	char name[64];
+	uint64_t t = NOW0;
+
+	(void)state;
+	bl_policy__defaults(&p);
+	/* 20 compiles, each cc1 and as, in the first minute: saturated by
+	 * count, but young: the first link's collect2 is not news */
+	for (int i = 0; i < 20; i++) {
+		t += 1000000000ull;
+		assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/cc1", &p, t), 0);
+		assert_int_equal(baseline__observe_child(b, "/usr/bin/as", &p, t), 0);
+	}
+	assert_true(baseline__set_new_chance(b, BL_SET_CHILDREN) == 0.0);
+	assert_false(baseline__set_ready(b, BL_SET_CHILDREN, &p, t));
+	assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/collect2", &p, t), 0);
+	/* members still arriving: one new name per draw, never saturated */
+	for (int i = 0; i < 10; i++) {
+		t += 60000000000ull;
+		snprintf(name, sizeof(name), "/tmp/gen%d", i);
+		assert_int_equal(baseline__observe_child(b, name, &p, t), 0);
+	}
+	assert_true(baseline__set_new_chance(b, BL_SET_CHILDREN) > p.set_new_max);
+	assert_false(baseline__set_ready(b, BL_SET_CHILDREN, &p, t + HOUR_NS));
+	/* they stop: the known ones recur until the singletons are < 5 % */
+	for (int i = 0; i < 200; i++) {
+		t += 1000000000ull;
+		assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/cc1", &p, t), 0);
+	}
+	assert_true(baseline__set_new_chance(b, BL_SET_CHILDREN) <= p.set_new_max);
+	assert_false(baseline__set_ready(b, BL_SET_CHILDREN, &p, t)); /* the last new one is 200 s old */
+	t += p.set_quiet_ns;
+	assert_true(baseline__set_ready(b, BL_SET_CHILDREN, &p, t));
+	/* now a never-run binary is news, and is not learned */
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, t), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, t), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/collect2", &p, t), 0);
+	baseline__free(b);
+}
+
+/* A file written before the recurrence fields still loads. */
+static void test_baseline_json_without_recurrence_fields_loads(void **state)
+{
+	struct baseline *b = baseline__new("build-id:aa", "build-id:bb", "/bin/x", "/bin/y", NOW0), *back = NULL;
+	struct json_object *o;
+	char err[256];
+
+	(void)state;
+	b->recurred = 3;
+	o = baseline__to_json(b);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "recurred", NULL));
+	json_object_object_del(o, "recurred");
+	json_object_object_del(o, "recur_tokens");
+	json_object_object_del(o, "recur_tokens_ns");
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->recurred, 0);
+	assert_true(back->recur_tokens == -1);
+	json_object_object_add(o, "recur_tokens", json_object_new_double(7));
+	{ struct baseline *bad = NULL; assert_int_equal(baseline__from_json(o, &bad, err, sizeof(err)), -EINVAL); }
+	json_object_put(o);
+	baseline__free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1084,6 +1242,10 @@ int main(void)
 		cmocka_unit_test(test_baseline_sample_at_median_scores_low_and_is_learned),
 		cmocka_unit_test(test_baseline_ten_times_cpu_is_anomalous_and_quarantined),
 		cmocka_unit_test(test_baseline_deviation_below_noise_floor_scores_zero),
+		cmocka_unit_test(test_baseline_bimodal_both_modes_normal),
+		cmocka_unit_test(test_baseline_recurring_mode_learned_slowly),
+		cmocka_unit_test(test_baseline_children_ready_when_saturated),
+		cmocka_unit_test(test_baseline_json_without_recurrence_fields_loads),
 		cmocka_unit_test(test_baseline_repeated_anomaly_is_never_learned),
 		cmocka_unit_test(test_baseline_learning_is_rate_limited_and_refills_with_time),
 		cmocka_unit_test(test_baseline_never_seen_members_are_anomalous_once_ready),

@@ -53,6 +53,10 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->state_dir, sizeof(f->state_dir), "%s/state", f->dir);
 	bl_policy__defaults(&f->pol);
+	/* the learner's plumbing, not set saturation (test_baseline.c has that) */
+	f->pol.set_quiet_ns = 0;
+	f->pol.set_new_max = 1.0;
+	f->pol.recur_per_hour = 0;
 	f->pol.min_samples = 3;
 	f->pol.min_windows = 3;
 	assert_int_equal(learner__open(f->state_dir, &f->pol, &f->l), 0);

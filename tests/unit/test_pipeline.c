@@ -57,19 +57,19 @@ static const char test_rules[] = "- rule: Exec asked to fire\n"
 				 "  desc: d\n"
 				 "  condition: proc.cmdline contains --fire\n"
 				 "  output: exec %proc.pid\n"
-				 "  priority: NOTICE\n"
+				 "  priority: WARNING\n"
 				 "  when: exec\n"
 				 "- rule: Window asked to fire\n"
 				 "  desc: d\n"
 				 "  condition: proc.cmdline contains --fire\n"
 				 "  output: window %proc.pid\n"
-				 "  priority: NOTICE\n"
+				 "  priority: WARNING\n"
 				 "  when: window\n"
 				 "- rule: Exit asked to fire\n"
 				 "  desc: d\n"
 				 "  condition: proc.cmdline contains --fire\n"
 				 "  output: exit %proc.pid\n"
-				 "  priority: NOTICE\n"
+				 "  priority: WARNING\n"
 				 "  when: exit\n";
 
 struct fx {
@@ -110,6 +110,7 @@ static int setup(void **state)
 	bl_policy__defaults(&f->pol);
 	f->pol.min_samples = 3;
 	f->pol.min_windows = 3;
+	f->pol.set_quiet_ns = 0; /* learning is compressed into seconds here */
 	assert_int_equal(proctable__new(1024, &f->procs), 0);
 	f->recs = ut_mem_output__new();
 	f->out = ut_mem_output__new();
