@@ -26,6 +26,9 @@ for arg in "$@"; do
 		# Debian's python3-jsonschema, and render the flame graph SVG in
 		# headless Chromium (some 360 MB installed: only the tests need it).
 		PKGS="$PKGS rsyslog rsyslog-relp openssh-server openssh-client pcre2-utils python3 python3-jsonschema chromium"
+		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
+		# git, compression, ps/top, ip/ss.
+		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
