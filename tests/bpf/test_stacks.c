@@ -214,7 +214,7 @@ static void test_baseline_learns_objects_and_flags_a_new_one(void **state)
 				   "  evidence: [stacks, baseline]\n";
 	char rules[256], hz[16];
 	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules, "--sample-hz", hz,
-				"--min-samples", "5", NULL };
+				"--min-samples", "5", "--set-quiet", "0", NULL };
 	struct json_object *recs, *bl, *news, *a, *objs, *proc;
 	bool lib_new = false, lib_listed = false;
 	pid_t pid;

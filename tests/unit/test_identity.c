@@ -292,7 +292,7 @@ static void test_identity_canonical_path_resolves_symlinks_and_relative_names(vo
 	assert_int_equal(identity__canonical_path("cc-link", f->tmpdir, st.st_dev, st.st_ino, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, real);
 	/* ... and fails without one */
-	strcpy(buf, "untouched");
+	snprintf(buf, sizeof(buf), "%s", "untouched");
 	assert_int_equal(identity__canonical_path("cc-link", NULL, st.st_dev, st.st_ino, buf, sizeof(buf)), -ENOENT);
 	assert_string_equal(buf, "untouched");
 	/* a name that now leads to another file is not the file's name */

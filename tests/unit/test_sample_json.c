@@ -210,7 +210,11 @@ static int setup(void **state_)
 				 .procs = 3,
 				 .open_failures_per_s = 12.5,
 				 .top_fail_path = "/etc/worker.conf",
-				 .top_fail_share = 0.8};
+				 .top_fail_share = 0.8,
+				 .storm_path = "/etc/worker.d/flags.json",
+				 .storm_paths = "/etc/worker.d/flags.json, /usr/share/locale/C/LC_MESSAGES/libc.mo",
+				 .storm_procs = 3,
+				 .storm_failures_per_s = 3.0};
 	s->bl.scored = true;
 	s->bl.anomalous = true;
 	s->bl.samples = 24; /* the samples behind the baseline that scored it */
@@ -615,7 +619,7 @@ static void test_sample_json_window_record_has_deltas_total_busy_and_binary(void
 	    "cpu_ns",	      "offcpu_ns",	    "runq_ns", "blocked_ns", "syscalls",      "open_failures",
 	    "ctx_switches",   "syscalls_by_name",   "threads", "fail_paths", "top_fail_path", "top_fail_count",
 	    "top_fail_errno", "top_fail_truncated", NULL};
-	static const char *const bin_keys[] = {"procs", "open_failures_per_s", "top_fail_path", "top_fail_share", NULL};
+	static const char *const bin_keys[] = {"procs", "open_failures_per_s", "top_fail_path", "top_fail_share", "storm_path", "storm_paths", "storm_procs", "storm_failures_per_s", NULL};
 	static const char *const errno_keys[] = {"ENOENT", "other", NULL};
 	const char *keys[64];
 
