@@ -41,6 +41,7 @@ import time
 
 SENSOR, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 LEARN_BUILDS = 2
+SET_QUIET_S = 3
 WARN = 4  # severity: Warning (lower is more severe)
 T0 = time.monotonic()
 
@@ -101,9 +102,11 @@ class Sensor:
         ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         ns.bind(notify)
         env = dict(os.environ, NOTIFY_SOCKET=notify)
-        # the shipped rules, defaults: a fresh host
+        # the shipped rules, defaults (a fresh host) but for --set-quiet: a set of
+        # children is ready once no new member has come for SET_QUIET_S seconds
+        # (default 600), compressed so that the learning fits in seconds
         self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--no-syslog", "--state-dir", os.path.join(d, "state"),
-                                   "--json", self.json, "--process-records"],
+                                   "--json", self.json, "--process-records", "--set-quiet", str(SET_QUIET_S)],
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
                                   env=env)
         ns.settimeout(0.5)
@@ -281,6 +284,7 @@ def main():
         log(f"{LEARN_BUILDS + 2} builds: {len(learned)} processes, {len(loud)} alerts at Warning or above")
         if loud:
             fail(f"alerts at Warning or above on normal builds: {[(a['rule'], a['output']) for a in loud]}")
+        time.sleep(SET_QUIET_S + 0.5)  # the builds' sets of children stop growing: ready
 
         # 3. a recipe runs curl through sh -c, posting a private key
         makefile(extra_link=" && sh -c 'curl -s -m 2 -T $$HOME/.ssh/id_ed25519 http://127.0.0.1:9/ || true'")

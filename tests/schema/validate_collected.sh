@@ -8,5 +8,7 @@ set -eu
 py=$1 dir=$2 ocsf_schema=$3
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir/ocsf"
-"$py" "$here/validate.py" --strict --min 1 "$dir"
+# The scenarios write tens of thousands of process records of one shape:
+# past the first 500 of a type in a file, one in 20 is validated.
+"$py" "$here/validate.py" --strict --min 1 --sample-after 500 --sample-every 20 "$dir"
 "$py" "$here/validate.py" --against "$ocsf_schema" --min 0 "$dir/ocsf"
