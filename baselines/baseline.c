@@ -309,6 +309,12 @@ bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct
 	chance = baseline__set_new_chance(b, set);
 	if (!(chance <= p->set_new_max))
 		return false;
+	/* on-CPU objects: sampling brings a rare object (a library run for a
+	 * few microseconds) now and then forever, so no quiet time is asked:
+	 * the chance is per sample, and the rules weigh how many samples ran
+	 * in a new object (baseline.new_oncpu_samples) */
+	if (set == BL_SET_ONCPU)
+		return true;
 	newest = b->created_ns;
 	for (uint32_t i = 0; i < b->set[set].n; i++)
 		if (b->set[set].m[i].first_ns > newest)
