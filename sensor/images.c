@@ -12,8 +12,11 @@
 #include "waitstate.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "clock.h"
@@ -210,6 +213,72 @@ static char *dup_or_null(const char *x)
 	return x ? strdup(x) : NULL;
 }
 
+/*
+ * issue 10 keys: build tools keyed by the build they work for. A compiler,
+ * assembler, linker or build driver run under a build driver (make, ninja,
+ * cmake, meson) gets "+build:DIR" in its key, DIR the working directory of
+ * the outermost build driver among its ancestors (the project's top, where
+ * `make -C sub` nests), so that one project's tools don't make another's
+ * look new (docs/baselines.md "Keys"). Outside a build, no suffix.
+ */
+#define BUILD_KEY_MAX_DEPTH 16
+#define BUILD_KEY_DIR_MAX 256
+
+static bool name_in(const char *path, const char *const *names)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	b = b ? b + 1 : path;
+	for (size_t i = 0; b && names[i]; i++)
+		if (!strcmp(b, names[i]))
+			return true;
+	return false;
+}
+
+static const char *const build_drivers[] = { "make", "gmake", "ninja", "samu", "cmake", "meson", NULL };
+static const char *const build_keyed[] = {
+	"make", "gmake", "ninja", "samu", "cmake", "meson", "cc", "gcc", "g++", "c++", "cpp", "clang", "clang++",
+	"cc1", "cc1plus", "collect2", "lto1", "lto-wrapper", "as", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld", "ar",
+	"ranlib", "strip", "objcopy", "x86_64-linux-gnu-gcc-12", "x86_64-linux-gnu-g++-12", "x86_64-linux-gnu-as",
+	"x86_64-linux-gnu-ld", "x86_64-linux-gnu-ld.bfd", "x86_64-linux-gnu-ar", "x86_64-linux-gnu-ranlib",
+	"x86_64-linux-gnu-strip", "x86_64-linux-gnu-objcopy", "x86_64-linux-gnu-cpp-12", NULL
+};
+
+/* "+build:DIR" for a build tool inside a build, else NULL (also on ENOMEM). */
+static char *build_suffix(struct images *im, uint32_t tgid, const struct proc_info *pi)
+{
+	char link[64], dir[PATH_MAX], *out = NULL;
+	uint32_t driver = 0, pid = pi->ppid;
+	const char *d;
+	ssize_t n;
+
+	if (!name_in(pi->exe ? pi->exe : pi->filename, build_keyed))
+		return NULL;
+	if (name_in(pi->exe ? pi->exe : pi->filename, build_drivers))
+		driver = tgid;
+	for (int depth = 0; pid > 1 && depth < BUILD_KEY_MAX_DEPTH; depth++) {
+		const struct proc_info *a = proctable__get(im->d.procs, pid);
+
+		if (!a)
+			break;
+		if (name_in(a->exe, build_drivers))
+			driver = pid;
+		pid = a->ppid;
+	}
+	if (!driver)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/%u/cwd", driver);
+	n = readlink(link, dir, sizeof(dir) - 1);
+	if (n <= 0)
+		return NULL;
+	dir[n] = 0;
+	/* bounded: a deep directory keeps its last BUILD_KEY_DIR_MAX bytes */
+	d = n > BUILD_KEY_DIR_MAX ? dir + n - BUILD_KEY_DIR_MAX : dir;
+	if (asprintf(&out, "+build:%s%s", d == dir ? "" : "...", d) < 0)
+		return NULL;
+	return out;
+}
+
 /* The parent context of a new image: the parent process's image when user
  * space knows it, else what was captured when this process was forked. */
 static void set_parent(struct proc_info *pi, const struct proc_info *parent, char *fork_bin, char *fork_exe)
@@ -313,6 +382,8 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	(void)scriptkey__derive(im->scripts, ev->hdr.tgid, pi->exe ? pi->exe : pi->filename, ev->args,
 				ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN, &pi->script_suffix,
 				&pi->script);
+	if (!pi->script_suffix)
+		pi->script_suffix = build_suffix(im, ev->hdr.tgid, pi);
 	parent = proctable__get(im->d.procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);

@@ -284,6 +284,15 @@ def main():
         log(f"{LEARN_BUILDS + 2} builds: {len(learned)} processes, {len(loud)} alerts at Warning or above")
         if loud:
             fail(f"alerts at Warning or above on normal builds: {[(a['rule'], a['output']) for a in loud]}")
+        # build tools are keyed by the build they work for: "+build:<the top make's directory>"
+        want = "+build:" + os.path.realpath(proj) + "@"
+        tools = [r for r in recs if r.get("type") == "process" and r["pid"] in learned and r.get("image") == "exec"
+                 and os.path.basename(r.get("exe") or "") in ("cc1", "as", "ar", "make")]
+        if not tools or any(want not in ((r.get("baseline") or {}).get("key") or "") for r in tools):
+            fail(f"build tools not keyed by the build ({want!r}): "
+                 f"{sorted({(os.path.basename(r.get('exe') or ''), (r.get('baseline') or {}).get('key')) for r in tools})}")
+        log(f"{len(tools)} build-tool processes keyed by the build: e.g. "
+            f"{(tools[0].get('baseline') or {}).get('key')}")
         time.sleep(SET_QUIET_S + 0.5)  # the builds' sets of children stop growing: ready
 
         # 3. a recipe runs curl through sh -c, posting a private key
