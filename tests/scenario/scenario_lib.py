@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 
 T0 = time.monotonic()
 
@@ -102,3 +103,34 @@ class Sensor:
             return f.read()
 
 
+
+
+def finish(sensors, d, ok, results=()):
+    """Stop the sensors (their records go to PLUMBLINE_TEST_RECORDS_DIR), print
+    the measured times to alert, keep or remove D, and exit: 0 when ok.
+    Called from a `finally:`, it reports an exception on its way out (a bug
+    in the test itself) before the exit would swallow it."""
+    exc = sys.exc_info()[1]
+    if exc is not None and not isinstance(exc, (Failure, SystemExit)):
+        traceback.print_exc()
+        ok = False
+    for s in sensors:
+        if not s:
+            continue
+        try:
+            s.stop()
+        except Failure as e:
+            print(f"FAIL: {e}", file=sys.stderr)
+            ok = False
+        finally:
+            s.kill()
+    if results:
+        print("time to alert:", file=sys.stderr)
+        for what, t, bound in results:
+            print(f"  {what}: {t:.1f} s (bound {bound} s)", file=sys.stderr)
+    if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
+        print(f"kept {d}", file=sys.stderr)
+    else:
+        shutil.rmtree(d, ignore_errors=True)
+    log("PASS" if ok else "FAILED")
+    sys.exit(0 if ok else 1)

@@ -29,11 +29,8 @@ argv: PLUMBLINE_BINARY REPO_SOURCE_DIR. Needs root, BPF, make, gcc, ar, curl,
 python3; else skips (77) unless PLUMBLINE_REQUIRE_BPF=1.
 """
 import glob
-import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,27 +40,8 @@ SENSOR, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 LEARN_BUILDS = 2
 SET_QUIET_S = 3
 WARN = 4  # severity: Warning (lower is more severe)
-T0 = time.monotonic()
-
-
-def log(msg):
-    print(f"[{time.monotonic() - T0:5.1f}s] {msg}", flush=True)
-
-
-def skip(why):
-    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
-        print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
-        sys.exit(1)
-    print(f"SKIP: {why}", file=sys.stderr)
-    sys.exit(77)
-
-
-class Failure(Exception):
-    pass
-
-
-def fail(why):
-    raise Failure(why)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
 
 
 MAKEFILE = """\
@@ -94,62 +72,11 @@ int main(void) { printf("%s\\n", pl_image__name(PL_IMAGE_EXEC)); return 0; }
 """
 
 
-class Sensor:
-    def __init__(self, d):
-        self.json = os.path.join(d, "records.jsonl")
-        self.log = os.path.join(d, "sensor.log")
-        notify = os.path.join(d, "notify")
-        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        ns.bind(notify)
-        env = dict(os.environ, NOTIFY_SOCKET=notify)
-        # the shipped rules, defaults (a fresh host) but for --set-quiet: a set of
-        # children is ready once no new member has come for SET_QUIET_S seconds
-        # (default 600), compressed so that the learning fits in seconds
-        self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--no-syslog", "--state-dir", os.path.join(d, "state"),
-                                   "--json", self.json, "--process-records", "--set-quiet", str(SET_QUIET_S)],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
-                                  env=env)
-        ns.settimeout(0.5)
-        deadline = time.time() + 30
-        try:
-            while True:
-                try:
-                    if b"READY=1" in ns.recv(64):
-                        break
-                except socket.timeout:
-                    pass
-                if self.p.poll() is not None:
-                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
-                if time.time() > deadline:
-                    self.kill()
-                    fail("the sensor did not get ready in 30 s")
-        finally:
-            ns.close()
-
-    def records(self):
-        with open(self.json, "rb") as f:
-            lines = f.read().decode("utf-8", "replace").split("\n")
-        return [json.loads(l) for l in lines[:-1] if l.strip()]
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGINT)
-            try:
-                self.p.wait(30)
-            except subprocess.TimeoutExpired:
-                self.kill()
-                fail("the sensor did not stop on SIGINT")
-        if self.p.returncode != 0:
-            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
-
-    def log_text(self):
-        with open(self.log) as f:
-            return f.read()[-4000:]
+# the shipped rules, defaults (a fresh host) but for --set-quiet: a set of
+# children is ready once no new member has come for SET_QUIET_S seconds
+# (default 600), compressed so that the learning fits in seconds
+def Sensor(d):
+    return _Sensor(d, "sensor", SENSOR, "scenario_build_canary", ("--process-records", "--set-quiet", str(SET_QUIET_S)))
 
 
 def tree(recs, roots):
@@ -344,23 +271,7 @@ def main():
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
     finally:
-        if sensor:
-            try:
-                sensor.stop()
-            except Failure as e:
-                print(f"FAIL: {e}", file=sys.stderr)
-                ok = False
-            finally:
-                sensor.kill()
-            dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
-            if dest and os.path.isdir(dest) and os.path.isfile(sensor.json):
-                shutil.copyfile(sensor.json, os.path.join(dest, f"scenario_build_canary-{os.getpid()}.jsonl"))
-        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
-            print(f"kept {d}", file=sys.stderr)
-        else:
-            shutil.rmtree(d, ignore_errors=True)
-    log("PASS" if ok else "FAILED")
-    sys.exit(0 if ok else 1)
+        finish([sensor], d, ok)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ SENSOR = os.path.abspath(sys.argv[1])
 RULE = "CPU runaway"
 PCRE2GREP = shutil.which("pcre2grep") or "/usr/bin/pcre2grep"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scenario_lib import Failure, fail, log, skip, Sensor as _Sensor  # noqa: E402
+from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
 
 results = []
 
@@ -206,15 +206,7 @@ def main():
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
     finally:
-        print("time to alert:", file=sys.stderr)
-        for what, t, bound in results:
-            print(f"  {what}: {t:.1f} s (bound {bound} s)", file=sys.stderr)
-        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
-            print(f"kept {d}", file=sys.stderr)
-        else:
-            shutil.rmtree(d, ignore_errors=True)
-    log("PASS" if ok else "FAILED")
-    sys.exit(0 if ok else 1)
+        finish([], d, ok, results)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ argv: PLUMBLINE_BINARY. Needs root and BPF; skips (77) otherwise unless
 PLUMBLINE_REQUIRE_BPF=1.
 """
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ import time
 
 SENSOR = os.path.abspath(sys.argv[1])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scenario_lib import Failure, fail, log, skip, Sensor  # noqa: E402
+from scenario_lib import Failure, fail, finish, log, skip, Sensor  # noqa: E402
 
 WARN = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING")
 SERVICE = r"""
@@ -154,23 +153,7 @@ def main():
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        if s:
-            try:
-                s.stop()
-            except Failure as e:
-                print(f"FAIL: {e}", file=sys.stderr)
-                ok = False
-            finally:
-                s.kill()
-        print("time to alert:", file=sys.stderr)
-        for what, t, bound in results:
-            print(f"  {what}: {t:.1f} s (bound {bound} s)", file=sys.stderr)
-        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
-            print(f"kept {d}", file=sys.stderr)
-        else:
-            shutil.rmtree(d, ignore_errors=True)
-    log("PASS" if ok else "FAILED")
-    sys.exit(0 if ok else 1)
+        finish([s], d, ok, results)
 
 
 if __name__ == "__main__":

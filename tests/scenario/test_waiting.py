@@ -28,12 +28,10 @@ block is absent. Prints the time-to-alert of a and b.
 argv: PLUMBLINE_BINARY. Needs root and BPF; skips (77) otherwise unless
 PLUMBLINE_REQUIRE_BPF=1.
 """
-import json
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,85 +41,12 @@ SENSOR = os.path.abspath(sys.argv[1])
 LEARN, MIN_SAMPLES = 14, 10
 RULE = "Process stuck waiting"
 BOUND_S = 10  # the rule: >= 5 s and > 10x p99; asserted with margin (3x), measured and printed
-T0 = time.monotonic()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
 
 
-def log(msg):
-    print(f"[{time.monotonic() - T0:5.1f}s] {msg}", flush=True)
-
-
-def skip(why):
-    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
-        print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
-        sys.exit(1)
-    print(f"SKIP: {why}", file=sys.stderr)
-    sys.exit(77)
-
-
-class Failure(Exception):
-    pass
-
-
-def fail(why):
-    raise Failure(why)
-
-
-class Sensor:
-    def __init__(self, d):
-        self.json = os.path.join(d, "records.jsonl")
-        self.log = os.path.join(d, "sensor.log")
-        notify = os.path.join(d, "notify")
-        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        ns.bind(notify)
-        env = dict(os.environ, NOTIFY_SOCKET=notify)
-        env.pop("LD_PRELOAD", None)
-        self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--no-syslog", "--state-dir", os.path.join(d, "state"),
-                                   "--json", self.json, "--process-records", "--window-records",
-                                   "--stats-interval", "5", "--min-samples", str(MIN_SAMPLES)],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
-                                  env=env)
-        ns.settimeout(0.5)
-        deadline = time.time() + 30
-        try:
-            while True:
-                try:
-                    if b"READY=1" in ns.recv(64):
-                        break
-                except socket.timeout:
-                    pass
-                if self.p.poll() is not None:
-                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
-                if time.time() > deadline:
-                    self.kill()
-                    fail("the sensor did not get ready in 30 s: " + self.log_text())
-        finally:
-            ns.close()
-
-    def records(self):
-        with open(self.json, "rb") as f:
-            lines = f.read().decode("utf-8").split("\n")
-        return [json.loads(l) for l in lines[:-1] if l.strip()]
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGINT)
-            try:
-                self.p.wait(30)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-                fail("the sensor did not stop on SIGINT")
-        if self.p.returncode != 0:
-            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
-
-    def log_text(self):
-        with open(self.log) as f:
-            return f.read()
+def Sensor(d):
+    return _Sensor(d, "sensor", SENSOR, "scenario_waiting", ("--process-records", "--window-records", "--stats-interval", "5", "--min-samples", str(MIN_SAMPLES)))
 
 
 def wait_alert(sensor, pid, start, timeout=3 * BOUND_S):
@@ -277,23 +202,7 @@ def main():
                     pass
                 p.kill()
                 p.wait()
-        if sensor:
-            try:
-                sensor.stop()
-            except Failure as e:
-                print(f"FAIL: {e}", file=sys.stderr)
-                ok = False
-            finally:
-                sensor.kill()
-            dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
-            if dest and os.path.isdir(dest) and os.path.isfile(sensor.json):
-                shutil.copyfile(sensor.json, os.path.join(dest, f"scenario_waiting-{os.getpid()}.jsonl"))
-        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
-            print(f"kept {d}", file=sys.stderr)
-        else:
-            shutil.rmtree(d, ignore_errors=True)
-    log("PASS" if ok else "FAILED")
-    sys.exit(0 if ok else 1)
+        finish([sensor], d, ok)
 
 
 if __name__ == "__main__":
