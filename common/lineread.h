@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lineread.h - one line of an untrusted text file, in bounded memory.
+ * lineread.h - one line of an untrusted text file, or a small file, in bounded memory.
  *
  * For the commands that read JSON Lines someone handed them (`evidence`,
  * `replay`): a line longer than the bound is
@@ -21,5 +21,12 @@
  * length counts it), so a C-string reader sees the line cut there.
  */
 ssize_t line_read(FILE *f, char *buf, size_t max);
+
+/*
+ * Up to size-1 bytes of a small file (a /proc or /sys file) into buf,
+ * NUL-terminated. Returns the length, or -1 with errno when it cannot be
+ * opened.
+ */
+ssize_t read_small_file(const char *path, char *buf, size_t size);
 
 #endif

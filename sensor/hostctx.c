@@ -3,6 +3,7 @@
  * hostctx.c - PSI and cgroup CPU throttling for alerts (see hostctx.h).
  */
 #include "hostctx.h"
+#include "lineread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,26 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -1;
-	while ((size_t)got < size - 1) {
-		n = read(fd, buf + got, size - 1 - (size_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return got;
-}
 
 /* "some avg10=0.37 avg60=..." -> 0.37 */
 static bool psi_some_avg10(const char *res, double *ret)
@@ -39,7 +20,7 @@ static bool psi_some_avg10(const char *res, double *ret)
 	double v;
 
 	snprintf(path, sizeof(path), "/proc/pressure/%s", res);
-	if (read_small(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "some ", 5) != 0)
+	if (read_small_file(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "some ", 5) != 0)
 		return false;
 	p = strstr(buf, "avg10=");
 	if (!p)
@@ -104,7 +85,7 @@ void hostctx__cgroup_cpu(const char *cgroup, struct hostctx_cgcpu *ret)
 		return;
 	/* cgroup v2: throttled_usec */
 	snprintf(path, sizeof(path), "/sys/fs/cgroup%s%scpu.stat", cgroup, cgroup[1] ? "/" : "");
-	if (read_small(path, buf, sizeof(buf)) > 0 && stat_field(buf, "nr_throttled", &ret->nr_throttled) &&
+	if (read_small_file(path, buf, sizeof(buf)) > 0 && stat_field(buf, "nr_throttled", &ret->nr_throttled) &&
 	    stat_field(buf, "throttled_usec", &ret->throttled_usec)) {
 		stat_field(buf, "nr_periods", &ret->nr_periods);
 		ret->present = true;
@@ -112,7 +93,7 @@ void hostctx__cgroup_cpu(const char *cgroup, struct hostctx_cgcpu *ret)
 	}
 	/* v1's cpu controller: throttled_time in ns */
 	snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s%scpu.stat", cgroup, cgroup[1] ? "/" : "");
-	if (read_small(path, buf, sizeof(buf)) > 0 && stat_field(buf, "nr_throttled", &ret->nr_throttled) &&
+	if (read_small_file(path, buf, sizeof(buf)) > 0 && stat_field(buf, "nr_throttled", &ret->nr_throttled) &&
 	    stat_field(buf, "throttled_time", &ns)) {
 		stat_field(buf, "nr_periods", &ret->nr_periods);
 		ret->throttled_usec = ns / 1000;

@@ -4,6 +4,7 @@
  * waitstate.h).
  */
 #include "waitstate.h"
+#include "lineread.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,34 +16,13 @@
 
 #define MAX_THREADS_SCANNED 256
 
-/* Up to size-1 bytes of path into buf, NUL-terminated; the length, or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -1;
-	while ((size_t)got < size - 1) {
-		n = read(fd, buf + got, size - 1 - (size_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return got;
-}
-
 /* The state letter after the last ')' of a stat line (comm may hold ')'). */
 static char stat_state(const char *path)
 {
 	char buf[512];
 	const char *p;
 
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (read_small_file(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2])
@@ -77,7 +57,7 @@ static void read_stack(const char *dir, struct pl_wait_thread *t)
 	char path[96], buf[4096], *line, *save = NULL;
 
 	snprintf(path, sizeof(path), "%s/stack", dir);
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (read_small_file(path, buf, sizeof(buf)) < 0)
 		return;
 	t->stack_read = true;
 	for (line = strtok_r(buf, "\n", &save); line && t->nframes < PL_WAIT_FRAMES; line = strtok_r(NULL, "\n", &save)) {
@@ -97,7 +77,7 @@ static void read_wchan(const char *dir, struct pl_wait_thread *t)
 	char path[96], buf[PL_WAIT_NAME];
 
 	snprintf(path, sizeof(path), "%s/wchan", dir);
-	if (read_small(path, buf, sizeof(buf)) <= 0 || strcmp(buf, "0") == 0)
+	if (read_small_file(path, buf, sizeof(buf)) <= 0 || strcmp(buf, "0") == 0)
 		return;
 	symbol(t->wchan, buf, strlen(buf));
 }
