@@ -114,13 +114,13 @@ def phases_of(recs, roots):
         if r.get("type") in ("process", "exec", "window") and isinstance(r.get("pid"), int):
             if isinstance(r.get("ppid"), int) and r["pid"] != r["ppid"]:
                 children[r["ppid"]].add(r["pid"])
-    todo = list(roots)
-    while todo:
-        p = todo.pop()
+    pending = list(roots)
+    while pending:
+        p = pending.pop()
         for c in children.get(p, ()):
             if c not in phase:
                 phase[c] = phase[p]
-                todo.append(c)
+                pending.append(c)
     return phase
 
 
