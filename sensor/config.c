@@ -597,6 +597,7 @@ int config__parse_run(int argc, char **argv, struct run_opts *ret)
 	size_t k = 0;
 	int r;
 
+	free(run_cfg.cli.argv); /* of an earlier parse (tests parse more than once) */
 	r = cli_scan(argc, argv, &run_cfg.cli);
 	if (r < 0)
 		return r == -ENOMEM ? log_error_errno(r, "Out of memory") : r;
