@@ -25,10 +25,14 @@ int conffile__error(struct conffile *cf, int line, int col, const char *fmt, ...
 	cf->errors++;
 	if (cf->nerr >= CF_ERRORS_MAX)
 		return 0;
-	if (!cf->err) {
-		cf->err = calloc(CF_ERRORS_MAX, sizeof(*cf->err));
-		if (!cf->err)
+	if (cf->nerr == cf->err_cap) { /* grown as needed: most files have none */
+		size_t cap = cf->err_cap ? cf->err_cap * 4 : 4;
+		struct cf_error *n = realloc(cf->err, (cap > CF_ERRORS_MAX ? CF_ERRORS_MAX : cap) * sizeof(*n));
+
+		if (!n)
 			return -ENOMEM;
+		cf->err = n;
+		cf->err_cap = cap > CF_ERRORS_MAX ? CF_ERRORS_MAX : cap;
 	}
 	x = &cf->err[cf->nerr++];
 	x->line = line;
@@ -73,12 +77,16 @@ static int add_entry(struct conffile *cf, const char *key, size_t klen, char *va
 {
 	struct cf_entry *x;
 
-	if (!cf->e) {
-		cf->e = calloc(CF_ENTRIES_MAX, sizeof(*cf->e));
-		if (!cf->e) {
+	if (cf->n == cf->cap) {
+		size_t cap = cf->cap ? cf->cap * 2 : 16;
+		struct cf_entry *n = realloc(cf->e, (cap > CF_ENTRIES_MAX ? CF_ENTRIES_MAX : cap) * sizeof(*n));
+
+		if (!n) {
 			free(value);
 			return -ENOMEM;
 		}
+		cf->e = n;
+		cf->cap = cap > CF_ENTRIES_MAX ? CF_ENTRIES_MAX : cap;
 	}
 	x = &cf->e[cf->n];
 	x->key = strndup(key, klen);

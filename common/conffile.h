@@ -39,6 +39,7 @@ struct conffile {
 	struct cf_error *err;
 	size_t nerr;   /* kept in err[] */
 	size_t errors; /* counted, >= nerr */
+	size_t cap, err_cap; /* allocated in e[] and err[] */
 };
 
 /*
