@@ -471,3 +471,21 @@ void alerts__ruleset(const struct alerts *a, size_t *ret_rules, size_t *ret_file
 	*ret_rules = rl_ruleset__count(a->rs);
 	rl_ruleset__digest(a->rs, ret_sha256, ret_files);
 }
+
+int alerts__reconfigure(struct alerts *a, const struct alerts_opts *o)
+{
+	struct alerts_opts old = a->opts;
+	int r;
+
+	a->stats.budget.ns_per_s = o->regex_budget_ns;
+	a->opts.paths = o->paths;
+	a->opts.npaths = o->npaths;
+	a->opts.enable = o->enable;
+	a->opts.nenable = o->nenable;
+	a->opts.disable = o->disable;
+	a->opts.ndisable = o->ndisable;
+	r = alerts__reload(a);
+	if (r < 0)
+		a->opts = old;
+	return r;
+}

@@ -43,6 +43,12 @@ void alerts__free(struct alerts *a);
 /* Load the rules again (SIGHUP): on any error the old ruleset stays. 0 or -errno. */
 int alerts__reload(struct alerts *a);
 
+/* issue 11: SIGHUP with a new config file: the rule files, enable/disable
+ * lists and regex budget of o (kept, not copied, as for alerts__open) take
+ * effect with a reload. When the reload fails the old ruleset and the old
+ * lists stay (the regex budget is applied either way). 0 or -errno. */
+int alerts__reconfigure(struct alerts *a, const struct alerts_opts *o);
+
 /* Kinds at which some enabled rule runs. */
 unsigned alerts__kinds(const struct alerts *a);
 

@@ -11,6 +11,15 @@
 
 static enum log_level max_level = LOG_LVL_INFO;
 
+static log_sink_fn sink; /* issue 11 */
+static void *sink_ctx;
+
+void log_set_sink(log_sink_fn fn, void *ctx)
+{
+	sink = fn;
+	sink_ctx = ctx;
+}
+
 static const char *const level_names[] = { "error", "warning", "info", "debug" };
 
 void log_set_level(enum log_level lvl)
@@ -32,6 +41,11 @@ __attribute__((format(printf, 3, 0))) static void vlog(enum log_level lvl, int e
 		return;
 	errno = err;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (sink) {
+		sink(lvl, buf, sink_ctx);
+		errno = saved;
+		return;
+	}
 	fprintf(stderr, "plumbline: %s: %s\n", level_names[lvl], buf);
 	errno = saved;
 }

@@ -23,6 +23,12 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
 /* Log and return -|err|. */
 int log_msg_errno(enum log_level lvl, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* issue 11: while fn is set, messages go to fn(lvl, message, ctx) instead of
+ * stderr (`config check` collects the option parser's errors with it).
+ * NULL restores stderr. */
+typedef void (*log_sink_fn)(enum log_level lvl, const char *msg, void *ctx);
+void log_set_sink(log_sink_fn fn, void *ctx);
+
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)

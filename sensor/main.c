@@ -14,6 +14,7 @@
 #include "cmd_baseline.h"
 #include "cmd_evidence.h"
 #include "cmd_rules.h"
+#include "config.h"
 #include "kfeatures.h"
 #include "plumbline.h"
 #include "log.h"
@@ -35,6 +36,7 @@ static void usage(FILE *out)
 	      "  replay     evaluate rules on recorded records, offline\n"
 	      "  audit      verify the hash chain of an audit log (run --audit-log)\n"
 	      "  evidence   an alert's stack evidence: text, folded stacks, a flame graph SVG\n"
+	      "  config     check a config file, or show the configuration `run` would use\n"
 	      "  version    print the version\n"
 	      "  help       this help; `plumbline run --help` for the sensor's options\n"
 	      "\n"
@@ -47,7 +49,7 @@ static void usage(FILE *out)
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts opts;
-	int r = run_opts__parse(argc, argv, &opts);
+	int r = config__parse_run(argc, argv, &opts); /* the config file, then the command line over it */
 
 	if (r)
 		return r > 0 ? 0 : r;
@@ -91,6 +93,8 @@ static int run(int argc, char **argv)
 		return cmd_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "evidence") == 0)
 		return cmd_evidence(argc - 1, argv + 1);
+	if (strcmp(cmd, "config") == 0)
+		return cmd_config(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : (char *[]){ "run", NULL });
 	if (cmd[0] == '-') /* options without a command belong to run */

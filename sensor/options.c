@@ -133,9 +133,15 @@ void run_opts__usage(FILE *out)
 	      "                         carry as evidence (default 49, 0 = off)\n"
 	      "  --max-stacks N         distinct stacks kept per stack table, power of two (default 8192)\n"
 	      "\n"
+	      "Configuration (docs/config.md):\n"
+	      "  --config PATH          read the options from PATH (default\n"
+	      "                         /etc/plumbline/plumbline.conf, when it exists); every\n"
+	      "                         long option is a key there, the command line wins\n"
+	      "  --no-config            read no config file\n"
+	      "\n"
 	      "  -h, --help             this help\n"
 	      "\n"
-	      "See docs/cli.md and docs/records.md.\n",
+	      "See docs/cli.md, docs/config.md and docs/records.md.\n",
 	      out);
 }
 
@@ -170,8 +176,7 @@ static int parse_seconds(const char *opt, const char *s, double *ret)
 	return 0;
 }
 
-int run_opts__parse(int argc, char **argv, struct run_opts *o)
-{
+	/* issue 11: at file scope, so that every option is also a config file key (config.c) */
 	static const struct option longopts[] = {
 		{ "json", required_argument, NULL, 'j' },
 		{ "process-records", no_argument, NULL, OPT_PROCESS_RECORDS },
@@ -213,6 +218,14 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+
+const struct option *run_opts__longopts(void)
+{
+	return longopts;
+}
+
+int run_opts__parse(int argc, char **argv, struct run_opts *o)
+{
 	double secs;
 	int c, r = 0;
 

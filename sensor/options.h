@@ -61,4 +61,9 @@ const char *run_opts__default_rules(void);
 int run_opts__parse(int argc, char **argv, struct run_opts *ret);
 void run_opts__usage(FILE *out);
 
+/* issue 11: the long options of `run`, ended by a zeroed entry: each one
+ * (but help) is also a key of the config file (sensor/config.c). */
+struct option;
+const struct option *run_opts__longopts(void);
+
 #endif

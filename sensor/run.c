@@ -34,6 +34,7 @@
 #include "bpfsensor.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "config.h"
 #include "failpaths.h"
 #include "oncpu.h"
 #include "symbols.h"
@@ -319,8 +320,11 @@ static void on_signal(struct sensor *s)
 
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			if (s->alerts)
-				audit_trail__rules(s->audit, s->alerts, alerts__reload(s->alerts));
+			/* the config file first (docs/config.md): it may change the rules and the JSON path */
+			int rules_r = 0, cr = config__reload(s->alerts, &rules_r);
+
+			if (s->alerts && cr >= 0)
+				audit_trail__rules(s->audit, s->alerts, cr > 0 ? rules_r : alerts__reload(s->alerts));
 			if (s->out)
 				reopen(s, s->opts->json_path, &s->out);
 			if (s->ocsf)

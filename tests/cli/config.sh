@@ -1,0 +1,133 @@
+#!/bin/sh
+# `plumbline config check|show` and `run --config` on real files: exit
+# statuses, the exact FILE:LINE:COL output of check, show's values and their
+# sources, the shipped example valid as shipped, and the refusals (missing
+# --config file, a file others can write, a FIFO). No BPF: `run` is only
+# asked to fail before it loads anything. The owner check needs root (a file
+# of another user) and is skipped without it.
+#
+# Usage: config.sh PLUMBLINE_BIN SOURCE_DIR
+set -u
+bin=$1
+src=$2
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+# run NAME EXPECTED_STATUS ARGS...: stdout in $tmp/out, stderr in $tmp/err
+run() {
+	name=$1 want=$2
+	shift 2
+	timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" = "$want" ] || fail "$name: exit status $got, expected $want; stdout: $(cat "$tmp/out") stderr: $(cat "$tmp/err")"
+}
+
+expect() { # NAME FILE TEXT
+	grep -qF -- "$3" "$tmp/$2" || fail "$1: expected '$3' in $2, got: $(cat "$tmp/$2")"
+}
+
+conf() { # write stdin to $tmp/c.conf, mode 0644
+	cat >"$tmp/c.conf"
+	chmod 0644 "$tmp/c.conf"
+}
+
+# ---- check: valid, then each kind of error at its place ----
+run shipped 0 config check "$src/sensor/dist/plumbline.conf"
+[ "$(cat "$tmp/out")" = "0 settings OK" ] || fail "shipped example: $(cat "$tmp/out")"
+
+conf <<'C'
+json = /var/log/plumbline/records.jsonl   # a comment
+rules = /a
+rules = "/b # not a comment"
+quiet = true
+C
+run valid 0 config check "$tmp/c.conf"
+[ "$(cat "$tmp/out")" = "4 settings OK" ] || fail "valid: $(cat "$tmp/out")"
+
+conf <<'C'
+sample-hz = 4x9
+smaple-hz = 3
+  verbose = yes
+bad line
+rules = "open
+C
+run errors 1 config check "$tmp/c.conf"
+cat >"$tmp/want" <<W
+$tmp/c.conf:1:13: error: invalid value '4x9' for --sample-hz: expected an integer in [0, 10000]
+$tmp/c.conf:2:1: error: unknown key 'smaple-hz' (did you mean 'sample-hz'?)
+$tmp/c.conf:3:13: error: 'verbose' takes true or false
+$tmp/c.conf:4:5: error: expected '=' after 'bad'
+$tmp/c.conf:5:9: error: unterminated quoted value: no closing '"'
+5 errors
+W
+diff -u "$tmp/want" "$tmp/out" >&2 || fail "check errors differ"
+
+# ---- run refuses the same file, says so, and starts nothing ----
+run run_broken 1 run --config "$tmp/c.conf"
+expect run_broken err "$tmp/c.conf:2:1: unknown key 'smaple-hz'"
+expect run_broken err "not starting with a config file that has errors"
+run run_missing 1 run --config "$tmp/nonexistent.conf"
+expect run_missing err "$tmp/nonexistent.conf: cannot open: No such file or directory"
+run check_missing 1 config check "$tmp/nonexistent.conf"
+
+# ---- who may write it ----
+conf <<'C'
+sample-hz = 49
+C
+chmod 0666 "$tmp/c.conf"
+run writable 1 config check "$tmp/c.conf"
+expect writable out "$tmp/c.conf: error: writable by group or others (mode 0666); fix: chmod go-w $tmp/c.conf"
+run run_writable 1 run --config "$tmp/c.conf"
+expect run_writable err "writable by group or others"
+chmod 0644 "$tmp/c.conf"
+if [ "$(id -u)" = 0 ]; then
+	chown 65534 "$tmp/c.conf"
+	run owner 1 config check "$tmp/c.conf"
+	expect owner out "owned by uid 65534, not by root or uid 0 that runs plumbline"
+	expect owner out "fix: chown root $tmp/c.conf"
+	chown 0 "$tmp/c.conf"
+fi
+mkfifo "$tmp/fifo"
+run fifo 1 config check "$tmp/fifo"
+expect fifo out "$tmp/fifo: error: it is a FIFO, not a regular file"
+
+# ---- show: every key, its value and its source ----
+conf <<'C'
+json = /var/log/x.jsonl
+sample-hz = 19
+rules = /r1
+rules = "/r #2"
+C
+run show 0 config show "$tmp/c.conf" --sample-hz 7 -q
+expect show out "# the configuration of \`plumbline run\`: file $tmp/c.conf"
+grep -Eq '^json += /var/log/x.jsonl +# file:1$' "$tmp/out" || fail "show: json: $(cat "$tmp/out")"
+grep -Eq '^sample-hz += 7 +# command line$' "$tmp/out" || fail "show: sample-hz"
+grep -Eq '^rules += /r1 +# file:3$' "$tmp/out" || fail "show: rules 1"
+grep -Eq '^rules += "/r #2" +# file:4$' "$tmp/out" || fail "show: rules 2"
+grep -Eq '^quiet += true +# command line$' "$tmp/out" || fail "show: quiet"
+grep -Eq '^max-procs += 32768 +# default$' "$tmp/out" || fail "show: max-procs"
+grep -Eq '^# ocsf +\(not set\) +# default$' "$tmp/out" || fail "show: ocsf"
+# what show prints reads back as a config file with the same values
+grep -v '^#' "$tmp/out" | sed 's/ *# [a-z: 0-9]*$//' >"$tmp/back.conf"
+chmod 0644 "$tmp/back.conf"
+run show_reads_back 0 config check "$tmp/back.conf"
+run show_no_config 0 config show --no-config
+grep -Eq '^sample-hz += 49 +# default$' "$tmp/out" || fail "show --no-config: $(cat "$tmp/out")"
+run show_broken_cli 1 config show --no-config --sample-hz x
+expect show_broken_cli err "invalid value 'x' for --sample-hz"
+
+# ---- the help lists the command and the options ----
+run help 0 --help
+expect help out "  config "
+run run_help 0 run --help
+expect run_help out "--config PATH"
+expect run_help out "--no-config"
+
+[ "$fails" = 0 ] || exit 1
+echo "config: all checks passed"

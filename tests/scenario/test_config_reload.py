@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+test_config_reload.py - the real sensor run from a config file (docs/config.md),
+then SIGHUP after each change of it:
+
+  0. start: `plumbline run --config FILE` and nothing else on the command
+     line; the JSON output is where the file says, and the file's rule raises
+     its alert (a helper, a copy of sh named plcfgexit, exits 7);
+  a. the file names another rule file: applied, the new rule alerts (exit 9),
+     the old one no longer does;
+  b. the file is broken (an unknown key): the error is logged as
+     FILE:LINE:COL, and the previous configuration keeps running: the rule of
+     (a) still alerts;
+  c. a key that needs a restart changed (sample-hz): logged as needing a
+     restart, with the value still in use.
+
+Only the helper's own pids are matched, so other sensors and workloads on the
+machine do not matter. About 15 s.
+Usage: test_config_reload.py PLUMBLINE
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scenario_lib import Failure, fail, finish, log, skip  # noqa: E402
+
+RULE = """- rule: cfg exit {code}
+  desc: the config test's helper exited with {code}
+  condition: proc.exe_name = plcfgexit and proc.exit_code = {code}
+  output: "plcfgexit exited {code} (pid %proc.pid)"
+  priority: NOTICE
+"""
+
+
+class Run:
+    def __init__(self, plumbline, d, conf):
+        self.log = os.path.join(d, "sensor.log")
+        notify = os.path.join(d, "notify")
+        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        ns.bind(notify)
+        env = dict(os.environ, NOTIFY_SOCKET=notify)
+        env.pop("LD_PRELOAD", None)
+        self.p = subprocess.Popen([plumbline, "run", "--config", conf], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "a"), env=env)
+        ns.settimeout(0.5)
+        deadline = time.time() + 30
+        try:
+            while True:
+                try:
+                    if b"READY=1" in ns.recv(64):
+                        break
+                except socket.timeout:
+                    pass
+                if self.p.poll() is not None:
+                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
+                if time.time() > deadline:
+                    fail("the sensor did not get ready in 30 s: " + self.log_text())
+        finally:
+            ns.close()
+
+    def log_text(self):
+        with open(self.log) as f:
+            return f.read()
+
+    def hup_and_wait(self, needle, timeout=10):
+        """SIGHUP, then wait for needle in the log written after it."""
+        start = len(self.log_text())
+        self.p.send_signal(signal.SIGHUP)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            text = self.log_text()[start:]
+            if needle in text:
+                return text
+            time.sleep(0.1)
+        fail(f"no '{needle}' in the log after SIGHUP: {self.log_text()[start:]}")
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(30)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+                fail("the sensor did not stop on SIGINT")
+        if self.p.returncode != 0:
+            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+def write_conf(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o644)
+    os.rename(tmp, path)
+
+
+def alerts(json_path):
+    import json
+
+    try:
+        with open(json_path) as f:
+            recs = [json.loads(l) for l in f if l.strip()]
+    except FileNotFoundError:
+        return []
+    return [r for r in recs if r.get("type") == "alert"]
+
+
+def helper_exits(helper, code):
+    p = subprocess.Popen([helper, "-c", f"exit {code}"])
+    p.wait()
+    return p.pid
+
+
+def wait_alert(json_path, rule, pid, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for a in alerts(json_path):
+            if a.get("rule") == rule and a.get("pid") == pid:
+                return a
+        time.sleep(0.2)
+    return None
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    plumbline = os.path.abspath(sys.argv[1])
+    if os.geteuid() != 0:
+        skip("needs root (BPF)")
+    probe = subprocess.run([plumbline, "features"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        skip("`plumbline features`: a required kernel feature is missing")
+    d = tempfile.mkdtemp(prefix="pl-config-")
+    os.chmod(d, 0o700)
+    conf = os.path.join(d, "plumbline.conf")
+    out = os.path.join(d, "from-config.jsonl")
+    rules_a, rules_b = os.path.join(d, "a.yaml"), os.path.join(d, "b.yaml")
+    helper = os.path.join(d, "plcfgexit")
+    shutil.copy(shutil.which("dash") or "/bin/sh", helper)
+    for path, code in ((rules_a, 7), (rules_b, 9)):
+        with open(path, "w") as f:
+            f.write(RULE.format(code=code))
+    base = ("# the config test\n"
+            f"json = {out}\n"
+            "no-live = true\nno-syslog = true\nno-baselines = true\n"
+            "sample-hz = 0\n")
+    write_conf(conf, base + f"rules = {rules_a}\n")
+    ok = False
+    run = None
+    try:
+        run = Run(plumbline, d, conf)
+        log(f"started from {conf}")
+
+        pid = helper_exits(helper, 7)
+        if not wait_alert(out, "cfg exit 7", pid):
+            fail(f"no alert of rule A in {out} (the JSON path of the file): {run.log_text()}")
+        log("0: the file's JSON path and rules are in effect")
+
+        write_conf(conf, base + f"rules = {rules_b}\n")
+        text = run.hup_and_wait("SIGHUP: 1 rules loaded")
+        if f"config: rules changed: now {rules_b}" not in text:
+            fail(f"the rules change was not reported: {text}")
+        pid9 = helper_exits(helper, 9)
+        pid7 = helper_exits(helper, 7)
+        if not wait_alert(out, "cfg exit 9", pid9):
+            fail(f"(a) the new rule B raised no alert: {run.log_text()}")
+        time.sleep(1)
+        if wait_alert(out, "cfg exit 7", pid7, timeout=0.1):
+            fail("(a) the old rule A still raised an alert after the reload")
+        log("a: a changed rule set is applied on SIGHUP")
+
+        write_conf(conf, base + f"rules = {rules_a}\nbogus-key = 1\n")
+        text = run.hup_and_wait("nothing of it is applied")
+        want = f"{conf}:8:1: unknown key 'bogus-key'"
+        if want not in text:
+            fail(f"(b) no '{want}' in the log: {text}")
+        if "rules loaded" in text or "rules changed" in text:
+            fail(f"(b) the broken file changed the rules: {text}")
+        pid9 = helper_exits(helper, 9)
+        if not wait_alert(out, "cfg exit 9", pid9):
+            fail(f"(b) after a broken config the running rules (B) raised no alert: {run.log_text()}")
+        log("b: a broken config is reported as FILE:LINE:COL and the old one keeps running")
+
+        write_conf(conf, base.replace("sample-hz = 0", "sample-hz = 19") + f"rules = {rules_b}\n")
+        text = run.hup_and_wait("config: sample-hz changed: needs a restart (still using 0)")
+        if "rules changed" in text:
+            fail(f"(c) the rules did not change, yet were said to: {text}")
+        log("c: a restart-only key is reported as needing a restart")
+        pid9 = helper_exits(helper, 9)
+        if not wait_alert(out, "cfg exit 9", pid9):
+            fail("(c) rule B stopped alerting")
+        ok = True
+    except Failure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+    finally:
+        if run:
+            try:
+                run.stop()
+            except Failure as e:
+                print(f"FAIL: {e}", file=sys.stderr)
+                ok = False
+            finally:
+                run.kill()
+        finish([], d, ok)
+
+
+if __name__ == "__main__":
+    main()
