@@ -233,7 +233,7 @@ static int install_seccomp(void)
 
 static int drop_caps(char *kept_names, size_t size)
 {
-	bool have[ARRAY_SIZE(kept)];
+	bool have[ARRAY_SIZE(kept)], setpcap;
 	size_t used = 0;
 
 	kept_names[0] = '\0';
@@ -242,6 +242,7 @@ static int drop_caps(char *kept_names, size_t size)
 	/* keep what we have of the kept ones; never ask for one we lack */
 	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
 		have[i] = capng_have_capability(CAPNG_PERMITTED, kept[i].cap);
+	setpcap = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
 	capng_clear(CAPNG_SELECT_ALL);
 	for (size_t i = 0; i < ARRAY_SIZE(kept); i++) {
 		int n;
@@ -256,8 +257,12 @@ static int drop_caps(char *kept_names, size_t size)
 			used = (size_t)n + used < size ? used + (size_t)n : size - 1;
 	}
 	/* bounding set first: dropping it needs CAP_SETPCAP, which the
-	 * capability step then drops */
-	if (capng_apply(CAPNG_SELECT_BOUNDS) < 0 || capng_apply(CAPNG_SELECT_CAPS) < 0)
+	 * capability step then drops. Without CAP_SETPCAP (a service manager's
+	 * bounding set without it) the bounding set stays as it was given:
+	 * NoNewPrivs, set next, keeps any exec from gaining from it anyway. */
+	if (setpcap && capng_apply(CAPNG_SELECT_BOUNDS) < 0)
+		return -EPERM;
+	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
 		return -EPERM;
 	/* the ambient set is empty after capset() took the permitted ones away
 	 * only for the dropped ones: clear it outright (EINVAL: no ambient
