@@ -108,6 +108,23 @@ static int assert_threads(pid_t pid, const char *const *kv)
 		snprintf(path, sizeof(path), "%s/%.20s/status", dir, de->d_name);
 		for (int i = 0; kv[i]; i += 2)
 			assert_field(path, kv[i], kv[i + 1]);
+		/* SIGSYS must reach every thread: blocked, seccomp's trap would
+		 * kill the sensor instead of failing the call. A thread just
+		 * created runs with every signal blocked until glibc's
+		 * start_thread sets its mask: give it 3 s to get scheduled. */
+		{
+			char blk[32] = "";
+			unsigned long long mask = ~0ull;
+
+			for (int tries = 0; tries < 60 && (mask & (1ull << (SIGSYS - 1))); tries++) {
+				if (tries)
+					usleep(50000);
+				assert_true(status_field(path, "SigBlk", blk, sizeof(blk)));
+				mask = strtoull(blk, NULL, 16);
+			}
+			if (mask & (1ull << (SIGSYS - 1)))
+				fail_msg("%s: SIGSYS is blocked (SigBlk %s)", path, blk);
+		}
 		n++;
 	}
 	closedir(d);
