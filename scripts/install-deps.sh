@@ -15,6 +15,9 @@ usage() {
 # the sensor links (librelp-dev: syslog over RELP).
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev librelp-dev"
+# libcap-ng-dev and libseccomp-dev: the sensor drops its capabilities and
+# installs a seccomp filter once attached (sensor/privilege.c).
+PKGS="$PKGS libcap-ng-dev libseccomp-dev"
 for arg in "$@"; do
 	case "$arg" in
 	--tests)
@@ -29,6 +32,8 @@ for arg in "$@"; do
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
+		# systemd_unit: systemd-analyze verify on the installed unit.
+		PKGS="$PKGS systemd"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against

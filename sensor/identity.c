@@ -300,6 +300,9 @@ int identity__new(const char *cgroup2_root, struct identity **ret)
 	}
 	/* signals are the loop's (signalfd): none may be delivered to the worker */
 	sigfillset(&all);
+	/* but seccomp's trap (privilege.c): blocked, the kernel would kill
+	 * the process instead of running its handler */
+	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r = -pthread_create(&id->worker, NULL, hash_worker, id);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -50,6 +50,7 @@ enum {
 	OPT_AUDIT_LOG,
 	OPT_AUDIT_HEAD_INTERVAL,
 	OPT_OCSF,
+	OPT_KEEP_PRIVILEGES, /* issue 11 */
 };
 
 const char *run_opts__default_rules(void)
@@ -121,6 +122,8 @@ void run_opts__usage(FILE *out)
 	      "\n"
 	      "Run control:\n"
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
+	      "  --keep-privileges      for debugging: keep every capability after attach, and\n"
+	      "                         install no NoNewPrivs and no seccomp filter\n"
 	      "\n"
 	      "Limits (every loss is counted in the stats record):\n"
 	      "  --max-procs N          processes tracked at once (default 32768)\n"
@@ -213,6 +216,7 @@ static int parse_seconds(const char *opt, const char *s, double *ret)
 		{ "audit-log", required_argument, NULL, OPT_AUDIT_LOG },
 		{ "audit-head-interval", required_argument, NULL, OPT_AUDIT_HEAD_INTERVAL },
 		{ "ocsf", required_argument, NULL, OPT_OCSF },
+		{ "keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -403,6 +407,9 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 				r = -EINVAL;
 			}
 			o->ocsf_path = optarg;
+			break;
+		case OPT_KEEP_PRIVILEGES:
+			o->keep_privileges = true;
 			break;
 		case OPT_SYSLOG: {
 			char msg[128];

@@ -48,6 +48,7 @@ struct run_opts {
 	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
 	uint32_t audit_head_interval_s; /* how often its head goes off-host (when it grew) */
 	const char *ocsf_path;     /* alerts as OCSF Detection Findings, JSON Lines (--ocsf); NULL: none */
+	bool keep_privileges;      /* --keep-privileges: no capability drop, no seccomp (debugging) */
 };
 
 /* The shipped default rules: the source tree's rules/default when present

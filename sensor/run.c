@@ -47,6 +47,7 @@
 #include "output.h"
 #include "images.h"
 #include "pipeline.h"
+#include "privilege.h"
 #include "proctable.h"
 #include "stats.h"
 #include "syslog_out.h"
@@ -467,10 +468,6 @@ static int sensor_open(struct sensor *s)
 	if (proctable__new(s->opts->max_procs, &s->procs) < 0 ||
 	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
 		return log_error_errno(ENOMEM, "Out of memory");
-	r = identity__new(s->feat.cgroup2, &s->ident);
-	if (r < 0)
-		return log_error_errno(r, "Cannot start the identity hash worker: %m");
-
 	/* a JSON output on a pipe whose reader went away is an output that
 	 * fails (EPIPE, counted and reported), not a reason to die */
 	{
@@ -595,6 +592,16 @@ static int sensor_open(struct sensor *s)
 				    s->feat.have[PL_FEAT_PERF_EVENT] ? "--sample-hz 0" : "perf events are unavailable");
 		}
 		set_outputs(s);
+		/* every program loaded and attached, every perf event open: the
+		 * steady state's privileges from here on. Before any thread is
+		 * started (capabilities are per thread): the hash worker now. */
+		r = privilege__drop(s->opts->keep_privileges);
+		if (r < 0)
+			return r;
+		privilege__selftest();
+		r = identity__new(s->feat.cgroup2, &s->ident);
+		if (r < 0)
+			return log_error_errno(r, "Cannot start the identity hash worker: %m");
 		d = (struct images_deps){
 			.procs = s->procs,
 			.ident = s->ident,
