@@ -14,6 +14,7 @@
 #include "cmd_baseline.h"
 #include "cmd_evidence.h"
 #include "cmd_rules.h"
+#include "cmd_status.h"
 #include "kfeatures.h"
 #include "plumbline.h"
 #include "log.h"
@@ -35,6 +36,7 @@ static void usage(FILE *out)
 	      "  replay     evaluate rules on recorded records, offline\n"
 	      "  audit      verify the hash chain of an audit log (run --audit-log)\n"
 	      "  evidence   an alert's stack evidence: text, folded stacks, a flame graph SVG\n"
+	      "  status     the running sensor: what it watches and learns, losses, last alerts\n"
 	      "  version    print the version\n"
 	      "  help       this help; `plumbline run --help` for the sensor's options\n"
 	      "\n"
@@ -91,6 +93,8 @@ static int run(int argc, char **argv)
 		return cmd_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "evidence") == 0)
 		return cmd_evidence(argc - 1, argv + 1);
+	if (strcmp(cmd, "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : (char *[]){ "run", NULL });
 	if (cmd[0] == '-') /* options without a command belong to run */

@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "expr.h"
 #include "log.h"
+#include "metrics.h"
 
 enum {
 	OPT_PROCESS_RECORDS = 0x100,
@@ -50,6 +51,9 @@ enum {
 	OPT_AUDIT_LOG,
 	OPT_AUDIT_HEAD_INTERVAL,
 	OPT_OCSF,
+	OPT_METRICS, /* issue 11 */
+	OPT_METRICS_ALLOW_REMOTE,
+	OPT_RUNTIME_DIR,
 };
 
 const char *run_opts__default_rules(void)
@@ -121,6 +125,12 @@ void run_opts__usage(FILE *out)
 	      "\n"
 	      "Run control:\n"
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
+	      "  --runtime-dir DIR      where status.json, read by `plumbline status`, is kept\n"
+	      "                         (default /run/plumbline)\n"
+	      "  --metrics ADDR:PORT    serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+	      "                         (docs/metrics.md); ADDR numeric, [IPv6] in brackets;\n"
+	      "                         loopback only unless --metrics-allow-remote\n"
+	      "  --metrics-allow-remote allow a --metrics address other than loopback\n"
 	      "\n"
 	      "Limits (every loss is counted in the stats record):\n"
 	      "  --max-procs N          processes tracked at once (default 32768)\n"
@@ -208,6 +218,9 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		{ "audit-log", required_argument, NULL, OPT_AUDIT_LOG },
 		{ "audit-head-interval", required_argument, NULL, OPT_AUDIT_HEAD_INTERVAL },
 		{ "ocsf", required_argument, NULL, OPT_OCSF },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "metrics-allow-remote", no_argument, NULL, OPT_METRICS_ALLOW_REMOTE },
+		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME_DIR },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -233,6 +246,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.syslog = { .kind = PL_SYSLOG_UNIX, .path = "/dev/log" },
 		.regex_budget_ms = RL_REGEX_BUDGET_NS / 1000000,
 		.audit_head_interval_s = 60,
+		.runtime_dir = "/run/plumbline",
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
@@ -391,6 +405,26 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 			}
 			o->ocsf_path = optarg;
 			break;
+		case OPT_METRICS: {
+			struct metrics_addr ma;
+			char msg[160];
+
+			r = metrics_addr__parse(optarg, &ma, msg, sizeof(msg));
+			if (r < 0)
+				log_error("invalid value '%s' for --metrics: %s", optarg, msg);
+			o->metrics = optarg;
+			break;
+		}
+		case OPT_METRICS_ALLOW_REMOTE:
+			o->metrics_allow_remote = true;
+			break;
+		case OPT_RUNTIME_DIR:
+			if (!optarg[0]) {
+				log_error("--runtime-dir needs a directory");
+				r = -EINVAL;
+			}
+			o->runtime_dir = optarg;
+			break;
 		case OPT_SYSLOG: {
 			char msg[128];
 
@@ -428,6 +462,20 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 	if (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0 && o->json_path && strcmp(o->json_path, "-") == 0) {
 		log_error("--json and --ocsf cannot both write to standard output");
 		return -EINVAL;
+	}
+	if (o->metrics) {
+		struct metrics_addr ma;
+		char msg[160];
+
+		/* parsed above already: only the address's kind is asked here */
+		if (metrics_addr__parse(o->metrics, &ma, msg, sizeof(msg)) == 0 && !ma.loopback &&
+		    !o->metrics_allow_remote) {
+			log_error("--metrics %s: not a loopback address; the metrics would be served to the network "
+				  "(unauthenticated, unencrypted). Give 127.0.0.1:PORT or [::1]:PORT, or add "
+				  "--metrics-allow-remote to allow it",
+				  o->metrics);
+			return -EINVAL;
+		}
 	}
 	if (o->ocsf_path && !o->rules) {
 		log_error("--ocsf writes alerts, and --no-rules raises none");
