@@ -15,6 +15,8 @@ usage() {
 # the sensor links (librelp-dev: syslog over RELP).
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev librelp-dev"
+# libmicrohttpd-dev: the HTTP server of the metrics endpoint (--metrics, issue 11).
+PKGS="$PKGS libmicrohttpd-dev"
 for arg in "$@"; do
 	case "$arg" in
 	--tests)
@@ -29,6 +31,9 @@ for arg in "$@"; do
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
+		# promtool (Debian's prometheus package) checks the metrics
+		# endpoint's exposition (tests/scenario/test_metrics.py).
+		PKGS="$PKGS prometheus"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
