@@ -33,14 +33,20 @@ struct runtime {
 static int open_dir(const char *dir)
 {
 	struct stat st;
+	bool made = true;
 	int fd;
 
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return log_warn_errno(errno, "Cannot make the runtime directory %s: %m; no status.json (plumbline status "
-					     "will not see this sensor)", dir);
+	if (mkdir(dir, 0755) < 0) {
+		if (errno != EEXIST)
+			return log_warn_errno(errno, "Cannot make the runtime directory %s: %m; no status.json (plumbline "
+						     "status will not see this sensor)", dir);
+		made = false;
+	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return log_warn_errno(errno, "Cannot open the runtime directory %s: %m; no status.json", dir);
+	if (made && fchmod(fd, 0755) < 0) /* 0755 whatever the umask: `status` needs no privilege to find it */
+		log_warn_errno(errno, "Cannot chmod 0755 the runtime directory %s: %m", dir);
 	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
 		log_warn("Refusing runtime directory %s: owned by uid %u with mode %04o, where it must be owned by "
 			 "root and writable by no one else (fix: chown root %s; chmod 0755 %s); no status.json",

@@ -175,6 +175,7 @@ static void test_recent_alerts_newest_first_as_records(void **state)
 		assert_string_equal(r[i].id, json_object_get_string(v));
 		assert_true(json_object_object_get_ex(rec, "exe", &v));
 		assert_string_equal(r[i].exe, json_object_get_string(v)); /* escaped as in the record */
+		json_object_put(rec);
 	}
 	assert_string_equal(r[0].exe, "/tmp/b\\x0Ad/svc");
 	assert_int_equal(alerts__recent(f->a, r, 2), 2);
