@@ -163,7 +163,7 @@ static void print_outputs(struct json_object *outs)
 	printf("%s\n", first ? "none" : "");
 }
 
-static void print_watching(struct json_object *w)
+static void print_watching(struct json_object *w, uint64_t alerts)
 {
 	struct json_object *f = get(w, "features");
 	size_t n = f && json_object_is_type(f, json_type_array) ? json_object_array_length(f) : 0;
@@ -179,8 +179,9 @@ static void print_watching(struct json_object *w)
 	}
 	printf("%s\n", n ? "" : "none");
 	if (json_object_get_boolean(get(w, "rules")))
-		printf("  %-14s%llu loaded, %llu enabled\n", "rules", (unsigned long long)u64(w, "rules_loaded"),
-		       (unsigned long long)u64(w, "rules_enabled"));
+		printf("  %-14s%llu loaded, %llu enabled; %llu alerts written\n", "rules",
+		       (unsigned long long)u64(w, "rules_loaded"), (unsigned long long)u64(w, "rules_enabled"),
+		       (unsigned long long)alerts);
 	else
 		printf("  %-14soff (--no-rules)\n", "rules");
 	printf("  %-14s%s\n", "baselines", json_object_get_boolean(get(w, "baselines")) ? "on" : "off (--no-baselines)");
@@ -269,7 +270,7 @@ static void print_human(struct json_object *o)
 	       str(o, "metrics", metrics, sizeof(metrics)) ? metrics : "off",
 	       (unsigned long long)(now > t ? (now - t) / 1000000000ull : 0),
 	       str(o, "runtime_dir", dir, sizeof(dir)) ?: "?");
-	print_watching(get(o, "watching"));
+	print_watching(get(o, "watching"), u64(o, "alerts"));
 	print_learning(get(o, "learning"));
 	print_losses(get(o, "losses"));
 	print_alerts(get(o, "last_alerts"));
