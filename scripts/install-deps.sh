@@ -18,6 +18,8 @@ libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev l
 # libcap-ng-dev and libseccomp-dev: the sensor drops its capabilities and
 # installs a seccomp filter once attached (sensor/privilege.c).
 PKGS="$PKGS libcap-ng-dev libseccomp-dev"
+# libmicrohttpd-dev: the HTTP server of the metrics endpoint (--metrics, issue 11).
+PKGS="$PKGS libmicrohttpd-dev"
 for arg in "$@"; do
 	case "$arg" in
 	--tests)
@@ -34,6 +36,9 @@ for arg in "$@"; do
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
 		# systemd_unit: systemd-analyze verify on the installed unit.
 		PKGS="$PKGS systemd"
+		# promtool (Debian's prometheus package) checks the metrics
+		# endpoint's exposition (tests/scenario/test_metrics.py).
+		PKGS="$PKGS prometheus"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against

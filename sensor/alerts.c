@@ -34,6 +34,7 @@
 #include "syscalls.h"
 #include "ruleset.h"
 #include "sample_json.h"
+#include "textsafe.h"
 
 #define OUTPUT_MAX 4096
 
@@ -50,7 +51,60 @@ struct alerts {
 	size_t nouts;
 	int matched;
 	int matched_warning; /* issue 10: of them, rules at Warning or above */
+	/* issue 11, metrics and status: counts per rule (index in rs), carried
+	 * by name across reloads, and the last alerts written (a ring) */
+	struct alerts_rule_count *per_rule;
+	struct alerts_recent recent[ALERTS_RECENT_MAX];
+	size_t nrecent, recent_next;
 };
+
+/* Counts per rule of a new ruleset: a rule of the same name keeps its own. */
+static struct alerts_rule_count *carry_counts(const struct alerts *a, const struct rl_ruleset *rs)
+{
+	size_t n = rl_ruleset__count(rs), old = a->rs ? rl_ruleset__count(a->rs) : 0;
+	struct alerts_rule_count *c = calloc(n ? n : 1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct rl_rule *r = rl_ruleset__rule(rs, i);
+
+		c[i].name = r->name;
+		c[i].enabled = r->enabled;
+		for (size_t j = 0; j < old && a->per_rule; j++)
+			if (strcmp(a->per_rule[j].name, r->name) == 0) {
+				c[i].evaluations = a->per_rule[j].evaluations;
+				c[i].alerts = a->per_rule[j].alerts;
+				c[i].throttled = a->per_rule[j].throttled;
+				break;
+			}
+	}
+	return c;
+}
+
+static struct alerts_rule_count *rule_count(struct alerts *a, const struct rl_rule *r)
+{
+	const struct rl_rule *first = rl_ruleset__rule(a->rs, 0);
+	size_t i = first ? (size_t)(r - first) : 0;
+
+	return a->per_rule && first && i < rl_ruleset__count(a->rs) ? &a->per_rule[i] : NULL;
+}
+
+/* Remember an alert written, for `plumbline status`: its fields escaped as in the record. */
+static void remember(struct alerts *a, const char *id, const struct rl_rule *r, const struct pl_sample *ev)
+{
+	struct alerts_recent *x = &a->recent[a->recent_next];
+
+	*x = (struct alerts_recent){ .time_ns = a->now_ns, .pid = ev->pid };
+	snprintf(x->id, sizeof(x->id), "%s", id);
+	snprintf(x->priority, sizeof(x->priority), "%s", rl_priority__name(r->priority));
+	text_escape_buf(x->rule, sizeof(x->rule), r->name, strlen(r->name), 0);
+	if (ev->exe)
+		text_escape_buf(x->exe, sizeof(x->exe), ev->exe, strlen(ev->exe), 0);
+	a->recent_next = (a->recent_next + 1) % ALERTS_RECENT_MAX;
+	if (a->nrecent < ALERTS_RECENT_MAX)
+		a->nrecent++;
+}
 
 static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 {
@@ -115,6 +169,7 @@ int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 		free(a);
 		return r;
 	}
+	a->per_rule = carry_counts(a, a->rs);
 	a->instance = o->id_instance ? o->id_instance : draw_instance();
 	/* the budget lives in the stats, so it outlasts reloads of the rules */
 	a->stats.budget.ns_per_s = o->regex_budget_ns;
@@ -128,6 +183,7 @@ void alerts__free(struct alerts *a)
 		return;
 	rl_ruleset__free(a->rs);
 	dedupe__free(a->dd);
+	free(a->per_rule);
 	free(a);
 }
 
@@ -141,6 +197,12 @@ int alerts__reload(struct alerts *a)
 		log_error("SIGHUP: the new rules were rejected; the previous %zu rules keep running",
 			  rl_ruleset__count(a->rs));
 		return r;
+	}
+	{
+		struct alerts_rule_count *c = carry_counts(a, rs);
+
+		free(a->per_rule);
+		a->per_rule = c; /* NULL (out of memory): no counts per rule, the rules still run */
 	}
 	rl_ruleset__free(a->rs);
 	a->rs = rs;
@@ -345,10 +407,15 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	next_id(a, id);
 	if (!dedupe__match(a->dd, &key, (uint64_t)r->throttle_s * 1000000000ull, a->now_ns, id, &suppressed)) {
 		a->suppressed++;
+		if (rule_count(a, r))
+			rule_count(a, r)->throttled++;
 		return;
 	}
 	a->seq++;
 	a->alerts++;
+	if (rule_count(a, r))
+		rule_count(a, r)->alerts++;
+	remember(a, id, r, ev);
 	rl_template__render(r->output, ev, out, sizeof(out)); /* escaped, one line */
 	o = json_object_new_object();
 	json_object_object_add(o, "type", json_object_new_string("alert"));
@@ -420,6 +487,13 @@ int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, s
 	a->matched = 0;
 	a->matched_warning = 0;
 	dedupe__expire(a->dd, now_ns);
+	/* every enabled rule that runs at this moment is evaluated (rl_ruleset__eval) */
+	for (size_t i = 0; a->per_rule && i < rl_ruleset__count(a->rs); i++) {
+		const struct rl_rule *r = rl_ruleset__rule(a->rs, i);
+
+		if (r->enabled && (r->kinds & (unsigned)s->moment))
+			a->per_rule[i].evaluations++;
+	}
 	rl_ruleset__eval(a->rs, s, on_match, a, &a->stats);
 	return a->matched;
 }
@@ -488,4 +562,46 @@ int alerts__reconfigure(struct alerts *a, const struct alerts_opts *o)
 	if (r < 0)
 		a->opts = old;
 	return r;
+}
+
+/* ---- issue 11: metrics and `plumbline status` ---- */
+
+void alerts__counts(const struct alerts *a, struct alerts_counts *ret)
+{
+	size_t n = rl_ruleset__count(a->rs), enabled = 0;
+
+	for (size_t i = 0; i < n; i++)
+		enabled += rl_ruleset__rule(a->rs, i)->enabled;
+	*ret = (struct alerts_counts){
+		.rules = n,
+		.enabled = enabled,
+		.events = a->events,
+		.alerts = a->alerts,
+		.throttled = a->suppressed,
+		.summaries = a->summaries,
+		.summaries_pending = dedupe__pending(a->dd),
+		.reloads = a->reloads,
+		.reload_failures = a->reload_failures,
+		.regex_limit_hits = a->stats.regex_limit_hits,
+		.regex_errors = a->stats.regex_errors,
+		.regex_runs = a->stats.regex_runs,
+		.regex_cache_hits = a->stats.regex_cache_hits,
+		.regex_skipped = a->stats.regex_skipped,
+		.regex_skipped_matches = a->stats.undecided,
+	};
+}
+
+const struct alerts_rule_count *alerts__rule_counts(const struct alerts *a, size_t *ret_n)
+{
+	*ret_n = a->per_rule ? rl_ruleset__count(a->rs) : 0;
+	return a->per_rule;
+}
+
+size_t alerts__recent(const struct alerts *a, struct alerts_recent *ret, size_t max)
+{
+	size_t n = a->nrecent < max ? a->nrecent : max;
+
+	for (size_t i = 0; i < n; i++)
+		ret[i] = a->recent[(a->recent_next + ALERTS_RECENT_MAX - 1 - i) % ALERTS_RECENT_MAX];
+	return n;
 }

@@ -80,4 +80,44 @@ void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *
 /* The counters for the stats record. */
 void alerts__stats(const struct alerts *a, struct json_object *o);
 
+/* ---- issue 11: metrics and `plumbline status` ---- */
+
+struct alerts_counts {
+	size_t rules, enabled; /* loaded, and of them enabled */
+	uint64_t events, alerts, throttled, summaries, summaries_pending, reloads, reload_failures;
+	uint64_t regex_limit_hits, regex_errors, regex_runs, regex_cache_hits, regex_skipped, regex_skipped_matches;
+};
+
+/* The counters of the stats record's `rules`, typed. */
+void alerts__counts(const struct alerts *a, struct alerts_counts *ret);
+
+/* Counts of one loaded rule, kept by name across reloads. */
+struct alerts_rule_count {
+	const char *name; /* the rule's name, raw (owned by the ruleset: valid until the next reload) */
+	bool enabled;
+	uint64_t evaluations; /* samples it was evaluated on */
+	uint64_t alerts;      /* alerts it wrote */
+	uint64_t throttled;   /* matches its dedupe window held back */
+};
+
+/* One per loaded rule, in load order (*ret_n of them; NULL and 0 when the
+ * counts could not be allocated). Valid until the next alerts__reload(). */
+const struct alerts_rule_count *alerts__rule_counts(const struct alerts *a, size_t *ret_n);
+
+#define ALERTS_RECENT_MAX 10
+
+/* An alert written, as `plumbline status` lists it: strings escaped as in
+ * the alert record (text_escape), cut to fit. */
+struct alerts_recent {
+	uint64_t time_ns; /* REALTIME */
+	char id[ALERT_ID_LEN + 1];
+	char rule[128];
+	char priority[16];
+	char exe[256];    /* "" when unknown */
+	uint32_t pid;
+};
+
+/* The last alerts written (up to max, at most ALERTS_RECENT_MAX), newest first. */
+size_t alerts__recent(const struct alerts *a, struct alerts_recent *ret, size_t max);
+
 #endif

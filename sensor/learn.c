@@ -396,3 +396,63 @@ void learner__stats(const struct learner *l, struct json_object *o)
 	json_object_object_add(b, "save_errors", json_object_new_uint64(l->save_errors));
 	json_object_object_add(o, "baselines", b);
 }
+
+/* ---- issue 11: metrics and `plumbline status` ---- */
+
+static void label(char *buf, size_t size, const char *s)
+{
+	buf[0] = '\0';
+	if (s)
+		text_escape_buf(buf, size, s, strlen(s), 0);
+}
+
+void learner__progress(const struct learner *l, struct learn_progress *ret)
+{
+	size_t n = bl_store__count(l->store);
+	const struct baseline *top[LEARN_TOP_MAX];
+	size_t ntop = 0;
+
+	*ret = (struct learn_progress){
+		.baselines = n,
+		.min_samples = l->pol.min_samples,
+		.min_windows = l->pol.min_windows,
+		.process_samples = l->process_samples,
+		.window_samples = l->window_samples,
+		.anomalous = l->anomalous,
+		.without_baseline = l->no_baseline + bl_store__refused(l->store),
+		.save_errors = l->save_errors,
+	};
+	for (size_t i = 0; i < n; i++) {
+		const struct baseline *b = bl_store__at(l->store, i);
+		size_t j;
+
+		if (!b)
+			continue;
+		ret->windows_ready += baseline__windows_ready(b, &l->pol);
+		if (baseline__ready(b, &l->pol)) {
+			ret->ready++;
+			continue;
+		}
+		ret->learning++;
+		/* insertion into the few closest to ready: most samples, then most recently updated */
+		for (j = ntop; j > 0; j--) {
+			const struct baseline *o = top[j - 1];
+
+			if (o->samples > b->samples || (o->samples == b->samples && o->updated_ns >= b->updated_ns))
+				break;
+			if (j < LEARN_TOP_MAX)
+				top[j] = o;
+		}
+		if (j < LEARN_TOP_MAX) {
+			top[j] = b;
+			if (ntop < LEARN_TOP_MAX)
+				ntop++;
+		}
+	}
+	for (size_t i = 0; i < ntop; i++) {
+		label(ret->top[i].exe, sizeof(ret->top[i].exe), top[i]->exe);
+		label(ret->top[i].parent_exe, sizeof(ret->top[i].parent_exe), top[i]->parent_exe);
+		ret->top[i].samples = top[i]->samples;
+	}
+	ret->ntop = ntop;
+}

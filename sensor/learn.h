@@ -66,4 +66,27 @@ int learner__flush(struct learner *l);
 /* Counters for the stats record. */
 void learner__stats(const struct learner *l, struct json_object *o);
 
+/* ---- issue 11: metrics and `plumbline status` ---- */
+
+#define LEARN_TOP_MAX 5
+
+/* The store by state, and the learning baselines closest to ready. */
+struct learn_progress {
+	uint64_t baselines;     /* in the store */
+	uint64_t ready;         /* process samples >= min_samples (scored) */
+	uint64_t learning;      /* not ready yet */
+	uint64_t windows_ready; /* window samples >= min_windows */
+	uint32_t min_samples, min_windows;
+	uint64_t process_samples, window_samples, anomalous, without_baseline, save_errors;
+	struct {
+		char exe[256];       /* the baseline's exe label, escaped (text_escape) */
+		char parent_exe[256];
+		uint64_t samples;    /* of min_samples */
+	} top[LEARN_TOP_MAX];   /* learning baselines with the most samples first */
+	size_t ntop;
+};
+
+/* Fill *ret. One pass over the store. */
+void learner__progress(const struct learner *l, struct learn_progress *ret);
+
 #endif

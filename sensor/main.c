@@ -15,6 +15,7 @@
 #include "cmd_evidence.h"
 #include "cmd_rules.h"
 #include "config.h"
+#include "cmd_status.h"
 #include "kfeatures.h"
 #include "plumbline.h"
 #include "log.h"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 	      "  audit      verify the hash chain of an audit log (run --audit-log)\n"
 	      "  evidence   an alert's stack evidence: text, folded stacks, a flame graph SVG\n"
 	      "  config     check a config file, or show the configuration `run` would use\n"
+	      "  status     the running sensor: what it watches and learns, losses, last alerts\n"
 	      "  version    print the version\n"
 	      "  help       this help; `plumbline run --help` for the sensor's options\n"
 	      "\n"
@@ -95,6 +97,8 @@ static int run(int argc, char **argv)
 		return cmd_evidence(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
 		return cmd_config(argc - 1, argv + 1);
+	if (strcmp(cmd, "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc > 1 ? argc - 1 : 1, argc > 1 ? argv + 1 : (char *[]){ "run", NULL });
 	if (cmd[0] == '-') /* options without a command belong to run */

@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "expr.h"
 #include "log.h"
+#include "metrics.h"
 
 enum {
 	OPT_PROCESS_RECORDS = 0x100,
@@ -51,6 +52,9 @@ enum {
 	OPT_AUDIT_HEAD_INTERVAL,
 	OPT_OCSF,
 	OPT_KEEP_PRIVILEGES, /* issue 11 */
+	OPT_METRICS, /* issue 11 */
+	OPT_METRICS_ALLOW_REMOTE,
+	OPT_RUNTIME_DIR,
 };
 
 const char *run_opts__default_rules(void)
@@ -124,6 +128,12 @@ void run_opts__usage(FILE *out)
 	      "  --duration SEC         stop after SEC seconds (fractions allowed)\n"
 	      "  --keep-privileges      for debugging: keep every capability after attach, and\n"
 	      "                         install no NoNewPrivs and no seccomp filter\n"
+	      "  --runtime-dir DIR      where status.json, read by `plumbline status`, is kept\n"
+	      "                         (default /run/plumbline)\n"
+	      "  --metrics ADDR:PORT    serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+	      "                         (docs/metrics.md); ADDR numeric, [IPv6] in brackets;\n"
+	      "                         loopback only unless --metrics-allow-remote\n"
+	      "  --metrics-allow-remote allow a --metrics address other than loopback\n"
 	      "\n"
 	      "Limits (every loss is counted in the stats record):\n"
 	      "  --max-procs N          processes tracked at once (default 32768)\n"
@@ -217,6 +227,9 @@ static int parse_seconds(const char *opt, const char *s, double *ret)
 		{ "audit-head-interval", required_argument, NULL, OPT_AUDIT_HEAD_INTERVAL },
 		{ "ocsf", required_argument, NULL, OPT_OCSF },
 		{ "keep-privileges", no_argument, NULL, OPT_KEEP_PRIVILEGES },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "metrics-allow-remote", no_argument, NULL, OPT_METRICS_ALLOW_REMOTE },
+		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME_DIR },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -250,6 +263,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.syslog = { .kind = PL_SYSLOG_UNIX, .path = "/dev/log" },
 		.regex_budget_ms = RL_REGEX_BUDGET_NS / 1000000,
 		.audit_head_interval_s = 60,
+		.runtime_dir = "/run/plumbline",
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
@@ -411,6 +425,26 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		case OPT_KEEP_PRIVILEGES:
 			o->keep_privileges = true;
 			break;
+		case OPT_METRICS: {
+			struct metrics_addr ma;
+			char msg[160];
+
+			r = metrics_addr__parse(optarg, &ma, msg, sizeof(msg));
+			if (r < 0)
+				log_error("invalid value '%s' for --metrics: %s", optarg, msg);
+			o->metrics = optarg;
+			break;
+		}
+		case OPT_METRICS_ALLOW_REMOTE:
+			o->metrics_allow_remote = true;
+			break;
+		case OPT_RUNTIME_DIR:
+			if (!optarg[0]) {
+				log_error("--runtime-dir needs a directory");
+				r = -EINVAL;
+			}
+			o->runtime_dir = optarg;
+			break;
 		case OPT_SYSLOG: {
 			char msg[128];
 
@@ -448,6 +482,20 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 	if (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0 && o->json_path && strcmp(o->json_path, "-") == 0) {
 		log_error("--json and --ocsf cannot both write to standard output");
 		return -EINVAL;
+	}
+	if (o->metrics) {
+		struct metrics_addr ma;
+		char msg[160];
+
+		/* parsed above already: only the address's kind is asked here */
+		if (metrics_addr__parse(o->metrics, &ma, msg, sizeof(msg)) == 0 && !ma.loopback &&
+		    !o->metrics_allow_remote) {
+			log_error("--metrics %s: not a loopback address; the metrics would be served to the network "
+				  "(unauthenticated, unencrypted). Give 127.0.0.1:PORT or [::1]:PORT, or add "
+				  "--metrics-allow-remote to allow it",
+				  o->metrics);
+			return -EINVAL;
+		}
 	}
 	if (o->ocsf_path && !o->rules) {
 		log_error("--ocsf writes alerts, and --no-rules raises none");

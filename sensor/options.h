@@ -49,6 +49,10 @@ struct run_opts {
 	uint32_t audit_head_interval_s; /* how often its head goes off-host (when it grew) */
 	const char *ocsf_path;     /* alerts as OCSF Detection Findings, JSON Lines (--ocsf); NULL: none */
 	bool keep_privileges;      /* --keep-privileges: no capability drop, no seccomp (debugging) */
+	/* issue 11: metrics and `plumbline status` (runtime.h) */
+	const char *metrics;       /* --metrics ADDR:PORT, NULL: no endpoint */
+	bool metrics_allow_remote; /* --metrics-allow-remote: a non-loopback ADDR is allowed */
+	const char *runtime_dir;   /* --runtime-dir: where status.json goes */
 };
 
 /* The shipped default rules: the source tree's rules/default when present

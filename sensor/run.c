@@ -49,6 +49,7 @@
 #include "pipeline.h"
 #include "privilege.h"
 #include "proctable.h"
+#include "runtime.h"
 #include "stats.h"
 #include "syslog_out.h"
 #include "textsafe.h"
@@ -92,6 +93,7 @@ struct sensor {
 	struct pipeline *pipe;
 	struct audit_trail *audit; /* NULL: no --audit-log */
 	const char *stop_reason;   /* for the audit log's stop line */
+	struct runtime *rt;        /* issue 11: metrics, status.json */
 };
 
 /* Write a record to the JSON output (consumed). A failure is reported by
@@ -275,6 +277,11 @@ static void on_tick(struct sensor *s)
 
 		audit_trail__tick(s->audit, &src, now, heads, ARRAY_SIZE(heads));
 	}
+	{
+		struct stats_sources src = sources(s);
+
+		runtime__tick(s->rt, &src, false);
+	}
 }
 
 /* Why jsonl_output__open(path) failed with r, in words an operator can act on. */
@@ -389,6 +396,7 @@ static void notify_ready(void)
 
 static void sensor_close(struct sensor *s)
 {
+	runtime__free(s->rt); /* first: its thread reads only its own copy, but stops before all else */
 	bpfsensor__free(s->bpf);
 	proctable__free(s->procs);
 	identity__free(s->ident);
@@ -639,7 +647,8 @@ static int sensor_open(struct sensor *s)
 		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
-	return 0;
+	/* issue 11: after the signal mask, which the metrics thread inherits */
+	return runtime__open(s->opts, &s->rt);
 }
 
 static void sensor_shutdown(struct sensor *s)
@@ -665,6 +674,11 @@ static void sensor_shutdown(struct sensor *s)
 
 		audit_trail__stop(s->audit, s->stop_reason ? s->stop_reason : "error", &src, heads, ARRAY_SIZE(heads));
 	}
+	{
+		struct stats_sources src = sources(s);
+
+		runtime__stop(s->rt, &src);
+	}
 }
 
 int sensor_run(const struct run_opts *opts)
@@ -684,6 +698,11 @@ int sensor_run(const struct run_opts *opts)
 	audit_trail__start(s->audit, s->alerts);
 	log_info("attached: watching every process (%s%s)", s->opts->process_records ? "process records" : "no process records",
 		 s->opts->json_path ? "" : ", no JSON output");
+	{
+		struct stats_sources src = sources(s);
+
+		runtime__tick(s->rt, &src, true); /* status.json at start */
+	}
 	notify_ready();
 	while (!s->stop) {
 		struct epoll_event evs[8];

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: MIT
+/*
+ * metrics.c - Prometheus text exposition and its HTTP server (see metrics.h).
+ *
+ * The renderer appends to one buffer; a family's samples follow its HELP
+ * and TYPE lines, as the format wants them grouped. The server holds the
+ * last published text; libmicrohttpd's thread copies it into each response
+ * under a mutex, so the caller may publish while a scrape is answered.
+ */
+#include "metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the renderer ---- */
+
+static int fail(struct pl_expo *e, int err)
+{
+	if (!e->err)
+		e->err = err;
+	return e->err;
+}
+
+static int put(struct pl_expo *e, const char *s, size_t n)
+{
+	if (e->err)
+		return e->err;
+	if (e->len + n + 1 > e->cap) {
+		size_t cap = e->cap ? e->cap : 4096;
+		char *b;
+
+		while (cap < e->len + n + 1)
+			cap *= 2;
+		b = realloc(e->buf, cap);
+		if (!b)
+			return fail(e, -ENOMEM);
+		e->buf = b;
+		e->cap = cap;
+	}
+	memcpy(e->buf + e->len, s, n);
+	e->len += n;
+	e->buf[e->len] = '\0';
+	return 0;
+}
+
+static int puts_(struct pl_expo *e, const char *s)
+{
+	return put(e, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3))) static int putf(struct pl_expo *e, const char *fmt, ...)
+{
+	char b[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(b))
+		return fail(e, -EINVAL);
+	return put(e, b, (size_t)n);
+}
+
+bool expo__metric_name_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (const char *p = s; *p; p++) {
+		bool alpha = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || *p == ':';
+
+		if (!alpha && !(p > s && *p >= '0' && *p <= '9'))
+			return false;
+	}
+	return true;
+}
+
+bool expo__label_name_ok(const char *s)
+{
+	if (!s || !*s || strncmp(s, "__", 2) == 0)
+		return false;
+	for (const char *p = s; *p; p++) {
+		bool alpha = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
+
+		if (!alpha && !(p > s && *p >= '0' && *p <= '9'))
+			return false;
+	}
+	return true;
+}
+
+/* The length of the valid UTF-8 sequence at s (1-4), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)) /* overlong, surrogate */
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* Escape for a label value (quote too) or for help text (only \ and \n). */
+static int escape(struct pl_expo *e, const char *v, bool quote)
+{
+	const unsigned char *s = (const unsigned char *)(v ? v : "");
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (*s == '\\')
+			put(e, "\\\\", 2);
+		else if (*s == '\n')
+			put(e, "\\n", 2);
+		else if (*s == '"' && quote)
+			put(e, "\\\"", 2);
+		else if (n == 0)
+			put(e, "\xef\xbf\xbd", 3); /* U+FFFD for a byte that is not UTF-8 */
+		else
+			put(e, (const char *)s, n);
+		s += n ? n : 1;
+	}
+	return e->err;
+}
+
+int expo__escape_label(struct pl_expo *e, const char *v)
+{
+	return escape(e, v, true);
+}
+
+int expo__family(struct pl_expo *e, const char *name, enum pl_metric_type type, const char *help)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!expo__metric_name_ok(name) || n >= sizeof(e->family))
+		return fail(e, -EINVAL);
+	if (type == PL_METRIC_COUNTER && (n < 6 || strcmp(name + n - 6, "_total") != 0))
+		return fail(e, -EINVAL);
+	if (type != PL_METRIC_COUNTER && n >= 6 && strcmp(name + n - 6, "_total") == 0)
+		return fail(e, -EINVAL);
+	memcpy(e->family, name, n + 1);
+	puts_(e, "# HELP ");
+	puts_(e, name);
+	puts_(e, " ");
+	escape(e, help, false);
+	puts_(e, "\n# TYPE ");
+	puts_(e, name);
+	puts_(e, type == PL_METRIC_COUNTER ? " counter\n" : " gauge\n");
+	return e->err;
+}
+
+static int sample_head(struct pl_expo *e, const struct pl_label *labels, size_t n)
+{
+	if (!e->family[0])
+		return fail(e, -EINVAL);
+	puts_(e, e->family);
+	for (size_t i = 0; i < n; i++) {
+		if (!expo__label_name_ok(labels[i].name))
+			return fail(e, -EINVAL);
+		puts_(e, i ? "," : "{");
+		puts_(e, labels[i].name);
+		puts_(e, "=\"");
+		escape(e, labels[i].value, true);
+		puts_(e, "\"");
+	}
+	return puts_(e, n ? "} " : " ");
+}
+
+int expo__u64(struct pl_expo *e, const struct pl_label *labels, size_t n, uint64_t v)
+{
+	if (sample_head(e, labels, n))
+		return e->err;
+	return putf(e, "%llu\n", (unsigned long long)v);
+}
+
+int expo__double(struct pl_expo *e, const struct pl_label *labels, size_t n, double v)
+{
+	if (sample_head(e, labels, n))
+		return e->err;
+	if (isnan(v))
+		return puts_(e, "NaN\n");
+	if (isinf(v))
+		return puts_(e, v > 0 ? "+Inf\n" : "-Inf\n");
+	{
+		/* the shortest form that reads back as v */
+		char b[40];
+
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(b, sizeof(b), "%.*g", prec, v);
+			if (strtod(b, NULL) == v)
+				break;
+		}
+		puts_(e, b);
+		return puts_(e, "\n");
+	}
+}
+
+const char *expo__text(const struct pl_expo *e)
+{
+	return e->err ? NULL : e->buf ? e->buf : "";
+}
+
+void expo__free(struct pl_expo *e)
+{
+	free(e->buf);
+	*e = (struct pl_expo){ 0 };
+}
+
+/* ---- the address ---- */
+
+int metrics_addr__parse(const char *s, struct metrics_addr *ret, char *err, size_t errlen)
+{
+	struct metrics_addr a = { 0 };
+	char host[64];
+	const char *colon, *port;
+	unsigned long p;
+	char *end;
+	size_t hlen;
+	bool bracketed;
+
+	if (!s || !*s) {
+		snprintf(err, errlen, "expected ADDR:PORT");
+		return -EINVAL;
+	}
+	bracketed = s[0] == '[';
+	if (bracketed) {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':') {
+			snprintf(err, errlen, "expected [IPV6]:PORT");
+			return -EINVAL;
+		}
+		hlen = (size_t)(close - s - 1);
+		colon = close + 1;
+		s++;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon) {
+			snprintf(err, errlen, "expected ADDR:PORT (with a port)");
+			return -EINVAL;
+		}
+		hlen = (size_t)(colon - s);
+	}
+	if (hlen == 0 || hlen >= sizeof(host)) {
+		snprintf(err, errlen, "expected a numeric address before the port");
+		return -EINVAL;
+	}
+	memcpy(host, s, hlen);
+	host[hlen] = '\0';
+	port = colon + 1;
+	errno = 0;
+	p = strtoul(port, &end, 10);
+	if (errno || end == port || *end || port[0] == '-' || port[0] == '+' || p < 1 || p > 65535) {
+		snprintf(err, errlen, "the port must be an integer in [1, 65535]");
+		return -EINVAL;
+	}
+	if (!bracketed && inet_pton(AF_INET, host, &((struct sockaddr_in *)&a.sa)->sin_addr) == 1) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&a.sa;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)p);
+		a.len = sizeof(*in);
+		a.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)&a.sa)->sin6_addr) == 1 &&
+		   bracketed) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a.sa;
+		const uint8_t *b = in6->sin6_addr.s6_addr;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		a.len = sizeof(*in6);
+		a.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) || (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127);
+	} else {
+		snprintf(err, errlen, "'%s' is not a numeric IPv4 address nor a bracketed IPv6 one", host);
+		return -EINVAL;
+	}
+	*ret = a;
+	return 0;
+}
+
+/* ---- the server ---- */
+
+struct metrics_server {
+	struct MHD_Daemon *d;
+	pthread_mutex_t lock;
+	char *text; /* the last published text, NULL before the first */
+	size_t len;
+	uint64_t scrapes;
+};
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
+			      const char *ctype)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ok;
+
+	if (!r)
+		return MHD_NO; /* out of memory: the connection is closed */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ok = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload_data, size_t *upload_data_size,
+				  void **req_cls)
+{
+	static const char plain[] = "text/plain; charset=utf-8";
+	struct metrics_server *s = cls;
+	enum MHD_Result ok;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)req_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", 18, plain);
+	if (strcmp(url, "/metrics") != 0)
+		return answer(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", 39, plain);
+	pthread_mutex_lock(&s->lock);
+	if (!s->text)
+		ok = answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no metrics yet\n", 15, plain);
+	else
+		ok = answer(c, MHD_HTTP_OK, s->text, s->len, "text/plain; version=0.0.4; charset=utf-8");
+	if (s->text && ok == MHD_YES)
+		s->scrapes++;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+int metrics_server__start(const struct metrics_addr *a, struct metrics_server **ret)
+{
+	struct metrics_server *s = calloc(1, sizeof(*s));
+	sigset_t all, old;
+	int fd, one = 1, r;
+
+	if (!s)
+		return -ENOMEM;
+	fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		r = -errno;
+		free(s);
+		return r;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    (a->sa.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+	    bind(fd, (const struct sockaddr *)&a->sa, a->len) < 0 || listen(fd, 16) < 0) {
+		r = -errno;
+		close(fd);
+		free(s);
+		return r;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	/* the server's thread inherits a mask that blocks every signal: signals
+	 * stay with the thread that reads them (the sensor's signalfd) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC, 0, NULL, NULL,
+				on_request, s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned)METRICS_MAX_CONNS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned)METRICS_MAX_CONNS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->d) {
+		close(fd);
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+		return -EIO;
+	}
+	*ret = s;
+	return 0;
+}
+
+int metrics_server__publish(struct metrics_server *s, const char *text, size_t len)
+{
+	char *copy, *old;
+
+	if (len > METRICS_MAX_TEXT)
+		return -EFBIG;
+	copy = malloc(len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	pthread_mutex_lock(&s->lock);
+	old = s->text;
+	s->text = copy;
+	s->len = len;
+	pthread_mutex_unlock(&s->lock);
+	free(old);
+	return 0;
+}
+
+uint64_t metrics_server__scrapes(struct metrics_server *s)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->scrapes;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+void metrics_server__free(struct metrics_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d); /* joins the thread, closes the listening socket */
+	pthread_mutex_destroy(&s->lock);
+	free(s->text);
+	free(s);
+}
