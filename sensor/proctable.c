@@ -3,6 +3,7 @@
  * proctable.c - chained hash table of proc_info keyed by tgid.
  */
 #include "proctable.h"
+#include "baseline.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -50,6 +51,8 @@ static void clear_strings(struct proc_info *pi)
 	pi->forked = false;
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;
 	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;
+	if (pi->bl && pi->bl->users)
+		pi->bl->users--; /* no longer in use by this image: evictable (store.h) */
 	pi->bl = NULL;
 	pi->parent_new_child = false;
 	pi->parent_bl_ready = false;
