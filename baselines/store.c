@@ -148,7 +148,6 @@ static int append(struct bl_store *st, struct baseline *b)
 static void load_one(struct bl_store *st, const char *name)
 {
 	char path[PATH_MAX], err[256] = "", expect[32];
-	struct json_object *o = NULL, *fmt;
 	struct baseline *b = NULL;
 	size_t len;
 	char *buf = NULL;
@@ -166,12 +165,9 @@ static void load_one(struct bl_store *st, const char *name)
 		report(st, path, "cannot be read (%s), skipping it", err);
 		return;
 	}
-	o = parse_json(buf, len, err, sizeof(err));
+	r = bl_store__parse_file(buf, len, &b, err, sizeof(err));
 	free(buf);
-	if (o && (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
-		  strcmp(json_object_get_string(fmt), FILE_FORMAT) != 0))
-		snprintf(err, sizeof(err), "not a plumbline baseline file (format)");
-	else if (o && baseline__from_json(o, &b, err, sizeof(err)) == 0) {
+	if (r == 0) {
 		snprintf(expect, sizeof(expect), "%016llx.json", (unsigned long long)bl_key_hash(b->key));
 		if (strcmp(expect, name) != 0)
 			snprintf(err, sizeof(err), "holds key '%.128s', which belongs in %s", b->key, expect);
@@ -185,10 +181,34 @@ static void load_one(struct bl_store *st, const char *name)
 			err[0] = '\0';
 		}
 	}
-	json_object_put(o);
 	baseline__free(b);
-	if (err[0])
+	if (r == -ENOMEM)
+		report(st, path, "%s", "out of memory while loading it, skipping it");
+	else if (err[0])
 		move_aside(st, path, err);
+}
+
+int bl_store__parse_file(const char *buf, size_t len, struct baseline **ret, char *err, size_t errlen)
+{
+	struct json_object *o, *fmt;
+	int r;
+
+	if (len > BL_FILE_MAX) {
+		snprintf(err, errlen, "%zu bytes, larger than a baseline file may be", len);
+		return -EFBIG;
+	}
+	o = parse_json(buf, len, err, errlen);
+	if (!o)
+		return -EINVAL;
+	if (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
+	    strcmp(json_object_get_string(fmt), FILE_FORMAT) != 0) {
+		snprintf(err, errlen, "not a plumbline baseline file (format)");
+		r = -EINVAL;
+	} else {
+		r = baseline__from_json(o, ret, err, errlen);
+	}
+	json_object_put(o);
+	return r;
 }
 
 static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool readonly, struct bl_store **ret)

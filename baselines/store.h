@@ -110,6 +110,12 @@ int bl_store__forget(struct bl_store *st, const char *key);
  * the same key. 0 or -errno (b freed either way). */
 int bl_store__absorb(struct bl_store *st, struct baseline *b);
 
+/* One baseline file's bytes (len at most BL_FILE_MAX, need not be
+ * NUL-terminated): JSON, the store's "format", then baseline__from_json().
+ * 0 and *ret, or -EINVAL / -EFBIG / -ENOMEM with err saying what was wrong.
+ * The key is not checked against a file name here. */
+int bl_store__parse_file(const char *buf, size_t len, struct baseline **ret, char *err, size_t errlen);
+
 /* FNV-1a 64 of s, the file name of a key. */
 uint64_t bl_key_hash(const char *s);
 
