@@ -14,6 +14,9 @@ on the real kernel (issue 11). One case per run, named by the first argument:
                sensor keeps running, and saves again once it is writable.
   others       a state directory, or its baselines/, writable by group or
                others: refused at start with the fix.
+  bound        --max-baselines with the real sensor: never more held, files and
+               memory agree, evictions counted and logged, a lower bound
+               applied at the next start.
   sigkill      SIGKILL at the instant a save creates its temp file, repeated:
                every restart loads every file (none moved aside, a stale temp
                file removed and reported), and the audit log's chain continues
@@ -400,7 +403,40 @@ def case_sigkill(plumbline, d):
     return [], True
 
 
-CASES = {"full": case_full, "unwritable": case_unwritable, "others": case_others, "sigkill": case_sigkill}
+# ---- bound ----
+
+def case_bound(plumbline, d):
+    """--max-baselines with the real sensor: the store never holds more, files
+    and memory agree, evictions are counted and logged; a lower bound at the
+    next start is applied at load."""
+    state = os.path.join(d, "b.state")
+    s = start(d, "b1", plumbline, "bound", ["--state-dir", state, "--max-baselines", "5"])
+    try:
+        work(2)
+        wait_for("evictions counted", lambda: (lambda x: x and x["baselines"]["evicted"] >= 5)(last_stats(s)))
+        wait_for("evictions logged", lambda: re.search(r"baselines: \d+ evicted since the last flush", s.log_text()))
+    finally:
+        s.stop()
+    final = last_stats(s)["baselines"]
+    files = baseline_files(state)
+    log(f"bound 5: held {final['baselines']}, files {len(files)}, evicted {final['evicted']}, "
+        f"refused or without: {final['without_baseline']}")
+    if final["baselines"] > 5 or len(files) != final["baselines"]:
+        fail(f"bound 5: {final['baselines']} held, {len(files)} files")
+    s = start(d, "b2", plumbline, "bound", ["--state-dir", state, "--max-baselines", "3"])
+    s.stop()
+    text = s.log_text()
+    m = re.search(r"baselines: (\d+) loaded from", text)
+    files_after = baseline_files(state)
+    log(f"restart with bound 3: {m.group(1) if m else '?'} loaded, {len(files_after)} files after")
+    if not m or int(m.group(1)) != len(files) or len(files_after) > 3:
+        fail(f"restart with bound 3: {text}")
+    if not re.search(r"\d+ evicted over the bound of 3", text):
+        fail(f"the eviction at load was not logged: {text}")
+    return [], True
+
+
+CASES = {"bound": case_bound, "full": case_full, "unwritable": case_unwritable, "others": case_others, "sigkill": case_sigkill}
 
 
 def main():
