@@ -35,7 +35,7 @@ struct bl_store {
 	struct bl_policy pol;
 	size_t max;                  /* pol.max_baselines, or BL_STORE_MAX before bl_store__set_policy() */
 	uint64_t evicted, aged_out;
-	char save_failed[PATH_MAX]; /* the last file a save could not write */
+	char save_failed[PATH_MAX]; /* the first file the last save could not write */
 	bl_report_fn report;
 	void *ctx;
 	bool readonly;
@@ -578,7 +578,7 @@ static int save_one(struct bl_store *st, struct baseline *b)
 	if (!r) {
 		b->dirty = false;
 		b->seen_saved_ns = b->seen_ns;
-	} else {
+	} else if (!st->save_failed[0]) {
 		snprintf(st->save_failed, sizeof(st->save_failed), "%s", path);
 	}
 	return r;
@@ -590,6 +590,7 @@ int bl_store__save(struct bl_store *st)
 
 	if (st->readonly)
 		return -EROFS;
+	st->save_failed[0] = '\0';
 	for (size_t i = 0; i < st->n; i++) {
 		int r;
 

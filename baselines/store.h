@@ -96,7 +96,7 @@ int bl_store__sweep(struct bl_store *st, uint64_t now_ns);
 uint64_t bl_store__evicted(const struct bl_store *st);
 uint64_t bl_store__aged_out(const struct bl_store *st);
 
-/* The last file a save could not write (its path), or NULL. */
+/* The first file the last bl_store__save() could not write (its path), or NULL. */
 const char *bl_store__save_failed(const struct bl_store *st);
 
 /* Write every dirty baseline. 0, or the first -errno (the rest are still tried;

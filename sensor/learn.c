@@ -458,7 +458,7 @@ void learner__stats(const struct learner *l, struct json_object *o)
 	json_object_object_add(b, "process_samples_learned", json_object_new_uint64(l->process_samples));
 	json_object_object_add(b, "window_samples_learned", json_object_new_uint64(l->window_samples));
 	json_object_object_add(b, "anomalous_samples", json_object_new_uint64(l->anomalous));
-	json_object_object_add(b, "without_baseline", json_object_new_uint64(l->no_baseline + bl_store__refused(l->store)));
+	json_object_object_add(b, "without_baseline", json_object_new_uint64(l->no_baseline)); /* refusals included: attach counts them */
 	json_object_object_add(b, "save_errors", json_object_new_uint64(l->save_errors));
 	json_object_object_add(b, "evicted", json_object_new_uint64(bl_store__evicted(l->store)));
 	json_object_object_add(b, "aged_out", json_object_new_uint64(bl_store__aged_out(l->store)));
