@@ -33,6 +33,15 @@ int proctable__new(uint32_t max, struct proctable **ret)
 	return 0;
 }
 
+/* The image no longer uses its baseline, which the store may then evict
+ * (store.h). Not at proctable__free(): the store may be gone already. */
+static void release_baseline(struct proc_info *pi)
+{
+	if (pi->bl && pi->bl->users)
+		pi->bl->users--;
+	pi->bl = NULL;
+}
+
 static void clear_strings(struct proc_info *pi)
 {
 	free(pi->exe);
@@ -51,8 +60,6 @@ static void clear_strings(struct proc_info *pi)
 	pi->forked = false;
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;
 	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;
-	if (pi->bl && pi->bl->users)
-		pi->bl->users--; /* no longer in use by this image: evictable (store.h) */
 	pi->bl = NULL;
 	pi->parent_new_child = false;
 	pi->parent_bl_ready = false;
@@ -101,6 +108,7 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 		t->buckets[bucket(tgid)] = pi;
 		t->count++;
 	} else {
+		release_baseline(pi);
 		clear_strings(pi);
 	}
 	pi->image_id = image_id;
@@ -124,6 +132,7 @@ void proctable__remove(struct proctable *t, uint32_t tgid)
 		if (pi->tgid != tgid)
 			continue;
 		*pp = pi->next;
+		release_baseline(pi);
 		clear_strings(pi);
 		free(pi);
 		t->count--;
