@@ -103,6 +103,9 @@ void bl_policy__defaults(struct bl_policy *p)
 		.recur_per_hour = 2,
 		.set_new_max = 0.05,
 		.set_quiet_ns = 600ull * 1000000000ull,
+		.max_baselines = 65536,
+		.max_age_ns = 180ull * 86400ull * 1000000000ull,
+		.prior_max_age_ns = 30ull * 86400ull * 1000000000ull,
 	};
 }
 
@@ -226,7 +229,7 @@ struct baseline *baseline__new(const char *binary_id, const char *parent_id, con
 		return NULL;
 	}
 	snprintf(b->key, klen, "%s@%s", binary_id, parent_id);
-	b->created_ns = b->updated_ns = now_ns;
+	b->created_ns = b->updated_ns = b->seen_ns = now_ns;
 	b->tokens = -1; /* filled on first use, from the policy */
 	b->recur_tokens = -1;
 	b->dirty = true;
@@ -638,6 +641,8 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 		dst->created_ns = src->created_ns;
 	if (src->updated_ns > dst->updated_ns)
 		dst->updated_ns = src->updated_ns;
+	if (src->seen_ns > dst->seen_ns)
+		dst->seen_ns = src->seen_ns;
 	if (!dst->prior_key && src->prior_key)
 		dst->prior_key = strdup(src->prior_key);
 	dst->dirty = true;

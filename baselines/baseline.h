@@ -69,6 +69,11 @@ struct bl_policy {
 	double recur_per_hour;  /* once ready, at most this many anomalous (not alerted) samples learned per hour */
 	double set_new_max;     /* a set is saturated when the chance of a new member (Good-Turing) is <= this */
 	uint64_t set_quiet_ns;  /* ... and no new member arrived for this long (nor since the baseline was made) */
+	/* issue 11 (the store's lifetime, docs/baselines.md "Lifetime of the store"): */
+	uint32_t max_baselines;    /* held at once; when full, the least recently seen is evicted */
+	uint64_t max_age_ns;       /* a baseline not seen for longer is removed (0: never) */
+	uint64_t prior_max_age_ns; /* an old binary's baseline kept only as a prior goes this long after
+				    * its successor appeared, or once that one is ready (0: only then) */
 };
 
 #define BL_KEY_FORK "+fork" /* binary_id suffix of a fork child's image (above) */
@@ -85,6 +90,9 @@ struct baseline {
 	char *parent_exe; /* label */
 	char *prior_key;  /* the baseline this one replaced (same labels, older binary), or NULL */
 	uint64_t created_ns, updated_ns; /* CLOCK_REALTIME */
+	uint64_t seen_ns;     /* last time a process of it was seen (CLOCK_REALTIME; files without it: updated_ns) */
+	uint64_t seen_saved_ns; /* seen_ns as last saved or loaded (not in the file) */
+	uint32_t users;       /* processes attached to it now (not in the file): never evicted while > 0 */
 	uint64_t samples;     /* process samples learned */
 	uint64_t windows;     /* window samples learned */
 	uint64_t quarantined; /* samples scored anomalous and not learned */

@@ -52,6 +52,7 @@ struct json_object *baseline__to_json(const struct baseline *b)
 		goto fail;
 	json_object_object_add(o, "created_ns", json_object_new_uint64(b->created_ns));
 	json_object_object_add(o, "updated_ns", json_object_new_uint64(b->updated_ns));
+	json_object_object_add(o, "seen_ns", json_object_new_uint64(b->seen_ns)); /* issue 11 */
 	json_object_object_add(o, "samples", json_object_new_uint64(b->samples));
 	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
 	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples));
@@ -179,6 +180,11 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	    (json_object_object_get_ex(o, "recur_tokens_ns", NULL) &&
 	     (r = get_u64(o, "recur_tokens_ns", &b->recur_tokens_ns, err, errlen)) < 0))
 		goto fail;
+	/* issue 11: absent from files written before eviction; then the last change is the last sight */
+	b->seen_ns = b->updated_ns;
+	if (json_object_object_get_ex(o, "seen_ns", NULL) && (r = get_u64(o, "seen_ns", &b->seen_ns, err, errlen)) < 0)
+		goto fail;
+	b->seen_saved_ns = b->seen_ns;
 	if (json_object_object_get_ex(o, "recur_tokens", &v)) {
 		if (!(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
 		    !(json_object_get_double(v) >= -1 && json_object_get_double(v) <= 1)) {

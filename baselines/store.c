@@ -7,6 +7,7 @@
  * person can look at it, while its baseline is relearned from scratch.
  */
 #include "store.h"
+#include "cleanup.h"
 #include "hash.h"
 
 #include <dirent.h>
@@ -30,6 +31,11 @@ struct bl_store {
 	size_t *index;    /* open addressing by bl_key_hash: position + 1, 0 = empty */
 	size_t index_cap; /* power of two, >= 2 * cap */
 	uint64_t refused;
+	/* issue 11: the store's lifetime (store.h, docs/baselines.md "Lifetime of the store") */
+	struct bl_policy pol;
+	size_t max;                  /* pol.max_baselines, or BL_STORE_MAX before bl_store__set_policy() */
+	uint64_t evicted, aged_out;
+	char save_failed[PATH_MAX]; /* the first file the last save could not write */
 	bl_report_fn report;
 	void *ctx;
 	bool readonly;
@@ -142,7 +148,6 @@ static int append(struct bl_store *st, struct baseline *b)
 static void load_one(struct bl_store *st, const char *name)
 {
 	char path[PATH_MAX], err[256] = "", expect[32];
-	struct json_object *o = NULL, *fmt;
 	struct baseline *b = NULL;
 	size_t len;
 	char *buf = NULL;
@@ -160,29 +165,50 @@ static void load_one(struct bl_store *st, const char *name)
 		report(st, path, "cannot be read (%s), skipping it", err);
 		return;
 	}
-	o = parse_json(buf, len, err, sizeof(err));
+	r = bl_store__parse_file(buf, len, &b, err, sizeof(err));
 	free(buf);
-	if (o && (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
-		  strcmp(json_object_get_string(fmt), FILE_FORMAT) != 0))
-		snprintf(err, sizeof(err), "not a plumbline baseline file (format)");
-	else if (o && baseline__from_json(o, &b, err, sizeof(err)) == 0) {
+	if (r == 0) {
 		snprintf(expect, sizeof(expect), "%016llx.json", (unsigned long long)bl_key_hash(b->key));
 		if (strcmp(expect, name) != 0)
 			snprintf(err, sizeof(err), "holds key '%.128s', which belongs in %s", b->key, expect);
 		else if (bl_store__get(st, b->key))
 			snprintf(err, sizeof(err), "duplicate key '%.128s'", b->key);
-		else if (st->n >= BL_STORE_MAX)
-			snprintf(err, sizeof(err), "over the %u baselines the store keeps", BL_STORE_MAX);
+		else if (st->n >= BL_STORE_LIMIT)
+			snprintf(err, sizeof(err), "over the %u baselines a store may hold", BL_STORE_LIMIT);
 		else if (append(st, b) == 0) {
 			b->dirty = false;
 			b = NULL;
 			err[0] = '\0';
 		}
 	}
-	json_object_put(o);
 	baseline__free(b);
-	if (err[0])
+	if (r == -ENOMEM)
+		report(st, path, "%s", "out of memory while loading it, skipping it");
+	else if (err[0])
 		move_aside(st, path, err);
+}
+
+int bl_store__parse_file(const char *buf, size_t len, struct baseline **ret, char *err, size_t errlen)
+{
+	struct json_object *o, *fmt;
+	int r;
+
+	if (len > BL_FILE_MAX) {
+		snprintf(err, errlen, "%zu bytes, larger than a baseline file may be", len);
+		return -EFBIG;
+	}
+	o = parse_json(buf, len, err, errlen);
+	if (!o)
+		return -EINVAL;
+	if (!json_object_object_get_ex(o, "format", &fmt) || !json_object_is_type(fmt, json_type_string) ||
+	    strcmp(json_object_get_string(fmt), FILE_FORMAT) != 0) {
+		snprintf(err, errlen, "not a plumbline baseline file (format)");
+		r = -EINVAL;
+	} else {
+		r = baseline__from_json(o, ret, err, errlen);
+	}
+	json_object_put(o);
+	return r;
 }
 
 static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool readonly, struct bl_store **ret)
@@ -212,6 +238,8 @@ static int store_open(const char *dir, bl_report_fn report_fn, void *ctx, bool r
 	st->report = report_fn;
 	st->ctx = ctx;
 	st->readonly = readonly;
+	bl_policy__defaults(&st->pol);
+	st->max = BL_STORE_MAX;
 	d = opendir(dir);
 	if (!d) {
 		r = -errno;
@@ -272,22 +300,204 @@ struct baseline *bl_store__at(struct bl_store *st, size_t i)
 	return i < st->n ? st->b[i] : NULL;
 }
 
+static ssize_t position(const struct bl_store *st, const char *key);
+
 struct baseline *bl_store__get(struct bl_store *st, const char *key)
 {
-	size_t mask, h;
+	ssize_t pos = position(st, key);
 
-	if (!st->index)
-		return NULL;
-	mask = st->index_cap - 1;
-	for (h = (size_t)bl_key_hash(key) & mask; st->index[h]; h = (h + 1) & mask)
-		if (strcmp(st->b[st->index[h] - 1]->key, key) == 0)
-			return st->b[st->index[h] - 1];
-	return NULL;
+	return pos < 0 ? NULL : st->b[pos];
 }
 
 uint64_t bl_store__refused(const struct bl_store *st)
 {
 	return st->refused;
+}
+
+/* ---- lifetime (issue 11) ---- */
+
+void bl_store__set_policy(struct bl_store *st, const struct bl_policy *p)
+{
+	st->pol = *p;
+	st->max = p->max_baselines ? p->max_baselines : BL_STORE_MAX;
+	if (st->max > BL_STORE_LIMIT)
+		st->max = BL_STORE_LIMIT;
+}
+
+void bl_store__touch(struct baseline *b, uint64_t now_ns)
+{
+	/* a clock stepped back never makes a baseline look older than it is */
+	if (now_ns <= b->seen_ns)
+		return;
+	b->seen_ns = now_ns;
+	/* persisted coarsely: a busy baseline is not rewritten at every flush for this alone */
+	if (b->seen_ns - b->seen_saved_ns >= BL_SEEN_SAVE_NS)
+		b->dirty = true;
+}
+
+void bl_store__touch_live(struct bl_store *st, uint64_t now_ns)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (st->b[i]->users)
+			bl_store__touch(st->b[i], now_ns);
+}
+
+uint64_t bl_store__evicted(const struct bl_store *st)
+{
+	return st->evicted;
+}
+
+uint64_t bl_store__aged_out(const struct bl_store *st)
+{
+	return st->aged_out;
+}
+
+const char *bl_store__save_failed(const struct bl_store *st)
+{
+	return st->save_failed[0] ? st->save_failed : NULL;
+}
+
+struct cand {
+	const struct baseline *b;
+	size_t pos;
+};
+
+/* Least recently seen first; then the older; then by key, so that the
+ * order never depends on the directory's or the array's order. */
+static int older_first(const void *x, const void *y)
+{
+	const struct baseline *a = ((const struct cand *)x)->b, *b = ((const struct cand *)y)->b;
+
+	if (a->seen_ns != b->seen_ns)
+		return a->seen_ns < b->seen_ns ? -1 : 1;
+	if (a->created_ns != b->created_ns)
+		return a->created_ns < b->created_ns ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+/* Remove every baseline marked `doomed` from disk and memory, in one pass
+ * and one reindex. A file that cannot be unlinked is reported; its
+ * baseline still goes from memory (the next load's sweep removes it). */
+static int remove_marked(struct bl_store *st, const bool *doomed)
+{
+	char path[PATH_MAX], why[64];
+	size_t w = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		struct baseline *b = st->b[i];
+
+		if (!doomed[i]) {
+			st->b[w++] = b;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(b->key));
+		if (unlink(path) < 0 && errno != ENOENT) {
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+			report(st, path, "could not be removed (%s); its baseline is dropped from memory", why);
+		}
+		baseline__free(b);
+	}
+	st->n = w;
+	return reindex(st);
+}
+
+/*
+ * Evict the least recently seen baselines that no process is attached to,
+ * other than keep, until at most target are left. 0 (the store may still
+ * hold more when the rest are live), or -ENOMEM.
+ */
+static int evict_to(struct bl_store *st, size_t target, const struct baseline *keep)
+{
+	_cleanup_free_ struct cand *cand = NULL;
+	_cleanup_free_ bool *doomed = NULL;
+	size_t nc = 0, want;
+
+	if (st->n <= target)
+		return 0;
+	cand = malloc(st->n * sizeof(*cand));
+	doomed = calloc(st->n, sizeof(*doomed));
+	if (!cand || !doomed)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->n; i++)
+		if (!st->b[i]->users && st->b[i] != keep)
+			cand[nc++] = (struct cand){ .b = st->b[i], .pos = i };
+	qsort(cand, nc, sizeof(*cand), older_first);
+	want = st->n - target < nc ? st->n - target : nc;
+	for (size_t j = 0; j < want; j++)
+		doomed[cand[j].pos] = true;
+	st->evicted += want;
+	return want ? remove_marked(st, doomed) : 0;
+}
+
+/* Room for one more: below the bound by a margin (1/64 of it), so that a
+ * burst of new binaries costs one sort per margin's worth, not one each. */
+static int make_room(struct bl_store *st, const struct baseline *keep)
+{
+	size_t target = st->max - st->max / 64;
+
+	return evict_to(st, target < st->max ? target : st->max - 1, keep);
+}
+
+/* The position of the baseline of key, or -1. */
+static ssize_t position(const struct bl_store *st, const char *key)
+{
+	size_t mask, h;
+
+	if (!st->index)
+		return -1;
+	mask = st->index_cap - 1;
+	for (h = (size_t)bl_key_hash(key) & mask; st->index[h]; h = (h + 1) & mask)
+		if (strcmp(st->b[st->index[h] - 1]->key, key) == 0)
+			return (ssize_t)st->index[h] - 1;
+	return -1;
+}
+
+int bl_store__sweep(struct bl_store *st, uint64_t now_ns)
+{
+	_cleanup_free_ bool *doomed = NULL;
+	size_t aged = 0;
+	int r;
+
+	if (st->readonly)
+		return -EROFS;
+	if (!st->n)
+		return 0;
+	doomed = calloc(st->n, sizeof(*doomed));
+	if (!doomed)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct baseline *b = st->b[i];
+
+		/* not seen for longer than the age limit (a clock stepped back ages nothing) */
+		if (st->pol.max_age_ns && !b->users && now_ns > b->seen_ns && now_ns - b->seen_ns > st->pol.max_age_ns)
+			doomed[i] = true;
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		const struct baseline *nb = st->b[i];
+		const struct baseline *old;
+		ssize_t pos;
+		bool done;
+
+		if (!nb->prior_key || (pos = position(st, nb->prior_key)) < 0 || (old = st->b[pos])->users)
+			continue;
+		/* seen since its successor appeared: still a baseline in its own right */
+		if (old->seen_ns > nb->created_ns)
+			continue;
+		done = baseline__ready(nb, &st->pol) ||
+		       (st->pol.prior_max_age_ns && now_ns > nb->created_ns &&
+			now_ns - nb->created_ns >= st->pol.prior_max_age_ns);
+		if (done)
+			doomed[pos] = true;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		aged += doomed[i];
+	st->aged_out += aged;
+	if (aged && (r = remove_marked(st, doomed)) < 0)
+		return r;
+	/* a bound lowered since the files were written */
+	if ((r = evict_to(st, st->max, NULL)) < 0)
+		return r;
+	return (int)aged;
 }
 
 /* A fork child's image (BL_KEY_FORK): another role, never the prior of an
@@ -310,8 +520,10 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 		parent_id = "-";
 	if (snprintf(key, sizeof(key), "%s@%s", binary_id, parent_id) < (int)sizeof(key)) {
 		found = bl_store__get(st, key);
-		if (found)
+		if (found) {
+			bl_store__touch(found, now_ns);
 			return found;
+		}
 	}
 	b = baseline__new(binary_id, parent_id, exe, parent_exe, now_ns);
 	if (!b)
@@ -319,12 +531,8 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 	found = bl_store__get(st, b->key);
 	if (found) {
 		baseline__free(b);
+		bl_store__touch(found, now_ns);
 		return found;
-	}
-	if (st->n >= BL_STORE_MAX) {
-		st->refused++;
-		baseline__free(b);
-		return NULL;
 	}
 	/* the same program in the same place, rebuilt: its history is the prior */
 	for (size_t i = 0; i < st->n; i++) {
@@ -336,6 +544,12 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 			prior = o;
 	}
 	if (prior && !(b->prior_key = strdup(prior->key))) {
+		baseline__free(b);
+		return NULL;
+	}
+	/* full: the least recently seen go (never a live one, nor the prior just chosen) */
+	if (st->n >= st->max && (st->readonly || make_room(st, prior) < 0 || st->n >= st->max)) {
+		st->refused++;
 		baseline__free(b);
 		return NULL;
 	}
@@ -361,8 +575,12 @@ static int save_one(struct bl_store *st, struct baseline *b)
 	snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(b->key));
 	r = s ? atomic_write_file(path, s, len, 0600) : -ENOMEM;
 	json_object_put(o);
-	if (!r)
+	if (!r) {
 		b->dirty = false;
+		b->seen_saved_ns = b->seen_ns;
+	} else if (!st->save_failed[0]) {
+		snprintf(st->save_failed, sizeof(st->save_failed), "%s", path);
+	}
 	return r;
 }
 
@@ -372,6 +590,7 @@ int bl_store__save(struct bl_store *st)
 
 	if (st->readonly)
 		return -EROFS;
+	st->save_failed[0] = '\0';
 	for (size_t i = 0; i < st->n; i++) {
 		int r;
 
@@ -411,7 +630,7 @@ int bl_store__absorb(struct bl_store *st, struct baseline *b)
 		baseline__free(b);
 		return r;
 	}
-	if (st->n >= BL_STORE_MAX) {
+	if (st->n >= st->max) {
 		st->refused++;
 		baseline__free(b);
 		return -ENOSPC;

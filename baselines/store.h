@@ -25,7 +25,9 @@
 #include "fileio.h"
 
 #define BL_FILE_MAX (8u << 20) /* a baseline file larger than this is rejected */
-#define BL_STORE_MAX 65536     /* baselines kept at once */
+#define BL_STORE_MAX 65536     /* baselines kept at once, by default (bl_policy.max_baselines) */
+#define BL_STORE_LIMIT (1u << 20) /* the most a store holds, whatever the policy: files beyond are not loaded */
+#define BL_SEEN_SAVE_NS (3600ull * 1000000000ull) /* seen_ns alone makes a baseline dirty this often */
 
 /* Told about every file that could not be used, and what was done. */
 typedef void (*bl_report_fn)(void *ctx, const char *path, const char *problem);
@@ -52,12 +54,50 @@ struct baseline *bl_store__get(struct bl_store *st, const char *key);
  * The baseline of (binary_id, parent_id), created when missing: then, if a
  * baseline with the same labels (exe, parent exe) but another binary exists,
  * the newest such becomes its prior (a fork child's image, BL_KEY_FORK, only
- * ever has another fork child's as prior). NULL when the store is full (counted in
- * bl_store__refused()) or on ENOMEM.
+ * ever has another fork child's as prior). A baseline found is touched
+ * (bl_store__touch). When the store holds its bound (bl_store__set_policy),
+ * the least recently seen baselines that no process uses (users == 0),
+ * other than the new one's prior, are evicted from memory and disk first
+ * (a 1/64 margin at once, counted in bl_store__evicted()): every pointer to
+ * an evicted baseline is gone, so a holder of one must count itself in
+ * users. NULL when every baseline is in use (counted in bl_store__refused())
+ * or on ENOMEM.
  */
 struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
 				  const char *parent_exe, uint64_t now_ns);
 uint64_t bl_store__refused(const struct bl_store *st);
+
+/*
+ * Lifetime (issue 11, docs/baselines.md "Lifetime of the store"). The
+ * policy's max_baselines (0: BL_STORE_MAX; at most BL_STORE_LIMIT),
+ * max_age_ns, prior_max_age_ns and min_samples (a successor's readiness)
+ * apply from now on; until called, a store is bounded at BL_STORE_MAX and
+ * nothing ages.
+ */
+void bl_store__set_policy(struct bl_store *st, const struct bl_policy *p);
+
+/* A process of b's binary was seen at now_ns (CLOCK_REALTIME): seen_ns
+ * moves forward (never back), and b becomes dirty when that has not been
+ * saved for BL_SEEN_SAVE_NS. */
+void bl_store__touch(struct baseline *b, uint64_t now_ns);
+/* Touch every baseline in use (users > 0): a process that runs for months is seen. */
+void bl_store__touch_live(struct bl_store *st, uint64_t now_ns);
+
+/*
+ * Remove, from memory and disk, every baseline not in use that is
+ *  - not seen for longer than max_age_ns (when set), or
+ *  - the prior of another one, not seen itself since that one was made,
+ *    once that one is ready or prior_max_age_ns after it was made;
+ * (both counted in bl_store__aged_out()) then evict the least recently seen
+ * while more than max_baselines are held (a bound lowered since the files
+ * were written). The number aged out, or -EROFS / -ENOMEM.
+ */
+int bl_store__sweep(struct bl_store *st, uint64_t now_ns);
+uint64_t bl_store__evicted(const struct bl_store *st);
+uint64_t bl_store__aged_out(const struct bl_store *st);
+
+/* The first file the last bl_store__save() could not write (its path), or NULL. */
+const char *bl_store__save_failed(const struct bl_store *st);
 
 /* Write every dirty baseline. 0, or the first -errno (the rest are still tried;
  * a baseline that failed stays dirty for the next save). */
@@ -69,6 +109,12 @@ int bl_store__forget(struct bl_store *st, const char *key);
 /* Merge b (consumed) into the store: added, or merged into the baseline of
  * the same key. 0 or -errno (b freed either way). */
 int bl_store__absorb(struct bl_store *st, struct baseline *b);
+
+/* One baseline file's bytes (len at most BL_FILE_MAX, need not be
+ * NUL-terminated): JSON, the store's "format", then baseline__from_json().
+ * 0 and *ret, or -EINVAL / -EFBIG / -ENOMEM with err saying what was wrong.
+ * The key is not checked against a file name here. */
+int bl_store__parse_file(const char *buf, size_t len, struct baseline **ret, char *err, size_t errlen);
 
 /* FNV-1a 64 of s, the file name of a key. */
 uint64_t bl_key_hash(const char *s);

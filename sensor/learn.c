@@ -63,7 +63,12 @@ struct learner {
 	bool save_failing;
 	struct qcache qcache[QCACHE_SLOTS];
 	uint64_t process_samples, window_samples, anomalous, no_baseline, saves, save_errors;
+	uint64_t evicted_logged; /* bl_store__evicted() at the last eviction log line */
+	uint64_t evicted_seen;   /* ... and when the quantile cache was last cleared */
+	uint64_t swept_ns;       /* CLOCK_REALTIME of the last lifetime sweep */
 };
+
+#define SWEEP_INTERVAL_NS (3600ull * 1000000000ull) /* the lifetime sweep, at the first flush after this */
 
 
 static uint64_t real_ns(void)
@@ -113,6 +118,8 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 	}
 	log_info("baselines: %zu loaded from %s (mode %s)", bl_store__count(l->store), dir,
 		 pol->mode == BL_MODE_LEARN ? "learn" : pol->mode == BL_MODE_DETECT ? "detect" : "auto");
+	bl_store__set_policy(l->store, pol);
+	learner__sweep(l);
 	*ret = l;
 	return 0;
 }
@@ -128,8 +135,46 @@ void learner__free(struct learner *l)
 	free(l);
 }
 
+/* Cached quantiles are keyed by the baseline's address, which an evicted
+ * baseline's successor may reuse. */
+static void forget_evicted(struct learner *l)
+{
+	uint64_t n = bl_store__evicted(l->store) + bl_store__aged_out(l->store);
+
+	if (n != l->evicted_seen) {
+		memset(l->qcache, 0, sizeof(l->qcache));
+		l->evicted_seen = n;
+	}
+}
+
+void learner__sweep(struct learner *l)
+{
+	uint64_t now = real_ns(), before = bl_store__aged_out(l->store), evicted = bl_store__evicted(l->store);
+	int r;
+
+	l->swept_ns = now;
+	r = bl_store__sweep(l->store, now);
+	forget_evicted(l);
+	if (r < 0)
+		log_warn_errno(r, "baselines: the lifetime sweep of %s failed: %m", l->dir);
+	else if (r > 0 || bl_store__evicted(l->store) > evicted)
+		log_info("baselines: %llu aged out (not seen for %llu days, or an old binary's prior no longer "
+			 "needed), %llu evicted over the bound of %u; %zu left",
+			 (unsigned long long)(bl_store__aged_out(l->store) - before),
+			 (unsigned long long)(l->pol.max_age_ns / (86400ull * 1000000000ull)),
+			 (unsigned long long)(bl_store__evicted(l->store) - evicted), l->pol.max_baselines,
+			 bl_store__count(l->store));
+	l->evicted_logged = bl_store__evicted(l->store);
+}
+
 void learner__attach(struct learner *l, struct proc_info *pi)
 {
+	if (pi->bl) {
+		/* attached again (a new image): the old one is no longer in use by pi */
+		if (pi->bl->users)
+			pi->bl->users--;
+		pi->bl = NULL;
+	}
 	if (!pi->binary_id) {
 		l->no_baseline++;
 		return;
@@ -154,8 +199,11 @@ void learner__attach(struct learner *l, struct proc_info *pi)
 		pi->bl = bl_store__obtain(l->store, pi->binary_id, pi->parent_binary_id ? pi->parent_binary_id : "-",
 					  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", real_ns());
 	}
-	if (!pi->bl)
+	if (pi->bl)
+		pi->bl->users++; /* never evicted while pi runs it (proctable releases it) */
+	else
 		l->no_baseline++;
+	forget_evicted(l); /* evictions are logged once per flush interval, by learner__flush */
 }
 
 void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child)
@@ -327,6 +375,7 @@ void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s
 	learner__state(l, pi, s);
 	if (!pi || !pi->bl || (s->moment != PL_AT_EXIT && s->moment != PL_AT_WINDOW))
 		return;
+	bl_store__touch(pi->bl, real_ns());
 	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
 	if (s->moment == PL_AT_EXIT)
 		score_process(l, pi->bl, prior, s);
@@ -368,13 +417,30 @@ bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s)
 
 int learner__flush(struct learner *l)
 {
-	int r = bl_store__save(l->store);
+	uint64_t now = real_ns();
+	int r;
+
+	bl_store__touch_live(l->store, now);
+	if (now < l->swept_ns || now - l->swept_ns >= SWEEP_INTERVAL_NS)
+		learner__sweep(l);
+	if (bl_store__evicted(l->store) != l->evicted_logged) {
+		log_info("baselines: %llu evicted since the last flush (the store holds its bound of %u; least "
+			 "recently seen first)",
+			 (unsigned long long)(bl_store__evicted(l->store) - l->evicted_logged), l->pol.max_baselines);
+		l->evicted_logged = bl_store__evicted(l->store);
+	}
+	r = bl_store__save(l->store);
 
 	l->saves++;
 	if (r < 0) {
 		l->save_errors++;
-		if (!l->save_failing)
-			log_warn_errno(r, "Cannot save baselines to %s: %m (keeping them in memory, will retry)", l->dir);
+		if (!l->save_failing) {
+			const char *file = bl_store__save_failed(l->store);
+			const char *name = strerrorname_np(-r);
+
+			log_warn_errno(r, "Cannot save baselines to %s: %m (%s%s%s; keeping them in memory, will retry)",
+				       l->dir, name ? name : "?", file ? ", first " : "", file ? file : "");
+		}
 		l->save_failing = true;
 		return r;
 	}
@@ -392,8 +458,10 @@ void learner__stats(const struct learner *l, struct json_object *o)
 	json_object_object_add(b, "process_samples_learned", json_object_new_uint64(l->process_samples));
 	json_object_object_add(b, "window_samples_learned", json_object_new_uint64(l->window_samples));
 	json_object_object_add(b, "anomalous_samples", json_object_new_uint64(l->anomalous));
-	json_object_object_add(b, "without_baseline", json_object_new_uint64(l->no_baseline + bl_store__refused(l->store)));
+	json_object_object_add(b, "without_baseline", json_object_new_uint64(l->no_baseline)); /* refusals included: attach counts them */
 	json_object_object_add(b, "save_errors", json_object_new_uint64(l->save_errors));
+	json_object_object_add(b, "evicted", json_object_new_uint64(bl_store__evicted(l->store)));
+	json_object_object_add(b, "aged_out", json_object_new_uint64(bl_store__aged_out(l->store)));
 	json_object_object_add(o, "baselines", b);
 }
 

@@ -60,7 +60,13 @@ void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s
  */
 bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s);
 
-/* Save dirty baselines; a failure is logged once per failure streak. */
+/* The store's lifetime sweep (bl_store__sweep) now, logged when it removed
+ * any: at open, then hourly from learner__flush. */
+void learner__sweep(struct learner *l);
+
+/* Save dirty baselines (first touching those in use, and sweeping when an
+ * hour has passed); a failure is logged once per failure streak, naming
+ * the errno and the first file that could not be written. */
 int learner__flush(struct learner *l);
 
 /* Counters for the stats record. */

@@ -3,6 +3,7 @@
  * options.c - parse and validate `plumbline run` options.
  */
 #include "options.h"
+#include "store.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -55,6 +56,9 @@ enum {
 	OPT_METRICS, /* issue 11 */
 	OPT_METRICS_ALLOW_REMOTE,
 	OPT_RUNTIME_DIR,
+	OPT_MAX_BASELINES,
+	OPT_BASELINE_MAX_AGE,
+	OPT_PRIOR_MAX_AGE,
 };
 
 const char *run_opts__default_rules(void)
@@ -102,6 +106,12 @@ void run_opts__usage(FILE *out)
 	      "  --learn-per-hour N     once ready, samples learned per hour per baseline (default 60)\n"
 	      "  --set-quiet SECONDS    a learned set is saturated only after this long with no new member (default 600)\n"
 	      "  --flush-interval SEC   how often baselines are saved (default 60; and at exit)\n"
+	      "  --max-baselines N      baselines held at once (default 65536, at most 1048576); when\n"
+	      "                         full, the least recently seen not in use is evicted\n"
+	      "  --baseline-max-age DAYS\n"
+	      "                         remove baselines not seen for DAYS (default 180, 0 = never)\n"
+	      "  --prior-max-age DAYS   an old binary's baseline kept as its successor's prior goes\n"
+	      "                         once that is ready or after DAYS (default 30, 0 = when ready)\n"
 	      "  --no-baselines         neither learn nor score; no state directory\n"
 	      "\n"
 	      "Rules (docs/rules.md):\n"
@@ -230,6 +240,9 @@ static int parse_seconds(const char *opt, const char *s, double *ret)
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "metrics-allow-remote", no_argument, NULL, OPT_METRICS_ALLOW_REMOTE },
 		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME_DIR },
+		{ "max-baselines", required_argument, NULL, OPT_MAX_BASELINES },
+		{ "baseline-max-age", required_argument, NULL, OPT_BASELINE_MAX_AGE },
+		{ "prior-max-age", required_argument, NULL, OPT_PRIOR_MAX_AGE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -415,6 +428,19 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		case OPT_AUDIT_HEAD_INTERVAL:
 			r = parse_u32("--audit-head-interval", optarg, 1, 86400, &o->audit_head_interval_s);
 			break;
+		case OPT_MAX_BASELINES:
+			r = parse_u32("--max-baselines", optarg, 1, BL_STORE_LIMIT, &o->policy.max_baselines);
+			break;
+		case OPT_BASELINE_MAX_AGE:
+		case OPT_PRIOR_MAX_AGE: {
+			uint32_t days = 0;
+
+			r = parse_u32(c == OPT_PRIOR_MAX_AGE ? "--prior-max-age" : "--baseline-max-age", optarg, 0, 36500,
+				      &days);
+			*(c == OPT_PRIOR_MAX_AGE ? &o->policy.prior_max_age_ns : &o->policy.max_age_ns) =
+				(uint64_t)days * 86400ull * 1000000000ull;
+			break;
+		}
 		case OPT_OCSF:
 			if (!optarg[0]) {
 				log_error("--ocsf needs a file, or - for standard output");

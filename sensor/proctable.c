@@ -3,6 +3,7 @@
  * proctable.c - chained hash table of proc_info keyed by tgid.
  */
 #include "proctable.h"
+#include "baseline.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +31,15 @@ int proctable__new(uint32_t max, struct proctable **ret)
 	t->max = max;
 	*ret = t;
 	return 0;
+}
+
+/* The image no longer uses its baseline, which the store may then evict
+ * (store.h). Not at proctable__free(): the store may be gone already. */
+static void release_baseline(struct proc_info *pi)
+{
+	if (pi->bl && pi->bl->users)
+		pi->bl->users--;
+	pi->bl = NULL;
 }
 
 static void clear_strings(struct proc_info *pi)
@@ -98,6 +108,7 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 		t->buckets[bucket(tgid)] = pi;
 		t->count++;
 	} else {
+		release_baseline(pi);
 		clear_strings(pi);
 	}
 	pi->image_id = image_id;
@@ -121,6 +132,7 @@ void proctable__remove(struct proctable *t, uint32_t tgid)
 		if (pi->tgid != tgid)
 			continue;
 		*pp = pi->next;
+		release_baseline(pi);
 		clear_strings(pi);
 		free(pi);
 		t->count--;

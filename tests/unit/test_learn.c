@@ -448,6 +448,40 @@ static void test_learn_open_refuses_a_busy_or_writable_state_directory(void **st
 	assert_null(second);
 }
 
+
+/* Issue 11: a baseline a running image is attached to is never evicted; a
+ * full store of such refuses the next (counted once), and the baseline is
+ * evictable again once its process is gone from the table. */
+static void test_learn_a_baseline_in_use_is_never_evicted(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *a, *b, *c;
+
+	learner__free(f->l);
+	f->pol.max_baselines = 1;
+	assert_int_equal(learner__open(f->state_dir, &f->pol, &f->l), 0);
+	a = image(f, 10, "/usr/bin/a", "build-id:aa", NULL);
+	assert_non_null(a->bl);
+	assert_int_equal(a->bl->users, 1);
+	b = image(f, 11, "/usr/bin/b", "build-id:bb", NULL);
+	assert_null(b->bl);
+	assert_int_equal(counter(f, "without_baseline"), 1);
+	assert_int_equal(counter(f, "evicted"), 0);
+	/* b execs a's binary: two users */
+	b = image(f, 11, "/usr/bin/a", "build-id:aa", NULL);
+	assert_ptr_equal(b->bl, a->bl);
+	assert_int_equal(a->bl->users, 2);
+	proctable__remove(f->procs, 10);
+	c = image(f, 12, "/usr/bin/c", "build-id:cc", NULL);
+	assert_null(c->bl); /* b still runs a's binary */
+	assert_int_equal(counter(f, "without_baseline"), 2);
+	b = image(f, 11, "/usr/bin/d", "build-id:dd", NULL); /* b execs again: a's is free */
+	assert_non_null(b->bl);
+	assert_string_equal(b->bl->key, "build-id:dd@-");
+	assert_int_equal(counter(f, "evicted"), 1);
+	assert_int_equal(counter(f, "baselines"), 1);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -461,6 +495,7 @@ int main(void)
 	    T(test_learn_child_is_new_only_to_a_ready_parent_that_never_ran_it),
 	    T(test_learn_baselines_are_saved_and_loaded_again),
 	    T(test_learn_open_refuses_a_busy_or_writable_state_directory),
+	    T(test_learn_a_baseline_in_use_is_never_evicted),
 	};
 #undef T
 

@@ -136,6 +136,27 @@ static void test_options_numbers_are_parsed(void **state)
 	assert_int_equal(o.ringbuf_kb, 1048576);
 }
 
+
+/* The store's lifetime: defaults, days to ns, bounds (issue 11). */
+static void test_options_store_lifetime(void **state)
+{
+	struct run_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE_NONE(&o), 0);
+	assert_int_equal(o.policy.max_baselines, 65536);
+	assert_int_equal(o.policy.max_age_ns, 180ull * 86400ull * 1000000000ull);
+	assert_int_equal(o.policy.prior_max_age_ns, 30ull * 86400ull * 1000000000ull);
+	assert_int_equal(PARSE(&o, "--max-baselines", "100", "--baseline-max-age", "0", "--prior-max-age", "7"), 0);
+	assert_int_equal(o.policy.max_baselines, 100);
+	assert_int_equal(o.policy.max_age_ns, 0);
+	assert_int_equal(o.policy.prior_max_age_ns, 7ull * 86400ull * 1000000000ull);
+	assert_int_equal(PARSE(&o, "--max-baselines", "0"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--max-baselines", "1048577"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--baseline-max-age", "-1"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--prior-max-age", "1.5"), -EINVAL);
+}
+
 static void test_options_rejects_ringbuf_not_power_of_two(void **state)
 {
 	struct run_opts o;
@@ -320,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_options_syslog_target),
 		cmocka_unit_test(test_options_regex_budget),
 		cmocka_unit_test(test_options_ocsf_output),
+		cmocka_unit_test(test_options_store_lifetime),
 		cmocka_unit_test(test_options_help_returns_one),
 		cmocka_unit_test(test_options_usage_mentions_every_option),
 		cmocka_unit_test(test_options_reparse_after_stop_mid_cluster_is_clean),

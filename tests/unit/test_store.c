@@ -3,7 +3,8 @@
  * test_store.c - the state directory: saves that reload equal, file names
  * and modes, priors, bad files reported by name and moved aside, stale
  * temp files, forget/absorb, bundles whose merges don't depend on order,
- * and saves that survive SIGKILL at any instant.
+ * saves that survive SIGKILL at any instant, and the store's lifetime
+ * (eviction at the bound, the age sweep, priors aged out).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -215,6 +216,7 @@ static void assert_baseline_equal(const struct baseline *a, const struct baselin
 	}
 	assert_int_equal(a->created_ns, b->created_ns);
 	assert_int_equal(a->updated_ns, b->updated_ns);
+	assert_int_equal(a->seen_ns, b->seen_ns);
 	assert_int_equal(a->samples, b->samples);
 	assert_int_equal(a->windows, b->windows);
 	assert_int_equal(a->quarantined, b->quarantined);
@@ -1245,6 +1247,301 @@ static void test_atomic_write_file_fails_in_missing_directory(void **state)
 	assert_int_equal(count_entries(c), 0);
 }
 
+
+/* ---- lifetime (issue 11) ---- */
+
+#define DAY (86400ull * SEC)
+
+static struct bl_store *open_bounded(struct ctx *c, uint32_t max, uint64_t max_age_ns, uint64_t prior_age_ns)
+{
+	struct bl_store *st = open_store(c);
+	struct bl_policy p;
+
+	bl_policy__defaults(&p);
+	p.max_baselines = max;
+	p.max_age_ns = max_age_ns;
+	p.prior_max_age_ns = prior_age_ns;
+	p.min_samples = 3;
+	bl_store__set_policy(st, &p);
+	return st;
+}
+
+static struct baseline *obtain_at(struct bl_store *st, const char *id, const char *exe, uint64_t now_ns)
+{
+	struct baseline *b = bl_store__obtain(st, id, "build-id:p", exe, "/usr/sbin/p", now_ns);
+
+	assert_non_null(b);
+	return b;
+}
+
+static bool file_exists(const struct ctx *c, const char *key)
+{
+	char path[PATH_MAX];
+
+	file_of_key(c, key, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
+/* Bound reached: the least recently seen goes, from memory and disk; a
+ * baseline seen again is younger than its creation says; the newest stays. */
+static void test_store_full_evicts_the_least_recently_seen(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 4, 0, 0);
+
+	obtain_at(st, "build-id:a", "/bin/a", NOW0 + 1 * SEC);
+	obtain_at(st, "build-id:b", "/bin/b", NOW0 + 2 * SEC);
+	obtain_at(st, "build-id:c", "/bin/c", NOW0 + 3 * SEC);
+	obtain_at(st, "build-id:d", "/bin/d", NOW0 + 4 * SEC);
+	assert_int_equal(bl_store__save(st), 0);
+	/* a is seen again: b is now the least recently seen */
+	assert_int_equal(obtain_at(st, "build-id:a", "/bin/a", NOW0 + 10 * SEC)->seen_ns, NOW0 + 10 * SEC);
+	obtain_at(st, "build-id:e", "/bin/e", NOW0 + 20 * SEC);
+	assert_int_equal(bl_store__count(st), 4);
+	assert_int_equal(bl_store__evicted(st), 1);
+	assert_int_equal(bl_store__refused(st), 0);
+	assert_null(bl_store__get(st, "build-id:b@build-id:p"));
+	assert_false(file_exists(c, "build-id:b@build-id:p"));
+	assert_true(file_exists(c, "build-id:c@build-id:p"));
+	/* then c, then d; the newest (e, f, g) and a stay */
+	obtain_at(st, "build-id:f", "/bin/f", NOW0 + 21 * SEC);
+	obtain_at(st, "build-id:g", "/bin/g", NOW0 + 22 * SEC);
+	assert_int_equal(bl_store__evicted(st), 3);
+	assert_null(bl_store__get(st, "build-id:c@build-id:p"));
+	assert_null(bl_store__get(st, "build-id:d@build-id:p"));
+	assert_false(file_exists(c, "build-id:d@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:a@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:e@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:f@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:g@build-id:p"));
+	assert_int_equal(bl_store__count(st), 4);
+	bl_store__free(st);
+}
+
+/* A baseline a process is attached to is never evicted: with every one in
+ * use, a new baseline is refused (and counted) instead. */
+static void test_store_full_never_evicts_one_in_use(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 2, 0, 0);
+	struct baseline *a = obtain_at(st, "build-id:a", "/bin/a", NOW0 + 1 * SEC);
+	struct baseline *b = obtain_at(st, "build-id:b", "/bin/b", NOW0 + 2 * SEC);
+
+	a->users = b->users = 1;
+	assert_null(bl_store__obtain(st, "build-id:c", "build-id:p", "/bin/c", "/usr/sbin/p", NOW0 + 3 * SEC));
+	assert_int_equal(bl_store__refused(st), 1);
+	assert_int_equal(bl_store__evicted(st), 0);
+	assert_int_equal(bl_store__count(st), 2);
+	b->users = 0; /* b's process ended: b goes though a is older */
+	obtain_at(st, "build-id:c", "/bin/c", NOW0 + 4 * SEC);
+	assert_int_equal(bl_store__evicted(st), 1);
+	assert_ptr_equal(bl_store__get(st, "build-id:a@build-id:p"), a);
+	assert_null(bl_store__get(st, "build-id:b@build-id:p"));
+	bl_store__free(st);
+}
+
+/* Ties in the last sight: the older baseline goes, then the smaller key,
+ * whatever the order they were made or loaded in. */
+static void test_store_eviction_ties_go_by_creation_then_key(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 3, 0, 0);
+	struct baseline *t2 = obtain_at(st, "build-id:t2", "/bin/t2", NOW0);
+	struct baseline *t3 = obtain_at(st, "build-id:t3", "/bin/t3", NOW0);
+	struct baseline *t1 = obtain_at(st, "build-id:t1", "/bin/t1", NOW0);
+
+	t2->seen_ns = t3->seen_ns = t1->seen_ns = NOW0 + 5 * SEC;
+	t3->created_ns = NOW0 - SEC; /* the oldest of the three */
+	obtain_at(st, "build-id:n1", "/bin/n1", NOW0 + 6 * SEC);
+	assert_null(bl_store__get(st, "build-id:t3@build-id:p"));
+	obtain_at(st, "build-id:n2", "/bin/n2", NOW0 + 7 * SEC);
+	assert_null(bl_store__get(st, "build-id:t1@build-id:p")); /* t1 < t2 */
+	assert_non_null(bl_store__get(st, "build-id:t2@build-id:p"));
+	assert_int_equal(bl_store__evicted(st), 2);
+	bl_store__free(st);
+}
+
+static void drop_seen(struct json_object *o)
+{
+	json_object_object_del(o, "seen_ns");
+}
+
+/* After evictions, a reload holds exactly what memory held, last sights
+ * included; a file written before seen_ns existed reads its updated_ns; a
+ * bound lowered since the files were written is applied by the sweep. */
+static void test_store_reload_after_eviction_is_consistent(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 3, 0, 0), *again;
+	struct baseline *old, *got;
+	char path[PATH_MAX], *text;
+	const char *keys[] = { "build-id:c@build-id:p", "build-id:d@build-id:p", "build-id:e@build-id:p" };
+
+	for (int i = 0; i < 5; i++) {
+		char id[32], exe[32];
+
+		snprintf(id, sizeof(id), "build-id:%c", 'a' + i);
+		snprintf(exe, sizeof(exe), "/bin/%c", 'a' + i);
+		learn(obtain_at(st, id, exe, NOW0 + (uint64_t)i * SEC), 2, 1000000, NOW0 + (uint64_t)i * SEC);
+	}
+	assert_int_equal(bl_store__evicted(st), 2);
+	assert_int_equal(bl_store__save(st), 0);
+	again = open_bounded(c, 3, 0, 0);
+	assert_int_equal(c->nreports, 0);
+	assert_int_equal(bl_store__count(again), 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_non_null(bl_store__get(again, keys[i]));
+		assert_baseline_equal(bl_store__get(st, keys[i]), bl_store__get(again, keys[i]));
+	}
+	assert_int_equal(count_entries(c), 3);
+	bl_store__free(again);
+	bl_store__free(st);
+
+	/* an older file: no seen_ns */
+	old = baseline__new("build-id:z", "-", "/bin/z", "", NOW0);
+	assert_non_null(old);
+	old->updated_ns = NOW0 + 42 * SEC;
+	text = file_json(old, drop_seen);
+	file_of_key(c, old->key, path, sizeof(path));
+	write_file(path, text, strlen(text));
+	free(text);
+	/* and a lower bound: the two least recently seen go at the sweep */
+	st = open_bounded(c, 2, 0, 0);
+	assert_int_equal(bl_store__count(st), 4);
+	got = bl_store__get(st, "build-id:z@-");
+	assert_non_null(got);
+	assert_int_equal(got->seen_ns, NOW0 + 42 * SEC);
+	assert_int_equal(bl_store__sweep(st, NOW0 + 50 * SEC), 0);
+	assert_int_equal(bl_store__evicted(st), 2);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_non_null(bl_store__get(st, "build-id:z@-"));
+	assert_non_null(bl_store__get(st, keys[2]));
+	bl_store__free(st);
+	st = open_bounded(c, 2, 0, 0);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_int_equal(count_entries(c), 2);
+	bl_store__free(st);
+	baseline__free(old);
+}
+
+/* Not seen for longer than the age limit: removed by the sweep, unless in
+ * use; a clock stepped back ages nothing; a limit of 0 never ages. */
+static void test_store_sweep_removes_baselines_past_the_age_limit(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 100, 10 * DAY, 0);
+	struct baseline *live;
+
+	obtain_at(st, "build-id:old", "/bin/old", NOW0);
+	obtain_at(st, "build-id:recent", "/bin/recent", NOW0 + 9 * DAY);
+	live = obtain_at(st, "build-id:live", "/bin/live", NOW0);
+	live->users = 1;
+	assert_int_equal(bl_store__save(st), 0);
+	assert_int_equal(bl_store__sweep(st, NOW0 - DAY), 0);  /* clock stepped back */
+	assert_int_equal(bl_store__sweep(st, NOW0 + 10 * DAY), 0); /* exactly the limit: kept */
+	assert_int_equal(bl_store__count(st), 3);
+	assert_int_equal(bl_store__sweep(st, NOW0 + 10 * DAY + 1), 1);
+	assert_int_equal(bl_store__aged_out(st), 1);
+	assert_int_equal(bl_store__evicted(st), 0);
+	assert_null(bl_store__get(st, "build-id:old@build-id:p"));
+	assert_false(file_exists(c, "build-id:old@build-id:p"));
+	assert_ptr_equal(bl_store__get(st, "build-id:live@build-id:p"), live);
+	assert_non_null(bl_store__get(st, "build-id:recent@build-id:p"));
+	bl_store__free(st);
+
+	/* at load: the age limit applies to what was on disk */
+	st = open_bounded(c, 100, 10 * DAY, 0);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_int_equal(bl_store__sweep(st, NOW0 + 30 * DAY), 2);
+	assert_int_equal(bl_store__count(st), 0);
+	assert_int_equal(count_entries(c), 0);
+	bl_store__free(st);
+
+	st = open_bounded(c, 100, 0, 0);
+	obtain_at(st, "build-id:old", "/bin/old", NOW0);
+	assert_int_equal(bl_store__sweep(st, NOW0 + 3650 * DAY), 0);
+	assert_int_equal(bl_store__count(st), 1);
+	bl_store__free(st);
+}
+
+/* An upgraded binary's old baseline stays as the new one's prior until the
+ * new one is ready, then goes; unless it was seen itself since. */
+static void test_store_prior_is_kept_until_its_successor_is_ready(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 100, 0, 30 * DAY);
+	struct baseline *v2, *w1;
+
+	learn(obtain_at(st, "build-id:v1", "/usr/bin/foo", NOW0), 5, 1000000, NOW0);
+	v2 = obtain_at(st, "build-id:v2", "/usr/bin/foo", NOW0 + DAY);
+	assert_string_equal(v2->prior_key, "build-id:v1@build-id:p");
+	/* another program, whose old binary still runs too */
+	learn(obtain_at(st, "build-id:w1", "/usr/bin/bar", NOW0), 5, 1000000, NOW0);
+	learn(obtain_at(st, "build-id:w2", "/usr/bin/bar", NOW0 + DAY), 3, 1000000, NOW0 + DAY);
+	w1 = obtain_at(st, "build-id:w1", "/usr/bin/bar", NOW0 + DAY + SEC);
+	assert_int_equal(w1->seen_ns, NOW0 + DAY + SEC);
+
+	assert_int_equal(bl_store__sweep(st, NOW0 + DAY + 2 * SEC), 0); /* v2 not ready yet */
+	assert_non_null(bl_store__get(st, "build-id:v1@build-id:p"));
+	learn(v2, 3, 1000000, NOW0 + DAY + 3 * SEC); /* ready (min_samples 3) */
+	assert_int_equal(bl_store__sweep(st, NOW0 + DAY + 4 * SEC), 1);
+	assert_null(bl_store__get(st, "build-id:v1@build-id:p"));
+	assert_false(file_exists(c, "build-id:v1@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:w1@build-id:p")); /* seen since w2 appeared */
+	assert_int_equal(bl_store__aged_out(st), 1);
+	/* the successor scores alone, its prior_key left as history */
+	v2 = bl_store__get(st, "build-id:v2@build-id:p");
+	assert_string_equal(v2->prior_key, "build-id:v1@build-id:p");
+	bl_store__free(st);
+}
+
+/* A successor that never becomes ready: its prior goes prior_max_age after
+ * it appeared (to the nanosecond). */
+static void test_store_prior_ages_out_after_prior_max_age(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 100, 0, 30 * DAY);
+
+	learn(obtain_at(st, "build-id:v1", "/usr/bin/foo", NOW0), 5, 1000000, NOW0);
+	obtain_at(st, "build-id:v2", "/usr/bin/foo", NOW0 + DAY);
+	assert_int_equal(bl_store__save(st), 0);
+	assert_int_equal(bl_store__sweep(st, NOW0 + 31 * DAY - 1), 0);
+	assert_non_null(bl_store__get(st, "build-id:v1@build-id:p"));
+	bl_store__free(st);
+	/* the same across a restart */
+	st = open_bounded(c, 100, 0, 30 * DAY);
+	assert_int_equal(bl_store__sweep(st, NOW0 + 31 * DAY), 1);
+	assert_null(bl_store__get(st, "build-id:v1@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:v2@build-id:p"));
+	assert_int_equal(count_entries(c), 1);
+	bl_store__free(st);
+}
+
+/* The last sight is saved with the baseline, coarsely: touching dirties a
+ * clean baseline only once BL_SEEN_SAVE_NS have passed since it was saved. */
+static void test_store_touch_persists_seen_coarsely(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 100, 0, 0), *again;
+	struct baseline *a = obtain_at(st, "build-id:a", "/bin/a", NOW0);
+
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__touch(a, NOW0 + 60 * SEC);
+	assert_false(a->dirty);
+	bl_store__touch(a, NOW0 - SEC); /* back: ignored */
+	assert_int_equal(a->seen_ns, NOW0 + 60 * SEC);
+	bl_store__touch(a, NOW0 + BL_SEEN_SAVE_NS);
+	assert_true(a->dirty);
+	a->users = 1;
+	bl_store__touch_live(st, NOW0 + BL_SEEN_SAVE_NS + SEC);
+	assert_int_equal(a->seen_ns, NOW0 + BL_SEEN_SAVE_NS + SEC);
+	assert_int_equal(bl_store__save(st), 0);
+	again = open_bounded(c, 100, 0, 0);
+	assert_int_equal(bl_store__get(again, a->key)->seen_ns, NOW0 + BL_SEEN_SAVE_NS + SEC);
+	bl_store__free(again);
+	bl_store__free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1273,6 +1570,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_never_opens_what_is_at_its_temp_name, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_fails_in_missing_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_full_evicts_the_least_recently_seen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_full_never_evicts_one_in_use, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_eviction_ties_go_by_creation_then_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_reload_after_eviction_is_consistent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_sweep_removes_baselines_past_the_age_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_prior_is_kept_until_its_successor_is_ready, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_prior_ages_out_after_prior_max_age, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_touch_persists_seen_coarsely, setup, teardown),
 	};
 
 	/* modes below are checked exactly */
