@@ -141,8 +141,8 @@ static void build(struct fz *f, struct parts *p, struct pl_sample *s)
 		s->nfails = (uint32_t)(fz_uint(f, 1) % 5);
 		for (uint32_t i = 0; i < s->nfails; i++)
 			p->fails[i] = (struct pl_fail){
-				.path = fz_str(f, STR_MAX, true),
-				.err = (int32_t)fz_uint(f, 4),
+				.path = fz_str(f, STR_MAX, false), /* a listed failure has its path */
+				.err = (int32_t)(fz_uint(f, 4) & INT32_MAX), /* a positive errno (pl_fail.err) */
 				.truncated = fz_bool(f),
 				.count = fz_uint(f, 8),
 			};
@@ -324,7 +324,12 @@ static void check(const struct pl_sample *s)
 	/* and writes out again as the same line */
 	again = sample_json__record(&t);
 	if (again) {
-		check_line(json_object_to_json_string_length(again, flags, &len), len);
+		const char *text2 = json_object_to_json_string_length(again, flags, &len);
+
+		check_line(text2, len);
+		if (strcmp(text2, text) != 0)
+			fprintf(stderr, "written: %s\nagain:   %s\n", text, text2);
+		FZ_ASSERT(strcmp(text2, text) == 0);
 		json_object_put(again);
 	}
 out:
