@@ -500,8 +500,10 @@ struct json_object *sample_json__wait(const struct pl_sample *s)
 		add_str(to, "wchan", t->wchan[0] ? t->wchan : NULL);
 		if (t->stack_read) {
 			st = json_object_new_array();
+			/* escaped like every string read from /proc: a symbol name is
+			 * the kernel's, but only text_escape() makes it valid UTF-8 */
 			for (uint32_t k = 0; st && k < t->nframes; k++)
-				json_object_array_add(st, json_object_new_string(t->frames[k]));
+				json_object_array_add(st, sample_json__str(t->frames[k]));
 		}
 		add(to, "kernel_stack", st);
 		json_object_array_add(threads, to);
@@ -963,7 +965,7 @@ static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sa
 		copy_name(t->wchan, str(b, e, "wchan"));
 		t->stack_read = st && json_object_is_type(st, json_type_array);
 		for (size_t k = 0; k < nf && t->nframes < PL_WAIT_FRAMES; k++)
-			copy_name(t->frames[t->nframes++], json_object_get_string(json_object_array_get_idx(st, k)));
+			copy_name(t->frames[t->nframes++], raw_of(b, json_object_array_get_idx(st, k)));
 	}
 	s->wait = w;
 }

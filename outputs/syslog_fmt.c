@@ -141,14 +141,27 @@ static const char *field_or_nil(const char *s, size_t max)
 	return s && print_ascii(s, 1, max) ? s : "-";
 }
 
+/* The microseconds of years 0000 and 10000 (the TIMESTAMP's four digits). */
+#define TIME_US_MIN (-62167219200LL * 1000000)
+#define TIME_US_END (253402300800LL * 1000000)
+
 static void format_time(char *buf, size_t size, int64_t time_us, int off_min)
 {
-	int64_t local_us = time_us + (int64_t)off_min * 60 * 1000000;
-	time_t secs = (time_t)(local_us >= 0 ? local_us / 1000000 : (local_us - 999999) / 1000000);
-	long us = (long)(local_us - (int64_t)secs * 1000000);
+	int64_t local_us;
+	time_t secs;
+	long us;
 	int aoff = off_min < 0 ? -off_min : off_min;
 	struct tm tm;
 
+	/* a time or an offset beyond what a TIMESTAMP says is the NILVALUE; the
+	 * check comes first, so no sum below can overflow */
+	if (time_us < TIME_US_MIN || time_us >= TIME_US_END || aoff >= 24 * 60) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	local_us = time_us + (int64_t)off_min * 60 * 1000000;
+	secs = (time_t)(local_us >= 0 ? local_us / 1000000 : (local_us - 999999) / 1000000);
+	us = (long)(local_us - (int64_t)secs * 1000000);
 	if (!gmtime_r(&secs, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999) {
 		snprintf(buf, size, "-");
 		return;
@@ -188,7 +201,7 @@ size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header
 {
 	struct writer w = {.buf = buf, .cap = size ? size - 1 : 0};
 	const char *type = str_field(rec, "type"), *msg = NULL;
-	char ts[48], msgid[33] = "-", head[512];
+	char ts[96], msgid[33] = "-", head[512];
 	struct json_object *v;
 	bool alert = type && strcmp(type, "alert") == 0;
 	int sev = SEVERITY_DEFAULT, n;

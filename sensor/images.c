@@ -360,6 +360,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	struct hash_wait fork_wait = old ? old->parent_wait : (struct hash_wait){ 0 };
 	char filename[PL_PATH_LEN];
 	struct exe_info exe;
+	size_t args_len;
 	int64_t m2r;
 
 	pi = start_image(im, ev->hdr.tgid, &ev->id);
@@ -368,11 +369,9 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 		free(fork_exe);
 		return;
 	}
-	memcpy(filename, ev->filename, sizeof(filename));
-	filename[sizeof(filename) - 1] = '\0';
+	args_len = images__exec_strings(ev, filename, &pi->filename_truncated);
 	pi->filename = strdup(filename);
-	pi->filename_truncated = ev->filename_len > PL_PATH_LEN;
-	pi->cmdline = text_cmdline(ev->args, ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN);
+	pi->cmdline = text_cmdline(ev->args, args_len);
 	identity__resolve_exe(im->d.ident, ev->hdr.tgid, &stamp_of(&ev->id), filename, &exe);
 	pi->exe = exe.path;
 	pi->build_id = exe.build_id;
@@ -380,7 +379,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	pi->hash_wait = exe.hash_pending;
 	/* issue 10 keys: an interpreter is keyed by what it runs (out of memory: by its binary only) */
 	(void)scriptkey__derive(im->scripts, ev->hdr.tgid, pi->exe ? pi->exe : pi->filename, ev->args,
-				ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN, &pi->script_suffix,
+				args_len, &pi->script_suffix,
 				&pi->script);
 	if (!pi->script_suffix)
 		pi->script_suffix = build_suffix(im, ev->hdr.tgid, pi);
@@ -450,6 +449,12 @@ static void set_exit(struct pl_sample *s, uint32_t reason, int32_t status)
 	}
 }
 
+void images__end_counts(const struct pl_ev_end *ev, struct pl_sample *s)
+{
+	span_total(&s->life, &ev->proc.st);
+	set_exit(s, ev->reason, ev->exit_code);
+}
+
 static void on_end(struct images *im, const struct pl_ev_end *ev)
 {
 	uint32_t tgid = ev->hdr.tgid;
@@ -476,11 +481,10 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		oncpu = oncpu__collect(im->d.oncpu, ev->proc.id.image_id, ev->proc.oncpu_samples, true);
 	s = new_sample(im, PL_AT_EXIT, tgid, &ev->proc.id, match, m2r);
 	s->oncpu = oncpu ? &oncpu->oc : NULL;
-	span_total(&s->life, st);
+	images__end_counts(ev, s);
 	s->fails = fails;
 	s->nfails = s->fail_paths = nfails;
 	s->end_ns = s->time_ns = ev->end_ns + (uint64_t)m2r;
-	set_exit(s, ev->reason, ev->exit_code);
 	if (im->d.live) {
 		static const struct pl_stats zero;
 		const struct pl_stats *base = prev ? prev : &zero;
@@ -505,7 +509,7 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		proctable__remove(im->d.procs, tgid);
 }
 
-void images__on_record(struct images *im, const void *data, size_t size)
+int images__record_type(const void *data, size_t size)
 {
 	const struct pl_hdr *h = data;
 	static const size_t want[] = {
@@ -517,8 +521,25 @@ void images__on_record(struct images *im, const void *data, size_t size)
 		[PL_EV_STACK] = sizeof(struct pl_ev_stack),
 	};
 
-	if (size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC || h->type > PL_EV_STACK ||
-	    size < want[h->type] || h->size != want[h->type]) {
+	if (!data || size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC ||
+	    h->type > PL_EV_STACK || size < want[h->type] || h->size != want[h->type])
+		return -EINVAL;
+	return h->type;
+}
+
+size_t images__exec_strings(const struct pl_ev_exec *ev, char filename[PL_PATH_LEN], bool *ret_truncated)
+{
+	memcpy(filename, ev->filename, PL_PATH_LEN);
+	filename[PL_PATH_LEN - 1] = '\0';
+	*ret_truncated = ev->filename_len > PL_PATH_LEN;
+	return ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN;
+}
+
+void images__on_record(struct images *im, const void *data, size_t size)
+{
+	const struct pl_hdr *h = data;
+
+	if (images__record_type(data, size) < 0) {
 		im->st.invalid++;
 		return;
 	}

@@ -19,6 +19,7 @@
 #ifndef PL_IMAGES_H
 #define PL_IMAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,21 @@ struct images;
 
 int images__new(const struct images_deps *d, struct images **ret);
 void images__free(struct images *im);
+
+/* The type (enum pl_event_type) of the ring-buffer record data, size bytes
+ * as the ring buffer hands it over, when it is a whole record of this ABI
+ * (its size, type and version checked), else -EINVAL. Touches nothing else:
+ * the validation alone, for images__on_record() and the fuzz target. */
+int images__record_type(const void *data, size_t size);
+
+/* An exec record's strings, decoded as on_exec() takes them: the filename
+ * NUL-terminated into filename, whether the kernel cut it, and the bytes of
+ * args to read (never more than PL_ARGS_LEN, whatever args_len says). */
+size_t images__exec_strings(const struct pl_ev_exec *ev, char filename[PL_PATH_LEN], bool *ret_truncated);
+
+/* An END record's final counters (s->life, its arrays borrowed from ev) and
+ * how the image ended (end_reason, exit code or signal), into s. */
+void images__end_counts(const struct pl_ev_end *ev, struct pl_sample *s);
 
 /* One ring-buffer record (data, size: as the ring buffer hands it over).
  * Invalid records are counted and dropped. */

@@ -37,7 +37,8 @@ enum script_kind {
 
 struct script_arg {
 	enum script_kind kind;
-	const char *text; /* into the args block given; NUL-terminated there */
+	const char *text; /* SCRIPT_FILE, SCRIPT_MODULE: into the args block given, NUL-terminated
+			   * there; SCRIPT_INLINE: a static "-c", "-e" or "-r" */
 };
 
 enum interp_family {

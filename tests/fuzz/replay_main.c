@@ -11,6 +11,8 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* optional, as in libFuzzer: a target that defines it is initialized once */
+__attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static int replay(const char *path)
 {
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
 		return 2;
 	}
+	if (LLVMFuzzerInitialize)
+		LLVMFuzzerInitialize(&argc, &argv);
 	d = opendir(argv[1]);
 	if (!d) {
 		perror(argv[1]);

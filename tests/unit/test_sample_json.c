@@ -1104,6 +1104,45 @@ static void test_sample_json_parse_gives_every_rule_field_of_rich_samples(void *
 	round_trip(f, &s);
 }
 
+/* Found by fuzz_json_out: the kernel stack frames of a waiting thread went
+ * out unescaped, so a frame that was not valid UTF-8 made the whole record
+ * invalid UTF-8 (records.md promises UTF-8). They are escaped like wchan,
+ * and read back raw. */
+static void test_sample_json_wait_frames_are_escaped_and_read_back_raw(void **state)
+{
+	struct fx *f = *state;
+	static const struct pl_wait wait = {
+	    .state = 'D', .threads = 1, .blocked = 1, .nt = 1,
+	    .t = {{.tid = 7, .state = 'D', .wchan = "io\xff", .stack_read = true, .nframes = 2,
+		   .frames = {"\xff\xfe\n[mod]", "a\\x41\"b"}}}};
+	struct json_object *rec, *back, *frames;
+	struct pl_sample s = f->win, t;
+	const char *text;
+	size_t len;
+
+	s.wait = &wait;
+	rec = sample_json__record(&s);
+	assert_non_null(rec);
+	text = json_object_to_json_string_length(rec, JSON_C_TO_STRING_PLAIN, &len);
+	for (size_t i = 0; i < len; i++)
+		assert_true((unsigned char)text[i] < 0x80); /* all of it ASCII here: the bytes escaped */
+	back = json_tokener_parse(text);
+	assert_non_null(back);
+	frames = json_object_object_get(
+	    json_object_array_get_idx(json_object_object_get(json_object_object_get(back, "wait"), "waiting_threads"), 0),
+	    "kernel_stack");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(frames, 0)), "\\xFF\\xFE\\x0A[mod]");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(frames, 1)), "a\\x5Cx41\"b");
+	assert_int_equal(sample_json__parse(back, f->buf, &t), 0);
+	assert_non_null(t.wait);
+	assert_int_equal(t.wait->t[0].nframes, 2);
+	assert_string_equal(t.wait->t[0].frames[0], "\xff\xfe\n[mod]");
+	assert_string_equal(t.wait->t[0].frames[1], "a\\x41\"b");
+	assert_string_equal(t.wait->t[0].wchan, "io\xff");
+	json_object_put(back);
+	json_object_put(rec);
+}
+
 static void test_sample_json_parse_keeps_absent_what_the_sample_did_not_know(void **state)
 {
 	struct fx *f = *state;
@@ -1458,6 +1497,7 @@ int main(void)
 	    T(test_sample_json_exe_from_identity_is_escaped_once),
 	    T(test_sample_json_cmdline_argument_byte_is_escaped_once),
 	    T(test_sample_json_parse_gives_every_rule_field_of_rich_samples),
+	    T(test_sample_json_wait_frames_are_escaped_and_read_back_raw),
 	    T(test_sample_json_parse_keeps_absent_what_the_sample_did_not_know),
 	    T(test_sample_json_parse_gives_rules_the_raw_bytes_at_every_moment),
 	    T(test_sample_json_parse_reads_a_legacy_window_total),

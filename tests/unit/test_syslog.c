@@ -254,6 +254,41 @@ static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
 	json_object_put(a);
 }
 
+/* Found by fuzz_syslog_fmt: a time near the end of int64 plus the UTC
+ * offset overflowed (undefined behaviour, caught by UBSan). A time or an
+ * offset no TIMESTAMP can say is the NILVALUE "-"; the years 0000-9999 are
+ * written. */
+static void test_syslog_5424_time_out_of_range_is_nil_not_overflow(void **state)
+{
+	struct json_object *a = json_object_new_object();
+	struct pl_syslog_header h = hdr;
+	char buf[PL_SYSLOG_MSG_MAX + 1];
+
+	json_object_object_add(a, "type", json_object_new_string("alert"));
+	h.utc_off_min = 60;
+	h.time_us = INT64_MAX;
+	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	assert_memory_equal(buf, "<28>1 - host1 ", 14);
+	h.time_us = INT64_MIN;
+	h.utc_off_min = -60;
+	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	assert_memory_equal(buf, "<28>1 - host1 ", 14);
+	/* an offset of a day or more is no offset */
+	h.time_us = 0;
+	h.utc_off_min = 24 * 60;
+	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	assert_memory_equal(buf, "<28>1 - host1 ", 14);
+	/* the last microsecond of 9999, and the first of year 0 */
+	h.utc_off_min = 0;
+	h.time_us = 253402300799999999LL;
+	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	assert_memory_equal(buf, "<28>1 9999-12-31T23:59:59.999999+00:00 host1 ", 45);
+	h.time_us = -62167219200LL * 1000000;
+	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	assert_memory_equal(buf, "<28>1 0000-01-01T00:00:00.000000+00:00 host1 ", 45);
+	json_object_put(a);
+}
+
 static void test_syslog_sd_name_rules(void **state)
 {
 	struct json_object *r = json_object_new_object();
@@ -610,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_syslog_target_parse),
 		cmocka_unit_test(test_syslog_5424_exact_bytes_of_an_alert),
 		cmocka_unit_test(test_syslog_5424_sd_escaping_is_rfc5424s),
+		cmocka_unit_test(test_syslog_5424_time_out_of_range_is_nil_not_overflow),
 		cmocka_unit_test(test_syslog_sd_name_rules),
 		cmocka_unit_test(test_syslog_5424_cut_at_the_limit_on_a_utf8_boundary),
 		cmocka_unit_test(test_syslog_octet_counting_prefix),
