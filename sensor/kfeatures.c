@@ -414,7 +414,7 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 	else
 		refused(f, PL_FEAT_BPF_SYSCALL, r, CAPS_BPF, "no CONFIG_BPF_SYSCALL");
 	probe_map(f, PL_FEAT_RINGBUF, BPF_MAP_TYPE_RINGBUF, "needs Linux 5.8+");
-	probe_map(f, PL_FEAT_TASK_STORAGE, BPF_MAP_TYPE_TASK_STORAGE, "needs Linux 5.11+");
+	probe_map(f, PL_FEAT_TASK_STORAGE, BPF_MAP_TYPE_TASK_STORAGE, "needs Linux 5.11+, 5.13+ in tracing programs");
 
 	vmlinux = f->have[PL_FEAT_BTF] ? btf__load_vmlinux_btf() : NULL;
 	if (vmlinux) {
