@@ -7,7 +7,9 @@
  *   - run code that has no file: a memfd, an unlinked file (named like sshd
  *     for good measure); the shipped rule fires for each, with its exe_kind;
  *   - reuse a pid: a process exits and another gets its pid; their records
- *     are not mixed.
+ *     are not mixed;
+ *   - write hostile bytes into comm, the file name and the command line:
+ *     syslog, the live view and JSON carry them escaped, on one line.
  * One sensor for the group, with a rule file of probes plus the shipped
  * rules. Everything is filtered by the test's own pids.
  */
@@ -22,8 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -381,12 +385,233 @@ static void test_a_reused_pid_keeps_two_separate_records(void **state)
 	json_object_put(recs);
 }
 
+
+/*
+ * Bytes only a hostile process would choose, where test_escape.c does not
+ * reach: comm (prctl), a bidi override, an overlong '/' and a UTF-16
+ * surrogate in the file name, ESC and OSC sequences and a newline in comm
+ * and the command line; and the syslog output, read from a socket of the
+ * test's own.
+ */
+#define HOSTILE_FILE "b\xe2\x80\xae" "exe\xc0\xaf\xed\xa0\x80z"
+#define HOSTILE_COMM "\x1b]0;t\x07\n\x1b[2J"
+#define HOSTILE_RULE "threat hostile bytes"
+
+static struct sensor_proc hostile_sensor;
+static char hostile_dir[] = "/tmp/plumbline-thr-XXXXXX";
+static int syslog_fd = -1;
+
+static int hostile_teardown(void **state)
+{
+	char p[256];
+
+	if (hostile_sensor.dir[0])
+		sensor_cleanup(&hostile_sensor);
+	if (syslog_fd >= 0)
+		close(syslog_fd);
+	syslog_fd = -1;
+	if (hostile_dir[strlen(hostile_dir) - 1] != 'X') {
+		static const char *const files[] = { "sock", "rules.yaml", HOSTILE_FILE };
+
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(p, sizeof(p), "%s/%s", hostile_dir, files[i]);
+			unlink(p);
+		}
+		rmdir(hostile_dir);
+	}
+	return 0;
+}
+
+/* No C0 control but LF (and none at all with no_lf), no DEL, valid UTF-8 with
+ * no overlong form, surrogate, C1 control, line separator or bidi control. */
+static void assert_clean_text(const char *what, const unsigned char *u, size_t n, bool no_lf)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = u[i];
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		unsigned int cp;
+
+		if (c < 0x80) {
+			if ((c < 0x20 && (c != '\n' || no_lf)) || c == 0x7f)
+				fail_msg("%s: control byte 0x%02x at offset %zu", what, c, i);
+			i++;
+			continue;
+		}
+		if (!len || i + len > n)
+			fail_msg("%s: invalid UTF-8 lead byte 0x%02x at offset %zu", what, c, i);
+		cp = c & (0x7f >> len);
+		for (size_t k = 1; k < len; k++) {
+			if ((u[i + k] & 0xc0) != 0x80)
+				fail_msg("%s: invalid UTF-8 at offset %zu", what, i);
+			cp = cp << 6 | (u[i + k] & 0x3f);
+		}
+		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			fail_msg("%s: overlong or surrogate UTF-8 at offset %zu", what, i);
+		if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+		    (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f || cp == 0x061c)
+			fail_msg("%s: C1, separator or bidi control U+%04X at offset %zu", what, cp, i);
+		i += len;
+	}
+}
+
+/* The value of SD-PARAM name in an RFC 5424 message, RFC 5424 escapes undone. */
+static char *sd_param(const char *msg, const char *name)
+{
+	char key[64], *out;
+	const char *p;
+	size_t n = 0;
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	p = strstr(msg, key);
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	out = malloc(strlen(p) + 1);
+	assert_non_null(out);
+	for (; *p && *p != '"'; p++) {
+		if (*p == '\\' && (p[1] == '"' || p[1] == '\\' || p[1] == ']'))
+			p++;
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void test_hostile_bytes_reach_syslog_live_and_json_escaped(void **state)
+{
+	char sock[128], rules[128], exe[256], target[160], yaml[1024], dgram[9000], *msg = NULL, *live;
+	const char *extra[] = { "--process-records", "--syslog", target, "--rules", rules, "--live", "--interval", "1",
+				NULL };
+	const char *argv[] = { exe, "rename", HOSTILE_COMM, "3", NULL };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct json_object *recs, *r, *alert = NULL;
+	size_t len;
+	pid_t pid;
+	int st;
+
+	NEED_BPF();
+	assert_non_null(mkdtemp(hostile_dir));
+	snprintf(sock, sizeof(sock), "%s/sock", hostile_dir);
+	snprintf(rules, sizeof(rules), "%s/rules.yaml", hostile_dir);
+	snprintf(exe, sizeof(exe), "%s/" HOSTILE_FILE, hostile_dir);
+	snprintf(target, sizeof(target), "unix:%s", sock);
+	snprintf(yaml, sizeof(yaml),
+		 "- rule: " HOSTILE_RULE "\n"
+		 "  desc: prints every string the process chose\n"
+		 "  condition: 'proc.exe startswith \"%s/\"'\n"
+		 "  output: \"name=%%proc.name exe=%%proc.exe cmd=%%proc.cmdline\"\n"
+		 "  priority: NOTICE\n"
+		 "  when: exit\n",
+		 hostile_dir);
+	{
+		FILE *f = fopen(rules, "we");
+		int fd;
+
+		assert_non_null(f);
+		assert_true(fputs(yaml, f) >= 0);
+		assert_int_equal(fclose(f), 0);
+		fd = open(exe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+		assert_true(fd >= 0);
+		copy_file(PL_HELPER_BIN, fd);
+		assert_int_equal(close(fd), 0);
+	}
+	syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(syslog_fd >= 0);
+	assert_true(strlen(sock) < sizeof(a.sun_path));
+	memcpy(a.sun_path, sock, strlen(sock) + 1);
+	assert_int_equal(bind(syslog_fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(sensor_start(&hostile_sensor, extra), 0);
+
+	pid = run_wait(exe, argv, 0);
+	recs = records_wait_pid(&hostile_sensor, pid, 2, WAIT_MS);
+	assert_non_null(recs);
+	json_object_put(recs);
+	recs = records_load(&hostile_sensor);
+	r = records_find(recs, pid, "exec");
+	assert_non_null(r);
+	/* JSON: every hostile byte written as \xNN, once */
+	assert_string_equal(rec_str(r, "comm"), "\\x1B]0;t\\x07\\x0A\\x1B[2J");
+	assert_non_null(strstr(rec_str(r, "exe"), "/b\\xE2\\x80\\xAEexe\\xC0\\xAF\\xED\\xA0\\x80z"));
+	assert_non_null(strstr(rec_str(r, "cmdline"), " rename \\x1B]0;t\\x07\\x0A\\x1B[2J 3"));
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *x = json_object_array_get_idx(recs, i);
+
+		if (rec_str(x, "rule") && strcmp(rec_str(x, "rule"), HOSTILE_RULE) == 0 && rec_int(x, "pid") == pid)
+			alert = x;
+	}
+	assert_non_null(alert);
+	assert_non_null(strstr(rec_str(alert, "output"), "name=\\x1B]0;t\\x07\\x0A\\x1B[2J exe="));
+
+	/* syslog: one datagram for the alert, one clean line, its SD exe the JSON string */
+	for (int tries = 0; tries < 100 && !msg; tries++) {
+		ssize_t n = recv(syslog_fd, dgram, sizeof(dgram) - 1, MSG_DONTWAIT);
+
+		if (n < 0) {
+			assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+			usleep(100000);
+			continue;
+		}
+		dgram[n] = '\0';
+		assert_clean_text("syslog message", (const unsigned char *)dgram, (size_t)n, true);
+		if (strstr(dgram, " rule=\"" HOSTILE_RULE "\""))
+			msg = dgram;
+	}
+	assert_non_null(msg);
+	{
+		char *v = sd_param(msg, "exe");
+		/* inside the SD element " and ] are always escaped: the first "] ends it */
+		const char *body = strstr(msg, "\"] ");
+
+		assert_non_null(v);
+		assert_string_equal(v, rec_str(alert, "exe"));
+		free(v);
+		assert_non_null(body);
+		assert_string_equal(body + 3, rec_str(alert, "output")); /* "] " then MSG */
+	}
+	json_object_put(recs);
+
+	/* the JSON file and the live view: no raw control byte, valid UTF-8 */
+	usleep(1500000); /* a live table after the run */
+	st = sensor_stop(&hostile_sensor);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	{
+		FILE *f = fopen(hostile_sensor.json, "re");
+		char *buf = NULL;
+		size_t cap = 0;
+		ssize_t n;
+
+		assert_non_null(f);
+		n = getdelim(&buf, &cap, '\0', f);
+		fclose(f);
+		assert_true(n > 0);
+		assert_clean_text("JSON output", (const unsigned char *)buf, (size_t)n, false);
+		free(buf);
+	}
+	{
+		FILE *f = fopen(hostile_sensor.out, "re");
+		size_t cap = 0;
+		ssize_t n;
+
+		live = NULL;
+		assert_non_null(f);
+		n = getdelim(&live, &cap, '\0', f);
+		fclose(f);
+		assert_true(n > 0);
+		len = (size_t)n;
+	}
+	assert_clean_text("live view", (const unsigned char *)live, len, false);
+	assert_non_null(strstr(live, "ALERT Notice " HOSTILE_RULE ": name=\\x1B]0;t\\x07\\x0A\\x1B[2J exe="));
+	free(live);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_renaming_comm_and_argv0_to_sshd_does_not_make_it_sshd),
 		cmocka_unit_test(test_memfd_and_deleted_executables_alert_with_their_kind),
 		cmocka_unit_test(test_a_reused_pid_keeps_two_separate_records),
+		cmocka_unit_test_teardown(test_hostile_bytes_reach_syslog_live_and_json_escaped, hostile_teardown),
 	};
 
 	return cmocka_run_group_tests_name("bpf_threats", tests, group_setup, group_teardown);
