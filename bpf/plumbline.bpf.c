@@ -17,6 +17,7 @@
  *   tp/syscalls/sys_exit_open*  failed opens only (cheap: fires on opens alone)
  *   tp_btf/sched_switch         CPU, run-queue and off-CPU deltas per thread;
  *                               the final switch of a dead thread ends the process
+ *                               (two programs: the kernel's prototype picks one)
  *   tp_btf/sched_wakeup         a blocked thread becomes runnable: its run-queue
  *                               wait starts
  *   tp_btf/sched_process_fork   new processes inherit the parent's image
@@ -796,9 +797,13 @@ int pl_exit_openat2(struct sys_exit_args *ctx) { return open_exit(ctx); }
 SEC("tracepoint/syscalls/sys_exit_creat")
 int pl_exit_creat(struct sys_exit_args *ctx) { return open_exit(ctx); }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+/*
+ * One context switch, whichever program the kernel's sched_switch prototype
+ * allows (sensor/kfeatures.c decides at load time which one is loaded):
+ * prev_state is the state __schedule() acted on.
+ */
+static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next,
+				     unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct cpu_counts *cc = cpu_counts();
@@ -850,6 +855,45 @@ int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		fold_sc(cc, NULL); /* a kernel thread's, if any: nobody's to report */
 	*busy = 0;
 	return 0;
+}
+
+/*
+ * Linux 5.18+: the tracepoint hands over the state __schedule() read
+ * (fa2c3254d7cf "sched/tracing: Don't re-read p->state when emitting
+ * sched_switch event" added it, 9c2136be0878 "sched/tracing: Append
+ * prev_state to tp args instead" moved it last, where it has stayed).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pl_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return on_switch(preempt, prev, next, prev_state);
+}
+
+/* task_struct before 2f064a59a11f ("sched: Change task_struct::state", 5.14)
+ * renamed `volatile long state` to `unsigned int __state`. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+/*
+ * Older kernels (three arguments): prev's state read from the task, which
+ * is what the tracepoint itself did before fa2c3254d7cf. The one difference
+ * is the race that commit closed: a task woken while it is being switched
+ * out can read TASK_WAKING, not 0; it is then taken as blocked, and its
+ * sched_wakeup, which the waker issues only once the switch is over, starts
+ * its run-queue wait, as for any blocked task.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pl_switch_3arg, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	unsigned int state;
+
+	if (bpf_core_field_exists(prev->__state))
+		state = BPF_CORE_READ(prev, __state);
+	else
+		state = (unsigned int)BPF_CORE_READ((struct task_struct___pre514 *)prev, state);
+	return on_switch(preempt, prev, next, state);
 }
 
 /* A blocked thread became runnable: the rest of its off-CPU time is run-queue wait. */

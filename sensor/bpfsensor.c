@@ -124,6 +124,10 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 		bpf_program__set_autoload(s->skel->progs.pl_exit_openat2, false);
 		bpf_program__set_autoload(s->skel->progs.pl_exit_creat, false);
 	}
+	/* one sched_switch program of two, by the prototype (kfeatures.c) */
+	bpf_program__set_autoload(feat->have[PL_FEAT_SCHED_SWITCH_STATE] ? s->skel->progs.pl_switch_3arg
+									  : s->skel->progs.pl_sched_switch,
+				  false);
 	if (!s->refresh)
 		bpf_program__set_autoload(s->skel->progs.pl_cpu_refresh, false);
 	bpf_program__set_autoattach(s->skel->progs.pl_cpu_sync, false); /* run on demand: bpfsensor__sync_cpu() */

@@ -22,6 +22,7 @@
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -58,6 +59,8 @@ static const struct {
 	[PL_FEAT_CGROUP2] = { "cgroup2", "cgroup v2 mount", false, "cgroup paths in records (cgroup_id is still reported)" },
 	[PL_FEAT_KPROBES] = { "kprobes", "kprobes", false, "nothing: plumbline does not use kprobes" },
 	[PL_FEAT_FENTRY] = { "fentry", "fentry/fexit", false, "nothing: plumbline does not use fentry/fexit" },
+	[PL_FEAT_SCHED_SWITCH_STATE] = { "sched_switch_prev_state", "sched_switch state", false,
+					 "nothing measured: the 3-argument sched_switch program reads prev's state from the task instead" },
 };
 
 const char *features__id(enum pl_feature feat)
@@ -176,6 +179,98 @@ static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+/* t with typedefs and qualifiers peeled off. */
+static const struct btf_type *resolve(const struct btf *b, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(b, id);
+
+	while (t && (btf_is_typedef(t) || btf_is_const(t) || btf_is_volatile(t) || btf_is_restrict(t)))
+		t = btf__type_by_id(b, t->type);
+	return t;
+}
+
+int features__sched_switch_args(const struct btf *vmlinux)
+{
+	const struct btf_type *t, *proto;
+	const struct btf_param *p;
+	int id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+
+	if (id < 0)
+		return 0;
+	t = resolve(vmlinux, id);
+	if (!t || !btf_is_ptr(t))
+		return 0;
+	proto = btf__type_by_id(vmlinux, t->type);
+	if (!proto || !btf_is_func_proto(proto))
+		return 0;
+	p = btf_params(proto);
+	/* p[0] is the probe's data pointer; then preempt, prev, next[, prev_state] */
+	if (btf_vlen(proto) < 4 || !btf_is_ptr(resolve(vmlinux, p[2].type)) || !btf_is_ptr(resolve(vmlinux, p[3].type)))
+		return 0; /* e.g. fa2c3254d7cf alone: prev_state second, before the tasks */
+	if (btf_vlen(proto) == 4)
+		return 3;
+	if (btf_vlen(proto) == 5 && btf_is_int(resolve(vmlinux, p[4].type)))
+		return 4;
+	return 0;
+}
+
+int features__probe_tp_arg(const struct btf *vmlinux, const char *tp, unsigned int arg)
+{
+	const struct bpf_insn insns[] = {
+		/* BPF_LDX_MEM(BPF_DW, r0, r1, arg * 8) */
+		{ .code = 0x79, .dst_reg = 0, .src_reg = 1, .off = (int16_t)(arg * 8) },
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* BPF_MOV64_IMM(r0, 0) */
+		{ .code = 0x95 },                         /* BPF_EXIT */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	char name[96];
+	int id, fd;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, ARRAY_SIZE(insns), &opts);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Which sched_switch program can load: the prototype from the BTF, then the
+ * verifier's own answer for the argument that program reads (so a kernel
+ * whose BTF and verifier disagree loads what the verifier accepts).
+ * PLUMBLINE_FORCE_SCHED_SWITCH=3arg takes the fallback on any kernel: for
+ * the tests, which prove it measures what the 4-argument program does.
+ */
+static void probe_sched_switch(struct pl_features *f, struct btf *vmlinux)
+{
+	const char *force = getenv("PLUMBLINE_FORCE_SCHED_SWITCH");
+	int args = features__sched_switch_args(vmlinux), r;
+
+	if (args == 0) {
+		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "sched_switch prototype not recognized");
+		set(f, PL_FEAT_TP_BTF, false, "btf_trace_sched_switch is neither (preempt, prev, next) nor "
+					      "(preempt, prev, next, prev_state)");
+		return;
+	}
+	if (force && strcmp(force, "3arg") == 0) {
+		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "forced off by PLUMBLINE_FORCE_SCHED_SWITCH=3arg (for tests)");
+		return;
+	}
+	if (args == 3) {
+		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "3-argument sched_switch (before Linux 5.18)");
+		return;
+	}
+	r = features__probe_tp_arg(vmlinux, "sched_switch", 3);
+	if (r == 0)
+		set(f, PL_FEAT_SCHED_SWITCH_STATE, true, "4-argument sched_switch");
+	else
+		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "the verifier refused prev_state: %s", strerror(-r));
 }
 
 /*
@@ -319,7 +414,7 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 	else
 		refused(f, PL_FEAT_BPF_SYSCALL, r, CAPS_BPF, "no CONFIG_BPF_SYSCALL");
 	probe_map(f, PL_FEAT_RINGBUF, BPF_MAP_TYPE_RINGBUF, "needs Linux 5.8+");
-	probe_map(f, PL_FEAT_TASK_STORAGE, BPF_MAP_TYPE_TASK_STORAGE, "needs Linux 5.11+");
+	probe_map(f, PL_FEAT_TASK_STORAGE, BPF_MAP_TYPE_TASK_STORAGE, "needs Linux 5.11+, 5.13+ in tracing programs");
 
 	vmlinux = f->have[PL_FEAT_BTF] ? btf__load_vmlinux_btf() : NULL;
 	if (vmlinux) {
@@ -330,6 +425,10 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 			set(f, PL_FEAT_TP_BTF, false, "no btf_trace_sched_switch in the kernel BTF");
 		else
 			refused(f, PL_FEAT_TP_BTF, r, CAPS_TRACING, "needs Linux 5.5+");
+		if (f->have[PL_FEAT_TP_BTF])
+			probe_sched_switch(f, vmlinux);
+		else
+			set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "needs tp_btf");
 		r = probe_tracing(vmlinux, "do_exit", BTF_KIND_FUNC, BPF_TRACE_FENTRY);
 		if (r == 0)
 			set(f, PL_FEAT_FENTRY, true, "ok");
@@ -341,6 +440,7 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 	} else {
 		set(f, PL_FEAT_TP_BTF, false, "needs kernel BTF");
 		set(f, PL_FEAT_FENTRY, false, "needs kernel BTF");
+		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "needs kernel BTF");
 	}
 
 	probe_tracefs(f, mount_tracefs);

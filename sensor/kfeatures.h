@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct btf;
+
 enum pl_feature {
 	PL_FEAT_ROOT,         /* privileges to load BPF and open perf events */
 	PL_FEAT_BTF,          /* /sys/kernel/btf/vmlinux, for CO-RE */
@@ -25,6 +27,7 @@ enum pl_feature {
 	PL_FEAT_CGROUP2,      /* a cgroup v2 mount to resolve cgroup ids to paths */
 	PL_FEAT_KPROBES,      /* not used: reported for the operator's information */
 	PL_FEAT_FENTRY,       /* not used: reported for the operator's information */
+	PL_FEAT_SCHED_SWITCH_STATE, /* sched_switch hands over prev_state (4 arguments) */
 	PL_FEAT_MAX,
 };
 
@@ -34,6 +37,22 @@ struct pl_features {
 	char tracefs[64];              /* tracefs mount point, "" if none */
 	char cgroup2[256];             /* cgroup v2 mount point, "" if none */
 };
+
+/*
+ * The sched_switch tracepoint's prototype, read from the kernel BTF
+ * (btf_trace_sched_switch: a pointer to a prototype whose first parameter
+ * is the probe's data pointer): 4 for (preempt, prev, next, prev_state),
+ * 3 for (preempt, prev, next), 0 for anything else (or no such type).
+ */
+int features__sched_switch_args(const struct btf *vmlinux);
+
+/*
+ * Ask the verifier whether a tp_btf program on tracepoint tp (its name
+ * without btf_trace_) may read argument arg (0-based): loads "r0 = ctx[arg];
+ * r0 = 0; exit". 0 when accepted, -ENOENT when tp is not in the BTF, or the
+ * verifier's -errno (-EACCES for an argument the prototype does not have).
+ */
+int features__probe_tp_arg(const struct btf *vmlinux, const char *tp, unsigned int arg);
 
 /* Probe everything. Never fails; results land in *f. With mount_tracefs,
  * mounts tracefs at /sys/kernel/tracing when it is available but unmounted. */
