@@ -220,7 +220,7 @@ def main():
         log(f"alerts by rule {got:.0f} == JSON alerts {len(mine)}; records written {written:.0f} == lines "
             f"{len(recs)}; evaluations {evals:.0f} == samples judged {judged:.0f}")
 
-        # RSS: the tick's snapshot against statm read around the scrape
+        # RSS: read by the server at the scrape, against statm read around it
         page = os.sysconf("SC_PAGE_SIZE")
         for attempt in range(8):
             with open(f"/proc/{p.pid}/statm") as f:
