@@ -225,14 +225,14 @@ const char *expo__text(const struct pl_expo *e)
 void expo__free(struct pl_expo *e)
 {
 	free(e->buf);
-	*e = (struct pl_expo){ 0 };
+	*e = (struct pl_expo){0};
 }
 
 /* ---- the address ---- */
 
 int metrics_addr__parse(const char *s, struct metrics_addr *ret, char *err, size_t errlen)
 {
-	struct metrics_addr a = { 0 };
+	struct metrics_addr a = {0};
 	char host[64];
 	const char *colon, *port;
 	unsigned long p;
@@ -283,15 +283,15 @@ int metrics_addr__parse(const char *s, struct metrics_addr *ret, char *err, size
 		in->sin_port = htons((uint16_t)p);
 		a.len = sizeof(*in);
 		a.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-	} else if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)&a.sa)->sin6_addr) == 1 &&
-		   bracketed) {
+	} else if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)&a.sa)->sin6_addr) == 1 && bracketed) {
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a.sa;
 		const uint8_t *b = in6->sin6_addr.s6_addr;
 
 		in6->sin6_family = AF_INET6;
 		in6->sin6_port = htons((uint16_t)p);
 		a.len = sizeof(*in6);
-		a.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) || (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127);
+		a.loopback =
+		    IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) || (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127);
 	} else {
 		snprintf(err, errlen, "'%s' is not a numeric IPv4 address nor a bracketed IPv6 one", host);
 		return -EINVAL;
@@ -308,6 +308,8 @@ struct metrics_server {
 	char *text; /* the last published text, NULL before the first */
 	size_t len;
 	uint64_t scrapes;
+	metrics_live_fn live; /* set before the first publish, then only read */
+	void *live_ctx;
 };
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
@@ -342,15 +344,36 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", 18, plain);
 	if (strcmp(url, "/metrics") != 0)
 		return answer(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", 39, plain);
-	pthread_mutex_lock(&s->lock);
-	if (!s->text)
-		ok = answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no metrics yet\n", 15, plain);
-	else
-		ok = answer(c, MHD_HTTP_OK, s->text, s->len, "text/plain; version=0.0.4; charset=utf-8");
-	if (s->text && ok == MHD_YES)
+	{
+		struct pl_expo e = { 0 };
+		bool have;
+
+		pthread_mutex_lock(&s->lock);
+		have = s->text;
+		if (have)
+			put(&e, s->text, s->len);
+		pthread_mutex_unlock(&s->lock);
+		if (!have)
+			return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no metrics yet\n", 15, plain);
+		if (s->live && !e.err)
+			s->live(&e, s->live_ctx);
+		ok = e.err ? MHD_NO : answer(c, MHD_HTTP_OK, e.buf, e.len, "text/plain; version=0.0.4; charset=utf-8");
+		expo__free(&e);
+	}
+	if (ok == MHD_YES) {
+		pthread_mutex_lock(&s->lock);
 		s->scrapes++;
-	pthread_mutex_unlock(&s->lock);
+		pthread_mutex_unlock(&s->lock);
+	}
 	return ok;
+}
+
+void metrics_server__set_live(struct metrics_server *s, metrics_live_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&s->lock);
+	s->live = fn;
+	s->live_ctx = ctx;
+	pthread_mutex_unlock(&s->lock);
 }
 
 int metrics_server__start(const struct metrics_addr *a, struct metrics_server **ret)

@@ -9,7 +9,8 @@
  *     appended to a text buffer, with names checked and label values and
  *     help text escaped as the format says, so that a rule name holding a
  *     quote, a backslash or a newline cannot break the exposition;
- *   - a server: it serves the last text published at /metrics (GET and
+ *   - a server: it serves the last text published at /metrics, followed by
+ *     the few families a callback renders at the scrape itself (GET and
  *     HEAD only, 404 elsewhere, 405 for other methods), from
  *     libmicrohttpd's own thread. The caller publishes a new text (once per
  *     tick); the server keeps its own copy under a mutex, so a scrape never
@@ -38,8 +39,8 @@ struct pl_label {
 struct pl_expo {
 	char *buf;
 	size_t len, cap;
-	int err;              /* the first error (-ENOMEM, -EINVAL), sticky; the text is unusable then */
-	char family[128];     /* the family open for samples */
+	int err;	  /* the first error (-ENOMEM, -EINVAL), sticky; the text is unusable then */
+	char family[128]; /* the family open for samples */
 };
 
 /* Start a family: `# HELP name help` and `# TYPE name type`. A counter's
@@ -93,6 +94,16 @@ struct metrics_server;
  * -EADDRNOTAVAIL, ...; -EIO when libmicrohttpd would not start).
  */
 int metrics_server__start(const struct metrics_addr *a, struct metrics_server **ret);
+
+/*
+ * Families rendered at each scrape, after the published text, by fn(e, ctx)
+ * in the server's thread: only for what is exact at the moment of the
+ * scrape and safe to read from any thread (the process's own CPU time and
+ * resident memory), never the caller's state. Set before the first
+ * publish; NULL: none.
+ */
+typedef void (*metrics_live_fn)(struct pl_expo *e, void *ctx);
+void metrics_server__set_live(struct metrics_server *s, metrics_live_fn fn, void *ctx);
 
 /* Serve text (len bytes, copied) from now on. 0, -ENOMEM or -EFBIG. */
 int metrics_server__publish(struct metrics_server *s, const char *text, size_t len);

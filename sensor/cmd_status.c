@@ -29,7 +29,7 @@
 #include "runtime.h"
 
 #define STATUS_MAX_BYTES (1u << 20)
-#define STATUS_STALE_S   10 /* five missed updates */
+#define STATUS_STALE_S	 10 /* five missed updates */
 
 static void usage(FILE *f)
 {
@@ -155,9 +155,11 @@ static void print_outputs(struct json_object *outs)
 	char b[64];
 
 	printf("  %-14s", "outputs");
-	json_object_object_foreach(outs, name, o) {
-		printf("%s%s %s (%llu written, %llu dropped)", first ? "" : "; ", name, str(o, "state", b, sizeof(b)) ?: "?",
-		       (unsigned long long)u64(o, "written"), (unsigned long long)u64(o, "dropped"));
+	json_object_object_foreach(outs, name, o)
+	{
+		printf("%s%s %s (%llu written, %llu dropped)", first ? "" : "; ", name,
+		       str(o, "state", b, sizeof(b)) ?: "?", (unsigned long long)u64(o, "written"),
+		       (unsigned long long)u64(o, "dropped"));
 		first = false;
 	}
 	printf("%s\n", first ? "none" : "");
@@ -184,7 +186,8 @@ static void print_watching(struct json_object *w, uint64_t alerts)
 		       (unsigned long long)alerts);
 	else
 		printf("  %-14soff (--no-rules)\n", "rules");
-	printf("  %-14s%s\n", "baselines", json_object_get_boolean(get(w, "baselines")) ? "on" : "off (--no-baselines)");
+	printf("  %-14s%s\n", "baselines",
+	       json_object_get_boolean(get(w, "baselines")) ? "on" : "off (--no-baselines)");
 	printf("  %-14s%s\n", "stacks", json_object_get_boolean(get(w, "stack_sampling")) ? "sampled" : "off");
 	print_outputs(get(w, "outputs"));
 }
@@ -222,7 +225,8 @@ static void print_losses(struct json_object *losses)
 	bool any = false;
 
 	printf("\nLosses\n");
-	json_object_object_foreach(losses, cause, v) {
+	json_object_object_foreach(losses, cause, v)
+	{
 		uint64_t n = json_object_get_uint64(v);
 
 		if (!n || strpbrk(cause, "\n\r\033"))
@@ -266,8 +270,7 @@ static void print_human(struct json_object *o)
 	printf("plumbline %s, pid %llu, running for %s (since %s)\n", str(o, "version", ver, sizeof(ver)) ?: "?",
 	       (unsigned long long)u64(o, "pid"), up, started);
 	printf("  CPU %.1f s, RSS %.1f MiB; metrics %s; status of %llu s ago (%s)\n", u64(o, "cpu_ns") / 1e9,
-	       u64(o, "rss_bytes") / 1048576.0,
-	       str(o, "metrics", metrics, sizeof(metrics)) ? metrics : "off",
+	       u64(o, "rss_bytes") / 1048576.0, str(o, "metrics", metrics, sizeof(metrics)) ? metrics : "off",
 	       (unsigned long long)(now > t ? (now - t) / 1000000000ull : 0),
 	       str(o, "runtime_dir", dir, sizeof(dir)) ?: "?");
 	print_watching(get(o, "watching"), u64(o, "alerts"));
@@ -279,10 +282,10 @@ static void print_human(struct json_object *o)
 int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "runtime-dir", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	    {"runtime-dir", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
 	};
 	const char *dir = "/run/plumbline";
 	bool as_json = false;
@@ -318,8 +321,10 @@ int cmd_status(int argc, char **argv)
 		return log_error_errno(ENAMETOOLONG, "--runtime-dir: too long");
 	r = read_status(path, &text, &len);
 	if (r == -ENOENT) {
-		fprintf(stderr, "plumbline status: no sensor running: %s does not exist (no sensor has run with "
-				"--runtime-dir %s)\n", path, dir);
+		fprintf(stderr,
+			"plumbline status: no sensor running: %s does not exist (no sensor has run with "
+			"--runtime-dir %s)\n",
+			path, dir);
 		return 1;
 	}
 	if (r < 0)
@@ -356,8 +361,9 @@ int cmd_status(int argc, char **argv)
 		else
 			print_human(o);
 		if (now > t && now - t > STATUS_STALE_S * 1000000000ull) {
-			fprintf(stderr, "plumbline status: the sensor (pid %llu) has not updated %s for %llu s: it may be "
-					"stuck\n",
+			fprintf(stderr,
+				"plumbline status: the sensor (pid %llu) has not updated %s for %llu s: it may be "
+				"stuck\n",
 				(unsigned long long)pid, path, (unsigned long long)((now - t) / 1000000000ull));
 			r = 1;
 		}

@@ -20,10 +20,10 @@
 struct runtime {
 	const struct run_opts *opts;
 	struct metrics_server *srv; /* NULL: no --metrics */
-	int dirfd;                  /* the runtime directory, -1: no status.json */
-	uint64_t start_time_ns;     /* REALTIME */
+	int dirfd;		    /* the runtime directory, -1: no status.json */
+	uint64_t start_time_ns;	    /* REALTIME */
 	uint64_t last_status_ns;    /* monotonic */
-	bool status_failing;        /* the last write failed (said once per streak) */
+	bool status_failing;	    /* the last write failed (said once per streak) */
 	bool publish_failing;
 	struct snapshot snap;
 };
@@ -38,8 +38,10 @@ static int open_dir(const char *dir)
 
 	if (mkdir(dir, 0755) < 0) {
 		if (errno != EEXIST)
-			return log_warn_errno(errno, "Cannot make the runtime directory %s: %m; no status.json (plumbline "
-						     "status will not see this sensor)", dir);
+			return log_warn_errno(errno,
+					      "Cannot make the runtime directory %s: %m; no status.json (plumbline "
+					      "status will not see this sensor)",
+					      dir);
 		made = false;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -74,10 +76,14 @@ int runtime__open(const struct run_opts *opts, struct runtime **ret)
 		r = metrics_addr__parse(opts->metrics, &a, why, sizeof(why));
 		if (r == 0)
 			r = metrics_server__start(&a, &rt->srv);
+		if (r == 0)
+			metrics_server__set_live(rt->srv, snapshot__process_metrics, NULL);
 		if (r < 0) {
 			free(rt);
 			return log_error_errno(r, "Cannot serve metrics on %s: %s", opts->metrics,
-					       r == -EINVAL ? why : r == -EIO ? "libmicrohttpd would not start" : strerror(-r));
+					       r == -EINVAL ? why
+					       : r == -EIO  ? "libmicrohttpd would not start"
+							    : strerror(-r));
 		}
 		log_info("metrics at http://%s/metrics", opts->metrics);
 	}
@@ -147,7 +153,7 @@ static void status(struct runtime *rt)
 
 static void publish(struct runtime *rt)
 {
-	struct pl_expo e = { 0 };
+	struct pl_expo e = {0};
 	int r = snapshot__metrics(&rt->snap, &e);
 
 	if (!r)
@@ -169,7 +175,8 @@ static void fill(struct runtime *rt, const struct stats_sources *src)
 void runtime__tick(struct runtime *rt, const struct stats_sources *src, bool now)
 {
 	uint64_t t = mono_ns();
-	bool due = rt && rt->dirfd >= 0 && (now || t - rt->last_status_ns >= STATUS_INTERVAL_S * 1000000000ull - 50000000ull);
+	bool due =
+	    rt && rt->dirfd >= 0 && (now || t - rt->last_status_ns >= STATUS_INTERVAL_S * 1000000000ull - 50000000ull);
 
 	if (!rt || (!rt->srv && !due))
 		return;

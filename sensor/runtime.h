@@ -16,7 +16,7 @@
 #include "stats.h"
 
 #define STATUS_INTERVAL_S 2
-#define STATUS_FILE "status.json"
+#define STATUS_FILE	  "status.json"
 
 struct runtime;
 

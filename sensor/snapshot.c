@@ -20,11 +20,11 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack" };
+static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack"};
 
 const char *snap_output__name(enum snap_output o)
 {
-	static const char *const names[SNAP_OUT_MAX] = { "json", "syslog", "ocsf", "audit" };
+	static const char *const names[SNAP_OUT_MAX] = {"json", "syslog", "ocsf", "audit"};
 
 	return (unsigned)o < SNAP_OUT_MAX ? names[o] : "?";
 }
@@ -34,13 +34,13 @@ void snapshot__clear(struct snapshot *s)
 	for (size_t i = 0; i < s->nrule; i++)
 		free(s->rule[i].name);
 	free(s->rule);
-	*s = (struct snapshot){ 0 };
+	*s = (struct snapshot){0};
 }
 
 static void loss(struct snapshot *s, const char *cause, uint64_t n)
 {
 	if (s->nloss < SNAP_LOSSES_MAX)
-		s->loss[s->nloss++] = (struct snap_loss){ .cause = cause, .n = n };
+		s->loss[s->nloss++] = (struct snap_loss){.cause = cause, .n = n};
 }
 
 static uint64_t rss_bytes(void)
@@ -80,9 +80,11 @@ static int fill_rules(struct snapshot *s, const struct alerts *a)
 	if (!s->rule)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		s->rule[i] = (struct snap_rule){ .name = strdup(c[i].name), .enabled = c[i].enabled,
-						 .evaluations = c[i].evaluations, .alerts = c[i].alerts,
-						 .throttled = c[i].throttled };
+		s->rule[i] = (struct snap_rule){.name = strdup(c[i].name),
+						.enabled = c[i].enabled,
+						.evaluations = c[i].evaluations,
+						.alerts = c[i].alerts,
+						.throttled = c[i].throttled};
 		if (!s->rule[i].name)
 			return -ENOMEM;
 		s->nrule++;
@@ -95,7 +97,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 	const struct images_stats *im = images__stats(src->images);
 	const struct failpaths_stats *fst = failpaths__stats(src->fails);
 	const struct pipeline_stats *pst = pipeline__stats(src->pipe);
-	uint64_t k[PL_DROP_MAX] = { 0 }, now = mono_ns();
+	uint64_t k[PL_DROP_MAX] = {0}, now = mono_ns();
 	struct rusage ru;
 	int r = 0;
 
@@ -178,7 +180,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 
 /* ---- Prometheus text (docs/metrics.md) ---- */
 
-#define L1(n, v) ((struct pl_label[]){ { (n), (v) } })
+#define L1(n, v) ((struct pl_label[]){{(n), (v)}})
 
 static void counter(struct pl_expo *e, const char *name, const char *help, uint64_t v)
 {
@@ -253,22 +255,15 @@ static void render_baselines(const struct snapshot *s, struct pl_expo *e)
 
 int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 {
-	static const char *const psi_res[] = { "cpu", "memory", "io" };
-	bool psi_ok[] = { s->psi.cpu_ok, s->psi.memory_ok, s->psi.io_ok };
-	double psi_v[] = { s->psi.cpu, s->psi.memory, s->psi.io };
+	static const char *const psi_res[] = {"cpu", "memory", "io"};
+	bool psi_ok[] = {s->psi.cpu_ok, s->psi.memory_ok, s->psi.io_ok};
+	double psi_v[] = {s->psi.cpu, s->psi.memory, s->psi.io};
 
 	expo__family(e, "plumbline_build_info", PL_METRIC_GAUGE, "The sensor's version (the value is 1).");
-	expo__u64(e, ((struct pl_label[]){ { "version", PL_VERSION }, { "libbpf", bpfsensor__libbpf_version() } }), 2, 1);
+	expo__u64(e, ((struct pl_label[]){{"version", PL_VERSION}, {"libbpf", bpfsensor__libbpf_version()}}), 2, 1);
 	gauge(e, "plumbline_start_time_seconds", "When the sensor started, seconds since the Unix epoch.",
 	      (double)s->start_time_ns / 1e9);
 	gauge(e, "plumbline_uptime_seconds", "Seconds since the sensor started.", (double)s->uptime_ns / 1e9);
-	expo__family(e, "plumbline_process_cpu_seconds_total", PL_METRIC_COUNTER,
-		     "User and system CPU time of the sensor process (not of its BPF programs), seconds.");
-	expo__double(e, NULL, 0, (double)s->cpu_ns / 1e9);
-	gauge(e, "plumbline_process_resident_memory_bytes", "Resident memory of the sensor process (/proc/self/statm).",
-	      (double)s->rss_bytes);
-	gauge(e, "plumbline_process_max_resident_memory_bytes", "Peak resident memory of the sensor process.",
-	      (double)s->maxrss_bytes);
 	expo__family(e, "plumbline_kernel_feature", PL_METRIC_GAUGE, "Probed kernel features: 1 available, 0 missing.");
 	for (int i = 0; i < PL_FEAT_MAX; i++)
 		expo__u64(e, L1("feature", features__id(i)), 1, s->have[i]);
@@ -288,8 +283,9 @@ int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 		     "Everything lost, by cause: the loss counters of the stats record, keyed as there.");
 	for (size_t i = 0; i < s->nloss; i++)
 		expo__u64(e, L1("cause", s->loss[i].cause), 1, s->loss[i].n);
-	expo__family(e, "plumbline_truncations_total", PL_METRIC_COUNTER,
-		     "Strings cut to their bound (nothing else lost): failed-open paths and exec paths, command lines.");
+	expo__family(
+	    e, "plumbline_truncations_total", PL_METRIC_COUNTER,
+	    "Strings cut to their bound (nothing else lost): failed-open paths and exec paths, command lines.");
 	expo__u64(e, L1("what", "path"), 1, s->path_truncated);
 	expo__u64(e, L1("what", "args"), 1, s->args_truncated);
 
@@ -331,6 +327,22 @@ int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 	return e->err;
 }
 
+void snapshot__process_metrics(struct pl_expo *e, void *ctx)
+{
+	struct rusage ru;
+
+	(void)ctx;
+	getrusage(RUSAGE_SELF, &ru);
+	expo__family(e, "plumbline_process_cpu_seconds_total", PL_METRIC_COUNTER,
+		     "User and system CPU time of the sensor process (not of its BPF programs), seconds.");
+	expo__double(e, NULL, 0,
+		     (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	gauge(e, "plumbline_process_resident_memory_bytes", "Resident memory of the sensor process (/proc/self/statm).",
+	      (double)rss_bytes());
+	gauge(e, "plumbline_process_max_resident_memory_bytes", "Peak resident memory of the sensor process.",
+	      (double)ru.ru_maxrss * 1024.0);
+}
+
 /* ---- status.json (docs/status.md) ---- */
 
 static void add_u64(struct json_object *o, const char *key, uint64_t v)
@@ -354,7 +366,8 @@ static void add_raw(struct json_object *o, const char *key, const char *raw)
 
 static struct json_object *status_watch(const struct snapshot *s)
 {
-	struct json_object *w = json_object_new_object(), *f = json_object_new_array(), *outs = json_object_new_object();
+	struct json_object *w = json_object_new_object(), *f = json_object_new_array(),
+			   *outs = json_object_new_object();
 
 	for (int i = 0; i < PL_FEAT_MAX; i++)
 		if (s->have[i])

@@ -31,8 +31,8 @@ enum snap_output { SNAP_OUT_JSON, SNAP_OUT_SYSLOG, SNAP_OUT_OCSF, SNAP_OUT_AUDIT
 struct snap_output_state {
 	bool on;
 	uint64_t written, dropped;
-	bool failing;     /* its last record was lost */
-	char state[16];   /* "ok", "failing"; syslog: "connected", "connecting", "disconnected" */
+	bool failing;		       /* its last record was lost */
+	char state[16];		       /* "ok", "failing"; syslog: "connected", "connecting", "disconnected" */
 	uint64_t queued, queued_bytes; /* syslog: what waits for the target */
 };
 
@@ -53,13 +53,13 @@ struct snap_loss {
 struct snapshot {
 	/* the sensor */
 	uint32_t pid;
-	uint64_t time_ns;       /* REALTIME, when filled */
+	uint64_t time_ns;	/* REALTIME, when filled */
 	uint64_t start_time_ns; /* REALTIME, when the sensor started */
 	uint64_t uptime_ns;
-	uint64_t cpu_ns;        /* user + system, getrusage(RUSAGE_SELF) */
-	uint64_t rss_bytes;     /* /proc/self/statm resident pages x page size */
+	uint64_t cpu_ns;    /* user + system, getrusage(RUSAGE_SELF) */
+	uint64_t rss_bytes; /* /proc/self/statm resident pages x page size */
 	uint64_t maxrss_bytes;
-	bool stopped;           /* the last snapshot, at stop */
+	bool stopped; /* the last snapshot, at stop */
 	/* what it watches */
 	bool have[PL_FEAT_MAX];
 	uint64_t tracked_processes;
@@ -72,7 +72,7 @@ struct snapshot {
 	struct snap_loss loss[SNAP_LOSSES_MAX];
 	size_t nloss;
 	uint64_t path_truncated, args_truncated; /* kernel_drops that lose nothing (cut strings) */
-	struct live_losses losses;               /* the same, grouped as the live view says them */
+	struct live_losses losses;		 /* the same, grouped as the live view says them */
 	/* outputs */
 	struct snap_output_state out[SNAP_OUT_MAX];
 	/* rules */
@@ -96,8 +96,14 @@ void snapshot__clear(struct snapshot *s);
 /* The output's name in metrics and status.json ("json", "syslog", "ocsf", "audit"). */
 const char *snap_output__name(enum snap_output o);
 
-/* Render s as Prometheus text into e (docs/metrics.md lists every family). */
+/* Render s as Prometheus text into e (docs/metrics.md lists every family),
+ * all but the process's CPU and memory: snapshot__process_metrics(). */
 int snapshot__metrics(const struct snapshot *s, struct pl_expo *e);
+
+/* The sensor process's CPU time and resident memory as of now
+ * (getrusage, /proc/self/statm): a metrics_live_fn, rendered at each scrape
+ * in the server's thread (it reads nothing of the sensor's own state). */
+void snapshot__process_metrics(struct pl_expo *e, void *ctx);
 
 /* s as status.json's object (docs/status.md). NULL on ENOMEM. */
 struct json_object *snapshot__status(const struct snapshot *s, const char *runtime_dir, const char *metrics_addr);

@@ -147,6 +147,11 @@ def main():
         if r.returncode == 0 or "--metrics-allow-remote" not in r.stderr:
             fail(f"--metrics 0.0.0.0 was not refused: exit {r.returncode}, {r.stderr!r}")
         log("non-loopback address refused: " + r.stderr.strip().splitlines()[-1][:100])
+        # ... and allowed with --metrics-allow-remote: the next check of the command line speaks instead
+        r = subprocess.run([sensor, "run", "--no-live", "--metrics", f"0.0.0.0:{port}", "--metrics-allow-remote",
+                            "--no-rules", "--ocsf", "/dev/null"], capture_output=True, text=True, timeout=20)
+        if r.returncode == 0 or "--metrics" in r.stderr or "--no-rules raises none" not in r.stderr:
+            fail(f"--metrics-allow-remote did not allow 0.0.0.0: exit {r.returncode}, {r.stderr!r}")
 
         marker_name = f"plmetrics{os.getpid()}"
         marker = os.path.join(d, marker_name)
@@ -220,7 +225,7 @@ def main():
         log(f"alerts by rule {got:.0f} == JSON alerts {len(mine)}; records written {written:.0f} == lines "
             f"{len(recs)}; evaluations {evals:.0f} == samples judged {judged:.0f}")
 
-        # RSS: the tick's snapshot against statm read around the scrape
+        # RSS: read by the server at the scrape, against statm read around it
         page = os.sysconf("SC_PAGE_SIZE")
         for attempt in range(8):
             with open(f"/proc/{p.pid}/statm") as f:

@@ -25,12 +25,12 @@
 
 static void test_expo_writes_help_and_type_lines(void **state)
 {
-	struct pl_expo e = { 0 };
+	struct pl_expo e = {0};
 
 	assert_int_equal(expo__family(&e, "pl_things_total", PL_METRIC_COUNTER, "Things seen."), 0);
 	assert_int_equal(expo__u64(&e, NULL, 0, 42), 0);
 	assert_int_equal(expo__family(&e, "pl_level", PL_METRIC_GAUGE, "A level."), 0);
-	assert_int_equal(expo__u64(&e, (struct pl_label[]){ { "kind", "a" }, { "b", "c" } }, 2, 7), 0);
+	assert_int_equal(expo__u64(&e, (struct pl_label[]){{"kind", "a"}, {"b", "c"}}, 2, 7), 0);
 	assert_string_equal(expo__text(&e), "# HELP pl_things_total Things seen.\n"
 					    "# TYPE pl_things_total counter\n"
 					    "pl_things_total 42\n"
@@ -42,29 +42,36 @@ static void test_expo_writes_help_and_type_lines(void **state)
 
 static void test_expo_escapes_label_values(void **state)
 {
-	struct pl_expo e = { 0 };
+	struct pl_expo e = {0};
 
 	expo__family(&e, "pl_rule_alerts_total", PL_METRIC_COUNTER, "h");
-	expo__u64(&e, (struct pl_label[]){ { "rule", "say \"hi\"\\now\nnext" } }, 1, 1);
+	expo__u64(&e, (struct pl_label[]){{"rule", "say \"hi\"\\now\nnext"}}, 1, 1);
 	assert_non_null(strstr(expo__text(&e), "pl_rule_alerts_total{rule=\"say \\\"hi\\\"\\\\now\\nnext\"} 1\n"));
 	expo__free(&e);
 }
 
 static void test_expo_replaces_invalid_utf8_in_labels(void **state)
 {
-	struct pl_expo e = { 0 };
+	struct pl_expo e = {0};
 
 	expo__family(&e, "pl_x", PL_METRIC_GAUGE, "h");
 	/* a lone continuation byte, a truncated sequence, an overlong '/' and valid é */
-	expo__u64(&e, (struct pl_label[]){ { "v", "a\x80" "b\xc3" "c\xc0\xaf" "d\xc3\xa9" } }, 1, 1);
-	assert_non_null(strstr(expo__text(&e),
-			       "pl_x{v=\"a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd" "d\xc3\xa9\"} 1\n"));
+	expo__u64(&e,
+		  (struct pl_label[]){{"v", "a\x80"
+					    "b\xc3"
+					    "c\xc0\xaf"
+					    "d\xc3\xa9"}},
+		  1, 1);
+	assert_non_null(strstr(expo__text(&e), "pl_x{v=\"a\xef\xbf\xbd"
+					       "b\xef\xbf\xbd"
+					       "c\xef\xbf\xbd\xef\xbf\xbd"
+					       "d\xc3\xa9\"} 1\n"));
 	expo__free(&e);
 }
 
 static void test_expo_escapes_help_text(void **state)
 {
-	struct pl_expo e = { 0 };
+	struct pl_expo e = {0};
 
 	/* help escapes \ and newline only; a quote stays as it is */
 	expo__family(&e, "pl_x", PL_METRIC_GAUGE, "a \"b\" c\\d\ne");
@@ -74,7 +81,7 @@ static void test_expo_escapes_help_text(void **state)
 
 static void test_expo_refuses_bad_names(void **state)
 {
-	struct pl_expo e = { 0 };
+	struct pl_expo e = {0};
 
 	assert_int_equal(expo__family(&e, "pl_things", PL_METRIC_COUNTER, "h"), -EINVAL); /* no _total */
 	assert_null(expo__text(&e));
@@ -88,10 +95,10 @@ static void test_expo_refuses_bad_names(void **state)
 	assert_int_equal(expo__u64(&e, NULL, 0, 1), -EINVAL); /* a sample before any family */
 	expo__free(&e);
 	expo__family(&e, "pl_x", PL_METRIC_GAUGE, "h");
-	assert_int_equal(expo__u64(&e, (struct pl_label[]){ { "__name", "v" } }, 1, 1), -EINVAL);
+	assert_int_equal(expo__u64(&e, (struct pl_label[]){{"__name", "v"}}, 1, 1), -EINVAL);
 	expo__free(&e);
 	expo__family(&e, "pl_x", PL_METRIC_GAUGE, "h");
-	assert_int_equal(expo__u64(&e, (struct pl_label[]){ { "a-b", "v" } }, 1, 1), -EINVAL);
+	assert_int_equal(expo__u64(&e, (struct pl_label[]){{"a-b", "v"}}, 1, 1), -EINVAL);
 	expo__free(&e);
 	assert_true(expo__metric_name_ok("a:b_c9"));
 	assert_false(expo__label_name_ok("a:b"));
@@ -99,7 +106,7 @@ static void test_expo_refuses_bad_names(void **state)
 
 static void test_expo_formats_values(void **state)
 {
-	struct pl_expo e = { 0 };
+	struct pl_expo e = {0};
 
 	expo__family(&e, "pl_x", PL_METRIC_GAUGE, "h");
 	expo__u64(&e, NULL, 0, UINT64_MAX);
@@ -140,9 +147,20 @@ static void test_addr_parse_says_what_is_loopback(void **state)
 
 static void test_addr_parse_refuses_malformed(void **state)
 {
-	static const char *const bad[] = { "", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
-					   "127.0.0.1:-1", "127.0.0.1:+80", "127.0.0.1:80x", "localhost:80",
-					   "::1:80", "[::1]80", "[::1", "[127.0.0.1]:80", ":80" };
+	static const char *const bad[] = {"",
+					  "127.0.0.1",
+					  "127.0.0.1:",
+					  "127.0.0.1:0",
+					  "127.0.0.1:65536",
+					  "127.0.0.1:-1",
+					  "127.0.0.1:+80",
+					  "127.0.0.1:80x",
+					  "localhost:80",
+					  "::1:80",
+					  "[::1]80",
+					  "[::1",
+					  "[127.0.0.1]:80",
+					  ":80"};
 	struct metrics_addr a;
 	char err[160];
 
@@ -153,10 +171,16 @@ static void test_addr_parse_refuses_malformed(void **state)
 	}
 }
 
+static void live_family(struct pl_expo *e, void *ctx)
+{
+	expo__family(e, "pl_live", PL_METRIC_GAUGE, "rendered at the scrape");
+	expo__u64(e, NULL, 0, ++*(uint64_t *)ctx);
+}
+
 /* One request on a new connection; returns the status code, the body in body. */
 static int request(uint16_t port, const char *method, const char *path, char *body, size_t size)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
 	char req[256], resp[65536];
 	size_t len = 0;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), code = -1;
@@ -165,8 +189,8 @@ static int request(uint16_t port, const char *method, const char *path, char *bo
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", method,
-		 path);
+	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+		 method, path);
 	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
 	for (;;) {
 		ssize_t n = read(fd, resp + len, sizeof(resp) - 1 - len);
@@ -206,13 +230,23 @@ static void test_server_serves_only_metrics_by_get(void **state)
 	assert_int_equal(metrics_server__publish(s, "b 2\n", 4), 0);
 	assert_int_equal(request(port, "GET", "/metrics", body, sizeof(body)), 200);
 	assert_string_equal(body, "b 2\n");
+	{
+		uint64_t n = 0;
+
+		metrics_server__set_live(s, live_family, &n);
+		assert_int_equal(request(port, "GET", "/metrics", body, sizeof(body)), 200);
+		assert_string_equal(body, "b 2\n# HELP pl_live rendered at the scrape\n# TYPE pl_live gauge\npl_live 1\n");
+		assert_int_equal(request(port, "GET", "/metrics", body, sizeof(body)), 200);
+		assert_non_null(strstr(body, "pl_live 2\n"));
+		metrics_server__set_live(s, NULL, NULL);
+	}
 	assert_int_equal(request(port, "HEAD", "/metrics", body, sizeof(body)), 200);
 	assert_string_equal(body, "");
 	assert_int_equal(request(port, "GET", "/", body, sizeof(body)), 404);
 	assert_int_equal(request(port, "GET", "/metrics/x", body, sizeof(body)), 404);
 	assert_int_equal(request(port, "POST", "/metrics", body, sizeof(body)), 405);
 	assert_int_equal(request(port, "DELETE", "/metrics", body, sizeof(body)), 405);
-	assert_int_equal(metrics_server__scrapes(s), 3);
+	assert_int_equal(metrics_server__scrapes(s), 5);
 	/* the same address again: refused, with the errno */
 	{
 		struct metrics_server *s2 = NULL;
@@ -226,15 +260,15 @@ static void test_server_serves_only_metrics_by_get(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_expo_writes_help_and_type_lines),
-		cmocka_unit_test(test_expo_escapes_label_values),
-		cmocka_unit_test(test_expo_replaces_invalid_utf8_in_labels),
-		cmocka_unit_test(test_expo_escapes_help_text),
-		cmocka_unit_test(test_expo_refuses_bad_names),
-		cmocka_unit_test(test_expo_formats_values),
-		cmocka_unit_test(test_addr_parse_says_what_is_loopback),
-		cmocka_unit_test(test_addr_parse_refuses_malformed),
-		cmocka_unit_test(test_server_serves_only_metrics_by_get),
+	    cmocka_unit_test(test_expo_writes_help_and_type_lines),
+	    cmocka_unit_test(test_expo_escapes_label_values),
+	    cmocka_unit_test(test_expo_replaces_invalid_utf8_in_labels),
+	    cmocka_unit_test(test_expo_escapes_help_text),
+	    cmocka_unit_test(test_expo_refuses_bad_names),
+	    cmocka_unit_test(test_expo_formats_values),
+	    cmocka_unit_test(test_addr_parse_says_what_is_loopback),
+	    cmocka_unit_test(test_addr_parse_refuses_malformed),
+	    cmocka_unit_test(test_server_serves_only_metrics_by_get),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

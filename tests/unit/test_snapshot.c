@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -55,7 +56,7 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->rules, sizeof(f->rules), "%s/rules.yaml", f->dir);
 	f->paths[0] = f->rules;
-	f->o = (struct alerts_opts){ .paths = f->paths, .npaths = 1, .id_instance = 0x5eed };
+	f->o = (struct alerts_opts){.paths = f->paths, .npaths = 1, .id_instance = 0x5eed};
 	f->out = ut_mem_output__new();
 	f->outs[0] = &f->out->base;
 	pl_sample__init(&f->s, PL_AT_EXEC);
@@ -80,13 +81,13 @@ static int teardown(void **state)
 }
 
 #define RULES                                                                                                          \
-	"- rule: 'Every \"svc\" exec'\n  desc: d\n  condition: proc.exe_name = svc\n  output: o %proc.pid\n"         \
-	"  priority: NOTICE\n  when: exec\n"                                                                          \
-	"- rule: Throttled\n  desc: d\n  condition: proc.exe_name = svc\n  output: o\n  priority: WARNING\n"          \
-	"  when: exec\n  throttle: 600\n"                                                                             \
-	"- rule: Never\n  desc: d\n  condition: proc.exe_name = nothing\n  output: o\n  priority: NOTICE\n"           \
-	"  when: exec\n"                                                                                              \
-	"- rule: At exit\n  desc: d\n  condition: proc.exe_name = svc\n  output: o\n  priority: NOTICE\n"             \
+	"- rule: 'Every \"svc\" exec'\n  desc: d\n  condition: proc.exe_name = svc\n  output: o %proc.pid\n"           \
+	"  priority: NOTICE\n  when: exec\n"                                                                           \
+	"- rule: Throttled\n  desc: d\n  condition: proc.exe_name = svc\n  output: o\n  priority: WARNING\n"           \
+	"  when: exec\n  throttle: 600\n"                                                                              \
+	"- rule: Never\n  desc: d\n  condition: proc.exe_name = nothing\n  output: o\n  priority: NOTICE\n"            \
+	"  when: exec\n"                                                                                               \
+	"- rule: At exit\n  desc: d\n  condition: proc.exe_name = svc\n  output: o\n  priority: NOTICE\n"              \
 	"  when: exit\n"
 
 static const struct alerts_rule_count *count_of(const struct alerts *a, const char *name)
@@ -184,11 +185,11 @@ static void test_recent_alerts_newest_first_as_records(void **state)
 
 static void test_snapshot_metrics_render_rules_escaped(void **state)
 {
-	struct snapshot s = { 0 };
-	struct pl_expo e = { 0 };
+	struct snapshot s = {0};
+	struct pl_expo e = {0};
 	struct snap_rule rules[2] = {
-		{ .name = (char *)"Say \"hi\" \\ to\nall", .enabled = true, .evaluations = 7, .alerts = 2 },
-		{ .name = (char *)"plain", .enabled = false },
+	    {.name = (char *)"Say \"hi\" \\ to\nall", .enabled = true, .evaluations = 7, .alerts = 2},
+	    {.name = (char *)"plain", .enabled = false},
 	};
 	const char *t;
 
@@ -198,9 +199,9 @@ static void test_snapshot_metrics_render_rules_escaped(void **state)
 	s.nrule = 2;
 	s.rules.rules = 2;
 	s.rules.enabled = 1;
-	s.out[SNAP_OUT_JSON] = (struct snap_output_state){ .on = true, .written = 5, .dropped = 1, .failing = true };
+	s.out[SNAP_OUT_JSON] = (struct snap_output_state){.on = true, .written = 5, .dropped = 1, .failing = true};
 	s.nloss = 1;
-	s.loss[0] = (struct snap_loss){ .cause = "ringbuf_full", .n = 3 };
+	s.loss[0] = (struct snap_loss){.cause = "ringbuf_full", .n = 3};
 	s.cpu_ns = 1500000000;
 	assert_int_equal(snapshot__metrics(&s, &e), 0);
 	t = expo__text(&e);
@@ -213,18 +214,63 @@ static void test_snapshot_metrics_render_rules_escaped(void **state)
 	assert_non_null(strstr(t, "plumbline_output_failing{output=\"json\"} 1\n"));
 	assert_null(strstr(t, "output=\"syslog\"")); /* off: no series */
 	assert_non_null(strstr(t, "plumbline_losses_total{cause=\"ringbuf_full\"} 3\n"));
-	assert_non_null(strstr(t, "# TYPE plumbline_process_cpu_seconds_total counter\n"
-				  "plumbline_process_cpu_seconds_total 1.5\n"));
+	assert_null(strstr(t, "plumbline_process_cpu_seconds_total")); /* rendered at the scrape */
 	assert_null(strstr(t, "plumbline_baselines{")); /* baselines off */
+	expo__free(&e);
+}
+
+/* Resident bytes from /proc/self/statm, read without touching the heap. */
+static unsigned long long statm_resident(void)
+{
+	unsigned long long size, resident;
+	char buf[128];
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_int_equal(sscanf(buf, "%llu %llu", &size, &resident), 2);
+	return resident * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+static void test_process_metrics_are_of_the_moment(void **state)
+{
+	struct pl_expo e = { 0 };
+	unsigned long long before = 0, after = 1, rss = 0;
+	const char *p = NULL;
+
+	(void)state;
+	e.cap = 1 << 16; /* allocated and touched before statm is read: the rendering doesn't move RSS */
+	e.buf = malloc(e.cap);
+	assert_non_null(e.buf);
+	memset(e.buf, 0, e.cap);
+	/* RSS may move between two reads of it (a sanitizer's allocator): retried until it holds still */
+	for (int i = 0; i < 20 && before != after; i++) {
+		e.len = 0;
+		before = statm_resident();
+		snapshot__process_metrics(&e, NULL);
+		after = statm_resident();
+	}
+	assert_true(before == after);
+	p = strstr(expo__text(&e), "\nplumbline_process_resident_memory_bytes ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 41, "%llu", &rss), 1);
+	assert_int_equal(rss, before);
+	assert_non_null(strstr(expo__text(&e), "# TYPE plumbline_process_cpu_seconds_total counter\n"));
+	assert_non_null(strstr(expo__text(&e), "# TYPE plumbline_process_max_resident_memory_bytes gauge\n"));
 	expo__free(&e);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_counts_per_rule_and_kept_across_reload, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recent_alerts_newest_first_as_records, setup, teardown),
-		cmocka_unit_test(test_snapshot_metrics_render_rules_escaped),
+	    cmocka_unit_test_setup_teardown(test_counts_per_rule_and_kept_across_reload, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recent_alerts_newest_first_as_records, setup, teardown),
+	    cmocka_unit_test(test_snapshot_metrics_render_rules_escaped),
+	    cmocka_unit_test(test_process_metrics_are_of_the_moment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
