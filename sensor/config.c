@@ -13,9 +13,10 @@
  * whole file (what only a combination can get wrong, at the file).
  *
  * A reload builds a whole new generation (file, arguments, options) and
- * applies nothing unless all of it is valid. Generations are kept until
- * exit: the sensor's options and the rule loader point into their strings,
- * and a reload with changes is an operator's act, not a stream.
+ * applies nothing unless all of it is valid. A generation the sensor's
+ * options or the rule loader now point into is kept until exit (a reload
+ * that changes the rules or the JSON path is an operator's act, not a
+ * stream); any other is freed at once.
  */
 #include "config.h"
 
@@ -660,7 +661,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 {
 	static const char *def_rules; /* static: alerts keeps &def_rules */
 	struct run_opts *cur = run_cfg.cur;
-	bool rules_changed = false;
+	bool rules_changed = false, keep = false; /* keep: the options now point into g */
 	struct gen *g = NULL;
 	size_t k = 0;
 	int r;
@@ -702,7 +703,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 				if (cur->json_path && g->opts.json_path && strcmp(cur->json_path, "-") != 0 &&
 				    strcmp(g->opts.json_path, "-") != 0) {
 					cur->json_path = g->opts.json_path;
-					applied = true;
+					applied = keep = true;
 				}
 			} else if (strcmp(o->name, "stats-interval") == 0) {
 				cur->stats_interval_s = g->opts.stats_interval_s;
@@ -739,6 +740,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 
 		def_rules = run_opts__default_rules();
 		r = alerts__reconfigure(a, &ao);
+		keep = true; /* the rule loader holds g's lists (restored to the old ones on failure) */
 		/* the options say what runs: the new lists only once they loaded */
 		cur->regex_budget_ms = g->opts.regex_budget_ms;
 		if (r == 0) {
@@ -752,6 +754,10 @@ int config__reload(struct alerts *a, int *ret_rules)
 		*ret_rules = r;
 	} else if (a) {
 		*ret_rules = alerts__reload(a);
+	}
+	if (!keep) { /* nothing points into it: a SIGHUP a day for log rotation costs nothing */
+		gen_free(g);
+		return 1;
 	}
 	g->prev = run_cfg.gen;
 	run_cfg.gen = g;

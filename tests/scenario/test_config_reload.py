@@ -204,6 +204,10 @@ def main():
         if not wait_alert(out, "cfg exit 9", pid9):
             fail("(c) rule B stopped alerting")
         ok = True
+        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")  # for schema_records
+        if dest and os.path.isdir(dest):
+            run.stop()
+            shutil.copyfile(out, os.path.join(dest, f"config_reload-{os.getpid()}.jsonl"))
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
     finally:
