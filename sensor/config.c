@@ -328,6 +328,12 @@ static int read_file(struct gen *g, const char *path)
 			return -EFBIG;
 		}
 	}
+	{
+		char *fit = realloc(g->text, len + 1); /* kept while the sensor runs: its size, not the bound */
+
+		if (fit)
+			g->text = fit;
+	}
 	r = conffile__parse(g->text, len, &g->cf);
 	return r == -EINVAL ? 0 : r; /* syntax errors are in g->cf */
 }
@@ -598,7 +604,20 @@ int config__parse_run(int argc, char **argv, struct run_opts *ret)
 	size_t k = 0;
 	int r;
 
-	free(run_cfg.cli.argv); /* of an earlier parse (tests parse more than once) */
+	/* what an earlier parse kept (tests parse more than once; its options are being replaced) */
+	free(run_cfg.cli.argv);
+	run_cfg.cli.argv = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(run_cfg.inuse); i++) {
+		free(run_cfg.inuse[i]);
+		run_cfg.inuse[i] = NULL;
+	}
+	while (run_cfg.gen) {
+		struct gen *prev = run_cfg.gen->prev;
+
+		gen_free(run_cfg.gen);
+		run_cfg.gen = prev;
+	}
+	run_cfg.cur = NULL;
 	r = cli_scan(argc, argv, &run_cfg.cli);
 	if (r < 0)
 		return r == -ENOMEM ? log_error_errno(r, "Out of memory") : r;
