@@ -44,43 +44,43 @@ static const struct key_info {
 	bool live;
 	bool repeat; /* the option may be given more than once */
 } key_infos[] = {
-	{ "json", NULL, true, false },
-	{ "process-records", "false", false, false },
-	{ "window-records", "false", false, false },
-	{ "stats-interval", NULL, true, false },
-	{ "audit-log", NULL, false, false },
-	{ "audit-head-interval", "60", false, false },
-	{ "live", "false", false, false },
-	{ "no-live", "false", false, false },
-	{ "interval", "2", false, false },
-	{ "quiet", "false", true, false },
-	{ "verbose", "false", true, false },
-	{ "state-dir", "/var/lib/plumbline", false, false },
-	{ "mode", "auto", false, false },
-	{ "min-samples", "20", false, false },
-	{ "min-windows", "60", false, false },
-	{ "alert-score", "4", false, false },
-	{ "learn-per-hour", "60", false, false },
-	{ "set-quiet", "600", false, false },
-	{ "flush-interval", "60", false, false },
-	{ "no-baselines", "false", false, false },
-	{ "rules", NULL, true, true },
-	{ "enable-rule", NULL, true, true },
-	{ "disable-rule", NULL, true, true },
-	{ "no-rules", "false", false, false },
-	{ "regex-budget-ms", "50", true, false },
-	{ "syslog", "unix:/dev/log", false, false },
-	{ "syslog-buffer", "4194304", false, false },
-	{ "no-syslog", "false", false, false },
-	{ "ocsf", NULL, false, false },
-	{ "duration", NULL, false, false },
-	{ "max-procs", "32768", false, false },
-	{ "max-fail-paths", "16384", false, false },
-	{ "fail-sweep", "10", false, false },
-	{ "ringbuf-kb", "4096", false, false },
-	{ "refresh-hz", "10", false, false },
-	{ "sample-hz", "49", false, false },
-	{ "max-stacks", "8192", false, false },
+    {"json", NULL, true, false},
+    {"process-records", "false", false, false},
+    {"window-records", "false", false, false},
+    {"stats-interval", NULL, true, false},
+    {"audit-log", NULL, false, false},
+    {"audit-head-interval", "60", false, false},
+    {"live", "false", false, false},
+    {"no-live", "false", false, false},
+    {"interval", "2", false, false},
+    {"quiet", "false", true, false},
+    {"verbose", "false", true, false},
+    {"state-dir", "/var/lib/plumbline", false, false},
+    {"mode", "auto", false, false},
+    {"min-samples", "20", false, false},
+    {"min-windows", "60", false, false},
+    {"alert-score", "4", false, false},
+    {"learn-per-hour", "60", false, false},
+    {"set-quiet", "600", false, false},
+    {"flush-interval", "60", false, false},
+    {"no-baselines", "false", false, false},
+    {"rules", NULL, true, true},
+    {"enable-rule", NULL, true, true},
+    {"disable-rule", NULL, true, true},
+    {"no-rules", "false", false, false},
+    {"regex-budget-ms", "50", true, false},
+    {"syslog", "unix:/dev/log", false, false},
+    {"syslog-buffer", "4194304", false, false},
+    {"no-syslog", "false", false, false},
+    {"ocsf", NULL, false, false},
+    {"duration", NULL, false, false},
+    {"max-procs", "32768", false, false},
+    {"max-fail-paths", "16384", false, false},
+    {"fail-sweep", "10", false, false},
+    {"ringbuf-kb", "4096", false, false},
+    {"refresh-hz", "10", false, false},
+    {"sample-hz", "49", false, false},
+    {"max-stacks", "8192", false, false},
 };
 
 static const struct key_info *key_info(const char *key)
@@ -139,14 +139,14 @@ struct cli {
 	struct cli_kv kv[CLI_MAX];
 	size_t n;
 	const char *path; /* --config PATH, or NULL */
-	bool none;        /* --no-config */
+	bool none;	  /* --no-config */
 	bool help;
 };
 
 static void cli_add(struct cli *c, const char *key, const char *value)
 {
 	if (c->n < CLI_MAX)
-		c->kv[c->n++] = (struct cli_kv){ key, value };
+		c->kv[c->n++] = (struct cli_kv){key, value};
 }
 
 /* Split argv: the config options out, the keys the rest sets noted (as
@@ -389,14 +389,17 @@ static int gen_settings(struct gen *g)
 				if (strcmp(x->name, "help") != 0)
 					names[n++] = x->name;
 			near = conffile__closest(e->key, names, n);
-			if (strcmp(e->key, "config") == 0 || strcmp(e->key, "no-config") == 0 || strcmp(e->key, "help") == 0)
+			if (strcmp(e->key, "config") == 0 || strcmp(e->key, "no-config") == 0 ||
+			    strcmp(e->key, "help") == 0)
 				conffile__error(&g->cf, e->line, e->col, "'%s' is a command-line option only", e->key);
 			else if (near)
-				conffile__error(&g->cf, e->line, e->col, "unknown key '%s' (did you mean '%s'?)", e->key, near);
+				conffile__error(&g->cf, e->line, e->col, "unknown key '%s' (did you mean '%s'?)",
+						e->key, near);
 			else
-				conffile__error(&g->cf, e->line, e->col,
-						"unknown key '%s': the keys are the long options of `plumbline run --help`",
-						e->key);
+				conffile__error(
+				    &g->cf, e->line, e->col,
+				    "unknown key '%s': the keys are the long options of `plumbline run --help`",
+				    e->key);
 			continue;
 		}
 		for (size_t j = 0; j < i && !(ki && ki->repeat); j++)
@@ -424,7 +427,7 @@ static int gen_settings(struct gen *g)
 		}
 		g->args[g->nargs++] = arg;
 		{
-			char *argv[] = { (char *)"run", arg, NULL };
+			char *argv[] = {(char *)"run", arg, NULL};
 
 			if (parse_quietly(2, argv, &scratch, &sink) != 0)
 				conffile__error(&g->cf, e->line, e->vcol, "%s",
@@ -550,7 +553,7 @@ static struct {
 	struct cli cli;
 	const char *path; /* NULL: --no-config */
 	bool required;
-	struct gen *gen; /* the newest generation applied; older ones in ->prev */
+	struct gen *gen;  /* the newest generation applied; older ones in ->prev */
 	char *inuse[128]; /* per key (run_opts__longopts() order): the values in effect */
 } run_cfg;
 
@@ -748,13 +751,13 @@ int config__reload(struct alerts *a, int *ret_rules)
 	}
 	if (a && rules_changed) {
 		struct alerts_opts ao = {
-			.paths = g->opts.nrule_paths ? g->opts.rule_paths : &def_rules,
-			.npaths = g->opts.nrule_paths ? g->opts.nrule_paths : 1,
-			.enable = g->opts.enable,
-			.nenable = g->opts.nenable,
-			.disable = g->opts.disable,
-			.ndisable = g->opts.ndisable,
-			.regex_budget_ns = (uint64_t)g->opts.regex_budget_ms * 1000000ull,
+		    .paths = g->opts.nrule_paths ? g->opts.rule_paths : &def_rules,
+		    .npaths = g->opts.nrule_paths ? g->opts.nrule_paths : 1,
+		    .enable = g->opts.enable,
+		    .nenable = g->opts.nenable,
+		    .disable = g->opts.disable,
+		    .ndisable = g->opts.ndisable,
+		    .regex_budget_ns = (uint64_t)g->opts.regex_budget_ms * 1000000ull,
 		};
 
 		def_rules = run_opts__default_rules();
@@ -811,7 +814,7 @@ static int cmd_check(int argc, char **argv)
 		config_usage(stderr);
 		return -EINVAL;
 	}
-	r = cli_scan(1, (char *[]){ (char *)"run", NULL }, &c);
+	r = cli_scan(1, (char *[]){(char *)"run", NULL}, &c);
 	if (r == 0)
 		r = gen_load(path, true, &c, &g);
 	free(c.argv);
