@@ -19,6 +19,7 @@
  * stream); any other is freed at once.
  */
 #include "config.h"
+#include "config_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,25 +125,6 @@ static const struct option *find_opt(const char *key, size_t len, bool prefix)
 
 /* ---- the command line ---- */
 
-/* An option of the command line: its key, and its value ("true" for one
- * without a value). */
-struct cli_kv {
-	const char *key;
-	const char *value;
-};
-
-#define CLI_MAX 256
-
-struct cli {
-	char **argv; /* "run", then the arguments other than --config/--no-config */
-	int argc;
-	struct cli_kv kv[CLI_MAX];
-	size_t n;
-	const char *path; /* --config PATH, or NULL */
-	bool none;	  /* --no-config */
-	bool help;
-};
-
 static void cli_add(struct cli *c, const char *key, const char *value)
 {
 	if (c->n < CLI_MAX)
@@ -152,7 +134,7 @@ static void cli_add(struct cli *c, const char *key, const char *value)
 /* Split argv: the config options out, the keys the rest sets noted (as
  * getopt_long() will read them: long names, unique abbreviations, short
  * options and their clusters). Only the argv array is allocated. */
-static int cli_scan(int argc, char **argv, struct cli *c)
+int cli_scan(int argc, char **argv, struct cli *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->argv = calloc((size_t)argc + 1, sizeof(char *));
@@ -225,7 +207,7 @@ static int cli_scan(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
-static bool cli_has(const struct cli *c, const char *key)
+bool cli_has(const struct cli *c, const char *key)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->kv[i].key, key) == 0)
@@ -235,19 +217,7 @@ static bool cli_has(const struct cli *c, const char *key)
 
 /* ---- one generation: a file read, checked, and merged under the command line ---- */
 
-struct gen {
-	char *path; /* the file read; NULL: none */
-	char *text;
-	struct conffile cf;
-	char **args; /* the "--key=value" strings made of the file's settings */
-	size_t nargs;
-	char **argv; /* "run", the file's arguments, the command line's */
-	int argc;
-	struct run_opts opts;
-	struct gen *prev;
-};
-
-static void gen_free(struct gen *g)
+void gen_free(struct gen *g)
 {
 	if (!g)
 		return;
@@ -338,12 +308,6 @@ static int read_file(struct gen *g, const char *path)
 	return r == -EINVAL ? 0 : r; /* syntax errors are in g->cf */
 }
 
-/* Collects the option parser's errors (log_set_sink) while a setting is checked. */
-struct sink {
-	char msg[192];
-	int errors;
-};
-
 static void on_log(enum log_level lvl, const char *msg, void *ctx)
 {
 	struct sink *s = ctx;
@@ -355,7 +319,7 @@ static void on_log(enum log_level lvl, const char *msg, void *ctx)
 }
 
 /* run_opts__parse(argv) with its errors collected, not printed. */
-static int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
+int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
 {
 	int r;
 
@@ -443,7 +407,7 @@ static int gen_settings(struct gen *g)
  * Returns 0 and *ret (a generation whose g->cf may hold errors: check
  * g->cf.errors), or -errno (nothing).
  */
-static int gen_load(const char *path, bool required, const struct cli *c, struct gen **ret)
+int gen_load(const char *path, bool required, const struct cli *c, struct gen **ret)
 {
 	struct gen *g = calloc(1, sizeof(*g));
 	size_t n = 0;
@@ -521,7 +485,7 @@ static int cmp_err(const void *a, const void *b)
 /* Print g's errors as `rules check` prints its diagnostics (rules/diag.c):
  * "FILE:LINE:COL: error: message", or "FILE: error: message" for the whole
  * file; to out, or logged when out is NULL. Untrusted text is escaped. */
-static void print_errors(struct gen *g, const char *path, FILE *out)
+void print_errors(struct gen *g, const char *path, FILE *out)
 {
 	_cleanup_free_ char *file = text_escape_str(path);
 
@@ -557,11 +521,7 @@ static struct {
 	char *inuse[128]; /* per key (run_opts__longopts() order): the values in effect */
 } run_cfg;
 
-/* The values key has in g (joined by '\n'), where they come from, and the
- * line of the first in the file. malloc'd; NULL: ENOMEM. */
-enum source { SRC_DEFAULT, SRC_FILE, SRC_CLI };
-
-static char *values_of(const struct gen *g, const struct cli *c, const char *key, enum source *ret_src, int *ret_line)
+char *values_of(const struct gen *g, const struct cli *c, const char *key, enum source *ret_src, int *ret_line)
 {
 	char *s = NULL;
 	size_t len = 0;
@@ -784,183 +744,4 @@ int config__reload(struct alerts *a, int *ret_rules)
 	g->prev = run_cfg.gen;
 	run_cfg.gen = g;
 	return 1;
-}
-
-/* ---- plumbline config ---- */
-
-static void config_usage(FILE *f)
-{
-	fputs("Usage: plumbline config COMMAND [PATH] [RUN OPTIONS]\n"
-	      "\n"
-	      "  check [PATH]             check a config file (default " PL_CONFIG_DEFAULT "):\n"
-	      "                           exit 0 when valid, 1 when not; every problem as\n"
-	      "                           FILE:LINE:COL: error: what\n"
-	      "  show [PATH] [OPTIONS]    the configuration `plumbline run OPTIONS` would use:\n"
-	      "                           every key, its value, and where it comes from\n"
-	      "                           (default, file:LINE, command line)\n"
-	      "\n"
-	      "See docs/config.md.\n",
-	      f);
-}
-
-static int cmd_check(int argc, char **argv)
-{
-	const char *path = argc > 1 ? argv[1] : PL_CONFIG_DEFAULT;
-	struct cli c;
-	struct gen *g = NULL;
-	int r;
-
-	if (argc > 2) {
-		config_usage(stderr);
-		return -EINVAL;
-	}
-	r = cli_scan(1, (char *[]){(char *)"run", NULL}, &c);
-	if (r == 0)
-		r = gen_load(path, true, &c, &g);
-	free(c.argv);
-	if (r < 0)
-		return log_error_errno(r, "Cannot check %s: %m", path);
-	print_errors(g, path, stdout);
-	if (g->cf.errors)
-		printf("%zu errors\n", g->cf.errors);
-	else
-		printf("%zu settings OK\n", g->cf.n);
-	r = g->cf.errors ? 1 : 0;
-	gen_free(g);
-	return r;
-}
-
-static void print_value(const char *key, const char *v, const char *source)
-{
-	_cleanup_free_ char *esc = NULL;
-	char *q = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (conffile__needs_quotes(v) || strchr(v, '\\')) {
-		f = open_memstream(&q, &len);
-		if (!f)
-			return;
-		fputc('"', f);
-		for (const char *p = v; *p; p++) {
-			if (*p == '"' || *p == '\\')
-				fputc('\\', f);
-			fputc(*p, f);
-		}
-		fputc('"', f);
-		if (fclose(f) != 0) {
-			free(q);
-			return;
-		}
-	}
-	esc = text_escape_str(q ? q : v);
-	printf("%-20s = %-34s # %s\n", key, esc ? esc : "?", source);
-	free(q);
-}
-
-static int cmd_show(int argc, char **argv)
-{
-	struct cli c;
-	struct gen *g = NULL;
-	const char *path;
-	struct run_opts o;
-	struct sink sink;
-	int r, first = 1;
-
-	/* a first argument that is no option is the file */
-	if (argc > 1 && argv[1][0] != '-') {
-		first = 2;
-	}
-	{
-		char **av = calloc((size_t)argc + 1, sizeof(char *));
-
-		if (!av)
-			return log_error_errno(ENOMEM, "Out of memory");
-		av[0] = (char *)"run";
-		for (int i = first; i < argc; i++)
-			av[i - first + 1] = argv[i];
-		r = cli_scan(argc - first + 1, av, &c);
-		free(av);
-		if (r < 0) {
-			free(c.argv);
-			return r;
-		}
-	}
-	path = first == 2 ? argv[1] : c.none ? NULL : c.path ? c.path : PL_CONFIG_DEFAULT;
-	r = gen_load(path, first == 2 || (c.path && !c.none), &c, &g);
-	if (r < 0) {
-		free(c.argv);
-		return log_error_errno(r, "Cannot read %s: %m", path);
-	}
-	if (g->cf.errors) {
-		print_errors(g, path, stderr);
-		gen_free(g);
-		free(c.argv);
-		return 1;
-	}
-	r = parse_quietly(g->argc, g->argv, &o, &sink);
-	if (r) {
-		log_error("%s", sink.errors ? sink.msg : "invalid options");
-		gen_free(g);
-		free(c.argv);
-		return -EINVAL;
-	}
-	printf("# the configuration of `plumbline run`: %s%s\n", g->path ? "file " : "",
-	       g->path ? g->path : "no config file, the built-in defaults");
-	for (const struct option *x = run_opts__longopts(); x->name; x++) {
-		enum source src;
-		int line;
-		char source[64];
-		_cleanup_free_ char *v = NULL;
-		char *p;
-
-		if (strcmp(x->name, "help") == 0)
-			continue;
-		v = values_of(g, &c, x->name, &src, &line);
-		if (!v)
-			continue;
-		if (src == SRC_FILE)
-			snprintf(source, sizeof(source), "file:%d", line);
-		else
-			snprintf(source, sizeof(source), "%s", src == SRC_CLI ? "command line" : "default");
-		if (src == SRC_DEFAULT && !v[0]) {
-			printf("# %-18s   (not set)%*s # default%s%s\n", x->name, 25, "",
-			       strcmp(x->name, "rules") == 0 ? ": the shipped rules in " : "",
-			       strcmp(x->name, "rules") == 0 ? run_opts__default_rules() : "");
-			continue;
-		}
-		if (src == SRC_FILE) { /* each value with its own line */
-			for (size_t i = 0; i < g->cf.n; i++)
-				if (strcmp(g->cf.e[i].key, x->name) == 0) {
-					snprintf(source, sizeof(source), "file:%d", g->cf.e[i].line);
-					print_value(x->name, g->cf.e[i].value, source);
-				}
-			continue;
-		}
-		for (char *s = v; s; s = p) {
-			p = strchr(s, '\n');
-			if (p)
-				*p++ = '\0';
-			print_value(x->name, s, source);
-		}
-	}
-	gen_free(g);
-	free(c.argv);
-	return 0;
-}
-
-int cmd_config(int argc, char **argv)
-{
-	const char *sub = argc > 1 ? argv[1] : "";
-
-	if (strcmp(sub, "check") == 0)
-		return cmd_check(argc - 1, argv + 1);
-	if (strcmp(sub, "show") == 0)
-		return cmd_show(argc - 1, argv + 1);
-	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
-		config_usage(stdout);
-		return 0;
-	}
-	config_usage(stderr);
-	return -EINVAL;
 }
