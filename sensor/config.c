@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * config.c - the config file of `plumbline run`: read, checked, merged
- * under the command line, shown, and reloaded on SIGHUP.
+ * under the command line, and reloaded on SIGHUP (`plumbline config
+ * check|show` are in cmd_config.c).
  *
  * The file's syntax is common/conffile.c's; its meaning is run_opts__parse()
  * itself: each setting `key = value` becomes the argument `--key=value`
