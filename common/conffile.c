@@ -123,8 +123,9 @@ static int parse_line(struct conffile *cf, const char *s, size_t len, int ln)
 		return 0;
 	k0 = i;
 	if (!is_key_char((unsigned char)s[i], 1))
-		return conffile__error(cf, ln, (int)i + 1,
-				       "expected a key (lower-case letters, digits and '-', as the option's long name)");
+		return conffile__error(
+		    cf, ln, (int)i + 1,
+		    "expected a key (lower-case letters, digits and '-', as the option's long name)");
 	while (i < len && is_key_char((unsigned char)s[i], 0))
 		i++;
 	klen = i - k0;
@@ -134,8 +135,9 @@ static int parse_line(struct conffile *cf, const char *s, size_t len, int ln)
 		i++;
 	if (i == len || s[i] != '=') {
 		if (i < len && (s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z')))
-			return conffile__error(cf, ln, (int)i + 1,
-					       "a key is lower-case letters, digits and '-' (as the option's long name)");
+			return conffile__error(
+			    cf, ln, (int)i + 1,
+			    "a key is lower-case letters, digits and '-' (as the option's long name)");
 		return conffile__error(cf, ln, (int)i + 1, "expected '=' after '%.*s'", (int)klen, s + k0);
 	}
 	i++;
@@ -152,7 +154,8 @@ static int parse_line(struct conffile *cf, const char *s, size_t len, int ln)
 		for (i++;; i++) {
 			if (i == len) {
 				free(value);
-				return conffile__error(cf, ln, (int)v0 + 1, "unterminated quoted value: no closing '\"'");
+				return conffile__error(cf, ln, (int)v0 + 1,
+						       "unterminated quoted value: no closing '\"'");
 			}
 			if (s[i] == '"')
 				break;
@@ -162,8 +165,9 @@ static int parse_line(struct conffile *cf, const char *s, size_t len, int ln)
 					continue;
 				}
 				free(value);
-				return conffile__error(cf, ln, (int)i + 1,
-						       "unknown escape in a quoted value: only \\\" and \\\\ are escapes");
+				return conffile__error(
+				    cf, ln, (int)i + 1,
+				    "unknown escape in a quoted value: only \\\" and \\\\ are escapes");
 			}
 			value[o++] = s[i];
 		}
@@ -185,7 +189,8 @@ static int parse_line(struct conffile *cf, const char *s, size_t len, int ln)
 			return conffile__error(cf, ln, (int)v0 + 1, "'%.*s' has no value (write \"\" for an empty one)",
 					       (int)klen, s + k0);
 		if (memchr(s + v0, '"', end - v0))
-			return conffile__error(cf, ln, (int)(v0 + ((const char *)memchr(s + v0, '"', end - v0) - (s + v0))) + 1,
+			return conffile__error(cf, ln,
+					       (int)(v0 + ((const char *)memchr(s + v0, '"', end - v0) - (s + v0))) + 1,
 					       "a '\"' inside a bare value: quote the whole value");
 		value = strndup(s + v0, end - v0);
 		if (!value)

@@ -13,11 +13,11 @@
 
 #include <stddef.h>
 
-#define CF_FILE_MAX (256u << 10) /* the largest config file read */
-#define CF_LINE_MAX 4096         /* bytes of one line, without its newline */
-#define CF_ENTRIES_MAX 1024      /* settings in one file */
-#define CF_KEY_MAX 64            /* bytes of a key */
-#define CF_ERRORS_MAX 100        /* errors kept; past it they are only counted */
+#define CF_FILE_MAX    (256u << 10) /* the largest config file read */
+#define CF_LINE_MAX    4096	    /* bytes of one line, without its newline */
+#define CF_ENTRIES_MAX 1024	    /* settings in one file */
+#define CF_KEY_MAX     64	    /* bytes of a key */
+#define CF_ERRORS_MAX  100	    /* errors kept; past it they are only counted */
 
 struct cf_entry {
 	char *key;   /* [a-z0-9][a-z0-9-]*, at most CF_KEY_MAX bytes */
@@ -37,8 +37,8 @@ struct conffile {
 	struct cf_entry *e;
 	size_t n;
 	struct cf_error *err;
-	size_t nerr;   /* kept in err[] */
-	size_t errors; /* counted, >= nerr */
+	size_t nerr;	     /* kept in err[] */
+	size_t errors;	     /* counted, >= nerr */
 	size_t cap, err_cap; /* allocated in e[] and err[] */
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * config.c - the config file of `plumbline run`: read, checked, merged
- * under the command line, shown, and reloaded on SIGHUP.
+ * under the command line, and reloaded on SIGHUP (`plumbline config
+ * check|show` are in cmd_config.c).
  *
  * The file's syntax is common/conffile.c's; its meaning is run_opts__parse()
  * itself: each setting `key = value` becomes the argument `--key=value`
@@ -13,11 +14,13 @@
  * whole file (what only a combination can get wrong, at the file).
  *
  * A reload builds a whole new generation (file, arguments, options) and
- * applies nothing unless all of it is valid. Generations are kept until
- * exit: the sensor's options and the rule loader point into their strings,
- * and a reload with changes is an operator's act, not a stream.
+ * applies nothing unless all of it is valid. A generation the sensor's
+ * options or the rule loader now point into is kept until exit (a reload
+ * that changes the rules or the JSON path is an operator's act, not a
+ * stream); any other is freed at once.
  */
 #include "config.h"
+#include "config_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,43 +46,43 @@ static const struct key_info {
 	bool live;
 	bool repeat; /* the option may be given more than once */
 } key_infos[] = {
-	{ "json", NULL, true, false },
-	{ "process-records", "false", false, false },
-	{ "window-records", "false", false, false },
-	{ "stats-interval", NULL, true, false },
-	{ "audit-log", NULL, false, false },
-	{ "audit-head-interval", "60", false, false },
-	{ "live", "false", false, false },
-	{ "no-live", "false", false, false },
-	{ "interval", "2", false, false },
-	{ "quiet", "false", true, false },
-	{ "verbose", "false", true, false },
-	{ "state-dir", "/var/lib/plumbline", false, false },
-	{ "mode", "auto", false, false },
-	{ "min-samples", "20", false, false },
-	{ "min-windows", "60", false, false },
-	{ "alert-score", "4", false, false },
-	{ "learn-per-hour", "60", false, false },
-	{ "set-quiet", "600", false, false },
-	{ "flush-interval", "60", false, false },
-	{ "no-baselines", "false", false, false },
-	{ "rules", NULL, true, true },
-	{ "enable-rule", NULL, true, true },
-	{ "disable-rule", NULL, true, true },
-	{ "no-rules", "false", false, false },
-	{ "regex-budget-ms", "50", true, false },
-	{ "syslog", "unix:/dev/log", false, false },
-	{ "syslog-buffer", "4194304", false, false },
-	{ "no-syslog", "false", false, false },
-	{ "ocsf", NULL, false, false },
-	{ "duration", NULL, false, false },
-	{ "max-procs", "32768", false, false },
-	{ "max-fail-paths", "16384", false, false },
-	{ "fail-sweep", "10", false, false },
-	{ "ringbuf-kb", "4096", false, false },
-	{ "refresh-hz", "10", false, false },
-	{ "sample-hz", "49", false, false },
-	{ "max-stacks", "8192", false, false },
+    {"json", NULL, true, false},
+    {"process-records", "false", false, false},
+    {"window-records", "false", false, false},
+    {"stats-interval", NULL, true, false},
+    {"audit-log", NULL, false, false},
+    {"audit-head-interval", "60", false, false},
+    {"live", "false", false, false},
+    {"no-live", "false", false, false},
+    {"interval", "2", false, false},
+    {"quiet", "false", true, false},
+    {"verbose", "false", true, false},
+    {"state-dir", "/var/lib/plumbline", false, false},
+    {"mode", "auto", false, false},
+    {"min-samples", "20", false, false},
+    {"min-windows", "60", false, false},
+    {"alert-score", "4", false, false},
+    {"learn-per-hour", "60", false, false},
+    {"set-quiet", "600", false, false},
+    {"flush-interval", "60", false, false},
+    {"no-baselines", "false", false, false},
+    {"rules", NULL, true, true},
+    {"enable-rule", NULL, true, true},
+    {"disable-rule", NULL, true, true},
+    {"no-rules", "false", false, false},
+    {"regex-budget-ms", "50", true, false},
+    {"syslog", "unix:/dev/log", false, false},
+    {"syslog-buffer", "4194304", false, false},
+    {"no-syslog", "false", false, false},
+    {"ocsf", NULL, false, false},
+    {"duration", NULL, false, false},
+    {"max-procs", "32768", false, false},
+    {"max-fail-paths", "16384", false, false},
+    {"fail-sweep", "10", false, false},
+    {"ringbuf-kb", "4096", false, false},
+    {"refresh-hz", "10", false, false},
+    {"sample-hz", "49", false, false},
+    {"max-stacks", "8192", false, false},
 };
 
 static const struct key_info *key_info(const char *key)
@@ -123,35 +126,16 @@ static const struct option *find_opt(const char *key, size_t len, bool prefix)
 
 /* ---- the command line ---- */
 
-/* An option of the command line: its key, and its value ("true" for one
- * without a value). */
-struct cli_kv {
-	const char *key;
-	const char *value;
-};
-
-#define CLI_MAX 256
-
-struct cli {
-	char **argv; /* "run", then the arguments other than --config/--no-config */
-	int argc;
-	struct cli_kv kv[CLI_MAX];
-	size_t n;
-	const char *path; /* --config PATH, or NULL */
-	bool none;        /* --no-config */
-	bool help;
-};
-
 static void cli_add(struct cli *c, const char *key, const char *value)
 {
 	if (c->n < CLI_MAX)
-		c->kv[c->n++] = (struct cli_kv){ key, value };
+		c->kv[c->n++] = (struct cli_kv){key, value};
 }
 
 /* Split argv: the config options out, the keys the rest sets noted (as
  * getopt_long() will read them: long names, unique abbreviations, short
  * options and their clusters). Only the argv array is allocated. */
-static int cli_scan(int argc, char **argv, struct cli *c)
+int cli_scan(int argc, char **argv, struct cli *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->argv = calloc((size_t)argc + 1, sizeof(char *));
@@ -224,7 +208,7 @@ static int cli_scan(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
-static bool cli_has(const struct cli *c, const char *key)
+bool cli_has(const struct cli *c, const char *key)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->kv[i].key, key) == 0)
@@ -234,19 +218,7 @@ static bool cli_has(const struct cli *c, const char *key)
 
 /* ---- one generation: a file read, checked, and merged under the command line ---- */
 
-struct gen {
-	char *path; /* the file read; NULL: none */
-	char *text;
-	struct conffile cf;
-	char **args; /* the "--key=value" strings made of the file's settings */
-	size_t nargs;
-	char **argv; /* "run", the file's arguments, the command line's */
-	int argc;
-	struct run_opts opts;
-	struct gen *prev;
-};
-
-static void gen_free(struct gen *g)
+void gen_free(struct gen *g)
 {
 	if (!g)
 		return;
@@ -327,15 +299,15 @@ static int read_file(struct gen *g, const char *path)
 			return -EFBIG;
 		}
 	}
+	{
+		char *fit = realloc(g->text, len + 1); /* kept while the sensor runs: its size, not the bound */
+
+		if (fit)
+			g->text = fit;
+	}
 	r = conffile__parse(g->text, len, &g->cf);
 	return r == -EINVAL ? 0 : r; /* syntax errors are in g->cf */
 }
-
-/* Collects the option parser's errors (log_set_sink) while a setting is checked. */
-struct sink {
-	char msg[192];
-	int errors;
-};
 
 static void on_log(enum log_level lvl, const char *msg, void *ctx)
 {
@@ -348,7 +320,7 @@ static void on_log(enum log_level lvl, const char *msg, void *ctx)
 }
 
 /* run_opts__parse(argv) with its errors collected, not printed. */
-static int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
+int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
 {
 	int r;
 
@@ -382,14 +354,17 @@ static int gen_settings(struct gen *g)
 				if (strcmp(x->name, "help") != 0)
 					names[n++] = x->name;
 			near = conffile__closest(e->key, names, n);
-			if (strcmp(e->key, "config") == 0 || strcmp(e->key, "no-config") == 0 || strcmp(e->key, "help") == 0)
+			if (strcmp(e->key, "config") == 0 || strcmp(e->key, "no-config") == 0 ||
+			    strcmp(e->key, "help") == 0)
 				conffile__error(&g->cf, e->line, e->col, "'%s' is a command-line option only", e->key);
 			else if (near)
-				conffile__error(&g->cf, e->line, e->col, "unknown key '%s' (did you mean '%s'?)", e->key, near);
+				conffile__error(&g->cf, e->line, e->col, "unknown key '%s' (did you mean '%s'?)",
+						e->key, near);
 			else
-				conffile__error(&g->cf, e->line, e->col,
-						"unknown key '%s': the keys are the long options of `plumbline run --help`",
-						e->key);
+				conffile__error(
+				    &g->cf, e->line, e->col,
+				    "unknown key '%s': the keys are the long options of `plumbline run --help`",
+				    e->key);
 			continue;
 		}
 		for (size_t j = 0; j < i && !(ki && ki->repeat); j++)
@@ -417,7 +392,7 @@ static int gen_settings(struct gen *g)
 		}
 		g->args[g->nargs++] = arg;
 		{
-			char *argv[] = { (char *)"run", arg, NULL };
+			char *argv[] = {(char *)"run", arg, NULL};
 
 			if (parse_quietly(2, argv, &scratch, &sink) != 0)
 				conffile__error(&g->cf, e->line, e->vcol, "%s",
@@ -433,7 +408,7 @@ static int gen_settings(struct gen *g)
  * Returns 0 and *ret (a generation whose g->cf may hold errors: check
  * g->cf.errors), or -errno (nothing).
  */
-static int gen_load(const char *path, bool required, const struct cli *c, struct gen **ret)
+int gen_load(const char *path, bool required, const struct cli *c, struct gen **ret)
 {
 	struct gen *g = calloc(1, sizeof(*g));
 	size_t n = 0;
@@ -511,7 +486,7 @@ static int cmp_err(const void *a, const void *b)
 /* Print g's errors as `rules check` prints its diagnostics (rules/diag.c):
  * "FILE:LINE:COL: error: message", or "FILE: error: message" for the whole
  * file; to out, or logged when out is NULL. Untrusted text is escaped. */
-static void print_errors(struct gen *g, const char *path, FILE *out)
+void print_errors(struct gen *g, const char *path, FILE *out)
 {
 	_cleanup_free_ char *file = text_escape_str(path);
 
@@ -543,15 +518,11 @@ static struct {
 	struct cli cli;
 	const char *path; /* NULL: --no-config */
 	bool required;
-	struct gen *gen; /* the newest generation applied; older ones in ->prev */
+	struct gen *gen;  /* the newest generation applied; older ones in ->prev */
 	char *inuse[128]; /* per key (run_opts__longopts() order): the values in effect */
 } run_cfg;
 
-/* The values key has in g (joined by '\n'), where they come from, and the
- * line of the first in the file. malloc'd; NULL: ENOMEM. */
-enum source { SRC_DEFAULT, SRC_FILE, SRC_CLI };
-
-static char *values_of(const struct gen *g, const struct cli *c, const char *key, enum source *ret_src, int *ret_line)
+char *values_of(const struct gen *g, const struct cli *c, const char *key, enum source *ret_src, int *ret_line)
 {
 	char *s = NULL;
 	size_t len = 0;
@@ -597,7 +568,20 @@ int config__parse_run(int argc, char **argv, struct run_opts *ret)
 	size_t k = 0;
 	int r;
 
-	free(run_cfg.cli.argv); /* of an earlier parse (tests parse more than once) */
+	/* what an earlier parse kept (tests parse more than once; its options are being replaced) */
+	free(run_cfg.cli.argv);
+	run_cfg.cli.argv = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(run_cfg.inuse); i++) {
+		free(run_cfg.inuse[i]);
+		run_cfg.inuse[i] = NULL;
+	}
+	while (run_cfg.gen) {
+		struct gen *prev = run_cfg.gen->prev;
+
+		gen_free(run_cfg.gen);
+		run_cfg.gen = prev;
+	}
+	run_cfg.cur = NULL;
 	r = cli_scan(argc, argv, &run_cfg.cli);
 	if (r < 0)
 		return r == -ENOMEM ? log_error_errno(r, "Out of memory") : r;
@@ -660,7 +644,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 {
 	static const char *def_rules; /* static: alerts keeps &def_rules */
 	struct run_opts *cur = run_cfg.cur;
-	bool rules_changed = false;
+	bool rules_changed = false, keep = false; /* keep: the options now point into g */
 	struct gen *g = NULL;
 	size_t k = 0;
 	int r;
@@ -702,7 +686,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 				if (cur->json_path && g->opts.json_path && strcmp(cur->json_path, "-") != 0 &&
 				    strcmp(g->opts.json_path, "-") != 0) {
 					cur->json_path = g->opts.json_path;
-					applied = true;
+					applied = keep = true;
 				}
 			} else if (strcmp(o->name, "stats-interval") == 0) {
 				cur->stats_interval_s = g->opts.stats_interval_s;
@@ -728,17 +712,18 @@ int config__reload(struct alerts *a, int *ret_rules)
 	}
 	if (a && rules_changed) {
 		struct alerts_opts ao = {
-			.paths = g->opts.nrule_paths ? g->opts.rule_paths : &def_rules,
-			.npaths = g->opts.nrule_paths ? g->opts.nrule_paths : 1,
-			.enable = g->opts.enable,
-			.nenable = g->opts.nenable,
-			.disable = g->opts.disable,
-			.ndisable = g->opts.ndisable,
-			.regex_budget_ns = (uint64_t)g->opts.regex_budget_ms * 1000000ull,
+		    .paths = g->opts.nrule_paths ? g->opts.rule_paths : &def_rules,
+		    .npaths = g->opts.nrule_paths ? g->opts.nrule_paths : 1,
+		    .enable = g->opts.enable,
+		    .nenable = g->opts.nenable,
+		    .disable = g->opts.disable,
+		    .ndisable = g->opts.ndisable,
+		    .regex_budget_ns = (uint64_t)g->opts.regex_budget_ms * 1000000ull,
 		};
 
 		def_rules = run_opts__default_rules();
 		r = alerts__reconfigure(a, &ao);
+		keep = true; /* the rule loader holds g's lists (restored to the old ones on failure) */
 		/* the options say what runs: the new lists only once they loaded */
 		cur->regex_budget_ms = g->opts.regex_budget_ms;
 		if (r == 0) {
@@ -753,186 +738,11 @@ int config__reload(struct alerts *a, int *ret_rules)
 	} else if (a) {
 		*ret_rules = alerts__reload(a);
 	}
+	if (!keep) { /* nothing points into it: a SIGHUP a day for log rotation costs nothing */
+		gen_free(g);
+		return 1;
+	}
 	g->prev = run_cfg.gen;
 	run_cfg.gen = g;
 	return 1;
-}
-
-/* ---- plumbline config ---- */
-
-static void config_usage(FILE *f)
-{
-	fputs("Usage: plumbline config COMMAND [PATH] [RUN OPTIONS]\n"
-	      "\n"
-	      "  check [PATH]             check a config file (default " PL_CONFIG_DEFAULT "):\n"
-	      "                           exit 0 when valid, 1 when not; every problem as\n"
-	      "                           FILE:LINE:COL: error: what\n"
-	      "  show [PATH] [OPTIONS]    the configuration `plumbline run OPTIONS` would use:\n"
-	      "                           every key, its value, and where it comes from\n"
-	      "                           (default, file:LINE, command line)\n"
-	      "\n"
-	      "See docs/config.md.\n",
-	      f);
-}
-
-static int cmd_check(int argc, char **argv)
-{
-	const char *path = argc > 1 ? argv[1] : PL_CONFIG_DEFAULT;
-	struct cli c;
-	struct gen *g = NULL;
-	int r;
-
-	if (argc > 2) {
-		config_usage(stderr);
-		return -EINVAL;
-	}
-	r = cli_scan(1, (char *[]){ (char *)"run", NULL }, &c);
-	if (r == 0)
-		r = gen_load(path, true, &c, &g);
-	free(c.argv);
-	if (r < 0)
-		return log_error_errno(r, "Cannot check %s: %m", path);
-	print_errors(g, path, stdout);
-	if (g->cf.errors)
-		printf("%zu errors\n", g->cf.errors);
-	else
-		printf("%zu settings OK\n", g->cf.n);
-	r = g->cf.errors ? 1 : 0;
-	gen_free(g);
-	return r;
-}
-
-static void print_value(const char *key, const char *v, const char *source)
-{
-	_cleanup_free_ char *esc = NULL;
-	char *q = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (conffile__needs_quotes(v) || strchr(v, '\\')) {
-		f = open_memstream(&q, &len);
-		if (!f)
-			return;
-		fputc('"', f);
-		for (const char *p = v; *p; p++) {
-			if (*p == '"' || *p == '\\')
-				fputc('\\', f);
-			fputc(*p, f);
-		}
-		fputc('"', f);
-		if (fclose(f) != 0) {
-			free(q);
-			return;
-		}
-	}
-	esc = text_escape_str(q ? q : v);
-	printf("%-20s = %-34s # %s\n", key, esc ? esc : "?", source);
-	free(q);
-}
-
-static int cmd_show(int argc, char **argv)
-{
-	struct cli c;
-	struct gen *g = NULL;
-	const char *path;
-	struct run_opts o;
-	struct sink sink;
-	int r, first = 1;
-
-	/* a first argument that is no option is the file */
-	if (argc > 1 && argv[1][0] != '-') {
-		first = 2;
-	}
-	{
-		char **av = calloc((size_t)argc + 1, sizeof(char *));
-
-		if (!av)
-			return log_error_errno(ENOMEM, "Out of memory");
-		av[0] = (char *)"run";
-		for (int i = first; i < argc; i++)
-			av[i - first + 1] = argv[i];
-		r = cli_scan(argc - first + 1, av, &c);
-		free(av);
-		if (r < 0) {
-			free(c.argv);
-			return r;
-		}
-	}
-	path = first == 2 ? argv[1] : c.none ? NULL : c.path ? c.path : PL_CONFIG_DEFAULT;
-	r = gen_load(path, first == 2 || (c.path && !c.none), &c, &g);
-	if (r < 0) {
-		free(c.argv);
-		return log_error_errno(r, "Cannot read %s: %m", path);
-	}
-	if (g->cf.errors) {
-		print_errors(g, path, stderr);
-		gen_free(g);
-		free(c.argv);
-		return 1;
-	}
-	r = parse_quietly(g->argc, g->argv, &o, &sink);
-	if (r) {
-		log_error("%s", sink.errors ? sink.msg : "invalid options");
-		gen_free(g);
-		free(c.argv);
-		return -EINVAL;
-	}
-	printf("# the configuration of `plumbline run`: %s%s\n", g->path ? "file " : "",
-	       g->path ? g->path : "no config file, the built-in defaults");
-	for (const struct option *x = run_opts__longopts(); x->name; x++) {
-		enum source src;
-		int line;
-		char source[64];
-		_cleanup_free_ char *v = NULL;
-		char *p;
-
-		if (strcmp(x->name, "help") == 0)
-			continue;
-		v = values_of(g, &c, x->name, &src, &line);
-		if (!v)
-			continue;
-		if (src == SRC_FILE)
-			snprintf(source, sizeof(source), "file:%d", line);
-		else
-			snprintf(source, sizeof(source), "%s", src == SRC_CLI ? "command line" : "default");
-		if (src == SRC_DEFAULT && !v[0]) {
-			printf("# %-18s   (not set)%*s # default%s%s\n", x->name, 25, "",
-			       strcmp(x->name, "rules") == 0 ? ": the shipped rules in " : "",
-			       strcmp(x->name, "rules") == 0 ? run_opts__default_rules() : "");
-			continue;
-		}
-		if (src == SRC_FILE) { /* each value with its own line */
-			for (size_t i = 0; i < g->cf.n; i++)
-				if (strcmp(g->cf.e[i].key, x->name) == 0) {
-					snprintf(source, sizeof(source), "file:%d", g->cf.e[i].line);
-					print_value(x->name, g->cf.e[i].value, source);
-				}
-			continue;
-		}
-		for (char *s = v; s; s = p) {
-			p = strchr(s, '\n');
-			if (p)
-				*p++ = '\0';
-			print_value(x->name, s, source);
-		}
-	}
-	gen_free(g);
-	free(c.argv);
-	return 0;
-}
-
-int cmd_config(int argc, char **argv)
-{
-	const char *sub = argc > 1 ? argv[1] : "";
-
-	if (strcmp(sub, "check") == 0)
-		return cmd_check(argc - 1, argv + 1);
-	if (strcmp(sub, "show") == 0)
-		return cmd_show(argc - 1, argv + 1);
-	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
-		config_usage(stdout);
-		return 0;
-	}
-	config_usage(stderr);
-	return -EINVAL;
 }

@@ -13,12 +13,15 @@ then SIGHUP after each change of it:
      FILE:LINE:COL, and the previous configuration keeps running: the rule of
      (a) still alerts;
   c. a key that needs a restart changed (sample-hz): logged as needing a
-     restart, with the value still in use.
+     restart, with the value still in use;
+  d. live keys besides the rules: a new JSON path (the output reopened
+     there, the next alert in it) and stats-interval (stats records appear).
 
 Only the helper's own pids are matched, so other sensors and workloads on the
 machine do not matter. About 15 s.
 Usage: test_config_reload.py PLUMBLINE
 """
+import json
 import os
 import shutil
 import signal
@@ -107,15 +110,16 @@ def write_conf(path, text):
     os.rename(tmp, path)
 
 
-def alerts(json_path):
-    import json
-
+def records(json_path):
     try:
         with open(json_path) as f:
-            recs = [json.loads(l) for l in f if l.strip()]
+            return [json.loads(l) for l in f if l.strip()]
     except FileNotFoundError:
         return []
-    return [r for r in recs if r.get("type") == "alert"]
+
+
+def alerts(json_path):
+    return [r for r in records(json_path) if r.get("type") == "alert"]
 
 
 def helper_exits(helper, code):
@@ -203,7 +207,29 @@ def main():
         pid9 = helper_exits(helper, 9)
         if not wait_alert(out, "cfg exit 9", pid9):
             fail("(c) rule B stopped alerting")
+
+        # d: live keys besides the rules: a new JSON path (reopened there) and a stats interval
+        out2 = os.path.join(d, "moved.jsonl")
+        write_conf(conf, base.replace(out, out2) + "stats-interval = 1\n" + f"rules = {rules_b}\n")
+        text = run.hup_and_wait(f"SIGHUP: reopened {out2}")
+        for want in (f"config: json changed: now {out2}", "config: stats-interval changed: now 1"):
+            if want not in text:
+                fail(f"(d) no '{want}' in the log: {text}")
+        pid9 = helper_exits(helper, 9)
+        if not wait_alert(out2, "cfg exit 9", pid9):
+            fail(f"(d) no alert in the new JSON file {out2}")
+        deadline = time.time() + 5
+        while not any(r.get("type") == "stats" for r in records(out2)) and time.time() < deadline:
+            time.sleep(0.2)
+        if not any(r.get("type") == "stats" for r in records(out2)):
+            fail("(d) no stats record within 5 s of stats-interval = 1")
+        log("d: json and stats-interval applied live")
         ok = True
+        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")  # for schema_records
+        if dest and os.path.isdir(dest):
+            run.stop()
+            for f in (out, out2):
+                shutil.copyfile(f, os.path.join(dest, f"config_reload-{os.getpid()}-{os.path.basename(f)}"))
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
     finally:

@@ -41,10 +41,10 @@ static void test_conffile_parses_keys_values_comments_and_blank_lines(void **sta
 
 	(void)state;
 	assert_int_equal(PARSE_STR(&cf, "# a comment\n\n   \t\njson = /var/log/x.jsonl\n"
-					 "  sample-hz\t=\t49   # samples\n"
-					 "rules=/a\r\n"
-					 "rules = /b\n"
-					 "state-dir = /no/newline/at/end"),
+					"  sample-hz\t=\t49   # samples\n"
+					"rules=/a\r\n"
+					"rules = /b\n"
+					"state-dir = /no/newline/at/end"),
 			 0);
 	assert_int_equal(cf.n, 5);
 	assert_string_equal(cf.e[0].key, "json");
@@ -69,8 +69,8 @@ static void test_conffile_quoted_values_keep_hash_blanks_and_escapes(void **stat
 
 	(void)state;
 	assert_int_equal(PARSE_STR(&cf, "json = \" /a b # c \"  # a real comment\n"
-					 "rules = \"q\\\"uote\\\\d\"\n"
-					 "ocsf = \"\"\n"),
+					"rules = \"q\\\"uote\\\\d\"\n"
+					"ocsf = \"\"\n"),
 			 0);
 	assert_int_equal(cf.n, 3);
 	assert_string_equal(cf.e[0].value, " /a b # c ");
@@ -86,16 +86,16 @@ static void test_conffile_reports_each_syntax_error_at_its_byte(void **state)
 	struct conffile cf;
 
 	(void)state;
-	assert_int_equal(PARSE_STR(&cf, "json /x\n"          /* 1:6 no '=' */
-					 "  = 3\n"             /* 2:3 no key */
-					 "rules = \"open\n"    /* 3:9 unterminated */
-					 "rules = \"a\\tb\"\n" /* 4:11 bad escape */
-					 "rules = \"a\" b\n"   /* 4:13 text after quotes */
-					 "sample-hz =   \n"    /* 6:15 no value */
-					 "Sample_hz = 3\n"     /* 7:1 upper case key */
-					 "json = a\"b\n"       /* 8:9 quote in a bare value */
-					 "json = a\x01z\n"     /* 9:9 control character */
-					 "ok = 1\n"),
+	assert_int_equal(PARSE_STR(&cf, "json /x\n"	      /* 1:6 no '=' */
+					"  = 3\n"	      /* 2:3 no key */
+					"rules = \"open\n"    /* 3:9 unterminated */
+					"rules = \"a\\tb\"\n" /* 4:11 bad escape */
+					"rules = \"a\" b\n"   /* 4:13 text after quotes */
+					"sample-hz =   \n"    /* 6:15 no value */
+					"Sample_hz = 3\n"     /* 7:1 upper case key */
+					"json = a\"b\n"	      /* 8:9 quote in a bare value */
+					"json = a\x01z\n"     /* 9:9 control character */
+					"ok = 1\n"),
 			 -EINVAL);
 	assert_int_equal(cf.errors, 9);
 	assert_error(&cf, 0, 1, 6, "expected '=' after 'json'");
@@ -186,7 +186,7 @@ static const char *write_conf(const char *text)
 static int check(const char *path, char *out, size_t size)
 {
 	char opath[128], *text;
-	char *argv[] = { (char *)"config", (char *)"check", (char *)path, NULL };
+	char *argv[] = {(char *)"config", (char *)"check", (char *)path, NULL};
 	int saved = dup(STDOUT_FILENO), fd, r;
 
 	snprintf(opath, sizeof(opath), "%s/out", dir);
@@ -245,7 +245,8 @@ static void test_config_check_accepts_a_valid_file_and_checks_the_whole(void **s
 	/* each setting is fine alone, not together: an error at the file */
 	p = write_conf("json = -\nocsf = -\n");
 	assert_int_equal(check(p, out, sizeof(out)), 1);
-	snprintf(want, sizeof(want), "%s: error: --json and --ocsf cannot both write to standard output\n1 errors\n", p);
+	snprintf(want, sizeof(want), "%s: error: --json and --ocsf cannot both write to standard output\n1 errors\n",
+		 p);
 	assert_string_equal(out, want);
 }
 
@@ -257,8 +258,8 @@ static void test_config_check_refuses_a_file_others_can_write(void **state)
 	(void)state;
 	chmod(p, 0664);
 	assert_int_equal(check(p, out, sizeof(out)), 1);
-	snprintf(want, sizeof(want), "%1$s: error: writable by group or others (mode 0664); fix: chmod go-w %1$s\n1 errors\n",
-		 p);
+	snprintf(want, sizeof(want),
+		 "%1$s: error: writable by group or others (mode 0664); fix: chmod go-w %1$s\n1 errors\n", p);
 	assert_string_equal(out, want);
 }
 
@@ -287,7 +288,7 @@ static void test_config_command_line_overrides_the_file_key_by_key(void **state)
 
 	(void)state;
 	/* the file alone */
-	assert_int_equal(run_with(&o, (const char *const[]){ "--config", p, NULL }), 0);
+	assert_int_equal(run_with(&o, (const char *const[]){"--config", p, NULL}), 0);
 	assert_string_equal(o.json_path, "/var/log/a.jsonl");
 	assert_int_equal(o.sample_hz, 19);
 	assert_int_equal(o.nrule_paths, 2);
@@ -297,21 +298,19 @@ static void test_config_command_line_overrides_the_file_key_by_key(void **state)
 	assert_true(o.quiet);
 	assert_true(o.baselines); /* false: as if not given */
 	/* the command line wins: scalars, and a repeated option replaces all of the file's */
-	assert_int_equal(run_with(&o, (const char *const[]){ "--config=", NULL }), -EINVAL);
-	assert_int_equal(run_with(&o, (const char *const[]){ "--sample-hz", "7", "--config", p, "--rules=/c",
-							   "--samp=8", NULL }),
-			 0);
+	assert_int_equal(run_with(&o, (const char *const[]){"--config=", NULL}), -EINVAL);
+	assert_int_equal(
+	    run_with(&o, (const char *const[]){"--sample-hz", "7", "--config", p, "--rules=/c", "--samp=8", NULL}), 0);
 	assert_int_equal(o.sample_hz, 8); /* an abbreviation is the same key */
 	assert_int_equal(o.nrule_paths, 1);
 	assert_string_equal(o.rule_paths[0], "/c");
 	assert_string_equal(o.json_path, "/var/log/a.jsonl");
 	/* --no-config: the file is not read */
-	assert_int_equal(run_with(&o, (const char *const[]){ "--config", p, "--no-config", NULL }), 0);
+	assert_int_equal(run_with(&o, (const char *const[]){"--config", p, "--no-config", NULL}), 0);
 	assert_int_equal(o.sample_hz, 49);
 	assert_null(o.json_path);
 	/* a missing --config file is an error */
-	assert_int_equal(run_with(&o, (const char *const[]){ "--config", "/nonexistent/plumbline.conf", NULL }),
-			 -EINVAL);
+	assert_int_equal(run_with(&o, (const char *const[]){"--config", "/nonexistent/plumbline.conf", NULL}), -EINVAL);
 }
 
 /* Every run option (but --help) is a key with a default and a reload rule
@@ -347,15 +346,15 @@ static void test_config_every_run_option_is_a_documented_key(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_conffile_parses_keys_values_comments_and_blank_lines),
-		cmocka_unit_test(test_conffile_quoted_values_keep_hash_blanks_and_escapes),
-		cmocka_unit_test(test_conffile_reports_each_syntax_error_at_its_byte),
-		cmocka_unit_test(test_conffile_bounds_lines_files_and_errors),
-		cmocka_unit_test(test_config_check_reports_unknown_keys_bad_values_and_repeats_at_their_position),
-		cmocka_unit_test(test_config_check_accepts_a_valid_file_and_checks_the_whole),
-		cmocka_unit_test(test_config_check_refuses_a_file_others_can_write),
-		cmocka_unit_test(test_config_command_line_overrides_the_file_key_by_key),
-		cmocka_unit_test(test_config_every_run_option_is_a_documented_key),
+	    cmocka_unit_test(test_conffile_parses_keys_values_comments_and_blank_lines),
+	    cmocka_unit_test(test_conffile_quoted_values_keep_hash_blanks_and_escapes),
+	    cmocka_unit_test(test_conffile_reports_each_syntax_error_at_its_byte),
+	    cmocka_unit_test(test_conffile_bounds_lines_files_and_errors),
+	    cmocka_unit_test(test_config_check_reports_unknown_keys_bad_values_and_repeats_at_their_position),
+	    cmocka_unit_test(test_config_check_accepts_a_valid_file_and_checks_the_whole),
+	    cmocka_unit_test(test_config_check_refuses_a_file_others_can_write),
+	    cmocka_unit_test(test_config_command_line_overrides_the_file_key_by_key),
+	    cmocka_unit_test(test_config_every_run_option_is_a_documented_key),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
