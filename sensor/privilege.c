@@ -27,7 +27,6 @@
 #include "privilege.h"
 
 #include <errno.h>
-#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -43,6 +42,7 @@
 #include <cap-ng.h>
 #include <seccomp.h>
 
+#include "bpfsensor.h"
 #include "cleanup.h"
 #include "log.h"
 
@@ -106,19 +106,6 @@ static const int killed[] = {
 	SCMP_SYS(add_key), SCMP_SYS(request_key),
 };
 
-/* bpf(2) on the fds already held: map reads, deletes, pl_cpu_sync's test run,
- * object info. */
-static const int bpf_allowed[] = {
-	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
-	BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_LOOKUP_AND_DELETE_ELEM, BPF_MAP_LOOKUP_BATCH,
-	BPF_MAP_LOOKUP_AND_DELETE_BATCH, BPF_MAP_DELETE_BATCH,
-};
-
-/* bpf(2) commands that load or attach: a loader in a taken-over sensor. */
-static const int bpf_killed[] = {
-	BPF_PROG_LOAD, BPF_BTF_LOAD, BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_PROG_ATTACH, BPF_LINK_UPDATE,
-};
-
 /* One line per refused syscall number (x86_64 numbers are below 512). */
 static atomic_uchar reported[512];
 
@@ -163,6 +150,8 @@ static void seccomp_releasep(scmp_filter_ctx *ctx)
 static int add_rules(scmp_filter_ctx ctx)
 {
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6 };
+	const int *cmds;
+	size_t n;
 	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(allowed); i++) {
@@ -176,13 +165,17 @@ static int add_rules(scmp_filter_ctx ctx)
 		if (r < 0 && r != -EFAULT)
 			return r;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(bpf_allowed); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, bpf_allowed[i]));
+	/* bpf(2): what the sensor does on the fds it holds, allowed; what a
+	 * loader does, killed (bpfsensor.c knows which is which) */
+	cmds = bpfsensor__steady_cmds(&n);
+	for (size_t i = 0; i < n; i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, cmds[i]));
 		if (r < 0)
 			return r;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(bpf_killed); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, bpf_killed[i]));
+	cmds = bpfsensor__loader_cmds(&n);
+	for (size_t i = 0; i < n; i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, cmds[i]));
 		if (r < 0)
 			return r;
 	}
