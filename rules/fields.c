@@ -397,6 +397,8 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 	case RL_F_PROC_WCHAN:
 		return s->wait && s->wait->nt && s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL;
 	case RL_F_PROC_WAIT_FRAME:
+		if (s->wait && s->wait->nt && !s->wait->t[0].stack_read) /* no kernel stack: its wchan is the top */
+			return s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL;
 		return s->wait && s->wait->nt && s->wait->t[0].nframes ? s->wait->t[0].frames[0] : NULL;
 	default:
 		return NULL;
@@ -428,8 +430,17 @@ int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf)
 			buf[n] = s->bl.new_oncpu_objects[n];
 		return (int)n;
 	case RL_F_PROC_WAIT_FRAMES: /* issue 10, waiting */
-		if (!s->wait || !s->wait->nt || !s->wait->t[0].stack_read)
+		if (!s->wait || !s->wait->nt)
 			return -1;
+		/* the kernel stack is unreadable without CAP_SYS_ADMIN, which the
+		 * sensor drops after attach: the frame /proc/PID/wchan names (the
+		 * stack's own top frame) is then the one frame known */
+		if (!s->wait->t[0].stack_read) {
+			if (!s->wait->t[0].wchan[0])
+				return -1;
+			buf[0] = s->wait->t[0].wchan;
+			return 1;
+		}
 		for (; n < s->wait->t[0].nframes && n < RL_LIST_MAX; n++)
 			buf[n] = s->wait->t[0].frames[n];
 		return (int)n;

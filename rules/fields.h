@@ -145,9 +145,9 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "running, sleeping, uninterruptible, stopped, traced, zombie (when its wait was read)")                \
 	X(PROC_WCHAN, "proc.wchan", STR, RL_W, "", "the kernel function its first waiting thread sleeps in")   \
 	X(PROC_WAIT_FRAME, "proc.wait_frame", STR, RL_W, "",                                                     \
-	  "the top kernel frame of its first waiting thread (what it waits on)")                                 \
+	  "the top kernel frame of its first waiting thread (what it waits on; its wchan if no stack)")          \
 	X(PROC_WAIT_FRAMES, "proc.wait_frames", STRLIST, RL_W, "",                                               \
-	  "the kernel frames of its first waiting thread, innermost first (up to 8)")
+	  "the kernel frames of its first waiting thread, innermost first (up to 8; its wchan if no stack)")
 
 enum rl_field {
 #define RL_FIELD_ENUM(id, name, type, kinds, unit, desc) RL_F_##id,

@@ -510,3 +510,25 @@ void bpfsensor__free(struct bpfsensor *s)
 	free(s->scratch);
 	free(s);
 }
+
+const int *bpfsensor__steady_cmds(size_t *ret_n)
+{
+	static const int cmds[] = {
+		BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
+		BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_LOOKUP_AND_DELETE_ELEM, BPF_MAP_LOOKUP_BATCH,
+		BPF_MAP_LOOKUP_AND_DELETE_BATCH, BPF_MAP_DELETE_BATCH,
+	};
+
+	*ret_n = ARRAY_SIZE(cmds);
+	return cmds;
+}
+
+const int *bpfsensor__loader_cmds(size_t *ret_n)
+{
+	static const int cmds[] = {
+		BPF_PROG_LOAD, BPF_BTF_LOAD, BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_PROG_ATTACH, BPF_LINK_UPDATE,
+	};
+
+	*ret_n = ARRAY_SIZE(cmds);
+	return cmds;
+}

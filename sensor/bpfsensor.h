@@ -83,6 +83,14 @@ bool bpfsensor__samples(const struct bpfsensor *s);
 /* The on-CPU sample tables, as oncpu.c uses them. */
 struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s);
 
+/* The bpf(2) commands the sensor makes once attached (on the fds it holds:
+ * map reads, deletes and walks, the refresher's test run, object info), and
+ * those that load or attach, which it never makes then: privilege.c's
+ * seccomp filter allows the first and kills on the second. Static arrays;
+ * the count in *ret_n. */
+const int *bpfsensor__steady_cmds(size_t *ret_n);
+const int *bpfsensor__loader_cmds(size_t *ret_n);
+
 /* "libbpf X.Y", for `plumbline version`. */
 const char *bpfsensor__libbpf_version(void);
 

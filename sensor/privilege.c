@@ -27,7 +27,6 @@
 #include "privilege.h"
 
 #include <errno.h>
-#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -43,8 +42,20 @@
 #include <cap-ng.h>
 #include <seccomp.h>
 
+#include "bpfsensor.h"
 #include "cleanup.h"
 #include "log.h"
+
+/* LeakSanitizer checks for leaks at exit from a helper task that ptraces
+ * the sensor's threads and waits for them: in a sanitizer build (the asan
+ * preset, CI) those syscalls are allowed, not fatal. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_LEAK__)
+#define PL_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define PL_LSAN 1
+#endif
+#endif
 
 /* What the steady state needs, and why (logged at the drop). */
 static const struct {
@@ -91,12 +102,19 @@ static const int allowed[] = {
 	SCMP_SYS(recvmsg), SCMP_SYS(recvmmsg), SCMP_SYS(shutdown), SCMP_SYS(getsockopt), SCMP_SYS(setsockopt),
 	SCMP_SYS(getsockname), SCMP_SYS(getpeername), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
 	SCMP_SYS(accept4), SCMP_SYS(socketpair),
+#ifdef PL_LSAN
+	SCMP_SYS(ptrace), SCMP_SYS(wait4), SCMP_SYS(waitid), SCMP_SYS(sched_setaffinity),
+#endif
 };
 
 /* Never made by the sensor after the drop; made by an attacker who has taken
  * it over, to run code, tamper with other processes or the kernel. */
 static const int killed[] = {
-	SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv),
+	SCMP_SYS(execve), SCMP_SYS(execveat),
+#ifndef PL_LSAN
+	SCMP_SYS(ptrace),
+#endif
+	SCMP_SYS(process_vm_readv),
 	SCMP_SYS(process_vm_writev), SCMP_SYS(process_madvise), SCMP_SYS(pidfd_getfd), SCMP_SYS(init_module),
 	SCMP_SYS(finit_module), SCMP_SYS(delete_module), SCMP_SYS(kexec_load), SCMP_SYS(kexec_file_load),
 	SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(move_mount), SCMP_SYS(fsopen), SCMP_SYS(fsmount),
@@ -104,19 +122,6 @@ static const int killed[] = {
 	SCMP_SYS(swapon), SCMP_SYS(swapoff), SCMP_SYS(iopl), SCMP_SYS(ioperm), SCMP_SYS(open_by_handle_at),
 	SCMP_SYS(name_to_handle_at), SCMP_SYS(personality), SCMP_SYS(userfaultfd), SCMP_SYS(keyctl),
 	SCMP_SYS(add_key), SCMP_SYS(request_key),
-};
-
-/* bpf(2) on the fds already held: map reads, deletes, pl_cpu_sync's test run,
- * object info. */
-static const int bpf_allowed[] = {
-	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
-	BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_LOOKUP_AND_DELETE_ELEM, BPF_MAP_LOOKUP_BATCH,
-	BPF_MAP_LOOKUP_AND_DELETE_BATCH, BPF_MAP_DELETE_BATCH,
-};
-
-/* bpf(2) commands that load or attach: a loader in a taken-over sensor. */
-static const int bpf_killed[] = {
-	BPF_PROG_LOAD, BPF_BTF_LOAD, BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_PROG_ATTACH, BPF_LINK_UPDATE,
 };
 
 /* One line per refused syscall number (x86_64 numbers are below 512). */
@@ -163,6 +168,8 @@ static void seccomp_releasep(scmp_filter_ctx *ctx)
 static int add_rules(scmp_filter_ctx ctx)
 {
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6 };
+	const int *cmds;
+	size_t n;
 	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(allowed); i++) {
@@ -176,13 +183,17 @@ static int add_rules(scmp_filter_ctx ctx)
 		if (r < 0 && r != -EFAULT)
 			return r;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(bpf_allowed); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, bpf_allowed[i]));
+	/* bpf(2): what the sensor does on the fds it holds, allowed; what a
+	 * loader does, killed (bpfsensor.c knows which is which) */
+	cmds = bpfsensor__steady_cmds(&n);
+	for (size_t i = 0; i < n; i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, cmds[i]));
 		if (r < 0)
 			return r;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(bpf_killed); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, bpf_killed[i]));
+	cmds = bpfsensor__loader_cmds(&n);
+	for (size_t i = 0; i < n; i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(bpf), 1, SCMP_A0(SCMP_CMP_EQ, cmds[i]));
 		if (r < 0)
 			return r;
 	}

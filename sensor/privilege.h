@@ -16,10 +16,6 @@
 
 #include <stdbool.h>
 
-/* The capabilities kept after the drop (CapEff = CapPrm = CapBnd), as the
- * bit mask /proc/PID/status prints: CAP_DAC_READ_SEARCH | CAP_SYS_PTRACE. */
-#define PRIVILEGE_KEPT_MASK ((1ull << 2) | (1ull << 19))
-
 /*
  * Drop to the steady state: every capability but the kept ones from the
  * effective, permitted, inheritable, bounding and ambient sets (a kept one
