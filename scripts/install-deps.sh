@@ -29,6 +29,8 @@ for arg in "$@"; do
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
+		# The fault tests (tests/faults/): mount for a small tmpfs, chattr for an immutable store.
+		PKGS="$PKGS mount e2fsprogs"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
