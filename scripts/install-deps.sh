@@ -39,6 +39,8 @@ for arg in "$@"; do
 		# promtool (Debian's prometheus package) checks the metrics
 		# endpoint's exposition (tests/scenario/test_metrics.py).
 		PKGS="$PKGS prometheus"
+		# The fault tests (tests/faults/): mount for a small tmpfs, chattr for an immutable store.
+		PKGS="$PKGS mount e2fsprogs"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
