@@ -4,7 +4,7 @@
 # run_all.sh - run every libFuzzer target of a PL_FUZZ build, one at a time,
 # and print a table: target, executions, exec/s, crashes, corpus size.
 #
-#   tests/fuzz/run_all.sh BUILD_FUZZ_DIR [--runs N] [--max-time S] [--only T1,T2] [--jobs-dir DIR]
+#   tests/fuzz/run_all.sh BUILD_FUZZ_DIR [--runs N] [--max-time S] [--only T1,T2] [--work-dir DIR]
 #
 # Every executable named fuzz_* in BUILD_FUZZ_DIR/tests/fuzz (a target added
 # later included; the *_replay test programs excepted) runs for N executions
@@ -17,7 +17,7 @@
 set -u
 
 usage() {
-	echo "usage: $0 BUILD_FUZZ_DIR [--runs N] [--max-time S] [--only T1,T2] [--jobs-dir DIR]" >&2
+	echo "usage: $0 BUILD_FUZZ_DIR [--runs N] [--max-time S] [--only T1,T2] [--work-dir DIR]" >&2
 	exit 2
 }
 
@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--runs) [ $# -ge 2 ] || usage; runs=$2; shift 2 ;;
 	--max-time) [ $# -ge 2 ] || usage; max_time=$2; shift 2 ;;
 	--only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
-	--jobs-dir) [ $# -ge 2 ] || usage; work=$2; shift 2 ;;
+	--work-dir | --jobs-dir) [ $# -ge 2 ] || usage; work=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -54,7 +54,7 @@ rows=
 for exe in "$bindir"/fuzz_*; do
 	name=$(basename "$exe")
 	case $name in *_replay) continue ;; esac
-	[ -f "$exe" ] && [ -x "$exe" ] || continue
+	if [ ! -f "$exe" ] || [ ! -x "$exe" ]; then continue; fi
 	short=${name#fuzz_}
 	if [ -n "$only" ]; then
 		case ",$only," in *",$short,"* | *",$name,"*) ;; *) continue ;; esac
