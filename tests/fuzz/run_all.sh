@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # run_all.sh - run every libFuzzer target of a PL_FUZZ build, one at a time,
-# and print a table: target, executions, exec/s, crashes, corpus size.
+# and print a table: target, executions, seconds, exec/s, crashes, corpus size.
 #
 #   tests/fuzz/run_all.sh BUILD_FUZZ_DIR [--runs N] [--max-time S] [--only T1,T2] [--work-dir DIR]
 #
@@ -69,11 +69,16 @@ for exe in "$bindir"/fuzz_*; do
 	log=$corpus/last-run.log
 	before=$(find "$art" -type f | wc -l)
 	echo "== $name: up to $runs executions or $max_time s" >&2
+	# elapsed time from /proc/uptime (CLOCK_BOOTTIME): libFuzzer's own rate
+	# is from the wall clock, wrong when the clock is stepped meanwhile
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$exe" -runs="$runs" -max_total_time="$max_time" -print_final_stats=1 \
 		-artifact_prefix="$art/" "$corpus/queue" >"$log" 2>&1
 	rc=$?
+	t1=$(cut -d' ' -f1 /proc/uptime)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
+	rate=$(awk -v n="${execs:-0}" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b > a ? n / (b - a) : 0) }')
 	crashes=$(($(find "$art" -type f | wc -l) - before))
 	size=$(find "$corpus/queue" -type f | wc -l)
 	if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then
@@ -83,14 +88,14 @@ for exe in "$bindir"/fuzz_*; do
 		status=1
 		echo "$name: crashed, see $log and $art" >&2
 	fi
-	rows="$rows$(printf '| %s | %s | %s | %s | %s |' "$name" "${execs:-?}" "${rate:-?}" "$crashes" "$size")
+	rows="$rows$(printf '| %s | %s | %s | %s | %s | %s |' "$name" "${execs:-?}" "$secs" "$rate" "$crashes" "$size")
 "
 done
 if [ "$found" -eq 0 ]; then
 	echo "$0: no fuzz_* target in $bindir${only:+ matching $only}" >&2
 	exit 1
 fi
-echo "| target | executions | exec/s | crashes | corpus |"
-echo "|---|---:|---:|---:|---:|"
+echo "| target | executions | seconds | exec/s | crashes | corpus |"
+echo "|---|---:|---:|---:|---:|---:|"
 printf '%s' "$rows"
 exit $status
