@@ -155,7 +155,7 @@ static void check(const char *msg, size_t len, size_t size, bool cut, const stru
 		FZ_ASSERT(cut);
 		goto out;
 	}
-	(void)h;
+	FZ_ASSERT(pri / 8 == (h->facility >> 3)); /* PRI is facility * 8 + severity */
 	p = sd + 2 + strlen(PL_SYSLOG_SD_ID);
 	if (!*p) { /* the header fit, its "]" not: the header-too-long case, cut */
 		FZ_ASSERT(cut);
