@@ -14,7 +14,7 @@
 #    derived after each nested build from the nested tree's own CTest files
 #    (cmake/sanitized_testlist.cmake), so new unit tests come along by
 #    themselves;
-#  - the BPF tests, only sanitized: tests/bpf registers bpf_<name> with the
+#  - with PL_SANITIZED_BPF_TESTS=ON, the BPF tests, only sanitized: tests/bpf registers bpf_<name> with the
 #    nested test_<name> executable (PL_SANITIZED_BPF_DIR), which drives the
 #    nested, sanitized sensor. The scenario and schema tests keep the ordinary
 #    optimized sensor.
@@ -24,7 +24,11 @@
 # PL_SANITIZED_TESTS=OFF turns it all off (the BPF tests then run the
 # ordinary binaries, as before).
 
-option(PL_SANITIZED_TESTS "Build build/sanitized (ASan+UBSan) and run the unit and BPF tests under it" ON)
+option(PL_SANITIZED_TESTS "Build build/sanitized (ASan+UBSan) and run the unit tests under it" ON)
+# The BPF tests too, only sanitized. OFF by default for now: on the shared
+# 2-core CI machine the sanitized sensor (2.5-10x the CPU) loses ring-buffer
+# records in the tests' bursts and their exact counts fail (docs/contributing.md).
+option(PL_SANITIZED_BPF_TESTS "Run the BPF tests with the sanitized sensor of build/sanitized" OFF)
 
 set(PL_SANITIZED_TESTS_ACTIVE OFF)
 set(PL_SANITIZED_BPF_DIR "")
@@ -38,7 +42,9 @@ set(PL_SANITIZED_TESTS_ACTIVE ON)
 set(PL_SANITIZED_DIR "${CMAKE_BINARY_DIR}/sanitized")
 # Where tests/bpf finds the sanitized test_<name> executables: the nested tree
 # mirrors this one.
-set(PL_SANITIZED_BPF_DIR "${PL_SANITIZED_DIR}/tests/bpf/")
+if(PL_SANITIZED_BPF_TESTS)
+  set(PL_SANITIZED_BPF_DIR "${PL_SANITIZED_DIR}/tests/bpf/")
+endif()
 
 # The same options as this build: every PL_* option or string in the cache
 # (those other engineers add too), the compiler and the user's flags; then the

@@ -55,11 +55,13 @@ done
 pids=
 end=$(($(date +%s) + secs))
 while [ "$(date +%s)" -lt "$end" ]; do
+	batch=
 	for j in 1 2 3 4; do
 		sh -c "cat /nonexistent/$marker 2>/dev/null; exit 3" &
-		pids="$pids $!"
+		batch="$batch $!"
 	done
-	wait || true
+	for p in $batch; do wait "$p" || true; done # not a bare wait: valgrind is a child too
+	pids="$pids$batch"
 	sleep 0.2
 done
 sleep 2 # the last exits through the ring buffer
@@ -68,7 +70,7 @@ kill -TERM "$vpid"
 rc=0
 wait "$vpid" || rc=$?
 vpid=
-cat "$tmp/valgrind.log"
+grep -v "unhandled eBPF command \(28\|35\)$" "$tmp/valgrind.log"
 echo "--- the sensor's log:"
 tail -n 20 "$tmp/sensor.log"
 fail=0
@@ -83,7 +85,13 @@ for kind in "definitely lost" "indirectly lost"; do
 		fail=1
 	fi
 done
-grep -q "WARNING: unhandled" "$tmp/valgrind.log" && { echo "valgrind_sensor: valgrind met an unhandled syscall or ioctl"; fail=1; }
+# valgrind 3.19 knows no BPF_LINK_CREATE (28) nor BPF_PROG_BIND_MAP (35): it
+# warns and lets them through unchecked (their attr is libbpf's, not ours).
+# Any other unhandled syscall, ioctl or bpf command fails the test.
+if grep "WARNING: unhandled" "$tmp/valgrind.log" | grep -qv "unhandled eBPF command \(28\|35\)$"; then
+	echo "valgrind_sensor: valgrind met an unhandled syscall, ioctl or bpf command"
+	fail=1
+fi
 n=0 missing=0
 for p in $pids; do
 	n=$((n + 1))
