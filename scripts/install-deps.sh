@@ -29,6 +29,9 @@ for arg in "$@"; do
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
+		# valgrind_sensor runs the real sensor under memcheck (leaks and
+		# memory errors that the sanitized unit tests cannot reach).
+		PKGS="$PKGS valgrind"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against
