@@ -41,6 +41,9 @@ for arg in "$@"; do
 		PKGS="$PKGS prometheus"
 		# The fault tests (tests/faults/): mount for a small tmpfs, chattr for an immutable store.
 		PKGS="$PKGS mount e2fsprogs"
+		# valgrind_sensor runs the real sensor under memcheck (leaks and
+		# memory errors that the sanitized unit tests cannot reach).
+		PKGS="$PKGS valgrind"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against

@@ -393,9 +393,13 @@ struct oncpu_result *oncpu__collect(struct oncpu *oc, uint64_t image_id, uint64_
 		return NULL;
 	}
 	ns = merge_same(r->stacks, ns);
-	qsort(r->stacks, ns, sizeof(*r->stacks), cmp_stack);
-	qsort(r->objs, no, sizeof(*r->objs), cmp_obj);
-	qsort(r->fns, nf, sizeof(*r->fns), cmp_fn);
+	/* qsort's base must not be NULL even for 0 elements (C11 7.22.5) */
+	if (ns)
+		qsort(r->stacks, ns, sizeof(*r->stacks), cmp_stack);
+	if (no)
+		qsort(r->objs, no, sizeof(*r->objs), cmp_obj);
+	if (nf)
+		qsort(r->fns, nf, sizeof(*r->fns), cmp_fn);
 	r->oc = (struct pl_oncpu){
 		.samples = total > attributed ? total : attributed,
 		.unattributed = total > attributed ? total - attributed : 0,

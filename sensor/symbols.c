@@ -59,6 +59,11 @@ struct symbols {
 	char *kstrings;
 	bool kloaded;
 	struct symbols_stats st;
+	/* Names an object was known by before a newer one: frames handed out
+	 * (and cached by oncpu.c) point at them, so they live as long as the
+	 * symbols do. Bounded: once full, an object keeps its name. */
+	char **retired;
+	uint32_t nretired;
 };
 
 int symbols__new(struct symbols **ret)
@@ -87,6 +92,9 @@ void symbols__free(struct symbols *sym)
 		free(sym->objs[i].strings);
 		free(sym->objs[i].segs);
 	}
+	for (uint32_t i = 0; i < sym->nretired; i++)
+		free(sym->retired[i]);
+	free(sym->retired);
 	free(sym->objs);
 	free(sym->ksyms);
 	free(sym->kstrings);
@@ -126,6 +134,23 @@ static struct object *slot(struct symbols *sym, const uint8_t key[SYMBOLS_BUILD_
 	return NULL;
 }
 
+/* Room to keep o's current name alive once it is replaced; false when the
+ * names kept are at their bound (the object then keeps its name). */
+static bool retire_path(struct symbols *sym, const struct object *o)
+{
+	char **r;
+
+	if (!o->path)
+		return true;
+	if (sym->nretired >= SYMBOLS_MAX_OBJECTS)
+		return false;
+	r = realloc(sym->retired, (sym->nretired + 1) * sizeof(*r));
+	if (!r)
+		return false;
+	sym->retired = r;
+	return true;
+}
+
 static struct object *remember(struct symbols *sym, const uint8_t key[SYMBOLS_BUILD_ID_SIZE], size_t idlen,
 			       const char *path)
 {
@@ -134,11 +159,12 @@ static struct object *remember(struct symbols *sym, const uint8_t key[SYMBOLS_BU
 	if (o && o->used) {
 		/* the same build-id under another name (a hard link, a copy): the
 		 * newest name wins for display, the content is the same */
-		if (path && (!o->path || strcmp(o->path, path))) {
+		if (path && (!o->path || strcmp(o->path, path)) && retire_path(sym, o)) {
 			char *p = strdup(path);
 
 			if (p) {
-				free(o->path);
+				if (o->path)
+					sym->retired[sym->nretired++] = o->path;
 				o->path = p;
 				if (o->loaded && !o->nsyms) /* may load now */
 					o->loaded = false;

@@ -56,7 +56,8 @@ static void read_stack(const char *dir, struct pl_wait_thread *t)
 {
 	char path[96], buf[4096], *line, *save = NULL;
 
-	snprintf(path, sizeof(path), "%s/stack", dir);
+	if (snprintf(path, sizeof(path), "%s/stack", dir) >= (int)sizeof(path)) /* never a truncated path */
+		return;
 	if (read_small_file(path, buf, sizeof(buf)) < 0)
 		return;
 	t->stack_read = true;
@@ -76,7 +77,8 @@ static void read_wchan(const char *dir, struct pl_wait_thread *t)
 {
 	char path[96], buf[PL_WAIT_NAME];
 
-	snprintf(path, sizeof(path), "%s/wchan", dir);
+	if (snprintf(path, sizeof(path), "%s/wchan", dir) >= (int)sizeof(path))
+		return;
 	if (read_small_file(path, buf, sizeof(buf)) <= 0 || strcmp(buf, "0") == 0)
 		return;
 	symbol(t->wchan, buf, strlen(buf));

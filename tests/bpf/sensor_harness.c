@@ -134,6 +134,38 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 	return 0;
 }
 
+/*
+ * A sanitizer report in the sensor's log (the sanitized sensor of
+ * PL_SANITIZED_TESTS, cmake/sanitized_tests.cmake) fails the test whatever the
+ * test thought of the exit: the report is printed and the test aborts.
+ */
+static void fail_on_sanitizer_report(const struct sensor_proc *s)
+{
+	static const char *const marks[] = { "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+					     "SUMMARY: UndefinedBehaviorSanitizer" };
+	static char buf[1 << 20];
+	const char *hit = NULL;
+	ssize_t n;
+	int fd;
+
+	fd = open(s->log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]) && !hit; i++)
+		hit = strstr(buf, marks[i]);
+	if (!hit)
+		return;
+	/* what led to it, then the report */
+	hit = hit - buf > 8192 ? hit - 8192 : buf;
+	fprintf(stderr, "sanitizer report in the sensor's log %s:\n%s\n", s->log, hit);
+	abort();
+}
+
 int sensor_stop(struct sensor_proc *s)
 {
 	int st;
@@ -144,6 +176,7 @@ int sensor_stop(struct sensor_proc *s)
 	if (waitpid(s->pid, &st, 0) < 0)
 		return -errno;
 	s->pid = 0;
+	fail_on_sanitizer_report(s);
 	return st;
 }
 
@@ -171,6 +204,7 @@ int sensor_stop_within(struct sensor_proc *s, int sig, int timeout_ms)
 		usleep(10000);
 	}
 	s->pid = 0;
+	fail_on_sanitizer_report(s);
 	return st;
 }
 

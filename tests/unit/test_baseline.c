@@ -1231,6 +1231,7 @@ static void test_baseline_json_without_recurrence_fields_loads(void **state)
 	{ struct baseline *bad = NULL; assert_int_equal(baseline__from_json(o, &bad, err, sizeof(err)), -EINVAL); }
 	json_object_put(o);
 	baseline__free(back);
+	baseline__free(b);
 }
 
 int main(void)

@@ -73,7 +73,7 @@ static void libc_getpid(struct libc_fn *l)
 	close(fd);
 	l->bid_len = strlen(hex) / 2;
 	assert_true(l->bid_len > 0 && l->bid_len <= SYMBOLS_BUILD_ID_SIZE);
-	snprintf(l->hex, sizeof(l->hex), "%s", hex);
+	assert_true(snprintf(l->hex, sizeof(l->hex), "%s", hex) < (int)sizeof(l->hex));
 	se_hex_to_bytes(hex, l->bid, sizeof(l->bid));
 }
 
@@ -345,6 +345,23 @@ static void test_symbolless_object_under_a_new_path_is_read_again_cleanly(void *
 	rmdir(dir);
 }
 
+/* A frame's strings stay valid until symbols__free(), even once its object
+ * is known under a newer name (oncpu.c caches frames across images). */
+static void test_frame_handed_out_keeps_its_name_after_a_rename(void **state)
+{
+	struct symbols *sym = *state;
+	const uint8_t bid[SYMBOLS_BUILD_ID_SIZE] = { 0x5e, 0x1f, 7 };
+	struct pl_frame before, after;
+
+	symbols__add_mapping(sym, bid, sizeof(bid), "/nonexistent/old-name");
+	symbols__user(sym, bid, 0x10, &before);
+	symbols__add_mapping(sym, bid, sizeof(bid), "/nonexistent/new-name");
+	symbols__user(sym, bid, 0x10, &after);
+	assert_string_equal(after.object, "/nonexistent/new-name");
+	assert_string_equal(before.object, "/nonexistent/old-name"); /* not freed (ASan) */
+	assert_int_equal(symbols__stats(sym)->objects, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +375,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_objects_beyond_the_bound_are_refused_and_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symbolless_object_under_a_new_path_is_read_again_cleanly, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_frame_handed_out_keeps_its_name_after_a_rename, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
