@@ -10,9 +10,9 @@
  *   loadgen hold N SECONDS
  *       N children that sleep (pause) at once, held SECONDS, then ended;
  *       prints {"children":N,"pids":[first,last]...} once all are started.
- *   loadgen flood N PROG
- *       N spawns of PROG as fast as possible from this process (each an
- *       exec and an exit record); prints how many it started.
+ *   loadgen flood SECONDS PROG
+ *       spawns of PROG, one after the other, as fast as they go for SECONDS
+ *       (each a fork, an exec and an exit record); prints how many.
  *
  * Reports on stdout; exits 0 when it did what it was asked.
  */
@@ -185,19 +185,24 @@ static int hold(char **argv)
 
 static int flood(char **argv)
 {
-	uint64_t n, done = 0;
+	uint64_t secs, done = 0, end;
+	int rc = 0;
 
-	if (parse_u64(argv[0], &n))
+	if (parse_u64(argv[0], &secs))
 		return 2;
-	for (; done < n; done++) {
+	end = now_ns() + secs * 1000000000ull;
+	while (now_ns() < end) {
 		pid_t pid;
 
-		if (spawn_one(argv[1], &pid) != 0)
+		if (spawn_one(argv[1], &pid) != 0) {
+			rc = 1;
 			break;
+		}
 		waitpid(pid, NULL, 0);
+		done++;
 	}
 	printf("{\"spawned\":%llu,\"parent\":%d}\n", (unsigned long long)done, getpid());
-	return done == n ? 0 : 1;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -208,6 +213,6 @@ int main(int argc, char **argv)
 		return hold(argv + 2);
 	if (argc == 4 && strcmp(argv[1], "flood") == 0)
 		return flood(argv + 2);
-	fprintf(stderr, "usage: loadgen pace SYSCALLS_PER_S EXECS_PER_S SECONDS PROG | hold N SECONDS | flood N PROG\n");
+	fprintf(stderr, "usage: loadgen pace SYSCALLS_PER_S EXECS_PER_S SECONDS PROG | hold N SECONDS | flood SECONDS PROG\n");
 	return 2;
 }
