@@ -19,6 +19,7 @@ usage: test_load_procs.py PLUMBLINE LOADGEN
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,20 @@ def vm(pid, key):
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def children_of(ppid):
+    kids = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == ppid:
+                    kids.append(int(p))
+        except (OSError, IndexError, ValueError):
+            pass
+    return kids
 
 
 def main():
@@ -91,7 +106,14 @@ def main():
         print(f"FAIL: {e}", file=sys.stderr)
     finally:
         if holder and holder.poll() is None:
-            holder.kill()  # its children die with SIGKILL from it only; kill them by their parent
+            # the holder kills its children only at its own end: kill them here by their pids
+            os.kill(holder.pid, signal.SIGSTOP)
+            for p in children_of(holder.pid):
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            holder.kill()
             holder.wait()
         if old_pid_max is not None:
             with open(PID_MAX, "w") as f:

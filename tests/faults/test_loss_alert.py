@@ -21,6 +21,7 @@ usage: test_loss_alert.py PLUMBLINE LOADGEN NOOP
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -115,6 +116,9 @@ def main():
             sl.fail(f"the last log line's lost records ({m and m.group(1)}) differ from the stats record ({lost})")
         with open(ocsf) as f:
             findings = [json.loads(l) for l in f if l.strip()]
+        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
+        if dest and os.path.isdir(os.path.join(dest, "ocsf")):
+            shutil.copyfile(ocsf, os.path.join(dest, "ocsf", f"loss_alert-{os.getpid()}.jsonl"))
         titles = [x["finding_info"]["title"] for x in findings]
         if titles.count("Sensor lost events") != len(alerts):
             sl.fail(f"{len(alerts)} loss alerts, {titles.count('Sensor lost events')} OCSF findings")
