@@ -3,7 +3,7 @@
 # load.sh - the sensor under load (issue 11): not a ctest gate, the figures
 # depend on the machine. Run as root from the build directory's parent:
 #
-#   sudo tests/bench/load.sh [BUILD_DIR] [SECONDS]
+#   sudo tests/bench/load.sh [BUILD_DIR] [SECONDS] [HELD]
 #
 # Phase 1: bench_loadgen paces 1,000,000 getppid/s and 1,000 execs/s (of the
 # static bench_noop) for SECONDS (default 60) under the sensor as shipped
@@ -11,20 +11,29 @@
 # Reported: what the load achieved, the sensor's CPU as % of one core from
 # /proc/PID/stat utime+stime over the run, peak RSS (VmHWM), losses by cause
 # (the last stats record) and the loss alerts raised.
-# Phase 2: 10,000 sleeping children held at once: tracked_processes and RSS.
+# Phase 2: HELD (default 10,000) sleeping children held at once:
+# tracked_processes and RSS.
 # pid_max is raised for phase 2 when fewer than 12,000 pids are free, and
 # restored on exit. Targets (issue 11): CPU <= 5 % of a core, RSS <= 64 MiB,
 # every loss counted, a loss alert when losses happen.
 set -eu
 B=${1:-build}
 SECS=${2:-60}
+HELD=${3:-10000}
 PL=$B/plumbline
 GEN=$B/tests/bench/bench_loadgen
 NOOP=$B/tests/bench/bench_noop
 D=$(mktemp -d /tmp/pl-load-XXXXXX)
 OLD_PID_MAX=
 SPID=
+HPID=
 cleanup() {
+	# the holder kills its children only at its own end: kill them by pid first
+	if [ -n "$HPID" ] && kill -0 "$HPID" 2>/dev/null; then
+		kill -STOP "$HPID"
+		for p in $(ps -o pid= --ppid "$HPID"); do kill -9 "$p" 2>/dev/null || true; done
+		kill -9 "$HPID" 2>/dev/null || true
+	fi
 	[ -n "$SPID" ] && kill -INT "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null || true
 	[ -n "$OLD_PID_MAX" ] && echo "$OLD_PID_MAX" >/proc/sys/kernel/pid_max
 	rm -rf "$D"
@@ -70,7 +79,7 @@ print("losses by cause:", lost or "none")'
 echo "loss alerts: $(grep -c '"rule":"Sensor lost events"' "$D/p1.jsonl" || true)"
 tail -1 "$D/p1.log"
 
-echo "== phase 2: 10,000 concurrently tracked processes"
+echo "== phase 2: $HELD concurrently tracked processes"
 pid_max=$(cat /proc/sys/kernel/pid_max)
 in_use=$(ls /proc | grep -c '^[0-9]')
 if [ $((pid_max - in_use)) -lt 12000 ]; then
@@ -80,16 +89,19 @@ if [ $((pid_max - in_use)) -lt 12000 ]; then
 fi
 start_sensor p2
 rss0=$(vm "$SPID" VmRSS)
-"$GEN" hold 10000 15 >"$D/hold.json" &
+"$GEN" hold "$HELD" 15 >"$D/hold.json" &
 HPID=$!
-sleep 12
+# the holder prints once every child is started, then holds them 15 s
+while [ ! -s "$D/hold.json" ] && kill -0 "$HPID" 2>/dev/null; do sleep 1; done
+sleep 10
 rss=$(vm "$SPID" VmRSS)
 hwm=$(vm "$SPID" VmHWM)
 wait "$HPID" || true
+HPID=
 sleep 2
 stop_sensor
 echo "holder: $(cat "$D/hold.json")"
-echo "sensor RSS: $rss0 kB before, $rss kB with 10,000 held, peak $hwm kB (target <= 65536 kB)"
+echo "sensor RSS: $rss0 kB before, $rss kB with $HELD held, peak $hwm kB (target <= 65536 kB)"
 grep '"type":"stats"' "$D/p2.jsonl" | python3 -c '
 import json, sys
 st = [json.loads(l) for l in sys.stdin]
