@@ -20,6 +20,7 @@
 #include "alerts.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include "log.h"
 #include "syscalls.h"
 #include "ruleset.h"
+#include "rulesperm.h"
 #include "sample_json.h"
 #include "textsafe.h"
 
@@ -110,7 +112,12 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 {
 	struct rl_diags d = { 0 };
 	struct rl_ruleset *rs = NULL;
-	int r = rl_ruleset__load(o->paths, o->npaths, &rs, &d);
+	char why[PATH_MAX + 256];
+	int r = rules_perm__check(o->paths, o->npaths, why, sizeof(why)); /* issue 11 */
+
+	if (r < 0)
+		return log_error_errno(r, "%s", why);
+	r = rl_ruleset__load(o->paths, o->npaths, &rs, &d);
 
 	for (size_t i = 0; i < d.n; i++)
 		log_msg(d.d[i].severity == RL_DIAG_ERROR ? LOG_LVL_ERROR : LOG_LVL_WARN, "%s:%d:%d: %s%s%s", d.d[i].file,

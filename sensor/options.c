@@ -59,6 +59,7 @@ enum {
 	OPT_MAX_BASELINES,
 	OPT_BASELINE_MAX_AGE,
 	OPT_PRIOR_MAX_AGE,
+	OPT_LOSS_ALERT_INTERVAL, /* issue 11, losses */
 };
 
 const char *run_opts__default_rules(void)
@@ -81,6 +82,9 @@ void run_opts__usage(FILE *out)
 	      "                         shutdown for those still running (default JSON: stdout)\n"
 	      "  --window-records       a record per active process per 1-second window\n"
 	      "  --stats-interval SEC   also write a stats record every SEC seconds\n"
+	      "  --loss-alert-interval SEC\n"
+	      "                         raise the \"Sensor lost events\" alert at most once every\n"
+	      "                         SEC seconds while losses happen (default 60, 0 = off)\n"
 	      "  --audit-log PATH       also append alerts and the sensor's own life (start, stop,\n"
 	      "                         rule loads, losses) to PATH, a hash-chained log that\n"
 	      "                         `plumbline audit verify` checks (docs/outputs.md)\n"
@@ -216,6 +220,7 @@ static int parse_seconds(const char *opt, const char *s, double *ret)
 		{ "sample-hz", required_argument, NULL, OPT_SAMPLE_HZ },
 		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+		{ "loss-alert-interval", required_argument, NULL, OPT_LOSS_ALERT_INTERVAL },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "no-baselines", no_argument, NULL, OPT_NO_BASELINES },
@@ -277,6 +282,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.regex_budget_ms = RL_REGEX_BUDGET_NS / 1000000,
 		.audit_head_interval_s = 60,
 		.runtime_dir = "/run/plumbline",
+		.loss_alert_interval_s = 60, /* issue 11, losses */
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
@@ -334,6 +340,9 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 				log_error("invalid value '%s' for --max-stacks: must be a power of two", optarg);
 				r = -EINVAL;
 			}
+			break;
+		case OPT_LOSS_ALERT_INTERVAL:
+			r = parse_u32("--loss-alert-interval", optarg, 0, 86400, &o->loss_alert_interval_s);
 			break;
 		case OPT_STATS_INTERVAL:
 			r = parse_seconds("--stats-interval", optarg, &secs);

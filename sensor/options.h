@@ -47,6 +47,7 @@ struct run_opts {
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
 	uint32_t audit_head_interval_s; /* how often its head goes off-host (when it grew) */
+	uint32_t loss_alert_interval_s; /* the loss alert at most this often; 0: off (issue 11) */
 	const char *ocsf_path;     /* alerts as OCSF Detection Findings, JSON Lines (--ocsf); NULL: none */
 	bool keep_privileges;      /* --keep-privileges: no capability drop, no seccomp (debugging) */
 	/* issue 11: metrics and `plumbline status` (runtime.h) */

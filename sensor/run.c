@@ -44,6 +44,7 @@
 #include "learn.h"
 #include "live.h"
 #include "log.h"
+#include "lossalert.h"
 #include "output.h"
 #include "images.h"
 #include "pipeline.h"
@@ -94,6 +95,7 @@ struct sensor {
 	struct audit_trail *audit; /* NULL: no --audit-log */
 	const char *stop_reason;   /* for the audit log's stop line */
 	struct runtime *rt;        /* issue 11: metrics, status.json */
+	struct lossalert *loss;     /* the "Sensor lost events" alert (issue 11) */
 };
 
 /* Write a record to the JSON output (consumed). A failure is reported by
@@ -233,6 +235,18 @@ static void set_outputs(struct sensor *s)
 	pipeline__set_outputs(s->pipe, s->out, alert_outs, ARRAY_SIZE(alert_outs));
 }
 
+/* The loss alert goes where rule alerts go (set_outputs()). final: at shutdown. */
+static void loss_alert(struct sensor *s, bool final)
+{
+	struct pl_output *alert_outs[] = { s->out, s->syslog, s->text, audit_trail__output(s->audit), s->ocsf };
+	struct stats_sources src = sources(s);
+
+	if (final)
+		lossalert__flush(s->loss, &src, alert_outs, ARRAY_SIZE(alert_outs));
+	else
+		lossalert__tick(s->loss, &src, mono_ns(), alert_outs, ARRAY_SIZE(alert_outs));
+}
+
 static void emit_stats(struct sensor *s)
 {
 	struct stats_sources src = sources(s);
@@ -267,6 +281,7 @@ static void on_tick(struct sensor *s)
 	}
 	if (s->syslog)
 		output__flush(s->syslog); /* what waits for the syslog target goes once it can */
+	loss_alert(s, false);
 	if (s->opts->stats_interval_s && s->ticks % s->opts->stats_interval_s == 0)
 		emit_stats(s);
 	if (s->learn && s->ticks % s->opts->flush_interval_s == 0)
@@ -404,6 +419,7 @@ static void sensor_close(struct sensor *s)
 		output__flush(s->out);
 	output__free(s->out);
 	audit_trail__free(s->audit);
+	lossalert__free(s->loss);
 	live__free(s->live);
 	learner__free(s->learn); /* saves */
 	alerts__free(s->alerts);
@@ -624,6 +640,8 @@ static int sensor_open(struct sensor *s)
 			return log_error_errno(ENOMEM, "Out of memory");
 	}
 
+	if (lossalert__open(s->opts->loss_alert_interval_s, &s->loss) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0)
 		return log_error_errno(errno, "epoll_create1: %m");
@@ -659,6 +677,7 @@ static void sensor_shutdown(struct sensor *s)
 		foreach_kernel_proc(s, running_one);
 	/* what dedupe windows still hold is reported before the last stats */
 	pipeline__finish(s->pipe, real_ns());
+	loss_alert(s, true); /* losses not yet alerted on, before syslog's last chance */
 	if (s->syslog) {
 		/* what still waits for the syslog target gets a few seconds, then is counted lost */
 		uint64_t lost = syslog_output__drain(s->syslog, 3000);
