@@ -41,7 +41,7 @@ esac
 valgrind $topts --vgdb=yes --vgdb-prefix="$tmp/vgdb" --suppressions="$top/tests/valgrind/sensor.supp" \
 	--log-file="$tmp/valgrind.log" \
 	"$bin" run --json "$tmp/records.jsonl" --process-records --stats-interval 10 --flush-interval 30 \
-	--no-live --no-syslog --state-dir "$tmp/state" 2>"$tmp/sensor.log" &
+	--no-live --no-syslog --state-dir "$tmp/state" --duration "$((minutes * 60 + 180))" 2>"$tmp/sensor.log" &
 vpid=$!
 until grep -q "attached: watching" "$tmp/sensor.log" 2>/dev/null; do
 	kill -0 "$vpid" 2>/dev/null || { cat "$tmp/sensor.log" "$tmp/valgrind.log"; exit 1; }
@@ -80,7 +80,8 @@ while :; do
 	sleep "$step"
 done
 kill "$wpid" 2>/dev/null; wpid=
-kill -TERM "$vpid"
+# its --duration ends it: valgrind 3.19 does not hand signals to the
+# sensor's signalfd (tests/valgrind/valgrind_sensor.sh)
 wait "$vpid" || true
 vpid=
 # the slope over the second half (the first holds the warm-up: caches and

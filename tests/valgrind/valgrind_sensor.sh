@@ -1,6 +1,8 @@
 #!/bin/sh
 # The real sensor under valgrind's memcheck while a workload runs: processes
-# spawned (each failing an open), then SIGTERM. Fails on any memcheck error
+# spawned (each failing an open), then its own --duration ends it (valgrind
+# 3.19 never hands SIGTERM or SIGINT to the sensor's signalfd: they stay
+# pending, so a signal cannot stop it here). Fails on any memcheck error
 # (invalid read or write, uninitialised value, bad free, fd misuse) and on any
 # byte definitely or indirectly lost at exit; and unless every workload
 # process has its process record, so the run is known to have gone through
@@ -35,7 +37,8 @@ valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect \
 	--errors-for-leak-kinds=definite,indirect --error-exitcode=99 --track-origins=yes \
 	--suppressions="$supp" --log-file="$tmp/valgrind.log" \
 	"$bin" run --json "$tmp/records.jsonl" --process-records --window-records --stats-interval 1 \
-	--flush-interval 2 --no-live --no-syslog --state-dir "$tmp/state" 2>"$tmp/sensor.log" &
+	--flush-interval 2 --no-live --no-syslog --state-dir "$tmp/state" --duration "$((secs + 100))" \
+	2>"$tmp/sensor.log" &
 vpid=$!
 
 # attached: the sensor says so once its programs are loaded and attached
@@ -64,9 +67,6 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	pids="$pids$batch"
 	sleep 0.2
 done
-sleep 2 # the last exits through the ring buffer
-
-kill -TERM "$vpid"
 rc=0
 wait "$vpid" || rc=$?
 vpid=
