@@ -58,8 +58,9 @@ wpid=$!
 
 heap_now() { # bytes of heap in use now
 	if [ "$tool" = memcheck ]; then
-		vgdb --vgdb-prefix="$tmp/vgdb" --pid="$vpid" leak_check summary 2>/dev/null |
-			awk '/(definitely|indirectly|possibly) lost:|still reachable:/ { gsub(",", "", $0); for (i = 1; i <= NF; i++) if ($(i+1) == "bytes") s += $i } END { print s + 0 }'
+		# "==PID==    still reachable: 29,930,445 (+198,281) bytes in ..." on stderr
+		vgdb --vgdb-prefix="$tmp/vgdb" --pid="$vpid" leak_check summary 2>&1 |
+			awk '/(definitely|indirectly|possibly) lost:|still reachable:/ { sub(/.*: /, ""); gsub(",", ""); s += $1 } END { print s + 0 }'
 	else
 		vgdb --vgdb-prefix="$tmp/vgdb" --pid="$vpid" snapshot "$tmp/snap" >/dev/null 2>&1
 		awk -F= '/^mem_heap_B=/ { h = $2 } /^mem_heap_extra_B=/ { e = $2 } END { print h + e }' "$tmp/snap" 2>/dev/null
