@@ -83,6 +83,14 @@ static const struct key_info {
     {"refresh-hz", "10", false, false},
     {"sample-hz", "49", false, false},
     {"max-stacks", "8192", false, false},
+    {"max-baselines", "65536", false, false},
+    {"baseline-max-age", "180", false, false},
+    {"prior-max-age", "30", false, false},
+    {"loss-alert-interval", "60", false, false},
+    {"metrics", NULL, false, false},
+    {"metrics-allow-remote", "false", false, false},
+    {"runtime-dir", "/run/plumbline", false, false},
+    {"keep-privileges", "false", false, false},
 };
 
 static const struct key_info *key_info(const char *key)
