@@ -498,7 +498,8 @@ void print_errors(struct gen *g, const char *path, FILE *out)
 {
 	_cleanup_free_ char *file = text_escape_str(path);
 
-	qsort(g->cf.err, g->cf.nerr, sizeof(*g->cf.err), cmp_err);
+	if (g->cf.nerr) /* qsort(NULL, 0, ...) is undefined */
+		qsort(g->cf.err, g->cf.nerr, sizeof(*g->cf.err), cmp_err);
 	for (size_t i = 0; i < g->cf.nerr; i++) {
 		const struct cf_error *x = &g->cf.err[i];
 		_cleanup_free_ char *msg = text_escape_str(x->msg);

@@ -461,7 +461,8 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	const struct pl_stats *st = &ev->proc.st;
 	struct proc_info *pi = proctable__get(im->d.procs, tgid);
 	struct proc_info *match = pi && pi->image_id == ev->proc.id.image_id ? pi : NULL;
-	const struct pl_stats *prev = match && match->have_last ? &match->last : NULL;
+	struct pl_stats last;
+	const struct pl_stats *prev = NULL;
 	_cleanup_free_ struct pl_fail *fails = NULL;
 	/* A fork child that exec'd was only ever a step towards another binary:
 	 * its few syscalls would make a second mode in its binary's lifetimes,
@@ -473,6 +474,10 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	struct pl_sample *s;
 	uint32_t nfails = 0;
 
+	if (match && match->have_last) {
+		stats_pack__get(match->last, &last);
+		prev = &last;
+	}
 	/* keys user space never learned (a lost record) are left to the
 	 * periodic sweep: walking the whole table here, per process, would make
 	 * a storm of such processes quadratic */
@@ -653,6 +658,7 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 {
 	struct proc_info *pi = proctable__get(im->d.procs, tgid);
 	static const struct pl_stats zero;
+	struct pl_stats last;
 	const struct pl_stats *prev;
 	_cleanup_free_ struct pl_fail *fails = NULL;
 	_cleanup_(oncpu_result_freep) struct oncpu_result *oncpu = NULL;
@@ -665,7 +671,9 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 
 	if (!pi || pi->image_id != p->id.image_id)
 		return; /* its start record is still in the ring buffer */
-	prev = pi->have_last ? &pi->last : &zero;
+	if (pi->have_last)
+		stats_pack__get(pi->last, &last);
+	prev = pi->have_last ? &last : &zero;
 	start = pi->have_last ? pi->last_ns : p->id.image_start_ns;
 	len = now > start ? now - start : 0;
 	m2r = mono_to_real();
@@ -722,9 +730,9 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 		steps |= PIPE_JUDGE | PIPE_RECORD;
 	if (steps)
 		pipeline__run(im->d.pipe, s, pi, steps, now + (uint64_t)m2r);
-	pi->last = p->st;
+	/* out of memory: no snapshot, and the next window starts afresh */
+	pi->have_last = stats_pack__set(&pi->last, &p->st) == 0;
 	pi->last_ns = now;
-	pi->have_last = true;
 }
 
 void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now)

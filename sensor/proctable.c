@@ -6,6 +6,7 @@
 #include "baseline.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,70 @@ static void clear_strings(struct proc_info *pi)
 	pi->fails = NULL;
 	pi->nfails = pi->fails_cap = 0;
 	pi->fail_other = 0;
+	free(pi->last);
+	pi->last = NULL;
+	pi->have_last = false;
+}
+
+/* The scalar counters lead struct pl_stats; the errno and syscall arrays,
+ * both of uint64_t, follow it back to back to its end. */
+#define STATS_HEAD offsetof(struct pl_stats, open_fail_errno)
+#define STATS_NSLOTS ((sizeof(struct pl_stats) - STATS_HEAD) / sizeof(uint64_t))
+_Static_assert(offsetof(struct pl_stats, sc) ==
+		       STATS_HEAD + sizeof(((struct pl_stats *)0)->open_fail_errno),
+	       "pl_stats: the errno and syscall arrays are contiguous");
+_Static_assert(STATS_NSLOTS <= UINT16_MAX, "a slot index fits 16 bits");
+
+struct stats_pack {
+	uint32_t n, cap;
+	unsigned char head[STATS_HEAD];
+	struct {
+		uint64_t v;
+		uint16_t i;
+	} e[];
+};
+
+static const uint64_t *slots(const struct pl_stats *st)
+{
+	return (const uint64_t *)((const char *)st + STATS_HEAD);
+}
+
+int stats_pack__set(struct stats_pack **p, const struct pl_stats *st)
+{
+	const uint64_t *v = slots(st);
+	struct stats_pack *k = *p;
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < STATS_NSLOTS; i++)
+		n += v[i] != 0;
+	if (!k || k->cap < n) {
+		uint32_t cap = n + 8; /* room to grow by a few syscalls without a realloc */
+
+		k = realloc(k, sizeof(*k) + (size_t)cap * sizeof(k->e[0]));
+		if (!k)
+			return -ENOMEM;
+		k->cap = cap;
+		*p = k;
+	}
+	memcpy(k->head, st, STATS_HEAD);
+	k->n = 0;
+	for (size_t i = 0; i < STATS_NSLOTS; i++)
+		if (v[i]) {
+			k->e[k->n].v = v[i];
+			k->e[k->n].i = (uint16_t)i;
+			k->n++;
+		}
+	return 0;
+}
+
+void stats_pack__get(const struct stats_pack *k, struct pl_stats *ret)
+{
+	uint64_t *v = (uint64_t *)((char *)ret + STATS_HEAD);
+
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret, k->head, STATS_HEAD);
+	for (uint32_t j = 0; j < k->n; j++)
+		v[k->e[j].i] = k->e[j].v;
 }
 
 void proctable__free(struct proctable *t)

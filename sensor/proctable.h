@@ -66,7 +66,7 @@ struct proc_info {
 	uint64_t fail_other;     /* failures of paths displaced from a full list (failpaths.h) */
 	bool have_last;          /* `last` holds a snapshot */
 	uint64_t last_ns;        /* when `last` was taken (monotonic) */
-	struct pl_stats last;    /* counters at the previous window */
+	struct stats_pack *last; /* counters at the previous window, packed (below) */
 	/* issue 10, baseline keys (scriptkey.h): what the image's baseline stands for */
 	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
 	char *script;            /* the script label (proc.script) or NULL */
@@ -81,6 +81,18 @@ struct proc_info {
 };
 
 struct proctable;
+
+/*
+ * A process's counters at its previous window, packed: the scalar counters,
+ * then only the syscall and errno counts that are not zero. A whole struct
+ * pl_stats is some 4.6 KB and a process uses a few dozen syscalls, so 10,000
+ * tracked processes hold about 1 KB each instead of 5.4 (issue 11, load).
+ * stats_pack__set() keeps *p (reallocated to fit; left as it was on ENOMEM,
+ * -ENOMEM); stats_pack__get() unpacks into *ret. Freed with free().
+ */
+struct stats_pack;
+int stats_pack__set(struct stats_pack **p, const struct pl_stats *st);
+void stats_pack__get(const struct stats_pack *p, struct pl_stats *ret);
 
 /* max bounds the number of entries. 0 or -ENOMEM. */
 int proctable__new(uint32_t max, struct proctable **ret);
