@@ -397,7 +397,7 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 	case RL_F_PROC_WCHAN:
 		return s->wait && s->wait->nt && s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL;
 	case RL_F_PROC_WAIT_FRAME:
-		if (s->wait && s->wait->nt && !s->wait->t[0].stack_read) /* no kernel stack: its wchan is the top */
+		if (s->wait && s->wait->nt && !s->wait->t[0].nframes) /* no kernel stack: its wchan is the top */
 			return s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL;
 		return s->wait && s->wait->nt && s->wait->t[0].nframes ? s->wait->t[0].frames[0] : NULL;
 	default:
@@ -434,8 +434,10 @@ int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf)
 			return -1;
 		/* the kernel stack is unreadable without CAP_SYS_ADMIN, which the
 		 * sensor drops after attach: the frame /proc/PID/wchan names (the
-		 * stack's own top frame) is then the one frame known */
-		if (!s->wait->t[0].stack_read) {
+		 * stack's own top frame) is then the one frame known. Not only
+		 * when the read failed: without it, the kernel may also hand out
+		 * an empty stack (6.x reads as nothing, not EACCES). */
+		if (!s->wait->t[0].nframes) {
 			if (!s->wait->t[0].wchan[0])
 				return -1;
 			buf[0] = s->wait->t[0].wchan;

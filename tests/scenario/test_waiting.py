@@ -28,6 +28,7 @@ block is absent. Prints the time-to-alert of a and b.
 argv: PLUMBLINE_BINARY. Needs root and BPF; skips (77) otherwise unless
 PLUMBLINE_REQUIRE_BPF=1.
 """
+import json
 import os
 import re
 import shutil
@@ -180,7 +181,8 @@ def main():
         waiting = [r for r in alerts if r.get("rule") in (RULE, "Process in uninterruptible wait")
                    and r.get("pid") not in ours]
         if any(r.get("pid") in {p.pid for p in procs} for r in waiting):
-            fail(f"waiting alerts for other processes of the test: {[(r['rule'], r['pid']) for r in waiting]}")
+            fail(f"waiting alerts for other processes of the test: {[(r['rule'], r['pid']) for r in waiting]}: "
+                 + json.dumps([r for r in waiting if r.get("pid") in {p.pid for p in procs}])[:3000])
         log(f"c. no alert for the sleeping daemon pid {daemon.pid}; {len(alerts)} alert(s) in all")
         slept = [r for r in recs if r.get("type") == "window" and r.get("pid") == sleeper.pid and r.get("wait")]
         if any(r.get("pid") == sleeper.pid for r in alerts):
