@@ -67,9 +67,6 @@ void conffile__free(struct conffile *cf);
  */
 int conffile__error(struct conffile *cf, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* The candidate closest to s by edit distance, if within 2; else NULL. */
-const char *conffile__closest(const char *s, const char *const *cands, size_t n);
-
 /* Whether v must be written quoted to read back as itself (empty, blanks at
  * either end, a '#' or a '"'). */
 int conffile__needs_quotes(const char *v);

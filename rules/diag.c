@@ -89,47 +89,6 @@ void rs_diag(struct rs_report *rep, enum rl_severity sev, const struct yd_file *
 	rs_diag_at(rep, sev, f->name, n ? n->line + 1 : 1, n ? n->col + 1 : 1, item, "%s", msg);
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[64], prev;
-
-	if (la >= 63 || lb >= 63)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j], best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
-const char *rl_diag__closest(const char *s, const char *const *cands, size_t n)
-{
-	const char *best = NULL;
-	size_t bestd = 3;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(s, cands[i]);
-
-		if (d < bestd) {
-			bestd = d;
-			best = cands[i];
-		}
-	}
-	return best;
-}
-
 void rl_diags__free(struct rl_diags *d)
 {
 	if (!d)

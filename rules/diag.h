@@ -47,8 +47,4 @@ void rs_diag_at(struct rs_report *rep, enum rl_severity sev, const char *file, i
 void rs_diag(struct rs_report *rep, enum rl_severity sev, const struct yd_file *f, const struct yd_node *n,
 	     const char *item, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-/* The candidate closest to s by edit distance, if within 2; else NULL. For
- * "did you mean" suggestions. */
-const char *rl_diag__closest(const char *s, const char *const *cands, size_t n);
-
 #endif

@@ -10,6 +10,7 @@
  * the YAML node it came from, so a compile error in it (a type mismatch, a
  * bad regex) points at the value.
  */
+#include "closest.h"
 #include "ruleset_int.h"
 
 #include <errno.h>
@@ -79,7 +80,7 @@ static int parse_exc(struct rs_loader *L, const struct yd_file *f, const struct 
 			;
 		if (j < 4)
 			continue;
-		s = rl_diag__closest(k, keys, 4);
+		s = closest_name(k, keys, 4);
 		if (s)
 			ERR(L, f, m->kids[i], item, "unknown key '%s' in exception '%s' (did you mean '%s'?)", k,
 			    e->name, s);

@@ -10,6 +10,7 @@
  * The definitions borrow their strings from the files' trees, which the
  * loader keeps to the end: rs_loader__free() releases both.
  */
+#include "closest.h"
 #include "ruleset_int.h"
 
 #include <ctype.h>
@@ -94,7 +95,7 @@ static int pick(struct rs_loader *L, const struct yd_file *f, const struct yd_no
 			continue;
 		}
 		{
-			const char *s = rl_diag__closest(v[i]->str, names, nnames);
+			const char *s = closest_name(v[i]->str, names, nnames);
 			char list[128] = "";
 			size_t len = 0;
 
@@ -259,7 +260,7 @@ static int check_keys(struct rs_loader *L, const struct yd_file *f, const struct
 			;
 		if (j < nkeys)
 			continue;
-		s = rl_diag__closest(k, keys, nkeys);
+		s = closest_name(k, keys, nkeys);
 		if (s)
 			ERR(L, f, m->kids[i], item, "unknown key '%s' in %s '%s' (did you mean '%s'?)", k, kind, name,
 			    s);

@@ -19,6 +19,7 @@
  * that changes the rules or the JSON path is an operator's act, not a
  * stream); any other is freed at once.
  */
+#include "closest.h"
 #include "config.h"
 #include "config_int.h"
 
@@ -361,7 +362,7 @@ static int gen_settings(struct gen *g)
 			for (const struct option *x = run_opts__longopts(); x->name && n < ARRAY_SIZE(names); x++)
 				if (strcmp(x->name, "help") != 0)
 					names[n++] = x->name;
-			near = conffile__closest(e->key, names, n);
+			near = closest_name(e->key, names, n);
 			if (strcmp(e->key, "config") == 0 || strcmp(e->key, "no-config") == 0 ||
 			    strcmp(e->key, "help") == 0)
 				conffile__error(&g->cf, e->line, e->col, "'%s' is a command-line option only", e->key);
