@@ -154,7 +154,7 @@ void run_opts__usage(FILE *out)
 	      "  --max-fail-paths N     distinct failing (process, path, errno) kept (default 16384)\n"
 	      "  --fail-sweep SEC       how often that table is swept of keys of ended images,\n"
 	      "                         and of keys idle since the last sweep (default 10)\n"
-	      "  --ringbuf-kb N         ring buffer size in KiB, power of two (default 8192)\n"
+	      "  --ringbuf-kb N         ring buffer size in KiB, power of two (default 4096)\n"
 	      "  --refresh-hz N         per-CPU CPU-time refresh rate for windows (default 10, 0 = off)\n"
 	      "  --sample-hz N          on-CPU stack samples per second per CPU, the stacks alerts\n"
 	      "                         carry as evidence (default 49, 0 = off)\n"
