@@ -44,6 +44,9 @@ for arg in "$@"; do
 		# valgrind_sensor runs the real sensor under memcheck (leaks and
 		# memory errors that the sanitized unit tests cannot reach).
 		PKGS="$PKGS valgrind"
+		# faults_sigkill_during_save: strace holds the sensor's renames
+		# (delay injection) so that a SIGKILL lands inside a save.
+		PKGS="$PKGS strace"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against

@@ -359,6 +359,18 @@ def case_sigkill(plumbline, d):
                 s.kill()
                 fail(f"restart {i + 1}: the temp file {t} was not reported removed: {text}")
         watch = Inotify(os.path.join(state, "baselines"))
+        # Every other round, strace holds each rename 3 s at its entry
+        # (delay injection), so that the SIGKILL after a temp file appears
+        # lands inside that save on any machine: on an idle one a save of a
+        # few small files ends before a kill sent from here arrives. The
+        # other rounds kill at a random instant, as a crash would.
+        tracer = None
+        if i % 2 == 0:
+            tracer = subprocess.Popen(["strace", "-qq", "-f", "-p", str(s.p.pid), "-o", "/dev/null",
+                                       "-e", "trace=rename,renameat,renameat2",
+                                       "-e", "inject=rename,renameat,renameat2:delay_enter=3000000"],
+                                      stderr=subprocess.DEVNULL)
+            time.sleep(0.5)  # attached to every thread
         try:
             # new binaries each round, so that there is something to save
             subprocess.run(["/bin/sh", "-c", f"for n in 1 2 3; do /bin/echo {i} >/dev/null; /bin/true; done"],
@@ -366,16 +378,21 @@ def case_sigkill(plumbline, d):
             work(1)
             # at a random save of the flush (the k-th temp file), sometimes a little later
             k, name = rng.randint(1, 30), None
+            if tracer:
+                k = 1  # the save is held at its rename: kill now, well within the 3 s
+
             for _ in range(k):
                 got = watch.wait_temp(3 if name else 10)
                 if not got:
                     break
                 name = got
-            if rng.random() < 0.5:
+            if rng.random() < 0.5 and not tracer:
                 time.sleep(rng.random() * 0.002)
         finally:
             watch.close()
         s.kill()  # SIGKILL
+        if tracer:
+            tracer.wait(10)
         left = leftovers(state)
         landed += bool(left)
         log(f"round {i + 1}: {on_disk} files loaded whole; killed {'after the save that made' if name else 'without a save'} "
