@@ -10,7 +10,7 @@
  * labels for people, never part of the key: renaming or copying a binary
  * doesn't escape its history.
  *
- * The image part of the key (issue 10) says what the image runs and how it
+ * The image part of the key says what the image runs and how it
  * began (docs/baselines.md "Keys"):
  *
  *   binary_id  = <binary> [ "+script:" <abs path> [ "#sha256:" <16 hex> ]
@@ -65,11 +65,11 @@ struct bl_policy {
 	double alert_score;     /* a sample scoring >= this, or with a never-seen set member, is not learned once ready */
 	double learn_per_hour;  /* once ready, at most this many samples learned per hour per baseline */
 	double mad_floor;       /* floor of the MAD in ln units (sketch__score; unused by baselines now) */
-	/* issue 10 (scoring and learning): */
+	/* */
 	double recur_per_hour;  /* once ready, at most this many anomalous (not alerted) samples learned per hour */
 	double set_new_max;     /* a set is saturated when the chance of a new member (Good-Turing) is <= this */
 	uint64_t set_quiet_ns;  /* ... and no new member arrived for this long (nor since the baseline was made) */
-	/* issue 11 (the store's lifetime, docs/baselines.md "Lifetime of the store"): */
+	/* the store's lifetime (docs/baselines.md "Lifetime of the store"): */
 	uint32_t max_baselines;    /* held at once; when full, the least recently seen is evicted */
 	uint64_t max_age_ns;       /* a baseline not seen for longer is removed (0: never) */
 	uint64_t prior_max_age_ns; /* an old binary's baseline kept only as a prior goes this long after

@@ -52,7 +52,7 @@ struct json_object *baseline__to_json(const struct baseline *b)
 		goto fail;
 	json_object_object_add(o, "created_ns", json_object_new_uint64(b->created_ns));
 	json_object_object_add(o, "updated_ns", json_object_new_uint64(b->updated_ns));
-	json_object_object_add(o, "seen_ns", json_object_new_uint64(b->seen_ns)); /* issue 11 */
+	json_object_object_add(o, "seen_ns", json_object_new_uint64(b->seen_ns));
 	json_object_object_add(o, "samples", json_object_new_uint64(b->samples));
 	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
 	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples));
@@ -61,7 +61,7 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "rate_limited", json_object_new_uint64(b->rate_limited));
 	json_object_object_add(o, "tokens", json_object_new_double(b->tokens));
 	json_object_object_add(o, "tokens_ns", json_object_new_uint64(b->tokens_ns));
-	/* issue 10: learning by recurrence (optional when reading) */
+	/* learning by recurrence (optional when reading) */
 	json_object_object_add(o, "recurred", json_object_new_uint64(b->recurred));
 	json_object_object_add(o, "recur_tokens", json_object_new_double(b->recur_tokens));
 	json_object_object_add(o, "recur_tokens_ns", json_object_new_uint64(b->recur_tokens_ns));
@@ -180,7 +180,7 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	    (json_object_object_get_ex(o, "recur_tokens_ns", NULL) &&
 	     (r = get_u64(o, "recur_tokens_ns", &b->recur_tokens_ns, err, errlen)) < 0))
 		goto fail;
-	/* issue 11: absent from files written before eviction; then the last change is the last sight */
+	/* absent from files written before eviction; then the last change is the last sight */
 	b->seen_ns = b->updated_ns;
 	if (json_object_object_get_ex(o, "seen_ns", NULL) && (r = get_u64(o, "seen_ns", &b->seen_ns, err, errlen)) < 0)
 		goto fail;

@@ -31,7 +31,7 @@ struct bl_store {
 	size_t *index;    /* open addressing by bl_key_hash: position + 1, 0 = empty */
 	size_t index_cap; /* power of two, >= 2 * cap */
 	uint64_t refused;
-	/* issue 11: the store's lifetime (store.h, docs/baselines.md "Lifetime of the store") */
+	/* the store's lifetime (store.h, docs/baselines.md "Lifetime of the store") */
 	struct bl_policy pol;
 	size_t max;                  /* pol.max_baselines, or BL_STORE_MAX before bl_store__set_policy() */
 	uint64_t evicted, aged_out;
@@ -314,7 +314,7 @@ uint64_t bl_store__refused(const struct bl_store *st)
 	return st->refused;
 }
 
-/* ---- lifetime (issue 11) ---- */
+/* ---- lifetime ---- */
 
 void bl_store__set_policy(struct bl_store *st, const struct bl_policy *p)
 {

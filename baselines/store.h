@@ -68,7 +68,7 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 uint64_t bl_store__refused(const struct bl_store *st);
 
 /*
- * Lifetime (issue 11, docs/baselines.md "Lifetime of the store"). The
+ * Lifetime (docs/baselines.md "Lifetime of the store"). The
  * policy's max_baselines (0: BL_STORE_MAX; at most BL_STORE_LIMIT),
  * max_age_ns, prior_max_age_ns and min_samples (a successor's readiness)
  * apply from now on; until called, a store is bounded at BL_STORE_MAX and

@@ -49,7 +49,7 @@ enum pl_proc_flags {
 	PL_PROC_PARTIAL = 1u << 0, /* existed before the sensor: counts start at first sight */
 	PL_PROC_FORKED = 1u << 1,  /* image inherited through fork, never exec'd by this process */
 	PL_PROC_EXECED = 1u << 2,  /* image loaded by execve while the sensor watched */
-	/* What the executed file was at exec (issue 10 item 11), set by the exec
+	/* What the executed file was at exec, set by the exec
 	 * program and inherited by fork children of that image: */
 	PL_PROC_EXE_MEMFD = 1u << 3,   /* a memfd (memfd_create(2)): fileless execution */
 	PL_PROC_EXE_DELETED = 1u << 4, /* no name left in any directory (i_nlink == 0): an unlinked

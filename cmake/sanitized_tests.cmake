@@ -1,4 +1,4 @@
-# Sanitized tests on every ctest run of the ordinary build (issue 11).
+# Sanitized tests on every ctest run of the ordinary build.
 #
 # The ordinary build is optimized and has no sanitizer, as it ships. So that
 # the unit and BPF tests still run under AddressSanitizer (leaks included) and

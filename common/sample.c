@@ -76,7 +76,7 @@ const char *pl_dist__feature(enum pl_dist d)
 	return d >= 0 && d < PL_DIST_MAX ? names[d] : "?";
 }
 
-/* issue 10, waiting */
+/* waiting */
 const char *pl_wait__state_name(char state)
 {
 	switch (state) {

@@ -146,7 +146,7 @@ struct pl_bin {
 	double open_failures_per_s;
 	const char *top_fail_path;
 	double top_fail_share; /* NaN when unknown */
-	/* issue 10, storms: the path new to this binary that the most distinct
+	/* the path new to this binary that the most distinct
 	 * processes failed in the last second (binagg.h), NULL when none */
 	const char *storm_path;
 	const char *storm_paths; /* the new paths failed by >= half as many processes, ", "-joined */
@@ -194,7 +194,7 @@ struct pl_verdict {
 	uint64_t new_oncpu_samples;
 };
 
-/* ---- issue 10, waiting: what a process off-CPU waits on, read from /proc
+/* ---- what a process off-CPU waits on, read from /proc
  * (sensor/waitstate.c) while it waits; symbol names only, never addresses */
 #define PL_WAIT_THREADS 8 /* threads described; the rest only counted */
 #define PL_WAIT_FRAMES 12 /* kernel frames kept per thread */
@@ -247,14 +247,14 @@ struct pl_sample {
 	uint64_t start_ns;        /* process start */
 	uint64_t image_start_ns;
 	uint32_t threads;
-	/* issue 10 item 11 (canary): what the executed file was at exec, a
+	/* what the executed file was at exec, a
 	 * static string: "file", "deleted" (no links left: unlinked, O_TMPFILE),
 	 * "memfd" (fileless); NULL: not known (preexisting images) */
 	const char *exe_kind;
 	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
-	/* issue 10, baseline keys: what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),
+	/* what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),
 	 * NULL for other images (scriptkey.h) */
 	const char *script;
 	uint32_t nancestors;
@@ -284,7 +284,7 @@ struct pl_sample {
 	struct pl_bin bin;
 	struct pl_verdict bl;
 
-	/* issue 10, waiting: set on a window of a process waiting long (NULL otherwise) */
+	/* set on a window of a process waiting long (NULL otherwise) */
 	const struct pl_wait *wait;
 };
 

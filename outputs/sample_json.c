@@ -151,12 +151,12 @@ static void add_identity(struct json_object *o, const struct pl_sample *s)
 	add_str(o, "cgroup", s->cgroup);
 	add(o, "image", json_object_new_string(pl_image__name(s->image)));
 	add_bool(o, "partial", s->partial);
-	add_str(o, "exe_kind", s->exe_kind); /* issue 10 item 11 */
+	add_str(o, "exe_kind", s->exe_kind);
 	add_u64(o, "exe_mtime_ns", s->exe_mtime_ns);
 	add_u64(o, "start_ns", s->start_ns);
 	add_u64(o, "image_start_ns", s->image_start_ns);
 	add_u64(o, "threads", s->threads);
-	add_str(o, "script", s->script); /* issue 10 keys */
+	add_str(o, "script", s->script);
 }
 
 struct json_object *sample_json__fail_paths(const struct pl_sample *s)
@@ -466,13 +466,13 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add(o, "busy_s", json_object_new_double(s->busy_s));
 	}
 	add(o, "baseline", sample_json__baseline(s));
-	/* issue 10, waiting: only on the windows of a process whose wait was read */
+	/* only on the windows of a process whose wait was read */
 	if (s->wait)
 		add(o, "wait", sample_json__wait(s));
 	return o;
 }
 
-/* ---- issue 10, waiting ---- */
+/* ---- waiting ---- */
 
 struct json_object *sample_json__wait(const struct pl_sample *s)
 {
@@ -525,7 +525,7 @@ struct sample_buf {
 	char **strs; /* unescaped strings of the current sample */
 	size_t nstrs, strs_cap;
 	bool oom;
-	struct pl_wait wait; /* issue 10, waiting */
+	struct pl_wait wait;
 };
 
 int sample_buf__new(struct sample_buf **ret)
@@ -782,7 +782,7 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 	s->partial = boolean(o, "partial");
 	s->exe_mtime_ns = u64(o, "exe_mtime_ns");
 	{
-		/* issue 10 item 11: one of the static names, never the record's bytes */
+		/* one of the static names, never the record's bytes */
 		struct json_object *kj = at(o, "exe_kind");
 		const char *k = kj && json_object_is_type(kj, json_type_string) ? json_object_get_string(kj) : NULL;
 
@@ -792,7 +792,7 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 	s->start_ns = u64(o, "start_ns");
 	s->image_start_ns = u64(o, "image_start_ns");
 	s->threads = u32(o, "threads");
-	s->script = str(b, o, "script"); /* issue 10 keys */
+	s->script = str(b, o, "script");
 	s->binary_id = str(b, o, "binary_id");
 	s->parent_exe = str(b, o, "parent_exe");
 	if (anc && json_object_is_type(anc, json_type_array))
@@ -923,7 +923,7 @@ static void parse_oncpu(struct sample_buf *b, struct json_object *o, struct pl_s
 	s->oncpu = &b->oncpu;
 }
 
-/* issue 10, waiting: a name of the state, back to its letter */
+/* a name of the state, back to its letter */
 static char state_letter(const char *name)
 {
 	static const char letters[] = "RSDTtZIX";
@@ -1002,7 +1002,7 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		parse_span(tot, &ret->life, b->life_sc, b->life_errno);
 		parse_top_fail(b, tot, ret);
 		ret->busy_s = is_num(at(rec, "busy_s")) ? json_object_get_double(at(rec, "busy_s")) : 0;
-		parse_wait(b, at(rec, "wait"), ret); /* issue 10, waiting */
+		parse_wait(b, at(rec, "wait"), ret);
 		break;
 	default:
 		ret->end_ns = ret->time_ns = u64(rec, "end_ns");

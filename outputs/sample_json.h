@@ -37,7 +37,7 @@ struct json_object *sample_json__stacks(const struct pl_sample *s);
 /* "ancestors": exe paths, parent first */
 struct json_object *sample_json__ancestors(const struct pl_sample *s);
 
-/* issue 10, waiting: what the waiting process waits on (records.md#wait),
+/* what the waiting process waits on (records.md#wait),
  * or NULL when its wait was not read. */
 struct json_object *sample_json__wait(const struct pl_sample *s);
 

@@ -165,7 +165,7 @@ static bool per_win_s(const struct pl_sample *s, double v, double *ret)
 
 /*
  * A count per second of the window, over at least RL_RATE_MIN_SPAN_S
- * (issue 10, storms): a process's first window may be a few milliseconds
+ *: a process's first window may be a few milliseconds
  * long, and one failed open in 3.5 ms is not 286 failures a second. A
  * window shorter than a second is counted as a whole second, so a rate
  * never exceeds the count it is made of; whole windows (the 1-second
@@ -265,7 +265,7 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bl.scored && flag(s, s->bl.oncpu_ready, ret);
 	case RL_F_BL_NEW_ONCPU_SAMPLES:
 		return s->bl.scored && s->bl.oncpu_ready && s->oncpu && val((double)s->bl.new_oncpu_samples, ret);
-	/* issue 10, waiting */
+	/* waiting */
 	case RL_F_PROC_WAITING_S:
 		return s->wait && val(s->wait->waiting_s, ret);
 	case RL_F_BL_READY:
@@ -360,7 +360,7 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->cmdline;
 	case RL_F_PROC_FILENAME:
 		return s->filename;
-	case RL_F_PROC_SCRIPT: /* issue 10 keys */
+	case RL_F_PROC_SCRIPT:
 		return s->script;
 	case RL_F_PROC_BUILD_ID:
 		return s->build_id;
@@ -391,7 +391,7 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->bl.key;
 	case RL_F_BL_MAX_FEATURE:
 		return s->bl.key && s->bl.scored && s->bl.max_dist >= 0 ? pl_dist__feature(s->bl.max_dist) : NULL;
-	/* issue 10, waiting */
+	/* waiting */
 	case RL_F_PROC_STATE:
 		return s->wait ? pl_wait__state_name(s->wait->state) : NULL;
 	case RL_F_PROC_WCHAN:
@@ -429,7 +429,7 @@ int rl_field__list(const struct pl_sample *s, enum rl_field f, const char **buf)
 		for (; n < s->bl.nnew_oncpu_objects && n < RL_LIST_MAX; n++)
 			buf[n] = s->bl.new_oncpu_objects[n];
 		return (int)n;
-	case RL_F_PROC_WAIT_FRAMES: /* issue 10, waiting */
+	case RL_F_PROC_WAIT_FRAMES:
 		if (!s->wait || !s->wait->nt)
 			return -1;
 		/* the kernel stack is unreadable without CAP_SYS_ADMIN, which the

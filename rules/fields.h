@@ -48,7 +48,7 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_PNAME, "proc.pname", STR, RL_EWX, "", "parent's executable file name")                             \
 	X(PROC_ANAME, "proc.aname", STRLIST, RL_EWX, "", "ancestors' executable file names, parent first (up to 8)") \
 	X(PROC_APATH, "proc.apath", STRLIST, RL_EWX, "", "ancestors' executable paths, parent first (up to 8)")  \
-	/* issue 10, baseline keys */                                                                           \
+	/* baseline keys */                                                                           \
 	X(PROC_SCRIPT, "proc.script", STR, RL_EWX, "", "what an interpreter runs: script path, -c/-e, or -m MODULE") \
 	X(PROC_IMAGE, "proc.image", STR, RL_EWX, "", "how the image started: exec, fork or preexisting")          \
 	X(PROC_PARTIAL, "proc.partial", BOOL, RL_EWX, "", "the sensor saw only part of this image")              \
@@ -138,7 +138,7 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's children set is saturated (Good-Turing, docs/baselines.md)")           \
 	X(BL_PARENT_NEW_CHILD, "baseline.parent_new_child", BOOL, RL_EX, "",                                   \
 	  "the parent binary had never executed this binary (its children set saturated)")                                \
-	/* issue 10, waiting: read from /proc while a process waits (window) */                                   \
+	/* read from /proc while a process waits (window) */                                   \
 	X(PROC_WAITING_S, "proc.waiting_s", NUM, RL_W, "s",                                                     \
 	  "seconds since the process last used CPU or made a syscall (when its wait was read)")                   \
 	X(PROC_STATE, "proc.state", STR, RL_W, "",                                                              \

@@ -43,7 +43,7 @@ enum rl_evidence {
 	RL_EV_BASELINE = 1u << 2,   /* the baseline verdict */
 	RL_EV_ANCESTRY = 1u << 3,   /* ancestors' exe paths */
 	RL_EV_STACKS = 1u << 4,     /* on-CPU stacks (accepted now; attached once stack sampling exists) */
-	RL_EV_WAIT = 1u << 5,       /* what a waiting process waits on (issue 10) */
+	RL_EV_WAIT = 1u << 5,       /* what a waiting process waits on */
 };
 
 struct rl_rule {

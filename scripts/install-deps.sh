@@ -18,7 +18,7 @@ libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev l
 # libcap-ng-dev and libseccomp-dev: the sensor drops its capabilities and
 # installs a seccomp filter once attached (sensor/privilege.c).
 PKGS="$PKGS libcap-ng-dev libseccomp-dev"
-# libmicrohttpd-dev: the HTTP server of the metrics endpoint (--metrics, issue 11).
+# libmicrohttpd-dev: the HTTP server of the metrics endpoint (--metrics).
 PKGS="$PKGS libmicrohttpd-dev"
 for arg in "$@"; do
 	case "$arg" in

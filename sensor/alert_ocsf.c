@@ -299,7 +299,7 @@ struct json_object *alert_ocsf__finding(struct json_object *rec, const struct pl
 	static const char *const unmapped_keys[] = { "time_ns",	    "priority",	  "severity",	   "when",
 						     "pid",	    "exe",	  "binary_id",	   "suppressed_before",
 						     "regex_skipped", "output_fields", "evidence", "rule_file",
-						     "rule_line",     "host" /* issue 10, host context */ };
+						     "rule_line",     "host" };
 	const char *id = get_str(rec, "id"), *type = get_str(rec, "type");
 	struct json_object *o, *fi, *an, *ev, *um;
 

@@ -52,8 +52,8 @@ struct alerts {
 	struct pl_output *const *outs;
 	size_t nouts;
 	int matched;
-	int matched_warning; /* issue 10: of them, rules at Warning or above */
-	/* issue 11, metrics and status: counts per rule (index in rs), carried
+	int matched_warning; /* of them, rules at Warning or above */
+	/* metrics and status: counts per rule (index in rs), carried
 	 * by name across reloads, and the last alerts written (a ring) */
 	struct alerts_rule_count *per_rule;
 	struct alerts_recent recent[ALERTS_RECENT_MAX];
@@ -113,7 +113,7 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 	struct rl_diags d = { 0 };
 	struct rl_ruleset *rs = NULL;
 	char why[PATH_MAX + 256];
-	int r = rules_perm__check(o->paths, o->npaths, why, sizeof(why)); /* issue 11 */
+	int r = rules_perm__check(o->paths, o->npaths, why, sizeof(why));
 
 	if (r < 0)
 		return log_error_errno(r, "%s", why);
@@ -364,7 +364,7 @@ static struct json_object *finding_ocsf(void *p)
 	return alert_ocsf__finding(x->rec, x->s, x->r->desc);
 }
 
-/* ---- issue 10, host context: PSI and the cgroup's CPU throttling ---- */
+/* ---- PSI and the cgroup's CPU throttling ---- */
 
 static void add_psi(struct json_object *o, const char *name, bool ok, double v)
 {
@@ -471,10 +471,10 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 		json_object_object_add(evid, "ancestry", sample_json__ancestors(ev));
 	if ((r->evidence & RL_EV_STACKS) && ev->oncpu)
 		json_object_object_add(evid, "stacks", sample_json__stacks(ev));
-	if ((r->evidence & RL_EV_WAIT) && ev->wait) /* issue 10, waiting */
+	if ((r->evidence & RL_EV_WAIT) && ev->wait)
 		json_object_object_add(evid, "wait", sample_json__wait(ev));
 	json_object_object_add(o, "evidence", evid);
-	json_object_object_add(o, "host", host_context(ev)); /* issue 10, host context */
+	json_object_object_add(o, "host", host_context(ev));
 	json_object_object_add(o, "rule_file", sample_json__str(r->file ? r->file : ""));
 	json_object_object_add(o, "rule_line", json_object_new_int(r->line));
 	write_all(a, o, finding_ocsf, &(struct ocsf_arg){ .rec = o, .s = ev, .r = r });
@@ -571,7 +571,7 @@ int alerts__reconfigure(struct alerts *a, const struct alerts_opts *o)
 	return r;
 }
 
-/* ---- issue 11: metrics and `plumbline status` ---- */
+/* ---- metrics and `plumbline status` ---- */
 
 void alerts__counts(const struct alerts *a, struct alerts_counts *ret)
 {

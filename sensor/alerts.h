@@ -43,7 +43,7 @@ void alerts__free(struct alerts *a);
 /* Load the rules again (SIGHUP): on any error the old ruleset stays. 0 or -errno. */
 int alerts__reload(struct alerts *a);
 
-/* issue 11: SIGHUP with a new config file: the rule files, enable/disable
+/* SIGHUP with a new config file: the rule files, enable/disable
  * lists and regex budget of o (kept, not copied, as for alerts__open) take
  * effect with a reload. When the reload fails the old ruleset and the old
  * lists stay (the regex budget is applied either way). 0 or -errno. */
@@ -61,7 +61,7 @@ unsigned alerts__kinds(const struct alerts *a);
  */
 int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
 		 size_t nouts);
-/* issue 10: how many of the last alerts__eval's matches were at Warning or
+/* how many of the last alerts__eval's matches were at Warning or
  * above (these forbid learning the sample; lower ones don't). */
 int alerts__matched_warning(const struct alerts *a);
 
@@ -80,7 +80,7 @@ void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *
 /* The counters for the stats record. */
 void alerts__stats(const struct alerts *a, struct json_object *o);
 
-/* ---- issue 11: metrics and `plumbline status` ---- */
+/* ---- metrics and `plumbline status` ---- */
 
 struct alerts_counts {
 	size_t rules, enabled; /* loaded, and of them enabled */

@@ -36,7 +36,7 @@ void binagg__get(struct binagg *a, const char *binary_id, struct pl_bin *ret);
 uint64_t binagg__overflow(const struct binagg *a);
 
 /*
- * Storms of a new path across processes (issue 10). At the end of a process
+ * Storms of a new path across processes. At the end of a process
  * image: every path it failed (fails, nfails), once per process. A path is
  * new to the binary when the sensor first saw the binary fail it less than
  * BINAGG_NEW_S seconds ago, while the binary itself has been known longer

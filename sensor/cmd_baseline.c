@@ -281,7 +281,7 @@ static int cmd_list(struct bopts *o)
 			size_t n = strlen(b->binary_id), k = strlen(BL_KEY_FORK);
 			_cleanup_free_ char *forked = NULL;
 
-			/* a fork image's baseline (issue 10 keys) has the exec image's labels:
+			/* a fork image's baseline has the exec image's labels:
 			 * say which is which */
 			if (n >= k && strcmp(b->binary_id + n - k, BL_KEY_FORK) == 0 && asprintf(&forked, "%s (fork)", b->exe) < 0)
 				forked = NULL;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hostctx.h - the host's context for an alert (issue 10, "host context"):
+ * hostctx.h - the host's context for an alert:
  * pressure stall information (PSI, `some avg10` of cpu, memory and io) and
  * the CPU throttling of the process's cgroup, so that "this process was
  * slow" and "the machine or its cgroup was starved" can be told apart.

@@ -65,7 +65,7 @@ struct buildid_slot {
 
 /* A file's canonical name, verified against its (dev, ino) when it was
  * stored: so a process that ended before the sensor looked is named as the
- * one that lived (issue 10 item 8). */
+ * one that lived. */
 struct path_slot {
 	dev_t dev;
 	ino_t ino;

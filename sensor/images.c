@@ -32,8 +32,8 @@ struct images {
 	struct pl_sample sample;      /* the one being built */
 	char comm[PL_COMM_LEN];       /* the record's comm, NUL-terminated */
 	unsigned long long win_sc[PL_NR_SYSCALLS], win_errno[PL_NR_ERRNO];
-	struct scriptkey_cache *scripts; /* issue 10 keys: script content hashes */
-	/* issue 10, waiting: the /proc reads of this pass (budget) */
+	struct scriptkey_cache *scripts; /* script content hashes */
+	/* the /proc reads of this pass (budget) */
 	uint64_t wait_pass_ns;
 	uint32_t wait_pass_reads;
 	struct pl_wait wait;
@@ -133,7 +133,7 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->image = id->flags & PL_PROC_EXECED ? PL_IMAGE_EXEC : id->flags & PL_PROC_FORKED ? PL_IMAGE_FORK
 											 : PL_IMAGE_PREEXISTING;
 	s->partial = id->flags & PL_PROC_PARTIAL;
-	/* issue 10 item 11: the exe's kind, as the exec program saw it (forks inherit it) */
+	/* the exe's kind, as the exec program saw it (forks inherit it) */
 	s->exe_kind = id->flags & PL_PROC_EXE_MEMFD     ? "memfd"
 		      : id->flags & PL_PROC_EXE_DELETED ? "deleted"
 		      : id->flags & PL_PROC_PARTIAL     ? NULL
@@ -149,7 +149,7 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->filename = pi->filename;
 	s->filename_truncated = pi->filename_truncated;
 	s->cmdline = pi->cmdline;
-	s->script = pi->script; /* issue 10 keys */
+	s->script = pi->script;
 	s->build_id = pi->build_id;
 	s->binary_id = pi->binary_id;
 	s->parent_exe = pi->parent_exe;
@@ -214,7 +214,7 @@ static char *dup_or_null(const char *x)
 }
 
 /*
- * issue 10 keys: build tools keyed by the build they work for. A compiler,
+ * build tools keyed by the build they work for. A compiler,
  * assembler, linker or build driver run under a build driver (make, ninja,
  * cmake, meson) gets "+build:DIR" in its key, DIR the working directory of
  * the outermost build driver among its ancestors (the project's top, where
@@ -377,7 +377,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
 	pi->hash_wait = exe.hash_pending;
-	/* issue 10 keys: an interpreter is keyed by what it runs (out of memory: by its binary only) */
+	/* an interpreter is keyed by what it runs (out of memory: by its binary only) */
 	(void)scriptkey__derive(im->scripts, ev->hdr.tgid, pi->exe ? pi->exe : pi->filename, ev->args,
 				args_len, &pi->script_suffix,
 				&pi->script);
@@ -417,7 +417,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->build_id = dup_or_null(parent->build_id);
 		pi->binary_id = dup_or_null(parent->binary_id);
 		pi->cmdline = dup_or_null(parent->cmdline);
-		/* issue 10 keys: another role than the exec'd image's, same script */
+		/* another role than the exec'd image's, same script */
 		pi->forked = true;
 		pi->script_suffix = dup_or_null(parent->script_suffix);
 		pi->script = dup_or_null(parent->script);
@@ -428,7 +428,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->binary_id = exe.binary_id;
 		pi->hash_wait = exe.hash_pending;
 		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
-		pi->forked = ev->hdr.type == PL_EV_FORK; /* issue 10 keys: a fork image even when its parent is unknown */
+		pi->forked = ev->hdr.type == PL_EV_FORK; /* a fork image even when its parent is unknown */
 	}
 	attach_unless_waiting(im, pi);
 }
@@ -504,7 +504,7 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 
 		binagg__add(im->d.bin, match->binary_id, st->open_fail - (prev ? prev->open_fail : 0),
 			    top ? top->path : NULL, top ? top->count : 0);
-		/* issue 10, storms: every path it failed, once for this process */
+		/* every path it failed, once for this process */
 		binagg__add_fails(im->d.bin, match->binary_id, s->fails, s->nfails, mono_ns());
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
 	}
@@ -570,7 +570,7 @@ void images__on_record(struct images *im, const void *data, size_t size)
 	}
 }
 
-/* ---- issue 10: running or waiting ----
+/* ---- running or waiting ----
  *
  * A process whose windows show neither CPU nor syscalls is waiting; the
  * kernel counts that time only once a thread runs again, so while it waits
@@ -691,7 +691,7 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 				     : 0;
 	s->busy_s = pi->busy_s;
 	active = s->win.syscalls || s->win.cpu_ns;
-	/* issue 10, waiting */
+	/* waiting */
 	if (active || !pi->active_ns) {
 		pi->active_ns = active ? now : p->id.image_start_ns;
 		pi->wait_reported_ns = 0;

@@ -49,7 +49,7 @@ struct images_stats {
 	uint64_t records[PL_EV_STACK + 1]; /* valid ring-buffer records, by type */
 	uint64_t invalid;                      /* rejected: size, type or version */
 	uint64_t proctable_full;               /* start records with no room in the table */
-	/* issue 10, waiting: /proc state reads of idle processes, those left
+	/* /proc state reads of idle processes, those left
 	 * for a later tick (over the per-tick budget), waits reported */
 	uint64_t wait_reads;
 	uint64_t wait_skipped;

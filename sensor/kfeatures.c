@@ -492,7 +492,7 @@ void features__warn_optional(const struct pl_features *f)
 		if (!f->have[used[i]])
 			log_warn("missing %s (%s): disables %s", feature_info[used[i]].name, f->detail[used[i]],
 				 feature_info[used[i]].disables);
-	/* issue 10, host context: said once; alerts then carry no host.psi (absent, never 0) */
+	/* said once; alerts then carry no host.psi (absent, never 0) */
 	if (!hostctx__psi_available())
 		log_warn("missing PSI (/proc/pressure/cpu unreadable: CONFIG_PSI off or psi=0): "
 			 "alerts carry no host.psi");

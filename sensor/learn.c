@@ -180,7 +180,7 @@ void learner__attach(struct learner *l, struct proc_info *pi)
 		return;
 	}
 	if (pi->script_suffix || pi->forked) {
-		/* issue 10 keys: what the image runs and how it began are part of what its
+		/* what the image runs and how it began are part of what its
 		 * baseline stands for (docs/baselines.md "Keys"); the exe label names the
 		 * script too, so that a changed script has the old one's history as prior */
 		_cleanup_free_ char *id = NULL, *exe = NULL;
@@ -212,7 +212,7 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 		return;
 	uint64_t now = real_ns();
 
-	/* issue 10: ready means the parent's children set has saturated */
+	/* ready means the parent's children set has saturated */
 	child->parent_bl_ready = baseline__set_ready(parent->bl, BL_SET_CHILDREN, &l->pol, now);
 	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, now) == 1;
 }
@@ -323,7 +323,7 @@ static void score_process(struct learner *l, struct baseline *b, const struct ba
 		.open_fail = s->life.open_fail,
 		.fail_paths = q->paths,
 		.syscall_names = q->names,
-		.now_ns = real_ns(), /* issue 10: set readiness is in time */
+		.now_ns = real_ns(), /* set readiness is in time */
 	};
 	for (uint32_t i = 0; i < s->nfails && i < PROC_MAX_FAIL_KEYS; i++)
 		if (s->fails[i].path)
@@ -465,7 +465,7 @@ void learner__stats(const struct learner *l, struct json_object *o)
 	json_object_object_add(o, "baselines", b);
 }
 
-/* ---- issue 11: metrics and `plumbline status` ---- */
+/* ---- metrics and `plumbline status` ---- */
 
 static void label(char *buf, size_t size, const char *s)
 {

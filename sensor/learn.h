@@ -72,7 +72,7 @@ int learner__flush(struct learner *l);
 /* Counters for the stats record. */
 void learner__stats(const struct learner *l, struct json_object *o);
 
-/* ---- issue 11: metrics and `plumbline status` ---- */
+/* ---- metrics and `plumbline status` ---- */
 
 #define LEARN_TOP_MAX 5
 

@@ -28,7 +28,7 @@ struct live_row {
 	uint32_t procs, ended;
 };
 
-/* issue 10, waiting */
+/* waiting */
 #define LIVE_WAITING 5
 
 struct live_wait {
@@ -172,7 +172,7 @@ void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t track
 			r->cpu_ns / 1e7 / secs, r->offcpu_ns / 1e7 / secs, r->syscalls / secs, r->open_fail / secs,
 			r->procs);
 	}
-	/* issue 10, waiting: who waits now, and how (stopped is not sleeping) */
+	/* who waits now, and how (stopped is not sleeping) */
 	qsort(l->waits, l->nwaits, sizeof(l->waits[0]), by_wait);
 	for (uint32_t i = 0; i < l->nwaits; i++) {
 		const struct live_wait *w = &l->waits[i];

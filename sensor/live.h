@@ -20,7 +20,7 @@ void live__free(struct live *l);
 void live__add(struct live *l, const char *name, uint64_t cpu_ns, uint64_t offcpu_ns, uint64_t syscalls,
 	       uint64_t open_fail, bool new_proc, bool ended);
 
-/* issue 10, waiting: process pid of binary `name` has been off-CPU for
+/* process pid of binary `name` has been off-CPU for
  * waiting_s in state `state` (a word: sleeping, stopped, ...), waiting in
  * wchan (may be NULL). The interval's print lists up to LIVE_WAITING of them
  * below the table, longest wait first, so a stopped process is told apart

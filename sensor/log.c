@@ -11,7 +11,7 @@
 
 static enum log_level max_level = LOG_LVL_INFO;
 
-static log_sink_fn sink; /* issue 11 */
+static log_sink_fn sink;
 static void *sink_ctx;
 
 void log_set_sink(log_sink_fn fn, void *ctx)

@@ -23,7 +23,7 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
 /* Log and return -|err|. */
 int log_msg_errno(enum log_level lvl, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* issue 11: while fn is set, messages go to fn(lvl, message, ctx) instead of
+/* while fn is set, messages go to fn(lvl, message, ctx) instead of
  * stderr (`config check` collects the option parser's errors with it).
  * NULL restores stderr. */
 typedef void (*log_sink_fn)(enum log_level lvl, const char *msg, void *ctx);

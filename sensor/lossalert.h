@@ -6,7 +6,7 @@
  * growing count into an `alert` record, rule "Sensor lost events", priority
  * Warning, whose evidence holds the counts by cause since the previous such
  * alert. It is built in rather than a rule: a flood that makes the sensor
- * lose events is itself an attack (issue 11, Security), so the alert must not
+ * lose events is itself an attack (Security), so the alert must not
  * depend on a ruleset that can be disabled, broken or missing (--no-rules).
  *
  * At most one alert each interval: losses in between are folded into the

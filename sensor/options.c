@@ -39,7 +39,7 @@ enum {
 	OPT_MIN_WINDOWS,
 	OPT_ALERT_SCORE,
 	OPT_LEARN_PER_HOUR,
-	OPT_SET_QUIET, /* issue 10 */
+	OPT_SET_QUIET,
 	OPT_FLUSH_INTERVAL,
 	OPT_RULES,
 	OPT_NO_RULES,
@@ -52,14 +52,14 @@ enum {
 	OPT_AUDIT_LOG,
 	OPT_AUDIT_HEAD_INTERVAL,
 	OPT_OCSF,
-	OPT_KEEP_PRIVILEGES, /* issue 11 */
-	OPT_METRICS, /* issue 11 */
+	OPT_KEEP_PRIVILEGES,
+	OPT_METRICS,
 	OPT_METRICS_ALLOW_REMOTE,
 	OPT_RUNTIME_DIR,
 	OPT_MAX_BASELINES,
 	OPT_BASELINE_MAX_AGE,
 	OPT_PRIOR_MAX_AGE,
-	OPT_LOSS_ALERT_INTERVAL, /* issue 11, losses */
+	OPT_LOSS_ALERT_INTERVAL,
 };
 
 const char *run_opts__default_rules(void)
@@ -203,7 +203,7 @@ static int parse_seconds(const char *opt, const char *s, double *ret)
 	return 0;
 }
 
-	/* issue 11: at file scope, so that every option is also a config file key (config.c) */
+	/* at file scope, so that every option is also a config file key (config.c) */
 	static const struct option longopts[] = {
 		{ "json", required_argument, NULL, 'j' },
 		{ "process-records", no_argument, NULL, OPT_PROCESS_RECORDS },
@@ -282,7 +282,7 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		.regex_budget_ms = RL_REGEX_BUDGET_NS / 1000000,
 		.audit_head_interval_s = 60,
 		.runtime_dir = "/run/plumbline",
-		.loss_alert_interval_s = 60, /* issue 11, losses */
+		.loss_alert_interval_s = 60,
 	};
 	bl_policy__defaults(&o->policy);
 	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */

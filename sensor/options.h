@@ -47,10 +47,10 @@ struct run_opts {
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
 	uint32_t audit_head_interval_s; /* how often its head goes off-host (when it grew) */
-	uint32_t loss_alert_interval_s; /* the loss alert at most this often; 0: off (issue 11) */
+	uint32_t loss_alert_interval_s; /* the loss alert at most this often; 0: off */
 	const char *ocsf_path;     /* alerts as OCSF Detection Findings, JSON Lines (--ocsf); NULL: none */
 	bool keep_privileges;      /* --keep-privileges: no capability drop, no seccomp (debugging) */
-	/* issue 11: metrics and `plumbline status` (runtime.h) */
+	/* metrics and `plumbline status` (runtime.h) */
 	const char *metrics;       /* --metrics ADDR:PORT, NULL: no endpoint */
 	bool metrics_allow_remote; /* --metrics-allow-remote: a non-loopback ADDR is allowed */
 	const char *runtime_dir;   /* --runtime-dir: where status.json goes */
@@ -67,7 +67,7 @@ const char *run_opts__default_rules(void);
 int run_opts__parse(int argc, char **argv, struct run_opts *ret);
 void run_opts__usage(FILE *out);
 
-/* issue 11: the long options of `run`, ended by a zeroed entry: each one
+/* the long options of `run`, ended by a zeroed entry: each one
  * (but help) is also a key of the config file (sensor/config.c). */
 struct option;
 const struct option *run_opts__longopts(void);

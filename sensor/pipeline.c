@@ -73,7 +73,7 @@ void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi
 			learner__state(p->learn, pi, s);
 	}
 	if (judge)
-		/* issue 10: only a rule at Warning or above forbids learning the sample */
+		/* only a rule at Warning or above forbids learning the sample */
 		alerted = alerts__eval(p->alerts, s, now_ns, p->alert_outs, p->nalert_outs) > 0 &&
 			  alerts__matched_warning(p->alerts) > 0;
 	if (p->learn && (steps & PIPE_SCORE))

@@ -67,11 +67,11 @@ struct proc_info {
 	bool have_last;          /* `last` holds a snapshot */
 	uint64_t last_ns;        /* when `last` was taken (monotonic) */
 	struct stats_pack *last; /* counters at the previous window, packed (below) */
-	/* issue 10, baseline keys (scriptkey.h): what the image's baseline stands for */
+	/* baseline keys (scriptkey.h): what the image's baseline stands for */
 	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
 	char *script;            /* the script label (proc.script) or NULL */
 	bool forked;             /* a fork child running its parent's image (no exec) */
-	/* issue 10, waiting (images.c): when it last used CPU or made a syscall
+	/* waiting (images.c): when it last used CPU or made a syscall
 	 * (monotonic; image start until its first active window), and when its
 	 * state was last read / its wait last reported */
 	uint64_t active_ns;
@@ -86,7 +86,7 @@ struct proctable;
  * A process's counters at its previous window, packed: the scalar counters,
  * then only the syscall and errno counts that are not zero. A whole struct
  * pl_stats is some 4.6 KB and a process uses a few dozen syscalls, so 10,000
- * tracked processes hold about 1 KB each instead of 5.4 (issue 11, load).
+ * tracked processes hold about 1 KB each instead of 5.4.
  * stats_pack__set() keeps *p (reallocated to fit; left as it was on ENOMEM,
  * -ENOMEM); stats_pack__get() unpacks into *ret. Freed with free().
  */

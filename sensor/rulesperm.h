@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rulesperm.h - rule files only another root could have written (issue 11).
+ * rulesperm.h - rule files only another root could have written.
  *
  * The sensor runs as root and its rules decide what is alerted on: a rule
  * file someone else can write is a way to switch detection off. So, like the

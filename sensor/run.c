@@ -94,8 +94,8 @@ struct sensor {
 	struct pipeline *pipe;
 	struct audit_trail *audit; /* NULL: no --audit-log */
 	const char *stop_reason;   /* for the audit log's stop line */
-	struct runtime *rt;        /* issue 11: metrics, status.json */
-	struct lossalert *loss;     /* the "Sensor lost events" alert (issue 11) */
+	struct runtime *rt;        /* metrics, status.json */
+	struct lossalert *loss;     /* the "Sensor lost events" alert */
 };
 
 /* Write a record to the JSON output (consumed). A failure is reported by
@@ -665,7 +665,7 @@ static int sensor_open(struct sensor *s)
 		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
-	/* issue 11: after the signal mask, which the metrics thread inherits */
+	/* after the signal mask, which the metrics thread inherits */
 	return runtime__open(s->opts, &s->rt);
 }
 

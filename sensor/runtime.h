@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime.h - what the running sensor shows of itself (issue 11): the
+ * runtime.h - what the running sensor shows of itself: the
  * metrics endpoint (--metrics) and status.json in the runtime directory
  * (--runtime-dir), both from one snapshot per tick (snapshot.h).
  *

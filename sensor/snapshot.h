@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * snapshot.h - the sensor's state as of one tick, for the metrics endpoint
- * and `plumbline status` (issue 11).
+ * and `plumbline status`.
  *
  * Filled once per tick on the event loop from the same sources as the stats
  * record (stats.h: stats_sources, stats__losses), never recounted, then

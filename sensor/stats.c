@@ -152,7 +152,7 @@ struct json_object *stats__record(const struct stats_sources *src)
 	add_u64(ud, "fail_paths_displaced", fst->displaced);
 	json_object_object_add(o, "userspace_drops", ud);
 	{
-		/* issue 10, waiting: /proc reads of idle processes (images.c) */
+		/* /proc reads of idle processes (images.c) */
 		struct json_object *w = json_object_new_object();
 
 		add_u64(w, "state_reads", im->wait_reads);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * waitstate.h - what a process that is off-CPU waits on, read from /proc
- * while it waits (issue 10, "running or waiting").
+ * while it waits.
  *
  * The kernel side counts a thread's off-CPU time only when the thread is
  * switched in again, so a process blocked for good is invisible to it. The

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# load.sh - the sensor under load (issue 11): not a ctest gate, the figures
+# load.sh - the sensor under load: not a ctest gate, the figures
 # depend on the machine. Run as root from the build directory's parent:
 #
 #   sudo tests/bench/load.sh [BUILD_DIR] [SECONDS] [HELD]
@@ -14,7 +14,7 @@
 # Phase 2: HELD (default 10,000) sleeping children held at once:
 # tracked_processes and RSS.
 # pid_max is raised for phase 2 when fewer than 12,000 pids are free, and
-# restored on exit. Targets (issue 11): CPU <= 5 % of a core, RSS <= 64 MiB,
+# restored on exit. Targets: CPU <= 5 % of a core, RSS <= 64 MiB,
 # every loss counted, a loss alert when losses happen.
 set -eu
 B=${1:-build}

@@ -11,7 +11,7 @@
  * The running sensor holds its state directory: a second writer is refused;
  * and a state directory others can write is refused at start-up.
  *
- * Keys (issue 10): a real python3 running two scripts and two -c one-liners
+ * Keys: a real python3 running two scripts and two -c one-liners
  * gets three baselines (the one-liners share one); a changed script is a
  * new baseline with the old one as prior; a fork child of the same image is
  * a baseline apart ("+fork").
@@ -203,7 +203,7 @@ static void test_learns_a_known_cost_then_scores_a_10x_run(void **state)
 	assert_int_equal(sensor_restart(&sensor, extra), 0);
 }
 
-/* ---- keys (issue 10) ---- */
+/* ---- keys ---- */
 
 #define PYTHON "/usr/bin/python3"
 

@@ -351,7 +351,7 @@ static void test_a_large_binary_without_build_id_does_not_delay_other_records(vo
 	json_object_put(st);
 }
 
-/* ---- one name per binary, whenever the sensor looks (issue 10 item 8) ---- */
+/* ---- one name per binary, whenever the sensor looks ---- */
 
 #define NSYM 40
 
@@ -416,7 +416,7 @@ static void test_a_binary_run_through_a_symlink_has_one_name_whether_it_lived_or
 	assert_int_equal(filename_link, NSYM);
 }
 
-/* ---- what the executed file was (issue 10 item 11) ---- */
+/* ---- what the executed file was ---- */
 
 /* A copy of the file at src in fd (written, rewound). */
 static void copy_into(int fd, const char *src)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_clock_step.py - CLOCK_REALTIME stepped back 1 h during a run (issue 11,
-faults). The sensor measures with CLOCK_MONOTONIC and stamps records with
+test_clock_step.py - CLOCK_REALTIME stepped back 1 h during a run.
+
+The sensor measures with CLOCK_MONOTONIC and stamps records with
 real time (mono_to_real(), read again for each stamp), so a step moves the
 stamps and nothing else. Asserted:
   - the sensor keeps running and stats records keep coming every second

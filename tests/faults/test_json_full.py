@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_json_full.py - the JSON output's filesystem fills up during a run
-(issue 11, faults). The JSON file is on an 8 MiB tmpfs mounted in a private
+test_json_full.py - the JSON output's filesystem fills up during a run.
+The JSON file is on an 8 MiB tmpfs mounted in a private
 temp dir; a filler file takes the rest of it while the sensor runs, then is
 deleted. Asserted:
   - the failure is reported once per episode ("Cannot write records to PATH:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """
 test_loss_alert.py - flooding the sensor makes it lose records; every loss is
-counted and the "Sensor lost events" alert says so (issue 11, losses).
+counted and the "Sensor lost events" alert says so.
 
 The real sensor runs with the smallest ring buffer (--ringbuf-kb 64) and a
 2-second loss-alert interval while two bench_loadgen flood short processes

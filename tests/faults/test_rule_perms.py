@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """
 test_rule_perms.py - a rule file or directory other users may write is
-refused (issue 11, faults): at start the sensor exits non-zero with an error
+refused: at start the sensor exits non-zero with an error
 naming the path and the fix; on SIGHUP the old rules keep running.
 
   1. a rule file of mode 0666 -> refused at start (exit != 0), path named;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """
 test_state_faults.py - the state directory under faults, with the real sensor
-on the real kernel (issue 11). One case per run, named by the first argument:
+on the real kernel. One case per run, named by the first argument:
 
   full         the state directory on a small tmpfs that fills up: the old
                baselines stay byte for byte, the failure is logged naming

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # quiet_workload.sh - one pass of ordinary admin and developer work, for the
-# "Quiet" scenario (issue 10, scenario 6): what a sensor must NOT alert on.
+# "Quiet" scenario (scenario 6): what a sensor must NOT alert on.
 #
 # Usage: quiet_workload.sh [PASSES]   (default 1)
 #

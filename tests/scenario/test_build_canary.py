@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_build_canary.py - the build-host canary follows the build (issue 10,
-scenario 4) and fileless execution is called at exec (scenario 3's memfd).
+test_build_canary.py - the build-host canary follows the build, and fileless
+execution (a memfd) is called at exec.
 
 The real sensor, shipped rules, a fresh state directory. The project is real
 code: the C files of this repository's common/ and baselines/ directories,

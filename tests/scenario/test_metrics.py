@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_metrics.py - issue 11: the metrics endpoint and `plumbline status` on the
+test_metrics.py - the metrics endpoint and `plumbline status` on the
 real sensor.
 
 The sensor runs with one rule of its own (an exec of a marker binary, no

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_quiet.py - issue 10, scenario 6 ("Quiet"): ordinary work raises nothing.
+test_quiet.py - "Quiet": ordinary work raises nothing.
 
 The test starts the real sensor with the SHIPPED rules, unmodified (the
 default without --rules), a fresh state directory, process and window

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_runaway.py - issue 10 scenario 3 (runaways): the shipped "CPU runaway"
+test_runaway.py - the shipped "CPU runaway"
 rule, with and without a baseline, on real programs.
 
   a. Catastrophic backtracking in a real regex engine: Debian's pcre2grep with

@@ -59,7 +59,7 @@ SSHD = "/usr/sbin/sshd"
 AUTH_RULES = ("New code on CPU in authentication", "Unexpected CPU in authentication")
 BURN_FN = "plxz_decode_payload"
 LEARN_LOGINS, MAX_LEARN_LOGINS, ATTACK_LOGINS, CLEAN_AFTER = 30, 45, 3, 30
-ALERT_BOUND_S = 2  # issue 10 scenario 1: the alert within 2 s of the login ending (asserted with margin: 3x)
+ALERT_BOUND_S = 2  # the alert within 2 s of the login ending (asserted with margin: 3x)
 MIN_SAMPLES, SAMPLE_HZ = 10, 199
 T0 = time.monotonic()
 

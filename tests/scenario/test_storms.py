@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_storms.py - issue 10 scenario 2: open retry storms, with the shipped rules.
+test_storms.py - open retry storms, with the shipped rules.
 
   a. A service-like process (python3) retries a missing config file in a
      tight loop: "Open retry storm" names the path and the rate, within 2 s

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-test_waiting.py - issue 10 scenario 5: a process waiting is reported while it
+test_waiting.py - a process waiting is reported while it
 waits, with what it waits on.
 
 The real sensor with the shipped rules, window records and a stats record

@@ -490,7 +490,7 @@ static void test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit(v
 	assert_string_equal(ut_str(a, "rule_file"), f->rules);
 	assert_int_equal(ut_i64(a, "rule_line"), 1);
 	{
-		/* issue 10, host context: PSI as /proc/pressure says it, or absent (never 0 in its place) */
+		/* PSI as /proc/pressure says it, or absent (never 0 in its place) */
 		struct json_object *host = ut_obj(a, "host"), *psi = NULL;
 		bool has_psi = json_object_object_get_ex(host, "psi", &psi);
 

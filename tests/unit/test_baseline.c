@@ -44,7 +44,7 @@ static struct bl_policy policy(enum bl_mode mode)
 	bl_policy__defaults(&p);
 	p.mode = mode;
 	/* these tests pin the guard itself: no learning by recurrence, sets
-	 * ready at min_samples (the tests of issue 10 use the defaults) */
+	 * ready at min_samples (the scenario tests use the defaults) */
 	p.recur_per_hour = 0;
 	p.set_quiet_ns = 0;
 	p.set_new_max = 1.0;
@@ -1081,7 +1081,7 @@ static void test_baseline_json_escapes_labels_and_reads_old_ones(void **state)
 }
 
 
-/* ---- issue 10: scoring by place in the distribution, recurrence, saturation ---- */
+/* ---- scoring by place in the distribution, recurrence, saturation ---- */
 
 #define HOUR_NS 3600000000000ull
 

@@ -269,7 +269,7 @@ static void test_identity_resolve_exe_gone_process_uses_filename_and_its_build_i
 	exe_info__clear(&e);
 }
 
-/* ---- one canonical name per file, however it was exec'd (issue 10 item 8) ---- */
+/* ---- one canonical name per file, however it was exec'd ---- */
 
 static void test_identity_canonical_path_resolves_symlinks_and_relative_names(void **state)
 {

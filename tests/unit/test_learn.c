@@ -449,7 +449,7 @@ static void test_learn_open_refuses_a_busy_or_writable_state_directory(void **st
 }
 
 
-/* Issue 11: a baseline a running image is attached to is never evicted; a
+/* a baseline a running image is attached to is never evicted; a
  * full store of such refuses the next (counted once), and the baseline is
  * evictable again once its process is gone from the table. */
 static void test_learn_a_baseline_in_use_is_never_evicted(void **state)

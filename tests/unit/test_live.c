@@ -94,7 +94,7 @@ static void test_live_print_orders_rows_by_cpu(void **state)
 	free(got);
 }
 
-/* issue 10, waiting: waiters listed longest first with their state, once */
+/* waiters listed longest first with their state, once */
 static void test_live_print_tells_stopped_from_sleeping_waiters(void **state)
 {
 	struct live *l = *state;

@@ -137,7 +137,7 @@ static void test_options_numbers_are_parsed(void **state)
 }
 
 
-/* The store's lifetime: defaults, days to ns, bounds (issue 11). */
+/* The store's lifetime: defaults, days to ns, bounds. */
 static void test_options_store_lifetime(void **state)
 {
 	struct run_opts o;

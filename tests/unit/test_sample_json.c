@@ -87,7 +87,7 @@ static void identity(struct pl_sample *s)
 	s->filename = "./worker";
 	s->filename_truncated = true;
 	s->cmdline = "worker --serve";
-	s->script = "/srv/worker.py"; /* issue 10 keys */
+	s->script = "/srv/worker.py";
 	s->build_id = "0123abcd";
 	s->binary_id = "build-id:0123abcd";
 	s->cgroup = "/system.slice/worker.service";
@@ -95,7 +95,7 @@ static void identity(struct pl_sample *s)
 	s->exe_dev = (253u << 20) | 0x12345; /* "253:74565": the minor has 20 bits */
 	s->exe_ino = 123456;
 	s->image = PL_IMAGE_EXEC;
-	s->exe_kind = "memfd"; /* issue 10 item 11 */
+	s->exe_kind = "memfd";
 	s->exe_mtime_ns = T0 - 5000000000ull;
 	s->start_ns = T0 + 1000;
 	s->image_start_ns = T0 + 2000;
@@ -1043,7 +1043,7 @@ static void test_sample_json_parse_gives_every_rule_field_of_rich_samples(void *
 {
 	struct fx *f = *state;
 	static const enum rl_field exit_absent[] = {RL_F_PROC_EXIT_SIGNAL};
-	/* issue 10, waiting: only on windows whose wait was read */
+	/* only on windows whose wait was read */
 	static const enum rl_field win_absent[] = {RL_F_PROC_WAITING_S, RL_F_PROC_STATE, RL_F_PROC_WCHAN,
 						   RL_F_PROC_WAIT_FRAME, RL_F_PROC_WAIT_FRAMES};
 	static const struct pl_wait wait = {
@@ -1061,7 +1061,7 @@ static void test_sample_json_parse_gives_every_rule_field_of_rich_samples(void *
 	round_trip(f, &f->win);
 	round_trip(f, &f->exit);
 
-	/* issue 10, waiting: a window of a waiting process, with what it waits on */
+	/* a window of a waiting process, with what it waits on */
 	s = f->win;
 	s.wait = &wait;
 	assert_rich(&s, NULL, 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_snapshot.c - what the metrics and status.json read of the rules
- * (sensor/alerts.c, issue 11): evaluations, alerts and held-back matches per
+ * (sensor/alerts.c): evaluations, alerts and held-back matches per
  * rule, kept by name across a reload; the last alerts, newest first, as the
  * alert records say them; and a snapshot's exposition, with a rule name that
  * needs escaping.

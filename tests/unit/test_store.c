@@ -1248,7 +1248,7 @@ static void test_atomic_write_file_fails_in_missing_directory(void **state)
 }
 
 
-/* ---- lifetime (issue 11) ---- */
+/* ---- lifetime ---- */
 
 #define DAY (86400ull * SEC)
 
