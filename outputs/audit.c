@@ -13,6 +13,7 @@
  */
 #include "audit.h"
 #include "audit_int.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -179,14 +180,6 @@ int audit__parse_line(const char *buf, size_t len, struct audit_line *l, const c
 	return 0;
 }
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len > 0) {
@@ -251,7 +244,7 @@ static int append(struct audit_log *a, const char *event, struct json_object *re
 	line = buf + n;
 	h = snprintf(line, cap - n,
 		     HEAD_KEY "%" PRIu64 ",\"time_ns\":%" PRIu64 ",\"event\":\"%s\",\"record\":", a->seq + 1,
-		     realtime_ns(), event);
+		     real_ns(), event);
 	n += (size_t)h;
 	memcpy(buf + n, rs, rlen);
 	n += rlen;

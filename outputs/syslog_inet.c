@@ -28,6 +28,7 @@
  * literal address costs nothing.
  */
 #include "syslog_transport.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -58,14 +59,6 @@ struct syslog_inet {
 	size_t plen;
 	size_t done; /* bytes of prefix + message written so far */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void inet_disconnect(struct syslog_inet *n)
 {

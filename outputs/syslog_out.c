@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "syslog_queue.h"
+#include "clock.h"
 #include "syslog_transport.h"
 
 #define BACKOFF_MIN_NS	 (1000000000ull)
@@ -196,14 +197,6 @@ struct syslog_output {
 	struct pl_syslog_stats st;
 	char msg[PL_SYSLOG_MSG_MAX + 1];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void connected(struct syslog_output *s)
 {

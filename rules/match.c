@@ -16,6 +16,7 @@
  * carries through the condition.
  */
 #include "expr_internal.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -240,12 +241,7 @@ void rl_x__regex_free(struct x_regex *re)
 
 static uint64_t budget_clock(const struct rl_regex_budget *b)
 {
-	struct timespec ts;
-
-	if (b->clock_ns)
-		return b->clock_ns();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return b->clock_ns ? b->clock_ns() : mono_ns();
 }
 
 /* Whether the budget lets one more regex run now (a new second starts afresh). */

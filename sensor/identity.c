@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "textsafe.h"
 
 #define BUILDID_CACHE_SIZE 4096 /* power of two */
@@ -111,23 +112,10 @@ struct identity {
 	bool have_worker;
 };
 
-static uint64_t now_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
-}
-
 static struct file_key key_of(const struct stat *st)
 {
 	return (struct file_key){ .dev = st->st_dev, .ino = st->st_ino, .size = (uint64_t)st->st_size,
-				  .mtime_ns = ts_ns(&st->st_mtim), .ctime_ns = ts_ns(&st->st_ctim) };
+				  .mtime_ns = timespec_ns(&st->st_mtim), .ctime_ns = timespec_ns(&st->st_ctim) };
 }
 
 static bool key_equal(const struct file_key *a, const struct file_key *b)
@@ -258,14 +246,14 @@ static void *hash_worker(void *arg)
 		key = j->key;
 		pthread_mutex_unlock(&id->lock);
 
-		t0 = now_mono_ns();
+		t0 = mono_ns();
 		r = hash_job_file(fd, &key, &id->stop, hex);
 
 		pthread_mutex_lock(&id->lock);
 		if (r == -ECANCELED)
 			break;
 		j->result = r;
-		j->ns = now_mono_ns() - t0;
+		j->ns = mono_ns() - t0;
 		memcpy(j->sha256, hex, sizeof(hex));
 		j->state = JOB_DONE;
 		/* cannot fail: the loop resets the counter long before it could overflow */
@@ -784,7 +772,7 @@ const char *identity__cgroup_path(struct identity *id, uint64_t cgid)
 		for (size_t i = 0; i < id->ncgroups; i++)
 			if (id->cgroups[i].id == cgid)
 				return id->cgroups[i].path;
-		now = now_mono_ns();
+		now = mono_ns();
 		if (pass || !id->cgroup2_root[0] || now - id->last_scan_ns < CGROUP_RESCAN_NS)
 			return NULL;
 		id->last_scan_ns = now;

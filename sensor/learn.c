@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "log.h"
 #include "statedir.h"
 #include "store.h"
@@ -70,14 +71,6 @@ struct learner {
 
 #define SWEEP_INTERVAL_NS (3600ull * 1000000000ull) /* the lifetime sweep, at the first flush after this */
 
-
-static uint64_t real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void report_bad_file(void *ctx, const char *path, const char *problem)
 {
