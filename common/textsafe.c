@@ -17,15 +17,17 @@
 
 static const char hex[] = "0123456789ABCDEF";
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), with its code
- * point in *cp; 0 when the bytes are not valid UTF-8. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+size_t text_utf8_decode(const void *at, size_t n, uint32_t *ret_cp)
 {
+	const unsigned char *s = at;
 	uint32_t c;
 	size_t len;
 
+	if (n == 0)
+		return 0;
 	if (s[0] < 0x80) {
-		*cp = s[0];
+		if (ret_cp)
+			*ret_cp = s[0];
 		return 1;
 	}
 	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
@@ -50,7 +52,8 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 	/* overlong forms, surrogates, beyond U+10FFFF */
 	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
 		return 0;
-	*cp = c;
+	if (ret_cp)
+		*ret_cp = c;
 	return len;
 }
 
@@ -93,7 +96,7 @@ size_t text_escape_buf(char *buf, size_t size, const char *s, size_t len, unsign
 			i += run;
 			continue;
 		}
-		l = utf8_decode(u + i, len - i, &cp);
+		l = text_utf8_decode(u + i, len - i, &cp);
 		if (l && !must_escape(cp, flags)) {
 			if (!full && w + l < size) {
 				memcpy(buf + w, u + i, l);
@@ -201,7 +204,7 @@ static size_t unit_at(const char *esc, size_t i, size_t *cols)
 		return 4;
 	}
 	*cols = 1;
-	l = utf8_decode(u + i, strnlen(esc + i, 4), &cp);
+	l = text_utf8_decode(u + i, strnlen(esc + i, 4), &cp);
 	return l ? l : 1;
 }
 

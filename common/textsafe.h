@@ -28,6 +28,16 @@
 #define PL_TEXTSAFE_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The length of the valid UTF-8 sequence at s (n bytes left), its code point
+ * in *ret_cp (may be NULL); 0 when the bytes there are not valid UTF-8
+ * (overlong forms, surrogates and code points past U+10FFFF included) or
+ * n is 0, *ret_cp then untouched. The one decoder of the tree: escaping,
+ * display cuts and the syslog output's own escaping all see the same text.
+ */
+size_t text_utf8_decode(const void *s, size_t n, uint32_t *ret_cp);
 
 /* Also write '"' as \x22 (alert output lines quote values). */
 #define TEXT_ESC_QUOTE 1u

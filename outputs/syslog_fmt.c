@@ -15,6 +15,7 @@
  * are given, not read), so tests assert exact bytes.
  */
 #include "syslog_out.h"
+#include "textsafe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,39 +56,6 @@ bool syslog_sd_name__valid(const char *name)
 	return strpbrk(name, "=]\"") == NULL;
 }
 
-/* The length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t need;
-	unsigned cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		need = 2;
-		cp = p[0] & 0x1f;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		need = 3;
-		cp = p[0] & 0x0f;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		need = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < need)
-		return 0;
-	for (size_t i = 1; i < need; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return need;
-}
-
 /*
  * Append s, made safe unit by unit: a character, an escape, never half of
  * either. sd: also escape '"', '\' and ']' (a PARAM-VALUE). Keeps `reserve`
@@ -100,7 +68,7 @@ static bool put_text(struct writer *w, const char *s, bool sd, size_t reserve)
 	size_t n = strlen(s);
 
 	while (n > 0) {
-		size_t k = utf8_len(p, n);
+		size_t k = text_utf8_decode(p, n, NULL);
 		char esc[8];
 		size_t elen = 0;
 
