@@ -6,17 +6,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "audit.h"
+#include "bundle.h"
+#include "cleanup.h"
 #include "clock.h"
 #include "log.h"
 #include "plumbline.h"
 #include "sample_json.h"
+#include "sha256fd.h"
 
 struct audit_trail {
 	const struct run_opts *opts;
@@ -325,35 +327,9 @@ int audit_trail__cli_append(struct pl_output *o, const char *path, struct json_o
 
 int audit_trail__file_sha256(const char *path, char ret[65])
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx;
-	int fd, r = 0;
-	ssize_t n;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		r = -ENOMEM;
-	while (!r && (n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0)
-			r = errno == EINTR ? 0 : -errno;
-		else if (!EVP_DigestUpdate(ctx, buf, (size_t)n))
-			r = -ENOMEM;
-	}
-	if (!r && (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32))
-		r = -ENOMEM;
-	EVP_MD_CTX_free(ctx);
-	close(fd);
-	if (r < 0)
-		return r;
-	for (int i = 0; i < 32; i++) {
-		ret[2 * i] = hex[md[i] >> 4];
-		ret[2 * i + 1] = hex[md[i] & 15];
-	}
-	ret[64] = '\0';
-	return 0;
+	return sha256_fd(fd, BL_BUNDLE_MAX, NULL, ret);
 }

@@ -57,7 +57,8 @@ void audit_trail__stop(struct audit_trail *t, const char *reason, const struct s
 int audit_trail__cli_open(const char *path, struct pl_output **ret);
 int audit_trail__cli_append(struct pl_output *o, const char *path, struct json_object *rec);
 
-/* SHA-256 of a file's content as lowercase hex (a bundle an import reads). 0 or -errno. */
+/* SHA-256 of a file's content as lowercase hex (a bundle an import reads, so
+ * at most BL_BUNDLE_MAX bytes: -EFBIG past it). 0 or -errno (ret untouched). */
 int audit_trail__file_sha256(const char *path, char ret[65]);
 
 static inline void output_freep(struct pl_output **o)

@@ -18,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -34,6 +33,7 @@
 
 #include "cleanup.h"
 #include "clock.h"
+#include "sha256fd.h"
 #include "textsafe.h"
 
 #define BUILDID_CACHE_SIZE 4096 /* power of two */
@@ -43,7 +43,6 @@
 #define CGROUP_RESCAN_NS 50000000ull
 
 #define HASH_MAX_BYTES (512ull << 20)
-#define HASH_CHUNK (64u << 10) /* one read; the worker looks at the stop flag between two */
 
 /* What a cached binary is known by: a rewrite changes size, mtime or ctime
  * (mtime alone can be set back with utimensat(2); ctime cannot). */
@@ -124,69 +123,6 @@ static bool key_equal(const struct file_key *a, const struct file_key *b)
 	       a->ctime_ns == b->ctime_ns;
 }
 
-/* ---- SHA-256 ---- */
-
-/* SHA-256 of fd's content as hex into buf; -ECANCELED as soon as *stop is
- * seen set (checked between reads), -EFBIG past HASH_MAX_BYTES. */
-static int sha256_fd(int fd, const atomic_bool *stop, char *buf, size_t size)
-{
-	unsigned char md[EVP_MAX_MD_SIZE], chunk[HASH_CHUNK];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx;
-	uint64_t off = 0;
-	struct stat st;
-	int r = 0;
-
-	if (size < 65)
-		return -EINVAL;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if ((uint64_t)st.st_size > HASH_MAX_BYTES)
-		return -EFBIG;
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(ctx);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
-			r = -ECANCELED;
-			break;
-		}
-		n = pread(fd, chunk, sizeof(chunk), (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (!EVP_DigestUpdate(ctx, chunk, (size_t)n)) {
-			r = -EIO;
-			break;
-		}
-		off += (uint64_t)n;
-		if (off > HASH_MAX_BYTES) {
-			r = -EFBIG;
-			break;
-		}
-	}
-	if (!r && !EVP_DigestFinal_ex(ctx, md, &mdlen))
-		r = -EIO;
-	EVP_MD_CTX_free(ctx);
-	for (unsigned int i = 0; !r && i < mdlen && i * 2 + 2 < size; i++)
-		snprintf(buf + i * 2, 3, "%02x", md[i]);
-	return r;
-}
-
-int identity__sha256_fd(int fd, char *buf, size_t size)
-{
-	return sha256_fd(fd, NULL, buf, size);
-}
-
 /* ---- the worker ---- */
 
 /* The oldest queued job, or NULL. Under lock. */
@@ -214,7 +150,7 @@ static int hash_job_file(int fd, const struct file_key *key, const atomic_bool *
 	now = key_of(&st);
 	if (!key_equal(&now, key))
 		return -ESTALE;
-	r = sha256_fd(fd, stop, hex, 65);
+	r = sha256_fd(fd, HASH_MAX_BYTES, stop, hex);
 	if (r < 0)
 		return r;
 	if (fstat(fd, &st) < 0)

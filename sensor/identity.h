@@ -136,10 +136,6 @@ const struct identity_stats *identity__stats(const struct identity *id);
  */
 int identity__read_build_id(int fd, char *buf, size_t size);
 
-/* SHA-256 of the file open at fd, as lowercase hex into buf (65 bytes).
- * Files over 512 MiB are not hashed (-EFBIG). 0 or -errno. */
-int identity__sha256_fd(int fd, char *buf, size_t size);
-
 /* The cgroup v2 path of cgroup id (relative to the cgroup2 mount, "/" for
  * the root), or NULL. The string is owned by the cache. */
 const char *identity__cgroup_path(struct identity *id, uint64_t cgid);

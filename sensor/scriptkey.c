@@ -11,10 +11,10 @@
 #include "scriptkey.h"
 
 #include "cleanup.h"
+#include "sha256fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,47 +309,16 @@ void scriptkey_cache__free(struct scriptkey_cache *c)
 	free(c);
 }
 
-/* The first HASH_HEX hex digits of the SHA-256 of fd (size bytes). */
-static int hash_fd(int fd, off_t size, char hex[HASH_HEX + 1])
+/* The first HASH_HEX hex digits of the SHA-256 of fd. */
+static int hash_fd(int fd, char hex[HASH_HEX + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	off_t off = 0;
-	int r = 0;
+	char full[SHA256_HEX_LEN + 1];
+	int r = sha256_fd(fd, SCRIPT_HASH_MAX, NULL, full);
 
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
-		EVP_MD_CTX_free(ctx);
-		return -ENOMEM;
-	}
-	while (off <= size) { /* reads to EOF, but no further than the bound */
-		ssize_t n = pread(fd, buf, sizeof(buf), off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (!EVP_DigestUpdate(ctx, buf, (size_t)n)) {
-			r = -ENOMEM;
-			break;
-		}
-		off += n;
-		if (off > (off_t)SCRIPT_HASH_MAX) {
-			r = -EFBIG; /* grew while read */
-			break;
-		}
-	}
-	if (!r && (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen < HASH_HEX / 2))
-		r = -EIO;
-	EVP_MD_CTX_free(ctx);
-	if (r)
+	if (r < 0)
 		return r;
-	for (int i = 0; i < HASH_HEX / 2; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	memcpy(hex, full, HASH_HEX);
+	hex[HASH_HEX] = '\0';
 	return 0;
 }
 
@@ -376,7 +345,7 @@ static bool script_hash(struct scriptkey_cache *c, uint32_t pid, const char *abs
 		memcpy(hex, s->hex, HASH_HEX + 1);
 		return true;
 	}
-	if (hash_fd(fd, st.st_size, hex) < 0)
+	if (hash_fd(fd, hex) < 0)
 		return false;
 	*s = (struct cache_slot){ .used = true, .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
 				  .mtime = st.st_mtim };
