@@ -7,6 +7,7 @@
  * path can change between the two, the fd cannot.
  */
 #include "fileio.h"
+#include "fileread.h"
 #include "filekind.h"
 
 #include <errno.h>
@@ -29,89 +30,36 @@ static void fmt_limit(size_t max, char *buf, size_t size)
 		snprintf(buf, size, "%zu bytes", max);
 }
 
-static int not_regular(mode_t mode, char *err, size_t errlen)
-{
-	if (S_ISLNK(mode)) {
-		snprintf(err, errlen, "a symbolic link (not followed)");
-		return -ELOOP;
-	}
-	snprintf(err, errlen, "not a regular file (%s)", file_kind(mode));
-	return -EINVAL;
-}
-
 static int fail(int r, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "%s", strerror(-r));
 	return r;
 }
 
-static int check_size(const struct stat *sb, size_t max, char *err, size_t errlen)
-{
-	char lim[32];
-
-	if ((uint64_t)sb->st_size <= max)
-		return 0;
-	fmt_limit(max, lim, sizeof(lim));
-	snprintf(err, errlen, "%lld bytes, larger than the %s limit", (long long)sb->st_size, lim);
-	return -EFBIG;
-}
-
 int bl_file__read(const char *path, size_t max, unsigned flags, char **ret, size_t *ret_len, char *err,
 		  size_t errlen)
 {
-	bool nofollow = flags & BL_READ_NOFOLLOW;
-	struct stat sb;
-	size_t got = 0;
-	char *buf;
-	int fd, r = 0;
+	struct file_read_error why;
+	char lim[32];
+	int r;
 
-	/* before the open: a device is never opened, a FIFO never waited on */
-	if ((nofollow ? lstat(path, &sb) : stat(path, &sb)) < 0)
-		return fail(-errno, err, errlen);
-	if (!S_ISREG(sb.st_mode))
-		return not_regular(sb.st_mode, err, errlen);
-	r = check_size(&sb, max, err, errlen);
-	if (r < 0)
+	r = file_read_bounded(path, max, flags & BL_READ_NOFOLLOW ? FILE_READ_NOFOLLOW : 0, ret, ret_len, &why);
+	if (r >= 0)
+		return 0;
+	switch (why.step) {
+	case FILE_READ_KIND:
+		if (S_ISLNK(why.mode))
+			snprintf(err, errlen, "a symbolic link (not followed)");
+		else
+			snprintf(err, errlen, "not a regular file (%s)", file_kind(why.mode));
 		return r;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
-	if (fd < 0)
-		return fail(-errno, err, errlen);
-	/* and what was opened, which may have been swapped in since */
-	if (fstat(fd, &sb) < 0)
-		r = fail(-errno, err, errlen);
-	else if (!S_ISREG(sb.st_mode))
-		r = not_regular(sb.st_mode, err, errlen);
-	else
-		r = check_size(&sb, max, err, errlen);
-	if (r < 0) {
-		close(fd);
+	case FILE_READ_SIZE:
+		fmt_limit(max, lim, sizeof(lim));
+		snprintf(err, errlen, "%lld bytes, larger than the %s limit", (long long)why.size, lim);
 		return r;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return fail(-ENOMEM, err, errlen);
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : -EIO; /* truncated while read */
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	if (r) {
-		free(buf);
+	default:
 		return fail(r, err, errlen);
 	}
-	buf[got] = '\0';
-	*ret = buf;
-	*ret_len = got;
-	return 0;
 }
 
 /* A new temp file next to path: O_EXCL, so an existing file, FIFO or

@@ -14,6 +14,7 @@
  */
 #include "ruleset_int.h"
 #include "filekind.h"
+#include "fileread.h"
 
 #include <dirent.h>
 #include <openssl/evp.h>
@@ -74,87 +75,41 @@ static int add_parsed(struct rs_loader *L, char *name, char *buf, size_t len)
 	return rs_loader__add_file(L, f);
 }
 
-static int read_all(int fd, size_t size, char **ret)
-{
-	char *buf = malloc(size + 1);
-	size_t len = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	while (len < size) {
-		ssize_t n = read(fd, buf + len, size - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			free(buf);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	return (int)len;
-}
-
 /*
- * A rule file is read only when it is a regular file. The type is checked
- * before the open, so a device is never opened, and again on the open fd,
- * which is opened O_NONBLOCK: a FIFO swapped in between cannot make the
- * loader (the sensor, on SIGHUP) wait forever for a writer. Symlinks are
- * followed: rule files are often links into a package's directory.
+ * A rule file is read only when it is a regular file (fileread.h: a device
+ * is never opened, a FIFO swapped in cannot make the loader, the sensor on
+ * SIGHUP, wait forever for a writer). Symlinks are followed: rule files are
+ * often links into a package's directory.
  */
 static int load_file(struct rs_loader *L, const char *path)
 {
-	struct stat st;
+	static const char *const what[] = {
+		[FILE_READ_STAT] = "cannot open", [FILE_READ_OPEN] = "cannot open",
+		[FILE_READ_FSTAT] = "cannot read", [FILE_READ_READ] = "cannot read",
+	};
+	struct file_read_error why;
 	char *buf = NULL, *name;
-	int fd, r;
+	size_t len;
+	int r;
 
-	if (stat(path, &st) < 0) {
-		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->rep.oom;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
-		return L->rep.oom;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot open: %s", strerror(errno));
-		return L->rep.oom;
-	}
-	if (fstat(fd, &st) < 0) {
-		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(errno));
-		close(fd);
-		return L->rep.oom;
-	}
-	if (!S_ISREG(st.st_mode)) { /* replaced since the stat() */
-		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)", file_kind(st.st_mode));
-		close(fd);
-		return L->rep.oom;
-	}
-	if ((uint64_t)st.st_size > RS_MAX_FILE) {
-		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
-		close(fd);
-		return L->rep.oom;
-	}
-	r = read_all(fd, (size_t)st.st_size, &buf);
-	close(fd);
+	r = file_read_bounded(path, RS_MAX_FILE, 0, &buf, &len, &why);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "cannot read: %s", strerror(-r));
+		if (why.step == FILE_READ_KIND)
+			rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "not a regular file (%s)",
+				   file_kind(why.mode));
+		else if (why.step == FILE_READ_SIZE)
+			rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "larger than %u bytes", RS_MAX_FILE);
+		else
+			rs_diag_at(&L->rep, RL_DIAG_ERROR, path, 0, 0, "", "%s: %s", what[why.step], strerror(-r));
 		return L->rep.oom;
 	}
 	if (!(name = strdup(path))) {
 		free(buf);
 		return -ENOMEM;
 	}
-	return add_parsed(L, name, buf, (size_t)r);
+	return add_parsed(L, name, buf, len);
 }
 
 static int cmp_str(const void *a, const void *b)

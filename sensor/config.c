@@ -36,6 +36,7 @@
 #include "cleanup.h"
 #include "conffile.h"
 #include "filekind.h"
+#include "fileread.h"
 #include "log.h"
 #include "textsafe.h"
 
@@ -241,6 +242,28 @@ void gen_free(struct gen *g)
 	free(g);
 }
 
+/* A config file that could not be opened as one, in g->cf; r as given. */
+static int open_failed(struct gen *g, int r, const struct file_read_error *why)
+{
+	switch (why->step) {
+	case FILE_READ_STAT:
+	case FILE_READ_OPEN:
+		if (r != -ENOENT)
+			conffile__error(&g->cf, 0, 0, "cannot open: %s", strerror(-r));
+		break;
+	case FILE_READ_FSTAT:
+		conffile__error(&g->cf, 0, 0, "cannot stat: %s", strerror(-r));
+		break;
+	case FILE_READ_KIND:
+		conffile__error(&g->cf, 0, 0, "it is %s, not a regular file", file_kind(why->mode));
+		break;
+	default:
+		conffile__error(&g->cf, 0, 0, "cannot read: %s", strerror(-r));
+		break;
+	}
+	return r;
+}
+
 /*
  * Read path into g->text. The file decides what runs as root, so it must be
  * a regular file owned by root or by the user running plumbline and
@@ -250,27 +273,17 @@ void gen_free(struct gen *g)
  */
 static int read_file(struct gen *g, const char *path)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct file_read_error why;
+	_cleanup_close_ int fd = -1;
 	uid_t me = geteuid();
 	struct stat st;
 	size_t len = 0;
 	int r;
 
-	if (fd < 0) {
-		r = -errno;
-		if (r != -ENOENT)
-			conffile__error(&g->cf, 0, 0, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		conffile__error(&g->cf, 0, 0, "cannot stat: %s", strerror(-r));
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		conffile__error(&g->cf, 0, 0, "it is %s, not a regular file", file_kind(st.st_mode));
-		return -EINVAL;
-	}
+	/* the size is checked after the owner, which is the graver problem */
+	fd = file_open_regular(path, SIZE_MAX, 0, &st, &why);
+	if (fd < 0)
+		return open_failed(g, fd, &why);
 	if (st.st_uid != 0 && st.st_uid != me) {
 		conffile__error(&g->cf, 0, 0,
 				"owned by uid %u, not by root or uid %u that runs plumbline: whoever owns it chooses "
@@ -283,37 +296,13 @@ static int read_file(struct gen *g, const char *path)
 				(unsigned)(st.st_mode & 07777), path);
 		return -EPERM;
 	}
-	if (st.st_size > (off_t)CF_FILE_MAX) {
+	r = file_read_fd(fd, &st, CF_FILE_MAX, &g->text, &len, &why);
+	if (r == -EFBIG)
 		conffile__error(&g->cf, 0, 0, "larger than %u bytes", CF_FILE_MAX);
-		return -EFBIG;
-	}
-	g->text = malloc(CF_FILE_MAX + 1);
-	if (!g->text)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(fd, g->text + len, CF_FILE_MAX + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			conffile__error(&g->cf, 0, 0, "cannot read: %s", strerror(-r));
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > CF_FILE_MAX) {
-			conffile__error(&g->cf, 0, 0, "larger than %u bytes", CF_FILE_MAX);
-			return -EFBIG;
-		}
-	}
-	{
-		char *fit = realloc(g->text, len + 1); /* kept while the sensor runs: its size, not the bound */
-
-		if (fit)
-			g->text = fit;
-	}
+	else if (r < 0 && r != -ENOMEM)
+		conffile__error(&g->cf, 0, 0, "cannot read: %s", strerror(-r));
+	if (r < 0)
+		return r;
 	r = conffile__parse(g->text, len, &g->cf);
 	return r == -EINVAL ? 0 : r; /* syntax errors are in g->cf */
 }
