@@ -2,9 +2,10 @@
 /*
  * scriptkey.c - what an interpreter image runs (scriptkey.h).
  *
- * The argv parsers know each family's options that take an argument, so
- * that "python3 -X dev -W ignore app.py" finds app.py and not "dev"; an
- * option they do not know is taken as a flag without argument. Content
+ * One argv parser, driven by a table of each family's syntax: the options
+ * that take an argument, so that "python3 -X dev -W ignore app.py" finds
+ * app.py and not "dev", and those that give inline code or a module; an
+ * option the table does not know is taken as a flag without argument. Content
  * hashes are taken on the loop, bounded by SCRIPT_HASH_MAX and cached by
  * (dev, ino, size, mtime), so a script run a thousand times is read once.
  */
@@ -83,160 +84,133 @@ static const char *opt_arg(const char *at, char **argv, int argc, int *i)
 	return *i + 1 < argc ? argv[++*i] : NULL;
 }
 
-static struct script_arg parse_python(char **argv, int argc)
+/* What to do with a lone "-". */
+enum lone_dash {
+	DASH_STDIN,	/* the program is read from stdin: no script */
+	DASH_THEN_FILE, /* an end of options, as "--" (sh -) */
+	DASH_IGNORED,	/* nothing (php) */
+};
+
+/*
+ * The argv syntax of an interpreter family. Whole words are matched first
+ * (long options, and the options of families without clusters), then each
+ * letter of a cluster ("-Wdefault", "-lne") in turn. A letter or word found
+ * in no list is a flag without argument. Inline and stdin letters count
+ * only after '-' ('+' turns a shell option off).
+ */
+struct syntax {
+	const char *inline_text;	      /* the label of an inline program: "-c", "-e", "-r" */
+	enum lone_dash dash;
+	bool plus;			      /* "+o name" is an option too (sh) */
+	bool clusters;			      /* single letters may be grouped after one '-' */
+	bool long_in_cluster;		      /* "--x" is walked as a cluster (perl has no long options) */
+	const char *const *inline_words;      /* the next text is the program: INLINE */
+	const char *const *file_words;	      /* the next argument is the script (php -f) */
+	const char *const *arg_words;	      /* take the next argument */
+	const char *inline_letters;	      /* INLINE */
+	const char *stdin_letters;	      /* commands from stdin: no script */
+	const char *module_letters;	      /* MODULE, named by its argument */
+	const char *arg_letters;	      /* take an argument: the rest of the cluster, else the next one */
+	const char *next_arg_letters;	      /* take the next argument; the cluster goes on (sh -o name) */
+	const char *num_letters;	      /* followed by an optional number (perl -l, -0777) */
+	const char *rest_letters;	      /* the rest of the cluster is their argument */
+};
+
+static const char *const py_args[] = { "--check-hash-based-pycs", NULL };
+static const char *const sh_args[] = { "--rcfile", "--init-file", NULL };
+static const char *const node_inline[] = { "-e", "--eval", "-p", "--print", "-pe", NULL };
+static const char *const node_args[] = { "-r",	    "--require",      "--import", "--loader",
+					 "--experimental-loader", "-C", "--conditions", "--title",
+					 "--inspect-port",	   "--env-file", NULL };
+static const char *const php_inline[] = { "-r", NULL };
+static const char *const php_file[] = { "-f", NULL };
+static const char *const php_args[] = { "-d", "-c", "-z", "-t", "-S", NULL };
+
+static const struct syntax syntaxes[] = {
+	[INTERP_PYTHON] = { .inline_text = "-c", .dash = DASH_STDIN, .clusters = true, .arg_words = py_args,
+			    .inline_letters = "c", .module_letters = "m", .arg_letters = "WX" },
+	[INTERP_SHELL] = { .inline_text = "-c", .dash = DASH_THEN_FILE, .plus = true, .clusters = true,
+			   .arg_words = sh_args, .inline_letters = "c", .stdin_letters = "s", .next_arg_letters = "oO" },
+	[INTERP_PERL] = { .inline_text = "-e", .dash = DASH_STDIN, .clusters = true, .long_in_cluster = true,
+			  .inline_letters = "eE", .arg_letters = "IMm", .num_letters = "l0C", .rest_letters = "dDFix" },
+	[INTERP_NODE] = { .inline_text = "-e", .dash = DASH_STDIN, .inline_words = node_inline, .arg_words = node_args },
+	[INTERP_RUBY] = { .inline_text = "-e", .dash = DASH_STDIN, .clusters = true, .inline_letters = "e",
+			  .arg_letters = "IrC", .rest_letters = "0EFiKTWx" },
+	[INTERP_PHP] = { .inline_text = "-r", .dash = DASH_IGNORED, .inline_words = php_inline, .file_words = php_file,
+			 .arg_words = php_args },
+};
+
+static bool in_words(const char *const *words, const char *a)
 {
+	for (; words && *words; words++)
+		if (is(*words, a))
+			return true;
+	return false;
+}
+
+static bool in_letters(const char *letters, char c)
+{
+	return letters && strchr(letters, c);
+}
+
+/* Walk the cluster of argument *i (its letters from at): true with *ret when
+ * it decides the script, false when the parse goes on (*i may have moved). */
+static bool walk_cluster(const struct syntax *x, const char *at, bool minus, char **argv, int argc, int *i,
+			 struct script_arg *ret)
+{
+	for (const char *c = at; *c; c++) {
+		if (minus && in_letters(x->inline_letters, *c)) {
+			*ret = make(SCRIPT_INLINE, x->inline_text);
+			return true;
+		}
+		if (minus && in_letters(x->stdin_letters, *c)) {
+			*ret = none;
+			return true;
+		}
+		if (in_letters(x->module_letters, *c)) {
+			*ret = make(SCRIPT_MODULE, opt_arg(c, argv, argc, i));
+			return true;
+		}
+		if (in_letters(x->arg_letters, *c)) {
+			opt_arg(c, argv, argc, i);
+			return false;
+		}
+		if (in_letters(x->rest_letters, *c))
+			return false;
+		if (in_letters(x->next_arg_letters, *c))
+			++*i;
+		if (in_letters(x->num_letters, *c))
+			while (c[1] >= '0' && c[1] <= '9')
+				c++;
+	}
+	return false;
+}
+
+static struct script_arg parse_argv(const struct syntax *x, char **argv, int argc)
+{
+	struct script_arg sa;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (is(a, "--"))
+		if (is(a, "--") || (is(a, "-") && x->dash == DASH_THEN_FILE))
 			return make(SCRIPT_FILE, i + 1 < argc ? argv[i + 1] : NULL);
-		if (a[0] != '-')
+		if (a[0] != '-' && !(x->plus && a[0] == '+'))
 			return make(SCRIPT_FILE, a);
-		if (is(a, "-"))
+		if (is(a, "-") && x->dash == DASH_STDIN)
 			return none;
-		if (a[1] == '-') {
-			if (is(a, "--check-hash-based-pycs"))
-				i++;
-			continue;
-		}
-		for (const char *c = a + 1; *c; c++) {
-			if (*c == 'c')
-				return make(SCRIPT_INLINE, "-c");
-			if (*c == 'm')
-				return make(SCRIPT_MODULE, opt_arg(c, argv, argc, &i));
-			if (*c == 'W' || *c == 'X') {
-				opt_arg(c, argv, argc, &i);
-				break;
-			}
-		}
-	}
-	return none;
-}
-
-static struct script_arg parse_shell(char **argv, int argc)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (is(a, "--") || is(a, "-"))
+		if (in_words(x->inline_words, a))
+			return make(SCRIPT_INLINE, x->inline_text);
+		if (in_words(x->file_words, a))
 			return make(SCRIPT_FILE, i + 1 < argc ? argv[i + 1] : NULL);
-		if (a[0] != '-' && a[0] != '+')
-			return make(SCRIPT_FILE, a);
-		if (a[0] == '-' && a[1] == '-') {
-			if (is(a, "--rcfile") || is(a, "--init-file"))
-				i++;
-			continue;
-		}
-		for (const char *c = a + 1; *c; c++) {
-			if (*c == 'c' && a[0] == '-')
-				return make(SCRIPT_INLINE, "-c");
-			if (*c == 's' && a[0] == '-')
-				return none; /* commands from stdin */
-			if (*c == 'o' || *c == 'O')
-				i++; /* -o pipefail, -O extglob: the name is the next argument */
-		}
-	}
-	return none;
-}
-
-static struct script_arg parse_perl(char **argv, int argc)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (is(a, "--"))
-			return make(SCRIPT_FILE, i + 1 < argc ? argv[i + 1] : NULL);
-		if (a[0] != '-')
-			return make(SCRIPT_FILE, a);
-		if (is(a, "-"))
-			return none;
-		for (const char *c = a + 1; *c; c++) {
-			if (*c == 'e' || *c == 'E')
-				return make(SCRIPT_INLINE, "-e");
-			if (*c == 'I' || *c == 'M' || *c == 'm') {
-				opt_arg(c, argv, argc, &i);
-				break;
-			}
-			if (*c == 'l' || *c == '0' || *c == 'C') {
-				/* an optional number: -lne, -0777e */
-				while (c[1] >= '0' && c[1] <= '9')
-					c++;
-				continue;
-			}
-			if (strchr("dDFix", *c))
-				break; /* the rest of the cluster is the option's argument */
-		}
-	}
-	return none;
-}
-
-static struct script_arg parse_node(char **argv, int argc)
-{
-	static const char *const with_arg[] = { "-r",	     "--require", "--import", "--loader", "--experimental-loader",
-						"-C",	     "--conditions", "--title", "--inspect-port", "--env-file" };
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (is(a, "--"))
-			return make(SCRIPT_FILE, i + 1 < argc ? argv[i + 1] : NULL);
-		if (a[0] != '-')
-			return make(SCRIPT_FILE, a);
-		if (is(a, "-"))
-			return none;
-		if (is(a, "-e") || is(a, "--eval") || is(a, "-p") || is(a, "--print") || is(a, "-pe"))
-			return make(SCRIPT_INLINE, "-e");
-		for (size_t k = 0; k < sizeof(with_arg) / sizeof(with_arg[0]); k++)
-			if (is(a, with_arg[k])) {
-				i++;
-				break;
-			}
-	}
-	return none;
-}
-
-static struct script_arg parse_ruby(char **argv, int argc)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (is(a, "--"))
-			return make(SCRIPT_FILE, i + 1 < argc ? argv[i + 1] : NULL);
-		if (a[0] != '-')
-			return make(SCRIPT_FILE, a);
-		if (is(a, "-"))
-			return none;
-		if (a[1] == '-')
-			continue;
-		for (const char *c = a + 1; *c; c++) {
-			if (*c == 'e')
-				return make(SCRIPT_INLINE, "-e");
-			if (*c == 'I' || *c == 'r' || *c == 'C') {
-				opt_arg(c, argv, argc, &i);
-				break;
-			}
-			if (strchr("0EFiKTWx", *c))
-				break;
-		}
-	}
-	return none;
-}
-
-static struct script_arg parse_php(char **argv, int argc)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (is(a, "--"))
-			return make(SCRIPT_FILE, i + 1 < argc ? argv[i + 1] : NULL);
-		if (a[0] != '-')
-			return make(SCRIPT_FILE, a);
-		if (is(a, "-r"))
-			return make(SCRIPT_INLINE, "-r");
-		if (is(a, "-f"))
-			return make(SCRIPT_FILE, i + 1 < argc ? argv[i + 1] : NULL);
-		if (is(a, "-d") || is(a, "-c") || is(a, "-z") || is(a, "-t") || is(a, "-S"))
+		if (in_words(x->arg_words, a)) {
 			i++;
+			continue;
+		}
+		if ((a[0] == '-' && a[1] == '-' && !x->long_in_cluster) || !x->clusters)
+			continue;
+		if (walk_cluster(x, a + 1, a[0] == '-', argv, argc, &i, &sa))
+			return sa;
 	}
 	return none;
 }
@@ -260,23 +234,7 @@ struct script_arg scriptkey__parse(enum interp_family f, const char *args, size_
 	}
 	if (argc < 1)
 		return none;
-	switch (f) {
-	case INTERP_PYTHON:
-		return parse_python(argv, argc);
-	case INTERP_SHELL:
-		return parse_shell(argv, argc);
-	case INTERP_PERL:
-		return parse_perl(argv, argc);
-	case INTERP_NODE:
-		return parse_node(argv, argc);
-	case INTERP_RUBY:
-		return parse_ruby(argv, argc);
-	case INTERP_PHP:
-		return parse_php(argv, argc);
-	case INTERP_NONE:
-		break;
-	}
-	return none;
+	return parse_argv(&syntaxes[f], argv, argc);
 }
 
 /* ---- content hashes ---- */
