@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd_config.c - `plumbline config check [PATH]` and `plumbline config show
- * [PATH] [RUN OPTIONS]` (docs/config.md): the config file checked as `run`
- * would read it, its errors printed as `rules check` prints its own.
+ * cmd_config.c - `plumbline config check [PATH]`, `plumbline config show
+ * [PATH] [RUN OPTIONS]` and `plumbline config example` (docs/config.md): the
+ * config file checked as `run` would read it, its errors printed as `rules
+ * check` prints its own; the example file made of the option table.
  */
 #include "config.h"
 
@@ -27,6 +28,8 @@ static void config_usage(FILE *f)
 	      "  show [PATH] [OPTIONS]    the configuration `plumbline run OPTIONS` would use:\n"
 	      "                           every key, its value, and where it comes from\n"
 	      "                           (default, file:LINE, command line)\n"
+	      "  example                  the example config file: every key commented out\n"
+	      "                           at its default, with what it means\n"
 	      "\n"
 	      "See docs/config.md.\n",
 	      f);
@@ -94,6 +97,8 @@ static int cmd_show(int argc, char **argv)
 	const char *path;
 	struct run_opts o;
 	struct sink sink;
+	size_t nopts;
+	const struct run_opt *table = run_opts__table(&nopts);
 	int r, first = 1;
 
 	/* a first argument that is no option is the file */
@@ -136,14 +141,15 @@ static int cmd_show(int argc, char **argv)
 	}
 	printf("# the configuration of `plumbline run`: %s%s\n", g->path ? "file " : "",
 	       g->path ? g->path : "no config file, the built-in defaults");
-	for (const struct option *x = run_opts__longopts(); x->name; x++) {
+	for (size_t i = 0; i < nopts; i++) {
+		const struct run_opt *x = &table[i];
 		enum source src;
 		int line;
 		char source[64];
 		_cleanup_free_ char *v = NULL;
 		char *p;
 
-		if (strcmp(x->name, "help") == 0)
+		if (x->flags & RUN_OPT_CLI_ONLY)
 			continue;
 		v = values_of(g, &c, x->name, &src, &line);
 		if (!v)
@@ -159,10 +165,10 @@ static int cmd_show(int argc, char **argv)
 			continue;
 		}
 		if (src == SRC_FILE) { /* each value with its own line */
-			for (size_t i = 0; i < g->cf.n; i++)
-				if (strcmp(g->cf.e[i].key, x->name) == 0) {
-					snprintf(source, sizeof(source), "file:%d", g->cf.e[i].line);
-					print_value(x->name, g->cf.e[i].value, source);
+			for (size_t j = 0; j < g->cf.n; j++)
+				if (strcmp(g->cf.e[j].key, x->name) == 0) {
+					snprintf(source, sizeof(source), "file:%d", g->cf.e[j].line);
+					print_value(x->name, g->cf.e[j].value, source);
 				}
 			continue;
 		}
@@ -186,6 +192,13 @@ int cmd_config(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (strcmp(sub, "show") == 0)
 		return cmd_show(argc - 1, argv + 1);
+	if (strcmp(sub, "example") == 0 && argc == 2) {
+		run_opts__example_config(stdout);
+		return 0;
+	}
+	/* for scripts/gen-option-docs.sh: the tables of docs/config.md and docs/cli.md */
+	if (strcmp(sub, "doc-table") == 0 && argc == 3)
+		return run_opts__doc_table(argv[2], stdout) < 0 ? (config_usage(stderr), -EINVAL) : 0;
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
 		config_usage(stdout);
 		return 0;

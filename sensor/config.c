@@ -40,77 +40,22 @@
 #include "log.h"
 #include "textsafe.h"
 
-/* What the option parser does not say of a key: its default as text, and
- * whether a SIGHUP applies it. Kept in the order of docs/config.md. */
-static const struct key_info {
-	const char *key;
-	const char *def; /* NULL: not set */
-	bool live;
-	bool repeat; /* the option may be given more than once */
-} key_infos[] = {
-    {"json", NULL, true, false},
-    {"process-records", "false", false, false},
-    {"window-records", "false", false, false},
-    {"stats-interval", NULL, true, false},
-    {"audit-log", NULL, false, false},
-    {"audit-head-interval", "60", false, false},
-    {"live", "false", false, false},
-    {"no-live", "false", false, false},
-    {"interval", "2", false, false},
-    {"quiet", "false", true, false},
-    {"verbose", "false", true, false},
-    {"state-dir", "/var/lib/plumbline", false, false},
-    {"mode", "auto", false, false},
-    {"min-samples", "20", false, false},
-    {"min-windows", "60", false, false},
-    {"alert-score", "4", false, false},
-    {"learn-per-hour", "60", false, false},
-    {"set-quiet", "600", false, false},
-    {"flush-interval", "60", false, false},
-    {"no-baselines", "false", false, false},
-    {"rules", NULL, true, true},
-    {"enable-rule", NULL, true, true},
-    {"disable-rule", NULL, true, true},
-    {"no-rules", "false", false, false},
-    {"regex-budget-ms", "50", true, false},
-    {"syslog", "unix:/dev/log", false, false},
-    {"syslog-buffer", "4194304", false, false},
-    {"no-syslog", "false", false, false},
-    {"ocsf", NULL, false, false},
-    {"duration", NULL, false, false},
-    {"max-procs", "32768", false, false},
-    {"max-fail-paths", "16384", false, false},
-    {"fail-sweep", "10", false, false},
-    {"ringbuf-kb", "4096", false, false},
-    {"refresh-hz", "10", false, false},
-    {"sample-hz", "49", false, false},
-    {"max-stacks", "8192", false, false},
-    {"max-baselines", "65536", false, false},
-    {"baseline-max-age", "180", false, false},
-    {"prior-max-age", "30", false, false},
-    {"loss-alert-interval", "60", false, false},
-    {"metrics", NULL, false, false},
-    {"metrics-allow-remote", "false", false, false},
-    {"runtime-dir", "/run/plumbline", false, false},
-    {"keep-privileges", "false", false, false},
-};
-
-static const struct key_info *key_info(const char *key)
+/* The table's entry of a config key, or NULL. */
+static const struct run_opt *key_info(const char *key)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(key_infos); i++)
-		if (strcmp(key_infos[i].key, key) == 0)
-			return &key_infos[i];
-	return NULL;
+	const struct run_opt *d = run_opts__find(key);
+
+	return d && !(d->flags & RUN_OPT_CLI_ONLY) ? d : NULL;
 }
 
 int config__key_info(const char *key, const char **ret_default, bool *ret_live)
 {
-	const struct key_info *k = key_info(key);
+	const struct run_opt *k = key_info(key);
 
 	if (!k)
 		return -ENOENT;
 	*ret_default = k->def;
-	*ret_live = k->live;
+	*ret_live = k->flags & RUN_OPT_LIVE;
 	return 0;
 }
 
@@ -338,7 +283,7 @@ static int gen_settings(struct gen *g)
 	for (size_t i = 0; i < g->cf.n; i++) {
 		const struct cf_entry *e = &g->cf.e[i];
 		const struct option *o = find_opt(e->key, strlen(e->key), false);
-		const struct key_info *ki = key_info(e->key);
+		const struct run_opt *ki = key_info(e->key);
 		struct run_opts scratch;
 		struct sink sink;
 		char *arg = NULL;
@@ -365,7 +310,7 @@ static int gen_settings(struct gen *g)
 				    e->key);
 			continue;
 		}
-		for (size_t j = 0; j < i && !(ki && ki->repeat); j++)
+		for (size_t j = 0; j < i && !(ki && (ki->flags & RUN_OPT_REPEAT)); j++)
 			if (strcmp(g->cf.e[j].key, e->key) == 0) {
 				conffile__error(&g->cf, e->line, e->col,
 						"'%s' is set again (first at line %d); only rules, enable-rule and "
@@ -550,7 +495,7 @@ char *values_of(const struct gen *g, const struct cli *c, const char *key, enum 
 			}
 	}
 	if (!any) {
-		const struct key_info *ki = key_info(key);
+		const struct run_opt *ki = key_info(key);
 
 		fputs(ki && ki->def ? ki->def : "", f);
 	}
@@ -669,7 +614,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 		return -EINVAL;
 	}
 	for (const struct option *o = run_opts__longopts(); o->name && k < ARRAY_SIZE(run_cfg.inuse); o++, k++) {
-		const struct key_info *ki = key_info(o->name);
+		const struct run_opt *ki = key_info(o->name);
 		enum source src;
 		int line;
 		_cleanup_free_ char *v = values_of(g, &run_cfg.cli, o->name, &src, &line);
@@ -678,7 +623,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 
 		if (strcmp(o->name, "help") == 0 || !v || strcmp(v, run_cfg.inuse[k] ? run_cfg.inuse[k] : "") == 0)
 			continue;
-		if (ki && ki->live) {
+		if (ki && (ki->flags & RUN_OPT_LIVE)) {
 			if (strcmp(o->name, "json") == 0) {
 				/* a new file for the JSON output is a reopen; to or from stdout, or
 				 * none, changes what the sensor prints: a restart */

@@ -52,10 +52,9 @@ int config__reload(struct alerts *a, int *ret_rules);
 int cmd_config(int argc, char **argv);
 
 /*
- * What is known of a key besides the option parser: its built-in default as
- * the file would write it (NULL: not set by default) and whether SIGHUP
- * applies a change of it. -ENOENT for a key without such an entry (a new
- * option not yet described here: a change of it needs a restart).
+ * A key's built-in default as the file would write it (NULL: not set by
+ * default) and whether SIGHUP applies a change of it, from the option table
+ * (options_table.c). -ENOENT for a name that is no key.
  */
 int config__key_info(const char *key, const char **ret_default, bool *ret_live);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * options.h - the `plumbline run` command line (docs/cli.md).
+ * options.h - the `plumbline run` command line (docs/cli.md) and the table
+ * of its options, which is also the config file's table of keys
+ * (docs/config.md).
  */
 #ifndef PL_OPTIONS_H
 #define PL_OPTIONS_H
@@ -56,6 +58,71 @@ struct run_opts {
 	const char *runtime_dir;   /* --runtime-dir: where status.json goes */
 };
 
+/* The sections of `run --help`, the example config and the docs tables. */
+enum run_opt_section {
+	RUN_SEC_OUTPUT,
+	RUN_SEC_BASELINES,
+	RUN_SEC_RULES,
+	RUN_SEC_CONTROL,
+	RUN_SEC_LIMITS,
+	RUN_SEC_CONFIG,
+	RUN_SEC_HELP,
+	RUN_SEC_N,
+};
+
+#define RUN_OPT_LIVE 0x1u     /* SIGHUP applies a change of it (config.c) */
+#define RUN_OPT_REPEAT 0x2u   /* may be given more than once */
+#define RUN_OPT_CLI_ONLY 0x4u /* the command line's alone: no config key, not run_opts__parse()'s */
+#define RUN_OPT_POW2 0x8u     /* an integer that must be a power of two */
+#define RUN_OPT_DEF_SHOWN 0x10u /* def is the backend's own (the field stays 0): shown, not applied */
+
+/*
+ * One option of `plumbline run`, and so one key of the config file: the one
+ * table (options_table.c) the getopt parser, --help, the config file's keys,
+ * `plumbline config show|example` and the docs tables all come from.
+ */
+struct run_opt {
+	const char *name;	  /* the long option without "--", and the config key */
+	char short_name;	  /* its short option, 0: none */
+	const char *arg;	  /* the argument's name in --help ("SEC"); NULL: a flag */
+	enum run_opt_section section;
+	const char *usage;	  /* --help's left column when not "[-x, ]--name [ARG]" */
+	const char *help;	  /* --help's text, '\n' between its lines, "{def}" and "{max}"
+				   * replaced by the default and the upper bound; NULL: not listed */
+	const char *summary;	  /* one line: the docs' key table and the example config */
+	const char *def;	  /* the default as a config value ("false" for a flag); NULL: not set */
+	const char *unset;	  /* what leaving it unset means ("no JSON output"), or NULL */
+	const char *example;	  /* a value for the example config when def is NULL */
+	unsigned flags;		  /* RUN_OPT_* */
+	/* the value's check and where it goes: 0 or -EINVAL (logged) */
+	int (*set)(const struct run_opt *d, const char *arg, struct run_opts *o);
+	size_t off;		  /* the field of struct run_opts the generic setters write */
+	uint32_t min, max;	  /* an integer's bounds */
+	uint64_t scale;		  /* ns per unit of an integer kept as a duration (set-quiet, days) */
+	const char *need;	  /* a text option's message when empty ("a directory") */
+};
+
+/* The table, in the order of --help, and its length in *ret_n. */
+const struct run_opt *run_opts__table(size_t *ret_n);
+
+/* The entry of a long option name (exact), or NULL. */
+const struct run_opt *run_opts__find(const char *name);
+
+/* The section titles of --help ("Output:" without the colon), "" for none. */
+const char *run_opts__section_title(enum run_opt_section s);
+
+/* The accepted values of d in words ("64 to 4194304, a power of two", a
+ * positive number...), into buf; "" when they are not a range. */
+const char *run_opts__range(const struct run_opt *d, char *buf, size_t size);
+
+/* `plumbline config example`: the example config file, every key commented
+ * out at its default (sensor/dist/plumbline.conf is this output). */
+void run_opts__example_config(FILE *out);
+
+/* The docs' tables (`plumbline config doc-table config|cli`): the keys of
+ * docs/config.md, the options of docs/cli.md. -EINVAL for another name. */
+int run_opts__doc_table(const char *which, FILE *out);
+
 /* The shipped default rules: the source tree's rules/default when present
  * (running from a build tree), else the installed copy. */
 const char *run_opts__default_rules(void);
@@ -67,8 +134,8 @@ const char *run_opts__default_rules(void);
 int run_opts__parse(int argc, char **argv, struct run_opts *ret);
 void run_opts__usage(FILE *out);
 
-/* the long options of `run`, ended by a zeroed entry: each one
- * (but help) is also a key of the config file (sensor/config.c). */
+/* the long options of `run` for getopt_long(), made of the table, ended by
+ * a zeroed entry: each one (but help) is also a key of the config file. */
 struct option;
 const struct option *run_opts__longopts(void);
 
