@@ -89,30 +89,44 @@ static bool is_key(const struct run_opt *d)
 	return !(d->flags & RUN_OPT_CLI_ONLY);
 }
 
-/* The live keys, as a comment wrapped before 72 columns. */
+/* text as comment lines of at most 72 columns, broken at blanks. */
+static void put_comment(FILE *out, const char *text)
+{
+	while (*text) {
+		size_t len = strlen(text), cut = len;
+
+		if (len > 70) {
+			cut = 70;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = len;
+		}
+		fprintf(out, "# %.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+/* The sentence of the live keys. */
 static void put_live_keys(FILE *out, const struct run_opt *t, size_t n)
 {
-	size_t col = 0, left = 0;
+	char text[512];
+	size_t len = 0, left = 0;
 
 	for (size_t i = 0; i < n; i++)
 		left += is_key(&t[i]) && (t[i].flags & RUN_OPT_LIVE);
-	fputs("# SIGHUP re-reads it:", out);
-	col = 21;
-	for (size_t i = 0; i < n; i++) {
-		size_t w;
-
-		if (!is_key(&t[i]) || !(t[i].flags & RUN_OPT_LIVE))
-			continue;
-		left--;
-		w = strlen(t[i].name) + (left > 1 ? 1 : left == 1 ? 4 : 0);
-		if (col + 1 + w > 72) {
-			fputs("\n#", out);
-			col = 1;
+	len += (size_t)snprintf(text, sizeof(text), "SIGHUP re-reads it:");
+	for (size_t i = 0; i < n && len < sizeof(text); i++)
+		if (is_key(&t[i]) && (t[i].flags & RUN_OPT_LIVE)) {
+			left--;
+			len += (size_t)snprintf(text + len, sizeof(text) - len, " %s%s", t[i].name,
+						left > 1 ? "," : left == 1 ? " and" : "");
 		}
-		fprintf(out, " %s%s", t[i].name, left > 1 ? "," : left == 1 ? " and" : "");
-		col += 1 + w;
-	}
-	fputs("\n# apply at once; any other change is logged as needing a restart.\n", out);
+	if (len < sizeof(text))
+		snprintf(text + len, sizeof(text) - len, " apply at once; any other change is logged as needing a restart.");
+	put_comment(out, text);
 }
 
 void run_opts__example_config(FILE *out)

@@ -270,7 +270,7 @@ static const struct run_opt table[] = {
 	  "auto (default): learn until ready, then score and keep\n"
 	  "learning, guarded; learn: learn all, never score;\n"
 	  "detect: score, never learn",
-	  "auto, learn or detect (docs/baselines.md)", "auto", NULL, NULL, 0, .set = set_mode },
+	  "auto: learn until ready, then score; learn: never score; detect: never learn", "auto", NULL, NULL, 0, .set = set_mode },
 	{ "min-samples", 0, "N", RUN_SEC_BASELINES, NULL, "process samples before a baseline is ready (default {def})",
 	  "process samples before a baseline is ready", "20", NULL, NULL, 0, set_u32, FIELD(policy.min_samples), 1,
 	  1000000 },

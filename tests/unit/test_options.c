@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "expr.h"
 #include "options.h"
 
 #define MAX_ARGS 32
@@ -310,6 +311,60 @@ static void test_options_usage_mentions_every_option(void **state)
 	free(buf);
 }
 
+/* The defaults the table shows (--help, config show, the docs) are the ones
+ * in use: each given as its value parses to the options of no argument. */
+static void test_options_table_defaults_are_the_ones_in_use(void **state)
+{
+	size_t n;
+	const struct run_opt *t = run_opts__table(&n);
+	struct run_opts none, given;
+
+	(void)state;
+	assert_int_equal(PARSE_NONE(&none), 0);
+	for (size_t i = 0; i < n; i++) {
+		char flag[80];
+		char *argv[] = { (char *)"run", flag, (char *)t[i].def, NULL };
+
+		if (!t[i].set || !t[i].arg || !t[i].def)
+			continue;
+		snprintf(flag, sizeof(flag), "--%s", t[i].name);
+		/* the argument is the table's own string, so that pointers compare too */
+		assert_int_equal(run_opts__parse(3, argv, &given), 0);
+		if (t[i].flags & RUN_OPT_DEF_SHOWN) {
+			assert_int_equal(given.syslog_buffer_bytes, PL_SYSLOG_BUFFER_BYTES);
+			given.syslog_buffer_bytes = none.syslog_buffer_bytes;
+		}
+		if (memcmp(&none, &given, sizeof(none)) != 0)
+			fail_msg("--%s %s is not what no --%s gives", t[i].name, t[i].def, t[i].name);
+	}
+	assert_int_equal(none.regex_budget_ms, RL_REGEX_BUDGET_NS / 1000000);
+}
+
+/* Each entry is whole: a summary for the docs, an argument with a setter,
+ * help text unless listed under another, and no name twice. */
+static void test_options_table_entries_are_whole(void **state)
+{
+	size_t n;
+	const struct run_opt *t = run_opts__table(&n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].summary || !t[i].summary[0])
+			fail_msg("--%s has no summary", t[i].name);
+		if (!t[i].set && !(t[i].flags & RUN_OPT_CLI_ONLY))
+			fail_msg("--%s is a config key without a setter", t[i].name);
+		if (!t[i].help && strcmp(t[i].name, "no-live") != 0)
+			fail_msg("--%s is not in --help", t[i].name);
+		if (t[i].help && t[i].def && strstr(t[i].help, "default ") && !strstr(t[i].help, "{def}") &&
+		    t[i].arg && strcmp(t[i].name, "mode") != 0)
+			fail_msg("--%s writes its default in its help, not {def}", t[i].name);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(t[i].name, t[j].name) == 0)
+				fail_msg("--%s is in the table twice", t[i].name);
+		assert_ptr_equal(run_opts__find(t[i].name), &t[i]);
+	}
+}
+
 /* Each parse must start from a clean getopt state, even when the previous
  * one stopped in the middle of a cluster of short options. */
 static void test_options_reparse_after_stop_mid_cluster_is_clean(void **state)
@@ -344,6 +399,8 @@ int main(void)
 		cmocka_unit_test(test_options_store_lifetime),
 		cmocka_unit_test(test_options_help_returns_one),
 		cmocka_unit_test(test_options_usage_mentions_every_option),
+		cmocka_unit_test(test_options_table_defaults_are_the_ones_in_use),
+		cmocka_unit_test(test_options_table_entries_are_whole),
 		cmocka_unit_test(test_options_reparse_after_stop_mid_cluster_is_clean),
 	};
 
