@@ -9,7 +9,7 @@
  * (`key = true` becomes `--key` for an option without a value; `false`
  * leaves it out), placed before the command line's own arguments. So a key
  * means exactly what its option means, is checked by the same code, and an
- * option added to options.c is a key with no change here. A setting is
+ * option added to options_table.c is a key with no change here. A setting is
  * checked alone first (its error then has its line and column), then the
  * whole file (what only a combination can get wrong, at the file).
  *

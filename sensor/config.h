@@ -5,7 +5,7 @@
  * Every long option of `run` but --help is a key of the file, with the same
  * name and meaning: the file's settings are handed to run_opts__parse() as
  * if they had been typed before the command line, so an option added to
- * options.c is a config key at once. The command line overrides the file
+ * options_table.c is a config key at once. The command line overrides the file
  * key by key (a repeated option given on the command line replaces all of
  * the file's values of it).
  */
