@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "textsafe.h"
+
 /* ---- the renderer ---- */
 
 static int fail(struct pl_expo *e, int err)
@@ -98,37 +100,13 @@ bool expo__label_name_ok(const char *s)
 	return true;
 }
 
-/* The length of the valid UTF-8 sequence at s (1-4), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0)) /* overlong, surrogate */
-			return 0;
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 /* Escape for a label value (quote too) or for help text (only \ and \n). */
 static int escape(struct pl_expo *e, const char *v, bool quote)
 {
 	const unsigned char *s = (const unsigned char *)(v ? v : "");
 
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = text_utf8_decode(s, strnlen((const char *)s, 4), NULL);
 
 		if (*s == '\\')
 			put(e, "\\\\", 2);

@@ -354,6 +354,31 @@ static void test_text_cmdline_keeps_the_bytes_raw(void **state)
 	CMD("x\xe2\0\x82\xac\0", "x\xe2 \x82\xac"); /* a sequence split by an argument boundary */
 }
 
+/* The one decoder: lengths and code points of valid UTF-8, 0 for every
+ * invalid form (overlong, surrogate, past U+10FFFF, cut, stray byte). */
+static void test_text_utf8_decode_takes_valid_sequences_only(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t n, len;
+		uint32_t cp;
+	} cases[] = {
+		{ "A", 1, 1, 0x41 },		 { "\xc3\xa9", 2, 2, 0xe9 },	    { "\xe2\x80\xa8", 3, 3, 0x2028 },
+		{ "\xf0\x9f\x98\x80", 4, 4, 0x1f600 }, { "\xc0\xaf", 2, 0, 0 },	    { "\xe0\x80\xaf", 3, 0, 0 },
+		{ "\xed\xa0\x80", 3, 0, 0 },	 { "\xf4\x90\x80\x80", 4, 0, 0 }, { "\xe2\x80", 2, 0, 0 },
+		{ "\x80", 1, 0, 0 },		 { "\xff", 1, 0, 0 },	    { "", 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t cp = 0xdeadbeef;
+
+		assert_int_equal(text_utf8_decode(cases[i].s, cases[i].n, &cp), cases[i].len);
+		assert_int_equal(cp, cases[i].len ? cases[i].cp : 0xdeadbeef); /* untouched when invalid */
+		assert_int_equal(text_utf8_decode(cases[i].s, cases[i].n, NULL), cases[i].len);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_text_cmdline_joins_args_with_spaces),
 		cmocka_unit_test(test_text_cmdline_drops_all_trailing_nuls),
 		cmocka_unit_test(test_text_cmdline_keeps_the_bytes_raw),
+		cmocka_unit_test(test_text_utf8_decode_takes_valid_sequences_only),
 	};
 
 	return cmocka_run_group_tests_name("textsafe", tests, NULL, NULL);
