@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "alert.h"
 #include "event.h"
 #include "output.h"
 
@@ -28,9 +29,11 @@ struct alerts_opts {
 	size_t ndisable;
 	uint64_t regex_budget_ns;  /* PCRE2 time allowed per second (rules/expr.h); 0: none (replay) */
 	uint64_t id_instance;      /* the first half of every id; 0: drawn from getrandom(2) at open */
+	struct pl_alert_ids *ids;  /* the sensor's id generator (kept, not copied); NULL: one of its own,
+				    * from id_instance */
 };
 
-#define ALERT_ID_LEN 33 /* "<16 hex: instance>-<16 hex: sequence>" */
+#define ALERT_ID_LEN PL_ALERT_ID_LEN /* "<16 hex: instance>-<16 hex: sequence>" */
 
 struct alerts;
 

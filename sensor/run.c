@@ -96,14 +96,15 @@ struct sensor {
 	const char *stop_reason;   /* for the audit log's stop line */
 	struct runtime *rt;        /* metrics, status.json */
 	struct lossalert *loss;     /* the "Sensor lost events" alert */
+	struct pl_alert_ids ids;    /* the one generator of alert ids: rules' alerts, summaries, losses */
 };
 
 /* Write a record to the JSON output (consumed). A failure is reported by
  * on_output(), once per episode; every lost record is counted. */
-static void emit(struct sensor *s, struct json_object *rec)
+static void emit(struct sensor *s, const char *type, struct json_object *rec)
 {
 	if (rec && s->out)
-		output__write(s->out, rec);
+		output__write_event(s->out, type, rec);
 	json_object_put(rec);
 }
 
@@ -251,7 +252,7 @@ static void emit_stats(struct sensor *s)
 {
 	struct stats_sources src = sources(s);
 
-	emit(s, stats__record(&src));
+	emit(s, "stats", stats__record(&src));
 }
 
 static void on_tick(struct sensor *s)
@@ -465,6 +466,8 @@ static int sensor_open(struct sensor *s)
 	sigset_t mask;
 	int r;
 
+	if (!pl_alert_ids__init(&s->ids, 0))
+		log_warn("getrandom: %m; alert ids are derived from the clock and the pid");
 	features__probe(&s->feat, true);
 	r = features__check_required(&s->feat);
 	if (r < 0)
@@ -520,6 +523,7 @@ static int sensor_open(struct sensor *s)
 			.disable = s->opts->disable,
 			.ndisable = s->opts->ndisable,
 			.regex_budget_ns = (uint64_t)s->opts->regex_budget_ms * 1000000ull,
+			.ids = &s->ids,
 		};
 
 		def = run_opts__default_rules();
@@ -640,7 +644,7 @@ static int sensor_open(struct sensor *s)
 			return log_error_errno(ENOMEM, "Out of memory");
 	}
 
-	if (lossalert__open(s->opts->loss_alert_interval_s, &s->loss) < 0)
+	if (lossalert__open(s->opts->loss_alert_interval_s, &s->ids, &s->loss) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0)
