@@ -442,27 +442,6 @@ void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *
 	dedupe__close_all(a->dd, now_ns);
 }
 
-void alerts__stats(const struct alerts *a, struct json_object *o)
-{
-	struct json_object *r = json_object_new_object();
-
-	json_object_object_add(r, "rules", json_object_new_uint64(rl_ruleset__count(a->rs)));
-	json_object_object_add(r, "events", json_object_new_uint64(a->events));
-	json_object_object_add(r, "alerts", json_object_new_uint64(a->alerts));
-	json_object_object_add(r, "throttled", json_object_new_uint64(a->suppressed));
-	json_object_object_add(r, "summaries", json_object_new_uint64(a->summaries));
-	json_object_object_add(r, "summaries_pending", json_object_new_uint64(dedupe__pending(a->dd)));
-	json_object_object_add(r, "regex_limit_hits", json_object_new_uint64(a->stats.regex_limit_hits));
-	json_object_object_add(r, "regex_errors", json_object_new_uint64(a->stats.regex_errors));
-	json_object_object_add(r, "regex_runs", json_object_new_uint64(a->stats.regex_runs));
-	json_object_object_add(r, "regex_cache_hits", json_object_new_uint64(a->stats.regex_cache_hits));
-	json_object_object_add(r, "regex_skipped", json_object_new_uint64(a->stats.regex_skipped));
-	json_object_object_add(r, "regex_skipped_matches", json_object_new_uint64(a->stats.undecided));
-	json_object_object_add(r, "reloads", json_object_new_uint64(a->reloads));
-	json_object_object_add(r, "reload_failures", json_object_new_uint64(a->reload_failures));
-	json_object_object_add(o, "rules", r);
-}
-
 void alerts__ruleset(const struct alerts *a, size_t *ret_rules, size_t *ret_files, unsigned char ret_sha256[32])
 {
 	*ret_rules = rl_ruleset__count(a->rs);

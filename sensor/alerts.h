@@ -80,9 +80,6 @@ void alerts__tick(struct alerts *a, uint64_t now_ns, struct pl_output *const *ou
  * (shutdown, the end of a replay), and close all windows. */
 void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts);
 
-/* The counters for the stats record. */
-void alerts__stats(const struct alerts *a, struct json_object *o);
-
 /* ---- metrics and `plumbline status` ---- */
 
 struct alerts_counts {

@@ -19,37 +19,7 @@
 #include "clock.h"
 #include "hostctx.h"
 
-enum {
-	C_RINGBUF_FULL,
-	C_INVALID_RECORDS,
-	C_PROC_MAP_FULL,
-	C_PROCTABLE_FULL,
-	C_FAIL_PATH_MAP_FULL,
-	C_FAIL_PATH_IMAGE_CAP,
-	C_PATH_FAULT,
-	C_FAIL_KEYS_UNREMEMBERED,
-	C_THREAD_STATE,
-	C_STACK_TABLE_FULL,
-	C_STACK_NOT_STORED,
-	C_STACK_IMAGE_CAP,
-	C_MAPPINGS_LOST,
-	C_BINARIES_UNTRACKED,
-	C_HASH_QUEUE_FULL,
-	C_JSON_DROPPED,
-	C_SYSLOG_DROPPED,
-	C_OCSF_DROPPED,
-	C_AUDIT_DROPPED,
-	C_MAX
-};
-
-/* The names in the alert's evidence: the stats record's, where it has one. */
-static const char *const cause_names[C_MAX] = {
-	"ringbuf_full",	     "invalid_records",	 "proc_map_full",      "proctable_full",
-	"fail_path_map_full", "fail_path_image_cap", "path_fault",	       "fail_keys_unremembered",
-	"thread_state",	     "stack_table_full",	 "stack_not_stored",   "stack_image_cap",
-	"mappings_lost",	     "binaries_untracked", "hash_queue_full",    "output_dropped",
-	"syslog_dropped",     "ocsf_dropped",	 "audit_dropped",
-};
+#define C_MAX PL_LOSS_ALERTED /* the causes that raise the alert (stats.h) */
 
 struct lossalert {
 	uint64_t interval_ns;
@@ -91,31 +61,10 @@ uint64_t lossalert__raised(const struct lossalert *la)
 
 static void counts(const struct stats_sources *src, uint64_t c[C_MAX])
 {
-	const struct images_stats *im = images__stats(src->images);
-	const struct failpaths_stats *fst = failpaths__stats(src->fails);
-	uint64_t k[PL_DROP_MAX] = { 0 };
+	uint64_t all[PL_LOSS_MAX];
 
-	bpfsensor__drops(src->bpf, k);
-	memset(c, 0, sizeof(uint64_t) * C_MAX);
-	c[C_RINGBUF_FULL] = k[PL_DROP_RINGBUF];
-	c[C_INVALID_RECORDS] = im->invalid;
-	c[C_PROC_MAP_FULL] = k[PL_DROP_PROC_MAP];
-	c[C_PROCTABLE_FULL] = im->proctable_full;
-	c[C_FAIL_PATH_MAP_FULL] = k[PL_DROP_FAILPATH_MAP];
-	c[C_FAIL_PATH_IMAGE_CAP] = k[PL_DROP_FAILPATH_IMAGE];
-	c[C_PATH_FAULT] = k[PL_DROP_PATH_FAULT];
-	c[C_FAIL_KEYS_UNREMEMBERED] = fst->unremembered;
-	c[C_THREAD_STATE] = k[PL_DROP_THREAD_STATE];
-	c[C_STACK_TABLE_FULL] = k[PL_DROP_STACK_MAP];
-	c[C_STACK_NOT_STORED] = k[PL_DROP_STACK_ID];
-	c[C_STACK_IMAGE_CAP] = k[PL_DROP_STACK_IMAGE];
-	c[C_MAPPINGS_LOST] = src->oncpu ? bpfsensor__mmaps_lost(src->bpf) : 0;
-	c[C_BINARIES_UNTRACKED] = binagg__overflow(src->bin);
-	c[C_HASH_QUEUE_FULL] = src->ident ? identity__stats(src->ident)->hash_queue_full : 0;
-	c[C_JSON_DROPPED] = src->json ? src->json->dropped : 0;
-	c[C_SYSLOG_DROPPED] = src->syslog ? src->syslog->dropped : 0;
-	c[C_OCSF_DROPPED] = src->ocsf ? src->ocsf->dropped : 0;
-	c[C_AUDIT_DROPPED] = src->audit ? src->audit->dropped : 0;
+	stats__loss_counts(src, all);
+	memcpy(c, all, sizeof(uint64_t) * C_MAX);
 }
 
 static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t now_mono_ns,
@@ -135,12 +84,12 @@ static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t 
 	for (int i = 0; i < C_MAX; i++) {
 		uint64_t d = c[i] - la->reported[i];
 
-		causes[i] = (struct pl_loss_cause){ .name = cause_names[i], .lost = d, .total = c[i] };
+		causes[i] = (struct pl_loss_cause){ .name = pl_loss__name(i), .lost = d, .total = c[i] };
 		if (!d)
 			continue;
 		sum += d;
 		if (off < sizeof(al.output))
-			off += (size_t)snprintf(al.output + off, sizeof(al.output) - off, " %s %llu", cause_names[i],
+			off += (size_t)snprintf(al.output + off, sizeof(al.output) - off, " %s %llu", pl_loss__name(i),
 						(unsigned long long)d);
 	}
 	if (off < sizeof(al.output))
