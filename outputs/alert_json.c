@@ -20,47 +20,22 @@ struct key {
 	build_fn build;
 };
 
-static struct json_object *j_type(const struct pl_alert *a)
-{
-	return json_object_new_string(pl_alert__type(a));
-}
+/* A builder whose value is one expression of the alert a. */
+#define BUILDER(fn, expr)                                                                                              \
+	static struct json_object *fn(const struct pl_alert *a)                                                        \
+	{                                                                                                              \
+		return expr;                                                                                           \
+	}
 
-static struct json_object *j_id(const struct pl_alert *a)
-{
-	return json_object_new_string(a->id);
-}
-
-static struct json_object *j_time(const struct pl_alert *a)
-{
-	return json_object_new_uint64(a->time_ns);
-}
-
-static struct json_object *j_rule(const struct pl_alert *a)
-{
-	/* rule-file text is escaped like process text: alert lines and syslog print it */
-	return sample_json__str(a->rule);
-}
-
-static struct json_object *j_priority(const struct pl_alert *a)
-{
-	return json_object_new_string(a->priority);
-}
-
-static struct json_object *j_severity(const struct pl_alert *a)
-{
-	return json_object_new_int(a->severity);
-}
-
-static struct json_object *j_when(const struct pl_alert *a)
-{
-	return json_object_new_string(a->when);
-}
-
-static struct json_object *j_output(const struct pl_alert *a)
-{
-	return json_object_new_string(a->output);
-}
-
+BUILDER(j_type, json_object_new_string(pl_alert__type(a)))
+BUILDER(j_id, json_object_new_string(a->id))
+BUILDER(j_time, json_object_new_uint64(a->time_ns))
+/* rule-file text is escaped like process text: alert lines and syslog print it */
+BUILDER(j_rule, sample_json__str(a->rule))
+BUILDER(j_priority, json_object_new_string(a->priority))
+BUILDER(j_severity, json_object_new_int(a->severity))
+BUILDER(j_when, json_object_new_string(a->when))
+BUILDER(j_output, json_object_new_string(a->output))
 static struct json_object *j_tags(const struct pl_alert *a)
 {
 	struct json_object *t = json_object_new_array();
@@ -70,31 +45,11 @@ static struct json_object *j_tags(const struct pl_alert *a)
 	return t;
 }
 
-static struct json_object *j_pid(const struct pl_alert *a)
-{
-	return json_object_new_uint64(a->pid);
-}
-
-static struct json_object *j_exe(const struct pl_alert *a)
-{
-	return sample_json__str(a->exe);
-}
-
-static struct json_object *j_binary_id(const struct pl_alert *a)
-{
-	return sample_json__str(a->binary_id);
-}
-
-static struct json_object *j_suppressed(const struct pl_alert *a)
-{
-	return json_object_new_uint64(a->suppressed_before);
-}
-
-static struct json_object *j_regex_skipped(const struct pl_alert *a)
-{
-	return json_object_new_boolean(a->regex_skipped);
-}
-
+BUILDER(j_pid, json_object_new_uint64(a->pid))
+BUILDER(j_exe, sample_json__str(a->exe))
+BUILDER(j_binary_id, sample_json__str(a->binary_id))
+BUILDER(j_suppressed, json_object_new_uint64(a->suppressed_before))
+BUILDER(j_regex_skipped, json_object_new_boolean(a->regex_skipped))
 static struct json_object *field_value(const struct pl_alert_field *f)
 {
 	struct json_object *arr;
@@ -226,37 +181,16 @@ static struct json_object *j_host(const struct pl_alert *a)
 	return o;
 }
 
-static struct json_object *j_rule_file(const struct pl_alert *a)
-{
-	return sample_json__str(a->rule_file ? a->rule_file : "");
-}
+BUILDER(j_rule_file, sample_json__str(a->rule_file ? a->rule_file : ""))
+BUILDER(j_rule_line, json_object_new_int(a->rule_line))
+BUILDER(j_alert_id, a->summary.alert_id ? json_object_new_string(a->summary.alert_id) : NULL)
+BUILDER(j_count, json_object_new_uint64(a->summary.count))
+BUILDER(j_first, json_object_new_uint64(a->summary.first_ns))
+BUILDER(j_last, json_object_new_uint64(a->summary.last_ns))
+BUILDER(j_wstart, json_object_new_uint64(a->summary.window_start_ns))
+BUILDER(j_wend, json_object_new_uint64(a->summary.window_end_ns))
 
-static struct json_object *j_rule_line(const struct pl_alert *a)
-{
-	return json_object_new_int(a->rule_line);
-}
-
-static struct json_object *j_alert_id(const struct pl_alert *a)
-{
-	return a->summary.alert_id ? json_object_new_string(a->summary.alert_id) : NULL;
-}
-
-#define U64_BUILDER(fn, member)                                                                                        \
-	static struct json_object *fn(const struct pl_alert *a)                                                        \
-	{                                                                                                              \
-		return json_object_new_uint64(a->summary.member);                                                      \
-	}
-U64_BUILDER(j_count, count)
-U64_BUILDER(j_first, first_ns)
-U64_BUILDER(j_last, last_ns)
-U64_BUILDER(j_wstart, window_start_ns)
-U64_BUILDER(j_wend, window_end_ns)
-
-static struct json_object *j_reason(const struct pl_alert *a)
-{
-	return json_object_new_string(a->summary.reason ? a->summary.reason : "");
-}
-
+BUILDER(j_reason, json_object_new_string(a->summary.reason ? a->summary.reason : ""))
 /* The records' keys in order (docs/records.md; the schema holds the sensor to it). */
 static const struct key alert_keys[] = {
 	{ "type", j_type },

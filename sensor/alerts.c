@@ -329,29 +329,6 @@ static unsigned evidence_of(const struct rl_rule *r)
 	return e;
 }
 
-/* PSI and the cgroup's CPU throttling, when the alert is raised. */
-static void host_context(const struct pl_sample *ev, struct pl_alert_host *ret)
-{
-	struct hostctx_psi p;
-	struct hostctx_cgcpu c;
-
-	hostctx__psi(mono_ns(), &p);
-	hostctx__cgroup_cpu(ev->cgroup, &c);
-	*ret = (struct pl_alert_host){
-		.psi = p.present,
-		.cpu_ok = p.cpu_ok,
-		.memory_ok = p.memory_ok,
-		.io_ok = p.io_ok,
-		.cpu = p.cpu,
-		.memory = p.memory,
-		.io = p.io,
-		.cgroup_cpu = c.present,
-		.nr_periods = c.nr_periods,
-		.nr_throttled = c.nr_throttled,
-		.throttled_usec = c.throttled_usec,
-	};
-}
-
 static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	struct alerts *a = ctx;
@@ -391,7 +368,7 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	al.nfields = output_fields(r, ev, fields, FIELDS_MAX);
 	al.evidence = evidence_of(r);
 	al.sample = ev;
-	host_context(ev, &al.host);
+	hostctx__alert(mono_ns(), ev->cgroup, &al.host);
 	al.rule_file = r->file ? r->file : "";
 	al.rule_line = r->line;
 	write_alert(a, &al);

@@ -75,7 +75,6 @@ static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t 
 	struct pl_sample self = { .pid = (uint32_t)getpid(), .comm = "plumbline", .exe = la->exe[0] ? la->exe : NULL };
 	uint64_t now = real_ns(), sum = 0;
 	struct pl_alert al;
-	struct hostctx_psi p;
 	size_t off;
 
 	pl_alert__init(&al, PL_ALERT_LOSS, la->ids, now, LOSSALERT_RULE, "Warning", 4 /* syslog LOG_WARNING */);
@@ -107,16 +106,7 @@ static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t 
 		.since_ns = la->since_ns,
 		.ticks_folded = la->folded ? la->folded - 1 : 0,
 	};
-	hostctx__psi(now_mono_ns, &p);
-	al.host = (struct pl_alert_host){
-		.psi = p.present,
-		.cpu_ok = p.cpu_ok,
-		.memory_ok = p.memory_ok,
-		.io_ok = p.io_ok,
-		.cpu = p.cpu,
-		.memory = p.memory,
-		.io = p.io,
-	};
+	hostctx__alert(now_mono_ns, NULL, &al.host); /* the sensor's own: no cgroup of a process */
 	/* before writing: what writing this alert loses is the next alert's */
 	memcpy(la->reported, c, sizeof(la->reported));
 	la->last_alert_ns = now_mono_ns;
