@@ -72,7 +72,7 @@ struct pl_alert_host {
 struct pl_alert_summary {
 	const char *alert_id; /* the alert the held matches repeat */
 	uint64_t count, first_ns, last_ns, window_start_ns, window_end_ns;
-	const char *reason; /* "window_closed", ... (dedupe.h) */
+	const char *reason; /* "window_end", "shutdown", "evicted" (dedupe.h) */
 };
 
 /* PL_ALERT_LOSS: one cause of loss (the stats record's name). */

@@ -272,13 +272,13 @@ static void test_syslog_5424_summary_output_is_a_parameter(void **state)
 	snprintf(a.output, sizeof(a.output), "3 more alerts of r for /bin/x held back (repeats of alert x-1)");
 	a.exe = "/bin/x";
 	a.summary = (struct pl_alert_summary){ .alert_id = "x-1", .count = 3, .first_ns = 6, .last_ns = 7,
-					       .window_start_ns = 1, .window_end_ns = 9, .reason = "window_closed" };
+					       .window_start_ns = 1, .window_end_ns = 9, .reason = "window_end" };
 	fmt_alert(buf, sizeof(buf), &hdr, &a, NULL);
 	assert_string_equal(buf, "<29>1 2026-01-05T03:04:05.123456+00:00 host1 plumbline 42 alert-summary "
 				 "[plumbline@32473 id=\"00000000000000ab-0000000000000001\" time_ns=\"5\" rule=\"r\" "
 				 "priority=\"Notice\" severity=\"5\" output=\"3 more alerts of r for /bin/x held back "
 				 "(repeats of alert x-1)\" alert_id=\"x-1\" exe=\"/bin/x\" count=\"3\" first_ns=\"6\" "
-				 "last_ns=\"7\" window_start_ns=\"1\" window_end_ns=\"9\" reason=\"window_closed\"]");
+				 "last_ns=\"7\" window_start_ns=\"1\" window_end_ns=\"9\" reason=\"window_end\"]");
 }
 
 static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
