@@ -32,8 +32,8 @@ bool pl_alert_ids__init(struct pl_alert_ids *ids, uint64_t instance)
 	}
 	/* no entropy yet: the clock and the pid still differ across restarts */
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ids->instance = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15ull ^
-			(uint64_t)getpid();
+	ids->instance =
+	    ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
 	return false;
 }
 

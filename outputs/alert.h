@@ -92,22 +92,22 @@ struct pl_alert_loss {
 struct pl_alert {
 	enum pl_alert_kind kind;
 	char id[PL_ALERT_ID_LEN + 1];
-	uint64_t time_ns; /* REALTIME */
-	const char *rule; /* raw */
-	const char *desc; /* the rule's description, raw; NULL: none */
-	const char *priority; /* "Warning" */
-	int severity;	      /* syslog 0 Emergency .. 7 Debug */
-	const char *when;     /* "exec", "window", "exit", "sensor" */
+	uint64_t time_ns;		  /* REALTIME */
+	const char *rule;		  /* raw */
+	const char *desc;		  /* the rule's description, raw; NULL: none */
+	const char *priority;		  /* "Warning" */
+	int severity;			  /* syslog 0 Emergency .. 7 Debug */
+	const char *when;		  /* "exec", "window", "exit", "sensor" */
 	char output[PL_ALERT_OUTPUT_MAX]; /* the rendered line, escaped already */
-	const char *const *tags; /* raw */
+	const char *const *tags;	  /* raw */
 	size_t ntags;
 	uint32_t pid;
 	const char *exe, *binary_id; /* raw; NULL: unknown */
 	uint64_t suppressed_before;
-	bool regex_skipped; /* matched only because the regex budget left a regex unrun */
+	bool regex_skipped;		     /* matched only because the regex budget left a regex unrun */
 	const struct pl_alert_field *fields; /* output_fields, in the template's order */
 	size_t nfields;
-	unsigned evidence; /* enum pl_alert_evidence: what to take from sample */
+	unsigned evidence;		/* enum pl_alert_evidence: what to take from sample */
 	const struct pl_sample *sample; /* the sample matched (the sensor's own for a loss alert); NULL: none */
 	struct pl_alert_host host;
 	const char *rule_file; /* raw; "" for the sensor's own */

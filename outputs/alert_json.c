@@ -111,8 +111,9 @@ static void sample_evidence(struct json_object *evid, const struct pl_alert *a)
 		json_object_object_add(evid, "fail_paths", fail_evidence(ev));
 	if (a->evidence & PL_EVIDENCE_SYSCALLS)
 		json_object_object_add(evid, "syscalls",
-				       ev->moment == PL_AT_EXEC ? NULL
-				       : sample_json__syscalls(ev->moment == PL_AT_WINDOW ? &ev->win : &ev->life));
+				       ev->moment == PL_AT_EXEC
+					   ? NULL
+					   : sample_json__syscalls(ev->moment == PL_AT_WINDOW ? &ev->win : &ev->life));
 	if (a->evidence & PL_EVIDENCE_BASELINE)
 		json_object_object_add(evid, "baseline", sample_json__baseline(ev));
 	if (a->evidence & PL_EVIDENCE_ANCESTRY)
@@ -193,44 +194,44 @@ BUILDER(j_wend, json_object_new_uint64(a->summary.window_end_ns))
 BUILDER(j_reason, json_object_new_string(a->summary.reason ? a->summary.reason : ""))
 /* The records' keys in order (docs/records.md; the schema holds the sensor to it). */
 static const struct key alert_keys[] = {
-	{ "type", j_type },
-	{ "id", j_id },
-	{ "time_ns", j_time },
-	{ "rule", j_rule },
-	{ "priority", j_priority },
-	{ "severity", j_severity },
-	{ "when", j_when },
-	{ "output", j_output },
-	{ "tags", j_tags },
-	{ "pid", j_pid },
-	{ "exe", j_exe },
-	{ "binary_id", j_binary_id },
-	{ "suppressed_before", j_suppressed },
-	{ "regex_skipped", j_regex_skipped },
-	{ "output_fields", j_fields },
-	{ "evidence", j_evidence },
-	{ "host", j_host },
-	{ "rule_file", j_rule_file },
-	{ "rule_line", j_rule_line },
+    {"type", j_type},
+    {"id", j_id},
+    {"time_ns", j_time},
+    {"rule", j_rule},
+    {"priority", j_priority},
+    {"severity", j_severity},
+    {"when", j_when},
+    {"output", j_output},
+    {"tags", j_tags},
+    {"pid", j_pid},
+    {"exe", j_exe},
+    {"binary_id", j_binary_id},
+    {"suppressed_before", j_suppressed},
+    {"regex_skipped", j_regex_skipped},
+    {"output_fields", j_fields},
+    {"evidence", j_evidence},
+    {"host", j_host},
+    {"rule_file", j_rule_file},
+    {"rule_line", j_rule_line},
 };
 
 static const struct key summary_keys[] = {
-	{ "type", j_type },
-	{ "id", j_id },
-	{ "time_ns", j_time },
-	{ "rule", j_rule },
-	{ "priority", j_priority },
-	{ "severity", j_severity },
-	{ "output", j_output },
-	{ "alert_id", j_alert_id },
-	{ "exe", j_exe },
-	{ "binary_id", j_binary_id },
-	{ "count", j_count },
-	{ "first_ns", j_first },
-	{ "last_ns", j_last },
-	{ "window_start_ns", j_wstart },
-	{ "window_end_ns", j_wend },
-	{ "reason", j_reason },
+    {"type", j_type},
+    {"id", j_id},
+    {"time_ns", j_time},
+    {"rule", j_rule},
+    {"priority", j_priority},
+    {"severity", j_severity},
+    {"output", j_output},
+    {"alert_id", j_alert_id},
+    {"exe", j_exe},
+    {"binary_id", j_binary_id},
+    {"count", j_count},
+    {"first_ns", j_first},
+    {"last_ns", j_last},
+    {"window_start_ns", j_wstart},
+    {"window_end_ns", j_wend},
+    {"reason", j_reason},
 };
 
 static const struct key *keys_of(const struct pl_alert *a, size_t *ret_n)

@@ -23,10 +23,10 @@
 
 #define HELD_ID "00000000000000aa-0000000000000001" /* the alert a summary repeats */
 
-static const char *const loss_tags[] = { "sensor", "losses" };
+static const char *const loss_tags[] = {"sensor", "losses"};
 static const struct pl_loss_cause causes[] = {
-	{ .name = "ringbuf_full", .lost = 3, .total = 3 },
-	{ .name = "proctable_full", .lost = 0, .total = 1 },
+    {.name = "ringbuf_full", .lost = 3, .total = 3},
+    {.name = "proctable_full", .lost = 0, .total = 1},
 };
 
 /* A loss alert as lossalert.c fills one. */
@@ -40,7 +40,7 @@ static void loss_alert(struct pl_alert *a, struct pl_alert_ids *ids, const struc
 	a->pid = self->pid;
 	a->exe = self->exe;
 	a->sample = self;
-	a->loss = (struct pl_alert_loss){ .causes = causes, .ncauses = 2, .since_ns = 4000000000ull };
+	a->loss = (struct pl_alert_loss){.causes = causes, .ncauses = 2, .since_ns = 4000000000ull};
 }
 
 static void test_alert_ids_one_sequence_for_every_kind(void **state)
@@ -72,30 +72,31 @@ static void test_alert_ids_one_sequence_for_every_kind(void **state)
 static void test_alert_loss_native_record_exact_bytes(void **state)
 {
 	struct ut_mem_output *m = ut_mem_output__new();
-	struct pl_alert_ids ids = { .instance = 1 };
-	const struct pl_sample self = { .pid = 7, .exe = "/usr/sbin/plumbline", .comm = "plumbline" };
+	struct pl_alert_ids ids = {.instance = 1};
+	const struct pl_sample self = {.pid = 7, .exe = "/usr/sbin/plumbline", .comm = "plumbline"};
 	struct pl_alert a;
 
 	loss_alert(&a, &ids, &self);
 	assert_int_equal(output__write_alert(&m->base, &a), 0);
 	assert_int_equal(m->n, 1);
-	assert_string_equal(m->lines[0],
-			    "{\"type\":\"alert\",\"id\":\"0000000000000001-0000000000000001\",\"time_ns\":5000000000,"
-			    "\"rule\":\"Sensor lost events\",\"priority\":\"Warning\",\"severity\":4,\"when\":\"sensor\","
-			    "\"output\":\"the sensor lost events: ringbuf_full 3 (3 in all, over 1.0 s)\","
-			    "\"tags\":[\"sensor\",\"losses\"],\"pid\":7,\"exe\":\"/usr/sbin/plumbline\",\"binary_id\":null,"
-			    "\"suppressed_before\":0,\"regex_skipped\":false,\"output_fields\":{},"
-			    "\"evidence\":{\"losses\":{\"ringbuf_full\":3},\"losses_total\":{\"ringbuf_full\":3,"
-			    "\"proctable_full\":1},\"since_ns\":4000000000,\"ticks_folded\":0},\"host\":{},"
-			    "\"rule_file\":\"\",\"rule_line\":0}");
+	assert_string_equal(
+	    m->lines[0],
+	    "{\"type\":\"alert\",\"id\":\"0000000000000001-0000000000000001\",\"time_ns\":5000000000,"
+	    "\"rule\":\"Sensor lost events\",\"priority\":\"Warning\",\"severity\":4,\"when\":\"sensor\","
+	    "\"output\":\"the sensor lost events: ringbuf_full 3 (3 in all, over 1.0 s)\","
+	    "\"tags\":[\"sensor\",\"losses\"],\"pid\":7,\"exe\":\"/usr/sbin/plumbline\",\"binary_id\":null,"
+	    "\"suppressed_before\":0,\"regex_skipped\":false,\"output_fields\":{},"
+	    "\"evidence\":{\"losses\":{\"ringbuf_full\":3},\"losses_total\":{\"ringbuf_full\":3,"
+	    "\"proctable_full\":1},\"since_ns\":4000000000,\"ticks_folded\":0},\"host\":{},"
+	    "\"rule_file\":\"\",\"rule_line\":0}");
 	ut_mem_free(&m->base);
 }
 
 static void test_alert_loss_ocsf_finding_from_the_struct(void **state)
 {
 	struct ut_mem_output *m = ut_mem_output__new();
-	struct pl_alert_ids ids = { .instance = 1 };
-	const struct pl_sample self = { .pid = 7, .exe = "/usr/sbin/plumbline", .comm = "plumbline" };
+	struct pl_alert_ids ids = {.instance = 1};
+	const struct pl_sample self = {.pid = 7, .exe = "/usr/sbin/plumbline", .comm = "plumbline"};
 	struct json_object *f, *p;
 	struct pl_alert a;
 
@@ -123,7 +124,7 @@ static void test_alert_loss_ocsf_finding_from_the_struct(void **state)
 static void test_alert_summary_finding_updates_its_alert(void **state)
 {
 	struct ut_mem_output *m = ut_mem_output__new(), *t = ut_mem_output__new();
-	struct pl_alert_ids ids = { .instance = 2 };
+	struct pl_alert_ids ids = {.instance = 2};
 	struct json_object *f;
 	struct pl_alert a;
 
@@ -131,9 +132,13 @@ static void test_alert_summary_finding_updates_its_alert(void **state)
 	pl_alert__init(&a, PL_ALERT_SUMMARY, &ids, 9000000000ull, "r", "Notice", 5);
 	snprintf(a.output, sizeof(a.output), "2 more alerts of r for /bin/x held back (repeats of alert " HELD_ID ")");
 	a.exe = "/bin/x";
-	a.summary = (struct pl_alert_summary){ .alert_id = HELD_ID, .count = 2, .first_ns = 6000000000ull,
-					       .last_ns = 7000000000ull, .window_start_ns = 5000000000ull,
-					       .window_end_ns = 9000000000ull, .reason = "window_end" };
+	a.summary = (struct pl_alert_summary){.alert_id = HELD_ID,
+					      .count = 2,
+					      .first_ns = 6000000000ull,
+					      .last_ns = 7000000000ull,
+					      .window_start_ns = 5000000000ull,
+					      .window_end_ns = 9000000000ull,
+					      .reason = "window_end"};
 	assert_int_equal(output__write_alert(&m->base, &a), 0);
 	assert_int_equal(output__write_alert(&t->base, &a), 0);
 	f = ut_mem_record(m, 0);
@@ -157,7 +162,7 @@ static void test_alert_summary_finding_updates_its_alert(void **state)
 static void test_alert_text_line_and_other_records_skipped(void **state)
 {
 	struct pl_output *o;
-	struct pl_alert_ids ids = { .instance = 3 };
+	struct pl_alert_ids ids = {.instance = 3};
 	struct pl_alert a;
 	struct json_object *ev = json_object_new_object();
 	char *buf = NULL;
@@ -182,11 +187,11 @@ static void test_alert_text_line_and_other_records_skipped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alert_ids_one_sequence_for_every_kind),
-		cmocka_unit_test(test_alert_loss_native_record_exact_bytes),
-		cmocka_unit_test(test_alert_loss_ocsf_finding_from_the_struct),
-		cmocka_unit_test(test_alert_summary_finding_updates_its_alert),
-		cmocka_unit_test(test_alert_text_line_and_other_records_skipped),
+	    cmocka_unit_test(test_alert_ids_one_sequence_for_every_kind),
+	    cmocka_unit_test(test_alert_loss_native_record_exact_bytes),
+	    cmocka_unit_test(test_alert_loss_ocsf_finding_from_the_struct),
+	    cmocka_unit_test(test_alert_summary_finding_updates_its_alert),
+	    cmocka_unit_test(test_alert_text_line_and_other_records_skipped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
