@@ -12,7 +12,6 @@
 #ifndef PL_ALERTS_H
 #define PL_ALERTS_H
 
-#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 

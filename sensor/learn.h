@@ -10,7 +10,6 @@
 #ifndef PL_LEARN_H
 #define PL_LEARN_H
 
-#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 
