@@ -451,24 +451,22 @@ static void on_mmap(void *ctx, uint32_t pid, const uint8_t *build_id, size_t len
 	symbols__add_mapping(ctx, build_id, len, path);
 }
 
-/* The JSON output (--json), reported through on_output(). */
-static int open_json_output(struct sensor *s)
+/* A JSON Lines output at path, in form, its failures reported through
+ * on_output() as what (the error's words) and noun (what is lost). */
+static int open_jsonl(const char *path, const char *what, const char *noun, enum pl_alert_form form,
+		      struct pl_output **ret, struct out_label *label)
 {
-	int r;
+	int r = jsonl_output__open(path, ret);
 
-	if (!s->opts->json_path)
-		return 0;
-	r = jsonl_output__open(s->opts->json_path, &s->out);
 	if (r < 0) {
 		char why[256];
 
-		return log_error_errno(r, "Cannot open JSON output '%s': %s", s->opts->json_path,
-				       json_open_why(r, s->opts->json_path, why, sizeof(why)));
+		return log_error_errno(r, "Cannot open %s '%s': %s", what, path, json_open_why(r, path, why, sizeof(why)));
 	}
-	s->out_label = (struct out_label){ .noun = "records", .until = "until writing works again" };
-	snprintf(s->out_label.where, sizeof(s->out_label.where), "%s",
-		 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
-	output__set_reporter(s->out, on_output, &s->out_label);
+	(*ret)->alert_form = form;
+	*label = (struct out_label){ .noun = noun, .until = "until writing works again" };
+	snprintf(label->where, sizeof(label->where), "%s", strcmp(path, "-") == 0 ? "stdout" : path);
+	output__set_reporter(*ret, on_output, label);
 	return 0;
 }
 
@@ -558,19 +556,8 @@ static int open_alert_outputs(struct sensor *s)
 	}
 	if (!s->opts->ocsf_path)
 		return 0;
-	r = jsonl_output__open(s->opts->ocsf_path, &s->ocsf);
-	if (r < 0) {
-		char why[256];
-
-		return log_error_errno(r, "Cannot open the OCSF output '%s': %s", s->opts->ocsf_path,
-				       json_open_why(r, s->opts->ocsf_path, why, sizeof(why)));
-	}
-	s->ocsf->alert_form = PL_ALERT_OCSF;
-	s->ocsf_label = (struct out_label){ .noun = "OCSF findings", .until = "until writing works again" };
-	snprintf(s->ocsf_label.where, sizeof(s->ocsf_label.where), "%s",
-		 strcmp(s->opts->ocsf_path, "-") == 0 ? "stdout" : s->opts->ocsf_path);
-	output__set_reporter(s->ocsf, on_output, &s->ocsf_label);
-	return 0;
+	return open_jsonl(s->opts->ocsf_path, "the OCSF output", "OCSF findings", PL_ALERT_OCSF, &s->ocsf,
+			  &s->ocsf_label);
 }
 
 /* On-CPU stacks and their symbols, when the probes sample. */
@@ -702,8 +689,8 @@ static int sensor_open(struct sensor *s)
 	if (r < 0)
 		return r;
 	features__warn_optional(&s->feat);
-	r = open_json_output(s);
-	if (r < 0)
+	if (s->opts->json_path && (r = open_jsonl(s->opts->json_path, "JSON output", "records", PL_ALERT_NATIVE,
+						    &s->out, &s->out_label)) < 0)
 		return r;
 	if (s->opts->audit_log && (r = audit_trail__open(s->opts, &s->audit)) < 0)
 		return r;
