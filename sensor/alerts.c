@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * alerts.c - from matched rules to alert records.
+ * alerts.c - from matched rules to typed alerts.
  *
  * An alert carries a unique id, the rendered output line, the exact values
  * of the fields the output names (output_fields: the structured truth,
@@ -20,8 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <unistd.h>
 
 #include "alert.h"
 #include "cleanup.h"
