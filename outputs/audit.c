@@ -27,6 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "fdwrite.h"
+
 struct audit_log {
 	struct pl_output base;
 	int fd;
@@ -180,22 +183,6 @@ int audit__parse_line(const char *buf, size_t len, struct audit_line *l, const c
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Torn bytes at [from, EOF): remember them for the next `resumed` line. */
 static int note_tear(struct audit_log *a, off_t from, off_t size)
 {
@@ -221,17 +208,18 @@ static int note_tear(struct audit_log *a, off_t from, off_t size)
 }
 
 /* Append one line: event and rec (an object) at seq+1, chained to the head. */
-static int append(struct audit_log *a, const char *event, struct json_object *rec)
+static int append(struct audit_log *a, const struct pl_record *rec)
 {
-	const char *rs;
+	_cleanup_free_ char *rs = NULL;
+	const char *event = pl_record__type(rec);
 	size_t rlen, n, cap;
 	char *buf, *line, hash[PL_AUDIT_HEX + 1];
 	off_t start;
 	int r, h;
 
-	rs = json_object_to_json_string_length(rec, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &rlen);
-	if (!rs)
-		return -ENOMEM;
+	r = pl_record__text(rec, PL_ALERT_NATIVE, &rs, &rlen);
+	if (r < 0)
+		return r;
 	cap = rlen + 256 + TAIL_LEN;
 	if (cap > PL_AUDIT_LINE_MAX + 256)
 		return -E2BIG;
@@ -256,7 +244,7 @@ static int append(struct audit_log *a, const char *event, struct json_object *re
 		return -E2BIG;
 	}
 	start = lseek(a->fd, 0, SEEK_END);
-	r = start < 0 ? -errno : write_all(a->fd, buf, n);
+	r = start < 0 ? -errno : fd_write_all(a->fd, buf, n);
 	free(buf);
 	if (r < 0) {
 		/* the chain stays at the head; what was written of the line goes */
@@ -285,7 +273,8 @@ static int write_resumed(struct audit_log *a)
 		json_object_object_add(torn, "sha256", json_object_new_string(a->tear_sha));
 		json_object_object_add(rec, "torn", torn);
 		torn = NULL;
-		r = append(a, "resumed", rec);
+		r = append(a, &(struct pl_record){ .kind = PL_RECORD_EVENT,
+						   .event = &(struct pl_event){ .type = "resumed", .body = rec } });
 	}
 	json_object_put(torn);
 	json_object_put(rec);
@@ -303,25 +292,22 @@ static int write_lost(struct audit_log *a)
 	json_object_object_add(rec, "type", json_object_new_string("audit_lost"));
 	json_object_object_add(rec, "lines", json_object_new_uint64(a->lost));
 	json_object_object_add(rec, "error", json_object_new_string(name ? name : "?"));
-	r = append(a, "audit_lost", rec);
+	r = append(a, &(struct pl_record){ .kind = PL_RECORD_EVENT,
+					   .event = &(struct pl_event){ .type = "audit_lost", .body = rec } });
 	json_object_put(rec);
 	if (!r)
 		a->lost = 0;
 	return r;
 }
 
-static int audit_write_line(struct audit_log *a, struct json_object *rec)
+static int audit_write_line(struct audit_log *a, const struct pl_record *rec)
 {
-	struct json_object *t;
-	const char *event;
+	const char *event = pl_record__type(rec);
 	off_t size;
 	int r;
 
-	if (!json_object_is_type(rec, json_type_object) || !json_object_object_get_ex(rec, "type", &t) ||
-	    !json_object_is_type(t, json_type_string))
-		return -EINVAL;
-	event = json_object_get_string(t);
-	if (!audit__event_ok(event, strlen(event)))
+	if (!event || !audit__event_ok(event, strlen(event)) ||
+	    (rec->kind == PL_RECORD_EVENT && !json_object_is_type(rec->event->body, json_type_object)))
 		return -EINVAL;
 	if (a->rescan) { /* a failed line may have left bytes behind */
 		size = lseek(a->fd, 0, SEEK_END);
@@ -335,10 +321,10 @@ static int audit_write_line(struct audit_log *a, struct json_object *rec)
 		return r;
 	if (a->lost && (r = write_lost(a)) < 0)
 		return r;
-	return append(a, event, rec);
+	return append(a, rec);
 }
 
-static int audit_write(struct pl_output *o, struct json_object *rec)
+static int audit_write(struct pl_output *o, const struct pl_record *rec)
 {
 	struct audit_log *a = (struct audit_log *)o;
 	int r = audit_write_line(a, rec);

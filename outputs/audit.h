@@ -15,8 +15,9 @@
  * before it.
  *
  * The log is a struct pl_output: output__write(o, rec) appends one line
- * with event = rec's "type" and rec itself, whole, as "record" (an alert,
- * or the sensor's own records: start, stop, rules, ...). Each line is
+ * with event = the record's type (pl_record__type()) and the record's
+ * native JSON, whole, as "record" (an alert, or the sensor's own records:
+ * start, stop, rules, ...). Each line is
  * written by one write(2) loop and fdatasync()ed; a failed write is rolled
  * back with ftruncate(), so a full disk costs lines (counted, and said in
  * an `audit_lost` line once writing works again), never the chain. The

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * jsonl.c - JSON Lines to a file or stdout.
+ * jsonl.c - JSON Lines to a file or stdout: every record, alerts in the
+ * output's form (native or OCSF).
  *
  * Each record is formatted in memory and handed to one write(2) loop, so a
  * line is either delivered whole or, for a regular file, rolled back with
@@ -17,6 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "fdwrite.h"
+
 struct jsonl_output {
 	struct pl_output base;
 	int fd;
@@ -25,34 +29,18 @@ struct jsonl_output {
 	bool broken_line; /* a partial line could not be rolled back */
 };
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int jsonl_write(struct pl_output *o, struct json_object *rec)
+static int jsonl_write(struct pl_output *o, const struct pl_record *rec)
 {
 	struct jsonl_output *j = (struct jsonl_output *)o;
-	const char *s;
+	_cleanup_free_ char *s = NULL;
 	size_t len;
 	off_t start = -1;
 	char *line;
 	int r;
 
-	s = json_object_to_json_string_length(rec, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	if (!s)
-		return -ENOMEM;
+	r = pl_record__text(rec, o->alert_form, &s, &len);
+	if (r < 0)
+		return r;
 	line = malloc(len + 2);
 	if (!line)
 		return -ENOMEM;
@@ -65,7 +53,7 @@ static int jsonl_write(struct pl_output *o, struct json_object *rec)
 	line[off++] = '\n';
 	if (j->regular)
 		start = lseek(j->fd, 0, SEEK_END);
-	r = write_all(j->fd, line, off);
+	r = fd_write_all(j->fd, line, off);
 	free(line);
 	if (r < 0) {
 		if (start >= 0 && ftruncate(j->fd, start) == 0)

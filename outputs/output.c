@@ -25,7 +25,7 @@ static void say(struct pl_output *o, enum pl_output_event ev, uint64_t now)
 		o->report(o, ev, o->report_ctx);
 }
 
-int output__write(struct pl_output *o, struct json_object *rec)
+int output__write(struct pl_output *o, const struct pl_record *rec)
 {
 	int r;
 
@@ -51,6 +51,30 @@ int output__write(struct pl_output *o, struct json_object *rec)
 		say(o, PL_OUTPUT_RECOVERED, mono_ns());
 	}
 	return 0;
+}
+
+void output__write_all(struct pl_output *const *outs, size_t n, const struct pl_record *rec)
+{
+	for (size_t i = 0; i < n; i++)
+		if (outs[i])
+			output__write(outs[i], rec);
+}
+
+int output__write_alert(struct pl_output *o, const struct pl_alert *a)
+{
+	return output__write(o, &(struct pl_record){ .kind = PL_RECORD_ALERT, .alert = a });
+}
+
+int output__write_sample(struct pl_output *o, const struct pl_sample *s)
+{
+	return output__write(o, &(struct pl_record){ .kind = PL_RECORD_SAMPLE, .sample = s });
+}
+
+int output__write_event(struct pl_output *o, const char *type, struct json_object *body)
+{
+	const struct pl_event ev = { .type = type, .body = body };
+
+	return output__write(o, &(struct pl_record){ .kind = PL_RECORD_EVENT, .event = &ev });
 }
 
 void output__set_reporter(struct pl_output *o, pl_output_report_fn fn, void *ctx)

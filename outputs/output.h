@@ -2,9 +2,11 @@
 /*
  * output.h - where records go: one small vtable per backend.
  *
- * A backend takes complete records (json-c objects) and must never block the
- * sensor for long or lose a record silently: a record it cannot deliver is
- * counted in `dropped` and the error is returned to the caller.
+ * A backend takes typed records (struct pl_record: an alert, a sample, a
+ * sensor event) and formats each itself, in its own words; it must never
+ * block the sensor for long or lose a record silently: a record it cannot
+ * deliver is counted in `dropped` and the error is returned to the caller.
+ * A new sink is one file: its ops, its open function, its formatting.
  *
  * How loudly to report is the same rule for every backend, kept here rather
  * than in each caller: a failure is an episode. Its first lost record is
@@ -23,14 +25,60 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "alert.h"
+#include "sample.h"
+
 struct pl_output;
+
+/* What goes to the outputs. */
+enum pl_record_kind {
+	PL_RECORD_ALERT = 0, /* an alert or a summary (alert.h) */
+	PL_RECORD_SAMPLE,    /* an exec, window or process record (sample_json.h) */
+	PL_RECORD_EVENT,     /* the sensor's own: stats, audit_head, start, stop, ... */
+};
+
+/* A record of the sensor's own: its type ([a-z0-9_]{1,32}) and its JSON body
+ * (the whole record, "type" included), made where the record is born. */
+struct pl_event {
+	const char *type;
+	struct json_object *body;
+};
+
+struct pl_record {
+	enum pl_record_kind kind;
+	union {
+		const struct pl_alert *alert;
+		const struct pl_sample *sample;
+		const struct pl_event *event;
+	};
+};
+
+/* The record's type: "alert", "alert_summary", "exec", "window", "process", or the event's. */
+const char *pl_record__type(const struct pl_record *rec);
+
+/* The form alerts take on an output (docs/outputs.md): the sensor's own
+ * record, or an OCSF Detection Finding. Set by whoever opens the output. */
+enum pl_alert_form { PL_ALERT_NATIVE = 0, PL_ALERT_OCSF };
+
+/*
+ * The JSON of rec, in form for an alert (the other records have one form):
+ * the one place the outputs turn records into JSON. A new object (the
+ * event's body gains a reference), or NULL on ENOMEM (or a summary that
+ * names no alert, in OCSF).
+ */
+struct json_object *pl_record__json(const struct pl_record *rec, enum pl_alert_form form);
+
+/* The JSON text of rec (pl_record__json(), printed plain, '/' not escaped:
+ * every JSON line the sensor writes), malloc'd, NUL-terminated, into *ret
+ * and its length into *ret_len. 0 or -ENOMEM (both untouched). */
+int pl_record__text(const struct pl_record *rec, enum pl_alert_form form, char **ret, size_t *ret_len);
 
 struct pl_output_ops {
 	const char *name;
 	/* Deliver one record. 0 or -errno; the record is not kept on failure.
 	 * A backend that can say more than the errno (what is wrong with its
 	 * target) writes it into o->why before returning the error. */
-	int (*write)(struct pl_output *o, struct json_object *rec);
+	int (*write)(struct pl_output *o, const struct pl_record *rec);
 	int (*flush)(struct pl_output *o);
 	void (*free)(struct pl_output *o);
 };
@@ -43,10 +91,6 @@ enum pl_output_event {
 };
 
 typedef void (*pl_output_report_fn)(struct pl_output *o, enum pl_output_event ev, void *ctx);
-
-/* The form alerts take on an output (docs/outputs.md): the sensor's own
- * record, or an OCSF Detection Finding. Set by whoever opens the output. */
-enum pl_alert_form { PL_ALERT_NATIVE = 0, PL_ALERT_OCSF };
 
 #define PL_OUTPUT_REMINDER_NS (60ull * 1000000000ull) /* at most one reminder a minute */
 
@@ -97,7 +141,16 @@ int output__open_append(const char *path, int access, mode_t mode);
 
 /* Write rec (not consumed). Counts written/dropped, tracks the failure
  * episode and calls the reporter at its edges. Returns 0 or -errno. */
-int output__write(struct pl_output *o, struct json_object *rec);
+int output__write(struct pl_output *o, const struct pl_record *rec);
+
+/* output__write() of rec to each of outs (NULL entries skipped), each in
+ * its own form. */
+void output__write_all(struct pl_output *const *outs, size_t n, const struct pl_record *rec);
+
+/* Shorthands: an alert, a sample, an event (body: the record, "type" included). */
+int output__write_alert(struct pl_output *o, const struct pl_alert *a);
+int output__write_sample(struct pl_output *o, const struct pl_sample *s);
+int output__write_event(struct pl_output *o, const char *type, struct json_object *body);
 int output__flush(struct pl_output *o);
 /* NULL-safe. */
 void output__free(struct pl_output *o);
@@ -114,7 +167,8 @@ void output__free(struct pl_output *o);
  */
 int jsonl_output__open(const char *path, struct pl_output **ret);
 
-/* Alerts as one line each on f (not owned). 0 or -ENOMEM. */
+/* Alerts as one line each on f (not owned); other records are not
+ * written (and count as written). 0 or -ENOMEM. */
 int text_output__open(FILE *f, struct pl_output **ret);
 
 /* Alerts to a syslog daemon: syslog_out.h. */

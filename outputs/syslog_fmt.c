@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * syslog_fmt.c - the words of a syslog message: RFC 5424, with the record's
- * fields as structured data, and RFC 6587's octet-counting frame.
+ * fields as structured data, and RFC 6587's octet-counting frame. An
+ * alert's severity, structured data and message come from the typed alert
+ * (alert.h); the sensor's other records from their JSON.
  *
  * Every value that reaches a message went through the sensor's text_escape()
  * already (common/textsafe.h: raw bytes of a process as \xNN), and the RFC's
@@ -20,6 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include "cleanup.h"
+#include "textsafe.h"
 
 #define SEVERITY_DEFAULT 4 /* warning, for a record without one */
 
@@ -138,15 +143,6 @@ static void format_time(char *buf, size_t size, int64_t time_us, int off_min)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us, off_min < 0 ? '-' : '+', aoff / 60 % 100, aoff % 60);
 }
 
-static const char *str_field(struct json_object *rec, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(rec, key, &v) && json_object_is_type(v, json_type_string)
-		   ? json_object_get_string(v)
-		   : NULL;
-}
-
 /* A scalar's text as a PARAM-VALUE takes it; NULL for what is left out. */
 static const char *scalar_text(struct json_object *v, char *buf, size_t size)
 {
@@ -164,23 +160,118 @@ static const char *scalar_text(struct json_object *v, char *buf, size_t size)
 	}
 }
 
-size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header *h, struct json_object *rec,
+/* One PARAM: name="text" (text escaped already, as in the JSON record).
+ * False when nothing more fits (w->cut): the element is to be closed. */
+static bool sd_param(struct writer *w, const char *name, const char *text)
+{
+	/* ' name="' and, at the least, '"]' after it */
+	if (w->len + 1 + strlen(name) + 2 + 2 > w->cap) {
+		w->cut = true;
+		return false;
+	}
+	put(w, " ", 1, 0);
+	put(w, name, strlen(name), 0);
+	put(w, "=\"", 2, 0);
+	if (!put_text(w, text, true, 2)) {
+		put(w, "\"", 1, 1);
+		return false;
+	}
+	put(w, "\"", 1, 1);
+	return true;
+}
+
+/* A raw string of a process or a rule file, escaped as in the JSON record
+ * (text_escape()); NULL (unknown) is left out, as the record's null is. */
+static bool sd_raw(struct writer *w, const char *name, const char *raw)
+{
+	_cleanup_free_ char *esc = NULL;
+
+	if (!raw)
+		return true;
+	esc = text_escape_str(raw);
+	return esc ? sd_param(w, name, esc) : true;
+}
+
+static bool sd_u64(struct writer *w, const char *name, uint64_t v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	return sd_param(w, name, num);
+}
+
+/* The scalars of an alert's record, in its order (docs/records.md). */
+static void alert_params(struct writer *w, const struct pl_alert *a)
+{
+	bool sum = a->kind == PL_ALERT_SUMMARY;
+
+	if (!sd_param(w, "id", a->id) || !sd_u64(w, "time_ns", a->time_ns) || !sd_raw(w, "rule", a->rule) ||
+	    !sd_param(w, "priority", a->priority) || !sd_u64(w, "severity", (uint64_t)a->severity))
+		return;
+	if (sum) {
+		const struct pl_alert_summary *m = &a->summary;
+
+		if (sd_param(w, "output", a->output) && (!m->alert_id || sd_param(w, "alert_id", m->alert_id)) &&
+		    sd_raw(w, "exe", a->exe) && sd_raw(w, "binary_id", a->binary_id) && sd_u64(w, "count", m->count) &&
+		    sd_u64(w, "first_ns", m->first_ns) && sd_u64(w, "last_ns", m->last_ns) &&
+		    sd_u64(w, "window_start_ns", m->window_start_ns) && sd_u64(w, "window_end_ns", m->window_end_ns))
+			sd_param(w, "reason", m->reason ? m->reason : "");
+		return;
+	}
+	if (sd_param(w, "when", a->when) && sd_u64(w, "pid", a->pid) && sd_raw(w, "exe", a->exe) &&
+	    sd_raw(w, "binary_id", a->binary_id) && sd_u64(w, "suppressed_before", a->suppressed_before) &&
+	    sd_param(w, "regex_skipped", a->regex_skipped ? "true" : "false") &&
+	    sd_raw(w, "rule_file", a->rule_file ? a->rule_file : ""))
+		sd_u64(w, "rule_line", (uint64_t)(int64_t)a->rule_line);
+}
+
+/* The top-level scalars of another record's JSON, in its order. */
+static void json_params(struct writer *w, struct json_object *j)
+{
+	if (!json_object_is_type(j, json_type_object))
+		return;
+	json_object_object_foreach(j, key, val)
+	{
+		char num[64];
+		const char *text;
+
+		if (strcmp(key, "type") == 0 || !syslog_sd_name__valid(key))
+			continue;
+		text = scalar_text(val, num, sizeof(num));
+		if (text && !sd_param(w, key, text))
+			break;
+	}
+}
+
+/* The severity of a record: an alert's own; another record's numeric `severity`, if any. */
+static int severity_of(const struct pl_record *rec, struct json_object *j)
+{
+	struct json_object *v;
+	int64_t sev = -1;
+
+	if (rec->kind == PL_RECORD_ALERT)
+		sev = rec->alert->severity;
+	else if (j && json_object_object_get_ex(j, "severity", &v) && json_object_is_type(v, json_type_int))
+		sev = json_object_get_int64(v);
+	return sev >= 0 && sev <= 7 ? (int)sev : SEVERITY_DEFAULT;
+}
+
+size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header *h, const struct pl_record *rec,
 			   bool *ret_cut)
 {
 	struct writer w = {.buf = buf, .cap = size ? size - 1 : 0};
-	const char *type = str_field(rec, "type"), *msg = NULL;
+	const struct pl_alert *alert = rec->kind == PL_RECORD_ALERT ? rec->alert : NULL;
+	const char *type = pl_record__type(rec), *msg = NULL;
+	struct json_object *j = alert ? NULL : pl_record__json(rec, PL_ALERT_NATIVE);
 	char ts[96], msgid[33] = "-", head[512];
-	struct json_object *v;
-	bool alert = type && strcmp(type, "alert") == 0;
-	int sev = SEVERITY_DEFAULT, n;
+	int sev = severity_of(rec, j), n;
 
-	if (size == 0)
+	if (size == 0) {
+		json_object_put(j);
 		return 0;
+	}
 	if (w.cap > PL_SYSLOG_MSG_MAX)
 		w.cap = PL_SYSLOG_MSG_MAX;
-	if (json_object_object_get_ex(rec, "severity", &v) && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) >= 0 && json_object_get_int64(v) <= 7)
-		sev = (int)json_object_get_int64(v);
 	if (type && print_ascii(type, 1, 32)) {
 		snprintf(msgid, sizeof(msgid), "%s", type);
 		for (char *c = msgid; *c; c++)
@@ -203,35 +294,17 @@ size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header
 		buf[k] = '\0';
 		if (ret_cut)
 			*ret_cut = true;
+		json_object_put(j);
 		return k;
 	}
-	json_object_object_foreach(rec, key, val)
-	{
-		char num[64];
-		const char *text;
-
-		if (strcmp(key, "type") == 0 || (alert && strcmp(key, "output") == 0) || !syslog_sd_name__valid(key))
-			continue;
-		text = scalar_text(val, num, sizeof(num));
-		if (!text)
-			continue;
-		/* ' name="' and, at the least, '"]' after it */
-		if (w.len + 1 + strlen(key) + 2 + 2 > w.cap) {
-			w.cut = true;
-			break;
-		}
-		put(&w, " ", 1, 0);
-		put(&w, key, strlen(key), 0);
-		put(&w, "=\"", 2, 0);
-		if (!put_text(&w, text, true, 2)) {
-			put(&w, "\"", 1, 1);
-			break;
-		}
-		put(&w, "\"", 1, 1);
-	}
-	put(&w, "]", 1, 0); /* always room: reserved above */
 	if (alert)
-		msg = str_field(rec, "output");
+		alert_params(&w, alert);
+	else
+		json_params(&w, j);
+	json_object_put(j);
+	put(&w, "]", 1, 0); /* always room: reserved above */
+	if (alert && alert->kind != PL_ALERT_SUMMARY)
+		msg = alert->output;
 	if (msg && *msg) {
 		if (put(&w, " ", 1, 0))
 			put_text(&w, msg, false, 0);

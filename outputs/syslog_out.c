@@ -302,7 +302,7 @@ static void header(const struct syslog_output *s, struct pl_syslog_header *h)
 	};
 }
 
-static int syslog_write(struct pl_output *o, struct json_object *rec)
+static int syslog_write(struct pl_output *o, const struct pl_record *rec)
 {
 	struct syslog_output *s = (struct syslog_output *)o;
 	struct pl_syslog_header h;

@@ -89,16 +89,19 @@ bool syslog_sd_name__valid(const char *name);
  *
  *   <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID [plumbline@32473 k="v" ...] MSG
  *
- * PRI is facility | severity, severity the record's numeric `severity`
- * (0-7, else 4: warning). MSGID is the record's `type` with '_' written '-'
- * ("alert", "audit-head"), "-" when it has none or it is not a valid
- * MSGID. The SD element holds every top-level string, integer, double and
- * boolean field of the record in its order (objects, arrays and nulls are
- * left out; so are `type`, and `output` for an alert), names that are not
- * valid SD-NAMEs skipped. Values escape '"', '\' and ']' with a backslash
- * (RFC 5424 6.3.3); a control byte or a byte of invalid UTF-8 becomes \xNN,
- * so the message is valid UTF-8 on one line. MSG is an alert's `output`
- * (likewise made safe), nothing for other records; no BOM.
+ * PRI is facility | severity: an alert's severity (0-7, else 4: warning),
+ * another record's numeric `severity` field, 4 when it has none. MSGID is
+ * the record's type with '_' written '-' ("alert", "audit-head"), "-" when
+ * it is not a valid MSGID. The SD element holds every top-level string,
+ * integer, double and boolean field of the record's JSON form in its
+ * order (objects, arrays and nulls are left out; so are `type`, and
+ * `output` for an alert), names that are not valid SD-NAMEs skipped; an
+ * alert's come from the typed alert, the same values as its JSON record.
+ * Values escape '"', '\' and ']' with a backslash (RFC 5424 6.3.3); a
+ * control byte or a byte of invalid UTF-8 becomes \xNN, so the message is
+ * valid UTF-8 on one line. MSG is an alert's `output` (likewise made safe),
+ * nothing for other records (a summary's output is a parameter); no BOM.
+ * Alerts are always in the native form here (alert_form is not read).
  *
  * A message longer than PL_SYSLOG_MSG_MAX is cut: MSG first, then, if the
  * SD element alone is too long, the value that crosses the limit (and the
@@ -106,7 +109,7 @@ bool syslog_sd_name__valid(const char *name);
  * inside an escape, the SD element still closed. Returns the length, and
  * *ret_cut (may be NULL) says whether anything was cut.
  */
-size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header *h, struct json_object *rec,
+size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header *h, const struct pl_record *rec,
 			   bool *ret_cut);
 
 /*

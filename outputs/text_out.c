@@ -11,29 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
+#include "textsafe.h"
+
 struct text_output {
 	struct pl_output base;
 	FILE *f;
 };
 
-static const char *str_field(struct json_object *rec, const char *key, const char *dflt)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(rec, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : dflt;
-}
-
-static int text_write(struct pl_output *o, struct json_object *rec)
+static int text_write(struct pl_output *o, const struct pl_record *rec)
 {
 	struct text_output *t = (struct text_output *)o;
+	const struct pl_alert *a = rec->kind == PL_RECORD_ALERT ? rec->alert : NULL;
+	_cleanup_free_ char *rule = NULL;
 
+	if (!a)
+		return 0; /* alerts only */
+	rule = text_escape_str(a->rule); /* as the JSON record has it */
 	/* an alert_summary: the repeats its dedupe window held back */
-	const char *what = strcmp(str_field(rec, "type", "alert"), "alert_summary") == 0 ? "REPEATS" : "ALERT";
-
-	if (fprintf(t->f, "%s %s %s: %s\n", what, str_field(rec, "priority", "?"), str_field(rec, "rule", "?"),
-		    str_field(rec, "output", "")) < 0 ||
+	if (fprintf(t->f, "%s %s %s: %s\n", a->kind == PL_ALERT_SUMMARY ? "REPEATS" : "ALERT",
+		    a->priority ? a->priority : "?", rule ? rule : "?", a->output) < 0 ||
 	    fflush(t->f) == EOF)
 		return -EIO;
 	return 0;

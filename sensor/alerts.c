@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * alerts.c - from matched rules to alert records.
+ * alerts.c - from matched rules to typed alerts.
  *
  * An alert carries a unique id, the rendered output line, the exact values
  * of the fields the output names (output_fields: the structured truth,
@@ -9,13 +9,9 @@
  * the rule's `throttle` window later matches are counted, not written, and
  * when the window closes an alert_summary record says how many there were
  * and which alert they repeat; the next alert also says it
- * (suppressed_before). Each output gets alerts in its form: the native
- * record, or an OCSF Detection Finding (alert_ocsf.h).
- *
- * Ids are "<instance>-<sequence>", 64 bits each in hex: the instance is
- * drawn from getrandom(2) when the rules are opened, the sequence counts
- * alerts and summaries from 1. Unique across restarts without any state on
- * disk (two instances share a prefix with probability 2^-64 per pair).
+ * (suppressed_before). Each alert is a typed struct pl_alert (alert.h),
+ * named by the sensor's one id generator, written to every output, and each
+ * output formats it in its own form (native JSON, OCSF, syslog, text).
  */
 #include "alerts.h"
 
@@ -24,10 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <unistd.h>
 
-#include "alert_ocsf.h"
+#include "alert.h"
+#include "cleanup.h"
 #include "clock.h"
 #include "dedupe.h"
 #include "hostctx.h"
@@ -35,17 +30,20 @@
 #include "syscalls.h"
 #include "ruleset.h"
 #include "rulesperm.h"
-#include "sample_json.h"
 #include "textsafe.h"
 
-#define OUTPUT_MAX 4096
+#define FIELDS_MAX 32
+
+_Static_assert(RL_LIST_MAX <= PL_ALERT_LIST_MAX, "a list field fits an alert field");
+_Static_assert(ALERT_ID_LEN == PL_ALERT_ID_LEN, "one id length");
 
 struct alerts {
 	struct alerts_opts opts;
 	struct rl_ruleset *rs;
 	struct rl_eval_stats stats;
 	struct dedupe *dd;
-	uint64_t instance, seq;              /* of the ids */
+	struct pl_alert_ids own_ids;         /* when the opener gave none */
+	struct pl_alert_ids *ids;
 	uint64_t alerts, suppressed, summaries, reloads, reload_failures, events;
 	uint64_t now_ns;                     /* of the current eval, tick or finish */
 	const struct pl_sample *sample;      /* of the current eval */
@@ -143,19 +141,6 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 	return 0;
 }
 
-/* The instance half of the ids: random, so that no two runs share it. */
-static uint64_t draw_instance(void)
-{
-	uint64_t v = 0;
-
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v) || !v) {
-		/* no entropy yet (early boot): the clock and the pid still differ across restarts */
-		log_warn("getrandom: %m; alert ids are derived from the clock and the pid");
-		v = real_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	}
-	return v;
-}
-
 static void summary_written(const struct dedupe_summary *sum, void *ctx);
 
 int alerts__open(const struct alerts_opts *o, struct alerts **ret)
@@ -177,7 +162,12 @@ int alerts__open(const struct alerts_opts *o, struct alerts **ret)
 		return r;
 	}
 	a->per_rule = carry_counts(a, a->rs);
-	a->instance = o->id_instance ? o->id_instance : draw_instance();
+	a->ids = o->ids;
+	if (!a->ids) {
+		a->ids = &a->own_ids;
+		if (!pl_alert_ids__init(a->ids, o->id_instance))
+			log_warn("getrandom: %m; alert ids are derived from the clock and the pid");
+	}
 	/* the budget lives in the stats, so it outlasts reloads of the rules */
 	a->stats.budget.ns_per_s = o->regex_budget_ns;
 	*ret = a;
@@ -223,262 +213,163 @@ unsigned alerts__kinds(const struct alerts *a)
 	return rl_ruleset__kinds(a->rs);
 }
 
-/* The id the next alert or summary gets. */
-static void next_id(const struct alerts *a, char id[ALERT_ID_LEN + 1])
+/* Write al to every output of the current eval, tick or finish. */
+static void write_alert(struct alerts *a, const struct pl_alert *al)
 {
-	snprintf(id, ALERT_ID_LEN + 1, "%016llx-%016llx", (unsigned long long)a->instance,
-		 (unsigned long long)(a->seq + 1));
-}
-
-/* Write rec to every output, in the output's form (to_ocsf makes it, once). */
-static void write_all(struct alerts *a, struct json_object *rec, struct json_object *(*to_ocsf)(void *), void *arg)
-{
-	struct json_object *ocsf = NULL;
-	bool tried = false;
-
-	for (size_t i = 0; i < a->nouts; i++) {
-		struct pl_output *out = a->outs[i];
-
-		if (!out)
-			continue;
-		if (out->alert_form != PL_ALERT_OCSF) {
-			output__write(out, rec);
-			continue;
-		}
-		if (!tried) {
-			ocsf = to_ocsf(arg);
-			tried = true;
-		}
-		if (ocsf)
-			output__write(out, ocsf);
-		else
-			out->dropped++; /* out of memory: counted as the output's loss */
-	}
-	json_object_put(ocsf);
-}
-
-static struct json_object *summary_ocsf(void *rec)
-{
-	return alert_ocsf__summary(rec);
+	output__write_all(a->outs, a->nouts, &(struct pl_record){ .kind = PL_RECORD_ALERT, .alert = al });
 }
 
 /* A dedupe window closed holding matches back: say so, as its own record. */
 static void summary_written(const struct dedupe_summary *sum, void *ctx)
 {
 	struct alerts *a = ctx;
-	char id[ALERT_ID_LEN + 1], out[OUTPUT_MAX];
+	struct pl_alert al;
 	const char *who = sum->exe ? sum->exe : sum->binary_id ? sum->binary_id : "?";
-	struct json_object *o = json_object_new_object(), *name, *whoj;
+	_cleanup_free_ char *name = text_escape_str(sum->rule), *whoe = text_escape_str(who);
 
-	if (!o)
-		return;
-	next_id(a, id);
-	a->seq++;
 	a->summaries++;
-	name = sample_json__str(sum->rule);
-	whoj = sample_json__str(who);
-	snprintf(out, sizeof(out), "%llu more alert%s of %s for %s held back (repeats of alert %s)",
-		 (unsigned long long)sum->count, sum->count == 1 ? "" : "s", name ? json_object_get_string(name) : "?",
-		 whoj ? json_object_get_string(whoj) : "?", sum->alert_id);
-	json_object_put(whoj);
-	json_object_object_add(o, "type", json_object_new_string("alert_summary"));
-	json_object_object_add(o, "id", json_object_new_string(id));
-	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
-	json_object_object_add(o, "rule", name);
-	json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(sum->severity)));
-	json_object_object_add(o, "severity", json_object_new_int(sum->severity));
-	json_object_object_add(o, "output", json_object_new_string(out));
-	json_object_object_add(o, "alert_id", json_object_new_string(sum->alert_id));
-	json_object_object_add(o, "exe", sample_json__str(sum->exe));
-	json_object_object_add(o, "binary_id", sample_json__str(sum->binary_id));
-	json_object_object_add(o, "count", json_object_new_uint64(sum->count));
-	json_object_object_add(o, "first_ns", json_object_new_uint64(sum->first_ns));
-	json_object_object_add(o, "last_ns", json_object_new_uint64(sum->last_ns));
-	json_object_object_add(o, "window_start_ns", json_object_new_uint64(sum->window_start_ns));
-	json_object_object_add(o, "window_end_ns", json_object_new_uint64(sum->window_end_ns));
-	json_object_object_add(o, "reason", json_object_new_string(dedupe_reason__name(sum->reason)));
-	write_all(a, o, summary_ocsf, o);
-	json_object_put(o);
+	pl_alert__init(&al, PL_ALERT_SUMMARY, a->ids, a->now_ns, sum->rule, rl_priority__name(sum->severity),
+		       sum->severity);
+	snprintf(al.output, sizeof(al.output), "%llu more alert%s of %s for %s held back (repeats of alert %s)",
+		 (unsigned long long)sum->count, sum->count == 1 ? "" : "s", name ? name : "?", whoe ? whoe : "?",
+		 sum->alert_id);
+	al.exe = sum->exe;
+	al.binary_id = sum->binary_id;
+	al.summary = (struct pl_alert_summary){
+		.alert_id = sum->alert_id,
+		.count = sum->count,
+		.first_ns = sum->first_ns,
+		.last_ns = sum->last_ns,
+		.window_start_ns = sum->window_start_ns,
+		.window_end_ns = sum->window_end_ns,
+		.reason = dedupe_reason__name(sum->reason),
+	};
+	write_alert(a, &al);
 }
 
-static struct json_object *field_value(const struct pl_sample *ev, enum rl_field f, int param)
+/* The exact value of field f (param) of ev, into *ret (named already). */
+static void field_value(const struct pl_sample *ev, enum rl_field f, int param, struct pl_alert_field *ret)
 {
 	const struct rl_field_info *fi = rl_field__info(f);
-	const char *items[RL_LIST_MAX];
-	struct json_object *arr;
 	double v;
 	int n;
 
+	ret->type = PL_VALUE_NULL;
 	switch (fi->type) {
 	case RL_T_NUM:
 		if (!rl_field__num(ev, f, param, &v))
-			return NULL;
+			return;
 		/* integral values stay integers in JSON: pids, counts */
-		if (v == (double)(int64_t)v && v > -9e15 && v < 9e15)
-			return json_object_new_int64((int64_t)v);
-		return json_object_new_double(v);
+		if (v == (double)(int64_t)v && v > -9e15 && v < 9e15) {
+			ret->type = PL_VALUE_INT;
+			ret->i = (int64_t)v;
+		} else {
+			ret->type = PL_VALUE_DOUBLE;
+			ret->d = v;
+		}
+		return;
 	case RL_T_BOOL:
-		return rl_field__num(ev, f, param, &v) ? json_object_new_boolean(v != 0) : NULL;
-	case RL_T_STR: /* samples hold raw bytes: escaped as in every record */
-		return sample_json__str(rl_field__str(ev, f));
+		if (rl_field__num(ev, f, param, &v)) {
+			ret->type = PL_VALUE_BOOL;
+			ret->b = v != 0;
+		}
+		return;
+	case RL_T_STR:
+		ret->s = rl_field__str(ev, f);
+		ret->type = ret->s ? PL_VALUE_STR : PL_VALUE_NULL;
+		return;
 	case RL_T_STRLIST:
-		n = rl_field__list(ev, f, items);
-		if (n < 0)
-			return NULL;
-		arr = json_object_new_array();
-		for (int i = 0; i < n; i++)
-			json_object_array_add(arr, sample_json__str(items[i]));
-		return arr;
+		n = rl_field__list(ev, f, ret->list);
+		if (n >= 0) {
+			ret->type = PL_VALUE_LIST;
+			ret->nlist = (uint32_t)n;
+		}
+		return;
 	}
-	return NULL;
 }
 
-/* The failed paths of the alert's sample: all of an exit's; a window's top
- * path so far (the same shape, one entry). */
-static struct json_object *fail_evidence(const struct pl_sample *s)
+/* The fields r's output names, with their values in ev (output_fields). */
+static size_t output_fields(const struct rl_rule *r, const struct pl_sample *ev, struct pl_alert_field *ret,
+			    size_t max)
 {
-	const struct pl_fail *top;
-	struct pl_sample one;
+	enum rl_field ids[FIELDS_MAX];
+	int params[FIELDS_MAX];
+	size_t n = rl_template__fields(r->output, ids, params, max < FIELDS_MAX ? max : FIELDS_MAX);
 
-	if (s->moment != PL_AT_WINDOW)
-		return s->moment == PL_AT_EXIT ? sample_json__fail_paths(s) : NULL;
-	top = pl_sample__top_fail(s);
-	if (!top)
-		return NULL;
-	one = *s;
-	one.fails = top;
-	one.nfails = 1;
-	return sample_json__fail_paths(&one);
-}
+	for (size_t i = 0; i < n; i++) {
+		const struct rl_field_info *fi = rl_field__info(ids[i]);
+		const char *sc = fi->param ? syscall_name((unsigned)params[i]) : NULL;
 
-struct ocsf_arg {
-	struct json_object *rec;
-	const struct pl_sample *s;
-	const struct rl_rule *r;
-};
-
-static struct json_object *finding_ocsf(void *p)
-{
-	struct ocsf_arg *x = p;
-
-	return alert_ocsf__finding(x->rec, x->s, x->r->desc);
-}
-
-/* ---- PSI and the cgroup's CPU throttling ---- */
-
-static void add_psi(struct json_object *o, const char *name, bool ok, double v)
-{
-	if (ok)
-		json_object_object_add(o, name, json_object_new_double(v));
-}
-
-static struct json_object *host_context(const struct pl_sample *ev)
-{
-	struct json_object *h = json_object_new_object(), *psi, *cg;
-	struct hostctx_psi p;
-	struct hostctx_cgcpu c;
-
-	if (!h)
-		return NULL;
-	hostctx__psi(mono_ns(), &p);
-	if (p.present && (psi = json_object_new_object())) {
-		add_psi(psi, "cpu_some_avg10", p.cpu_ok, p.cpu);
-		add_psi(psi, "memory_some_avg10", p.memory_ok, p.memory);
-		add_psi(psi, "io_some_avg10", p.io_ok, p.io);
-		json_object_object_add(h, "psi", psi);
+		if (fi->param)
+			snprintf(ret[i].name, sizeof(ret[i].name), "%s[%s]", fi->name, sc ? sc : "?");
+		else
+			snprintf(ret[i].name, sizeof(ret[i].name), "%s", fi->name);
+		field_value(ev, ids[i], params[i], &ret[i]);
 	}
-	hostctx__cgroup_cpu(ev->cgroup, &c);
-	if (c.present && (cg = json_object_new_object())) {
-		json_object_object_add(cg, "nr_periods", json_object_new_uint64(c.nr_periods));
-		json_object_object_add(cg, "nr_throttled", json_object_new_uint64(c.nr_throttled));
-		json_object_object_add(cg, "throttled_usec", json_object_new_uint64(c.throttled_usec));
-		json_object_object_add(h, "cgroup_cpu", cg);
-	}
-	return h;
+	return n;
+}
+
+/* The evidence bits of the alert, from the rule's. */
+static unsigned evidence_of(const struct rl_rule *r)
+{
+	static const struct {
+		unsigned rl, pl;
+	} map[] = {
+		{ RL_EV_FAIL_PATHS, PL_EVIDENCE_FAIL_PATHS }, { RL_EV_SYSCALLS, PL_EVIDENCE_SYSCALLS },
+		{ RL_EV_BASELINE, PL_EVIDENCE_BASELINE },     { RL_EV_ANCESTRY, PL_EVIDENCE_ANCESTRY },
+		{ RL_EV_STACKS, PL_EVIDENCE_STACKS },	      { RL_EV_WAIT, PL_EVIDENCE_WAIT },
+	};
+	unsigned e = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (r->evidence & map[i].rl)
+			e |= map[i].pl;
+	return e;
 }
 
 static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	struct alerts *a = ctx;
-	struct json_object *o, *fields, *tags, *evid;
 	struct dedupe_key key = { .rule = r->name, .binary_id = ev->binary_id, .exe = ev->exe, .severity = r->priority };
-	enum rl_field ids[32];
-	int params[32];
-	char out[OUTPUT_MAX], id[ALERT_ID_LEN + 1];
+	struct pl_alert_field fields[FIELDS_MAX];
+	struct pl_alert al;
+	char id[ALERT_ID_LEN + 1];
 	uint64_t suppressed;
-	size_t n;
 
 	a->matched++;
 	if (r->priority <= RL_PRIO_WARNING)
 		a->matched_warning++;
-	next_id(a, id);
+	pl_alert_ids__peek(a->ids, id);
 	if (!dedupe__match(a->dd, &key, (uint64_t)r->throttle_s * 1000000000ull, a->now_ns, id, &suppressed)) {
 		a->suppressed++;
 		if (rule_count(a, r))
 			rule_count(a, r)->throttled++;
 		return;
 	}
-	a->seq++;
 	a->alerts++;
 	if (rule_count(a, r))
 		rule_count(a, r)->alerts++;
 	remember(a, id, r, ev);
-	rl_template__render(r->output, ev, out, sizeof(out)); /* escaped, one line */
-	o = json_object_new_object();
-	json_object_object_add(o, "type", json_object_new_string("alert"));
-	json_object_object_add(o, "id", json_object_new_string(id));
-	json_object_object_add(o, "time_ns", json_object_new_uint64(a->now_ns));
-	/* rule-file text is escaped like process text: alert lines and syslog print it */
-	json_object_object_add(o, "rule", sample_json__str(r->name));
-	json_object_object_add(o, "priority", json_object_new_string(rl_priority__name(r->priority)));
-	json_object_object_add(o, "severity", json_object_new_int(r->priority));
-	json_object_object_add(o, "when", json_object_new_string(pl_moment__name(ev->moment)));
-	json_object_object_add(o, "output", json_object_new_string(out));
-	tags = json_object_new_array();
-	for (size_t i = 0; i < r->ntags; i++)
-		json_object_array_add(tags, sample_json__str(r->tags[i]));
-	json_object_object_add(o, "tags", tags);
-	json_object_object_add(o, "pid", json_object_new_uint64(ev->pid));
-	json_object_object_add(o, "exe", sample_json__str(ev->exe));
-	json_object_object_add(o, "binary_id", sample_json__str(ev->binary_id));
-	json_object_object_add(o, "suppressed_before", json_object_new_uint64(suppressed));
+	pl_alert__init(&al, PL_ALERT_RULE, a->ids, a->now_ns, r->name, rl_priority__name(r->priority), r->priority);
+	al.desc = r->desc;
+	al.when = pl_moment__name(ev->moment);
+	rl_template__render(r->output, ev, al.output, sizeof(al.output)); /* escaped, one line */
+	al.tags = (const char *const *)r->tags;
+	al.ntags = r->ntags;
+	al.pid = ev->pid;
+	al.exe = ev->exe;
+	al.binary_id = ev->binary_id;
+	al.suppressed_before = suppressed;
 	/* matched only because the regex budget left a regex unrun (fail closed) */
-	json_object_object_add(o, "regex_skipped", json_object_new_boolean(a->stats.match_undecided));
-	fields = json_object_new_object();
-	n = rl_template__fields(r->output, ids, params, 32);
-	for (size_t i = 0; i < n; i++) {
-		char name[96];
-		const struct rl_field_info *fi = rl_field__info(ids[i]);
-
-		if (fi->param)
-			snprintf(name, sizeof(name), "%s[%s]", fi->name,
-				 syscall_name((unsigned)params[i]) ? syscall_name((unsigned)params[i]) : "?");
-		else
-			snprintf(name, sizeof(name), "%s", fi->name);
-		json_object_object_add(fields, name, field_value(ev, ids[i], params[i]));
-	}
-	json_object_object_add(o, "output_fields", fields);
-	evid = json_object_new_object();
-	if (r->evidence & RL_EV_FAIL_PATHS)
-		json_object_object_add(evid, "fail_paths", fail_evidence(ev));
-	if (r->evidence & RL_EV_SYSCALLS)
-		json_object_object_add(evid, "syscalls",
-				       ev->moment == PL_AT_EXEC ? NULL
-				       : sample_json__syscalls(ev->moment == PL_AT_WINDOW ? &ev->win : &ev->life));
-	if (r->evidence & RL_EV_BASELINE)
-		json_object_object_add(evid, "baseline", sample_json__baseline(ev));
-	if (r->evidence & RL_EV_ANCESTRY)
-		json_object_object_add(evid, "ancestry", sample_json__ancestors(ev));
-	if ((r->evidence & RL_EV_STACKS) && ev->oncpu)
-		json_object_object_add(evid, "stacks", sample_json__stacks(ev));
-	if ((r->evidence & RL_EV_WAIT) && ev->wait)
-		json_object_object_add(evid, "wait", sample_json__wait(ev));
-	json_object_object_add(o, "evidence", evid);
-	json_object_object_add(o, "host", host_context(ev));
-	json_object_object_add(o, "rule_file", sample_json__str(r->file ? r->file : ""));
-	json_object_object_add(o, "rule_line", json_object_new_int(r->line));
-	write_all(a, o, finding_ocsf, &(struct ocsf_arg){ .rec = o, .s = ev, .r = r });
-	json_object_put(o);
+	al.regex_skipped = a->stats.match_undecided;
+	al.fields = fields;
+	al.nfields = output_fields(r, ev, fields, FIELDS_MAX);
+	al.evidence = evidence_of(r);
+	al.sample = ev;
+	hostctx__alert(mono_ns(), ev->cgroup, &al.host);
+	al.rule_file = r->file ? r->file : "";
+	al.rule_line = r->line;
+	write_alert(a, &al);
 }
 
 int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
@@ -524,27 +415,6 @@ void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *
 	a->outs = outs;
 	a->nouts = nouts;
 	dedupe__close_all(a->dd, now_ns);
-}
-
-void alerts__stats(const struct alerts *a, struct json_object *o)
-{
-	struct json_object *r = json_object_new_object();
-
-	json_object_object_add(r, "rules", json_object_new_uint64(rl_ruleset__count(a->rs)));
-	json_object_object_add(r, "events", json_object_new_uint64(a->events));
-	json_object_object_add(r, "alerts", json_object_new_uint64(a->alerts));
-	json_object_object_add(r, "throttled", json_object_new_uint64(a->suppressed));
-	json_object_object_add(r, "summaries", json_object_new_uint64(a->summaries));
-	json_object_object_add(r, "summaries_pending", json_object_new_uint64(dedupe__pending(a->dd)));
-	json_object_object_add(r, "regex_limit_hits", json_object_new_uint64(a->stats.regex_limit_hits));
-	json_object_object_add(r, "regex_errors", json_object_new_uint64(a->stats.regex_errors));
-	json_object_object_add(r, "regex_runs", json_object_new_uint64(a->stats.regex_runs));
-	json_object_object_add(r, "regex_cache_hits", json_object_new_uint64(a->stats.regex_cache_hits));
-	json_object_object_add(r, "regex_skipped", json_object_new_uint64(a->stats.regex_skipped));
-	json_object_object_add(r, "regex_skipped_matches", json_object_new_uint64(a->stats.undecided));
-	json_object_object_add(r, "reloads", json_object_new_uint64(a->reloads));
-	json_object_object_add(r, "reload_failures", json_object_new_uint64(a->reload_failures));
-	json_object_object_add(o, "rules", r);
 }
 
 void alerts__ruleset(const struct alerts *a, size_t *ret_rules, size_t *ret_files, unsigned char ret_sha256[32])

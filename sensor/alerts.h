@@ -12,10 +12,10 @@
 #ifndef PL_ALERTS_H
 #define PL_ALERTS_H
 
-#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "alert.h"
 #include "event.h"
 #include "output.h"
 
@@ -28,9 +28,11 @@ struct alerts_opts {
 	size_t ndisable;
 	uint64_t regex_budget_ns;  /* PCRE2 time allowed per second (rules/expr.h); 0: none (replay) */
 	uint64_t id_instance;      /* the first half of every id; 0: drawn from getrandom(2) at open */
+	struct pl_alert_ids *ids;  /* the sensor's id generator (kept, not copied); NULL: one of its own,
+				    * from id_instance */
 };
 
-#define ALERT_ID_LEN 33 /* "<16 hex: instance>-<16 hex: sequence>" */
+#define ALERT_ID_LEN PL_ALERT_ID_LEN /* "<16 hex: instance>-<16 hex: sequence>" */
 
 struct alerts;
 
@@ -76,9 +78,6 @@ void alerts__tick(struct alerts *a, uint64_t now_ns, struct pl_output *const *ou
 /* Write the alert_summary record of every window still holding matches
  * (shutdown, the end of a replay), and close all windows. */
 void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts);
-
-/* The counters for the stats record. */
-void alerts__stats(const struct alerts *a, struct json_object *o);
 
 /* ---- metrics and `plumbline status` ---- */
 

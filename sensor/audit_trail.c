@@ -135,10 +135,11 @@ static struct json_object *record(const char *type)
 	return o;
 }
 
-static void put(struct audit_trail *t, struct json_object *rec)
+/* Append rec, a record of the given type (consumed). */
+static void put(struct audit_trail *t, const char *type, struct json_object *rec)
 {
 	if (rec)
-		output__write(t->log, rec);
+		output__write_event(t->log, type, rec);
 	else
 		t->log->dropped++;
 	json_object_put(rec);
@@ -221,7 +222,7 @@ void audit_trail__start(struct audit_trail *t, const struct alerts *a)
 		json_object_object_add(rec, "options", options(t->opts));
 		json_object_object_add(rec, "ruleset", ruleset(a));
 	}
-	put(t, rec);
+	put(t, "start", rec);
 	t->head_ns = mono_ns(); /* the first head an interval from now */
 	t->losses_ns = t->head_ns;
 }
@@ -239,7 +240,7 @@ void audit_trail__rules(struct audit_trail *t, const struct alerts *a, int r)
 		/* rejected: the rules that keep running */
 		json_object_object_add(rec, "ruleset", ruleset(a));
 	}
-	put(t, rec);
+	put(t, "rules", rec);
 }
 
 static void send_head(struct audit_trail *t, struct pl_output *const *heads, size_t n, uint64_t now_ns)
@@ -250,7 +251,7 @@ static void send_head(struct audit_trail *t, struct pl_output *const *heads, siz
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (heads[i])
-			output__write(heads[i], rec);
+			output__write_event(heads[i], "audit_head", rec);
 	json_object_put(rec);
 	audit_log__head(t->log, &t->head_seq, (char[PL_AUDIT_HEX + 1]){0});
 	t->head_ns = now_ns;
@@ -282,7 +283,7 @@ void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, u
 				json_object_object_add(rec, "fail_paths", json_object_new_uint64(DELTA(fail_paths)));
 				json_object_object_add(rec, "threads", json_object_new_uint64(DELTA(threads)));
 			}
-			put(t, rec);
+			put(t, "losses", rec);
 			t->seen = now;
 		}
 	}
@@ -303,7 +304,7 @@ void audit_trail__stop(struct audit_trail *t, const char *reason, const struct s
 		json_object_object_add(rec, "reason", json_object_new_string(reason));
 		json_object_object_add(rec, "stats", stats__record(src));
 	}
-	put(t, rec);
+	put(t, "stop", rec);
 	send_head(t, heads, n, mono_ns());
 }
 
@@ -312,13 +313,13 @@ int audit_trail__cli_open(const char *path, struct pl_output **ret)
 	return open_log(path, ret);
 }
 
-int audit_trail__cli_append(struct pl_output *o, const char *path, struct json_object *rec)
+int audit_trail__cli_append(struct pl_output *o, const char *path, const char *type, struct json_object *rec)
 {
 	int r;
 
 	if (!json_object_object_get_ex(rec, "time_ns", NULL))
 		json_object_object_add(rec, "time_ns", json_object_new_uint64(real_ns()));
-	r = output__write(o, rec);
+	r = output__write_event(o, type, rec);
 	if (r < 0)
 		return log_error_errno(r, "Cannot append to the audit log '%s': %m: this change is not recorded there",
 				       path);

@@ -51,11 +51,12 @@ void audit_trail__stop(struct audit_trail *t, const char *reason, const struct s
 /*
  * For commands that change what the sensor trusts (`baseline import`,
  * `forget`): open path before the change (refused with -EBUSY while a
- * sensor holds it: the change would go unrecorded), then append one record.
+ * sensor holds it: the change would go unrecorded), then append one record
+ * of the given type (rec: its JSON, "type" included).
  * Both log their failures.
  */
 int audit_trail__cli_open(const char *path, struct pl_output **ret);
-int audit_trail__cli_append(struct pl_output *o, const char *path, struct json_object *rec);
+int audit_trail__cli_append(struct pl_output *o, const char *path, const char *type, struct json_object *rec);
 
 /* SHA-256 of a file's content as lowercase hex (a bundle an import reads, so
  * at most BL_BUNDLE_MAX bytes: -EFBIG past it). 0 or -errno (ret untouched). */

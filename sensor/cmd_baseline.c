@@ -403,7 +403,7 @@ static int cmd_import(struct bopts *o, const char *file)
 		json_object_object_add(rec, "sha256", json_object_new_string(sha));
 		json_object_object_add(rec, "baselines", json_object_new_uint64(n));
 		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
-		r = audit_trail__cli_append(audit, o->audit_log, rec);
+		r = audit_trail__cli_append(audit, o->audit_log, "baseline_import", rec);
 		json_object_put(rec);
 		if (r < 0)
 			return r;
@@ -553,7 +553,7 @@ static int cmd_forget(struct bopts *o, const char *what)
 		json_object_object_add(rec, "what", sample_json__str(what));
 		json_object_object_add(rec, "keys", json_object_get(forgot));
 		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
-		a = audit_trail__cli_append(audit, o->audit_log, rec);
+		a = audit_trail__cli_append(audit, o->audit_log, "baseline_forget", rec);
 		json_object_put(rec);
 		if (a < 0 && !r)
 			r = a;

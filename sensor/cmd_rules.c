@@ -27,6 +27,7 @@
 #include "output.h"
 #include "sample_json.h"
 #include "ruleset.h"
+#include "stats.h"
 #include "textsafe.h"
 
 #define MAX_PATHS 32
@@ -385,13 +386,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	alerts__finish(a, last_ns, &out, 1);
 	{
-		struct json_object *st = json_object_new_object(), *rs;
+		struct alerts_counts counts;
+		struct json_object *rs;
 
-		alerts__stats(a, st);
-		json_object_object_get_ex(st, "rules", &rs);
+		alerts__counts(a, &counts);
+		rs = stats__rules_json(&counts);
 		fprintf(stderr, "replay: %zu records (%zu unreadable lines, %zu over the line limit), %s\n", records,
-			bad, too_long, json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN));
-		json_object_put(st);
+			bad, too_long, rs ? json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN) : "{}");
+		json_object_put(rs);
 	}
 	output__free(out);
 	alerts__free(a);

@@ -100,3 +100,25 @@ void hostctx__cgroup_cpu(const char *cgroup, struct hostctx_cgcpu *ret)
 		ret->present = true;
 	}
 }
+
+void hostctx__alert(uint64_t now_ns, const char *cgroup, struct pl_alert_host *ret)
+{
+	struct hostctx_psi p;
+	struct hostctx_cgcpu c;
+
+	hostctx__psi(now_ns, &p);
+	hostctx__cgroup_cpu(cgroup, &c);
+	*ret = (struct pl_alert_host){
+		.psi = p.present,
+		.cpu_ok = p.cpu_ok,
+		.memory_ok = p.memory_ok,
+		.io_ok = p.io_ok,
+		.cpu = p.cpu,
+		.memory = p.memory,
+		.io = p.io,
+		.cgroup_cpu = c.present,
+		.nr_periods = c.nr_periods,
+		.nr_throttled = c.nr_throttled,
+		.throttled_usec = c.throttled_usec,
+	};
+}

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "alert.h"
+
 struct hostctx_psi {
 	bool present; /* PSI readable on this host */
 	bool cpu_ok, memory_ok, io_ok;
@@ -35,5 +37,9 @@ void hostctx__psi(uint64_t now_ns, struct hostctx_psi *ret);
 /* The CPU throttling of cgroup path cgroup ("/a/b", as the sample holds it)
  * from cgroup v2 cpu.stat (or v1's cpu controller), into *ret. */
 void hostctx__cgroup_cpu(const char *cgroup, struct hostctx_cgcpu *ret);
+
+/* An alert's host context now (now_ns: CLOCK_MONOTONIC): PSI, and the CPU
+ * throttling of cgroup (NULL: none), into *ret. */
+void hostctx__alert(uint64_t now_ns, const char *cgroup, struct pl_alert_host *ret);
 
 #endif

@@ -443,19 +443,18 @@ int learner__flush(struct learner *l)
 	return 0;
 }
 
-void learner__stats(const struct learner *l, struct json_object *o)
+void learner__counts(const struct learner *l, struct learner_counts *ret)
 {
-	struct json_object *b = json_object_new_object();
-
-	json_object_object_add(b, "baselines", json_object_new_uint64(bl_store__count(l->store)));
-	json_object_object_add(b, "process_samples_learned", json_object_new_uint64(l->process_samples));
-	json_object_object_add(b, "window_samples_learned", json_object_new_uint64(l->window_samples));
-	json_object_object_add(b, "anomalous_samples", json_object_new_uint64(l->anomalous));
-	json_object_object_add(b, "without_baseline", json_object_new_uint64(l->no_baseline)); /* refusals included: attach counts them */
-	json_object_object_add(b, "save_errors", json_object_new_uint64(l->save_errors));
-	json_object_object_add(b, "evicted", json_object_new_uint64(bl_store__evicted(l->store)));
-	json_object_object_add(b, "aged_out", json_object_new_uint64(bl_store__aged_out(l->store)));
-	json_object_object_add(o, "baselines", b);
+	*ret = (struct learner_counts){
+		.baselines = bl_store__count(l->store),
+		.process_samples = l->process_samples,
+		.window_samples = l->window_samples,
+		.anomalous = l->anomalous,
+		.without_baseline = l->no_baseline,
+		.save_errors = l->save_errors,
+		.evicted = bl_store__evicted(l->store),
+		.aged_out = bl_store__aged_out(l->store),
+	};
 }
 
 /* ---- metrics and `plumbline status` ---- */

@@ -10,7 +10,6 @@
 #ifndef PL_LEARN_H
 #define PL_LEARN_H
 
-#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -70,7 +69,14 @@ void learner__sweep(struct learner *l);
 int learner__flush(struct learner *l);
 
 /* Counters for the stats record. */
-void learner__stats(const struct learner *l, struct json_object *o);
+/* The counters of the stats record's `baselines`, typed. */
+struct learner_counts {
+	uint64_t baselines, process_samples, window_samples, anomalous;
+	uint64_t without_baseline; /* refusals of a full store included: attach counts them */
+	uint64_t save_errors, evicted, aged_out;
+};
+
+void learner__counts(const struct learner *l, struct learner_counts *ret);
 
 /* ---- metrics and `plumbline status` ---- */
 

@@ -13,47 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
-#include "alert_ocsf.h"
-#include "alerts.h"
+#include "alert.h"
 #include "clock.h"
 #include "hostctx.h"
-#include "sample_json.h"
-#include "syslog_out.h"
 
-enum {
-	C_RINGBUF_FULL,
-	C_INVALID_RECORDS,
-	C_PROC_MAP_FULL,
-	C_PROCTABLE_FULL,
-	C_FAIL_PATH_MAP_FULL,
-	C_FAIL_PATH_IMAGE_CAP,
-	C_PATH_FAULT,
-	C_FAIL_KEYS_UNREMEMBERED,
-	C_THREAD_STATE,
-	C_STACK_TABLE_FULL,
-	C_STACK_NOT_STORED,
-	C_STACK_IMAGE_CAP,
-	C_MAPPINGS_LOST,
-	C_BINARIES_UNTRACKED,
-	C_HASH_QUEUE_FULL,
-	C_JSON_DROPPED,
-	C_SYSLOG_DROPPED,
-	C_OCSF_DROPPED,
-	C_AUDIT_DROPPED,
-	C_MAX
-};
-
-/* The names in the alert's evidence: the stats record's, where it has one. */
-static const char *const cause_names[C_MAX] = {
-	"ringbuf_full",	     "invalid_records",	 "proc_map_full",      "proctable_full",
-	"fail_path_map_full", "fail_path_image_cap", "path_fault",	       "fail_keys_unremembered",
-	"thread_state",	     "stack_table_full",	 "stack_not_stored",   "stack_image_cap",
-	"mappings_lost",	     "binaries_untracked", "hash_queue_full",    "output_dropped",
-	"syslog_dropped",     "ocsf_dropped",	 "audit_dropped",
-};
+#define C_MAX PL_LOSS_ALERTED /* the causes that raise the alert (stats.h) */
 
 struct lossalert {
 	uint64_t interval_ns;
@@ -62,12 +28,12 @@ struct lossalert {
 	uint64_t last_alert_ns;	   /* CLOCK_MONOTONIC of the last alert, 0: none yet */
 	uint64_t since_ns;	   /* CLOCK_REALTIME of the last alert, or of the start */
 	uint64_t folded;	   /* ticks with new losses since the last alert */
-	uint64_t instance, seq;	   /* the alert ids: "<instance>-<seq>" */
+	struct pl_alert_ids *ids;  /* the sensor's one id generator */
 	uint64_t raised;
 	char exe[PATH_MAX];
 };
 
-int lossalert__open(uint32_t interval_s, struct lossalert **ret)
+int lossalert__open(uint32_t interval_s, struct pl_alert_ids *ids, struct lossalert **ret)
 {
 	struct lossalert *la = calloc(1, sizeof(*la));
 	ssize_t n;
@@ -76,8 +42,7 @@ int lossalert__open(uint32_t interval_s, struct lossalert **ret)
 		return -ENOMEM;
 	la->interval_ns = (uint64_t)interval_s * 1000000000ull;
 	la->since_ns = real_ns();
-	if (getrandom(&la->instance, sizeof(la->instance), GRND_NONBLOCK) != sizeof(la->instance))
-		la->instance = mono_ns() ^ ((uint64_t)getpid() << 32);
+	la->ids = ids;
 	n = readlink("/proc/self/exe", la->exe, sizeof(la->exe) - 1);
 	la->exe[n > 0 ? n : 0] = '\0';
 	*ret = la;
@@ -96,145 +61,59 @@ uint64_t lossalert__raised(const struct lossalert *la)
 
 static void counts(const struct stats_sources *src, uint64_t c[C_MAX])
 {
-	const struct images_stats *im = images__stats(src->images);
-	const struct failpaths_stats *fst = failpaths__stats(src->fails);
-	uint64_t k[PL_DROP_MAX] = { 0 };
+	uint64_t all[PL_LOSS_MAX];
 
-	bpfsensor__drops(src->bpf, k);
-	memset(c, 0, sizeof(uint64_t) * C_MAX);
-	c[C_RINGBUF_FULL] = k[PL_DROP_RINGBUF];
-	c[C_INVALID_RECORDS] = im->invalid;
-	c[C_PROC_MAP_FULL] = k[PL_DROP_PROC_MAP];
-	c[C_PROCTABLE_FULL] = im->proctable_full;
-	c[C_FAIL_PATH_MAP_FULL] = k[PL_DROP_FAILPATH_MAP];
-	c[C_FAIL_PATH_IMAGE_CAP] = k[PL_DROP_FAILPATH_IMAGE];
-	c[C_PATH_FAULT] = k[PL_DROP_PATH_FAULT];
-	c[C_FAIL_KEYS_UNREMEMBERED] = fst->unremembered;
-	c[C_THREAD_STATE] = k[PL_DROP_THREAD_STATE];
-	c[C_STACK_TABLE_FULL] = k[PL_DROP_STACK_MAP];
-	c[C_STACK_NOT_STORED] = k[PL_DROP_STACK_ID];
-	c[C_STACK_IMAGE_CAP] = k[PL_DROP_STACK_IMAGE];
-	c[C_MAPPINGS_LOST] = src->oncpu ? bpfsensor__mmaps_lost(src->bpf) : 0;
-	c[C_BINARIES_UNTRACKED] = binagg__overflow(src->bin);
-	c[C_HASH_QUEUE_FULL] = src->ident ? identity__stats(src->ident)->hash_queue_full : 0;
-	c[C_JSON_DROPPED] = src->json ? src->json->dropped : 0;
-	c[C_SYSLOG_DROPPED] = src->syslog ? src->syslog->dropped : 0;
-	c[C_OCSF_DROPPED] = src->ocsf ? src->ocsf->dropped : 0;
-	c[C_AUDIT_DROPPED] = src->audit ? src->audit->dropped : 0;
-}
-
-/* Write rec (native) or its OCSF finding to every output. */
-static void write_all(struct json_object *rec, struct pl_output *const *outs, size_t nouts)
-{
-	struct pl_sample s = { 0 };
-	struct json_object *ocsf = NULL;
-	bool tried = false;
-
-	s.pid = (uint32_t)getpid();
-	s.exe = rec ? json_object_get_string(json_object_object_get(rec, "exe")) : NULL;
-	s.comm = "plumbline";
-	for (size_t i = 0; i < nouts; i++) {
-		struct pl_output *out = outs[i];
-
-		if (!out)
-			continue;
-		if (out->alert_form != PL_ALERT_OCSF) {
-			output__write(out, rec);
-			continue;
-		}
-		if (!tried) {
-			ocsf = alert_ocsf__finding(rec, &s, "The sensor lost events: what it saw is incomplete. "
-							    "Counts by cause are in unmapped.evidence.");
-			tried = true;
-		}
-		if (ocsf)
-			output__write(out, ocsf);
-		else
-			out->dropped++;
-	}
-	json_object_put(ocsf);
+	stats__loss_counts(src, all);
+	memcpy(c, all, sizeof(uint64_t) * C_MAX);
 }
 
 static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t now_mono_ns,
 			struct pl_output *const *outs, size_t nouts)
 {
-	struct json_object *o = json_object_new_object(), *tags, *ev, *lost, *tot, *host;
+	static const char *const tags[] = { "sensor", "losses" };
+	struct pl_loss_cause causes[C_MAX];
+	struct pl_sample self = { .pid = (uint32_t)getpid(), .comm = "plumbline", .exe = la->exe[0] ? la->exe : NULL };
 	uint64_t now = real_ns(), sum = 0;
-	char id[ALERT_ID_LEN + 1], text[512];
+	struct pl_alert al;
 	size_t off;
-	struct hostctx_psi p;
 
-	if (!o)
-		return;
-	snprintf(id, sizeof(id), "%016llx-%016llx", (unsigned long long)la->instance,
-		 (unsigned long long)++la->seq);
-	lost = json_object_new_object();
-	tot = json_object_new_object();
-	off = (size_t)snprintf(text, sizeof(text), "the sensor lost events:");
+	pl_alert__init(&al, PL_ALERT_LOSS, la->ids, now, LOSSALERT_RULE, "Warning", 4 /* syslog LOG_WARNING */);
+	al.desc = "The sensor lost events: what it saw is incomplete. Counts by cause are in unmapped.evidence.";
+	off = (size_t)snprintf(al.output, sizeof(al.output), "the sensor lost events:");
 	for (int i = 0; i < C_MAX; i++) {
 		uint64_t d = c[i] - la->reported[i];
 
-		if (c[i])
-			json_object_object_add(tot, cause_names[i], json_object_new_uint64(c[i]));
+		causes[i] = (struct pl_loss_cause){ .name = pl_loss__name(i), .lost = d, .total = c[i] };
 		if (!d)
 			continue;
 		sum += d;
-		json_object_object_add(lost, cause_names[i], json_object_new_uint64(d));
-		if (off < sizeof(text))
-			off += (size_t)snprintf(text + off, sizeof(text) - off, " %s %llu", cause_names[i],
+		if (off < sizeof(al.output))
+			off += (size_t)snprintf(al.output + off, sizeof(al.output) - off, " %s %llu", pl_loss__name(i),
 						(unsigned long long)d);
 	}
-	if (off < sizeof(text))
-		snprintf(text + off, sizeof(text) - off, " (%llu in all, over %.1f s)", (unsigned long long)sum,
+	if (off < sizeof(al.output))
+		snprintf(al.output + off, sizeof(al.output) - off, " (%llu in all, over %.1f s)", (unsigned long long)sum,
 			 (double)(now - la->since_ns) / 1e9);
-	json_object_object_add(o, "type", json_object_new_string("alert"));
-	json_object_object_add(o, "id", json_object_new_string(id));
-	json_object_object_add(o, "time_ns", json_object_new_uint64(now));
-	json_object_object_add(o, "rule", json_object_new_string(LOSSALERT_RULE));
-	json_object_object_add(o, "priority", json_object_new_string("Warning"));
-	json_object_object_add(o, "severity", json_object_new_int(4)); /* syslog LOG_WARNING */
-	json_object_object_add(o, "when", json_object_new_string("sensor"));
-	json_object_object_add(o, "output", json_object_new_string(text));
-	tags = json_object_new_array();
-	json_object_array_add(tags, json_object_new_string("sensor"));
-	json_object_array_add(tags, json_object_new_string("losses"));
-	json_object_object_add(o, "tags", tags);
-	json_object_object_add(o, "pid", json_object_new_uint64((uint64_t)getpid()));
-	json_object_object_add(o, "exe", la->exe[0] ? sample_json__str(la->exe) : NULL);
-	json_object_object_add(o, "binary_id", NULL);
-	json_object_object_add(o, "suppressed_before", json_object_new_uint64(la->folded ? la->folded - 1 : 0));
-	json_object_object_add(o, "regex_skipped", json_object_new_boolean(false));
-	json_object_object_add(o, "output_fields", json_object_new_object());
-	ev = json_object_new_object();
-	json_object_object_add(ev, "losses", lost);
-	json_object_object_add(ev, "losses_total", tot);
-	json_object_object_add(ev, "since_ns", json_object_new_uint64(la->since_ns));
-	json_object_object_add(ev, "ticks_folded", json_object_new_uint64(la->folded ? la->folded - 1 : 0));
-	json_object_object_add(o, "evidence", ev);
-	host = json_object_new_object();
-	hostctx__psi(now_mono_ns, &p);
-	if (p.present && host) {
-		struct json_object *psi = json_object_new_object();
-
-		if (p.cpu_ok)
-			json_object_object_add(psi, "cpu_some_avg10", json_object_new_double(p.cpu));
-		if (p.memory_ok)
-			json_object_object_add(psi, "memory_some_avg10", json_object_new_double(p.memory));
-		if (p.io_ok)
-			json_object_object_add(psi, "io_some_avg10", json_object_new_double(p.io));
-		json_object_object_add(host, "psi", psi);
-	}
-	json_object_object_add(o, "host", host);
-	json_object_object_add(o, "rule_file", json_object_new_string(""));
-	json_object_object_add(o, "rule_line", json_object_new_int(0));
+	al.tags = tags;
+	al.ntags = 2;
+	al.pid = self.pid;
+	al.exe = self.exe;
+	al.suppressed_before = la->folded ? la->folded - 1 : 0;
+	al.sample = &self;
+	al.loss = (struct pl_alert_loss){
+		.causes = causes,
+		.ncauses = C_MAX,
+		.since_ns = la->since_ns,
+		.ticks_folded = la->folded ? la->folded - 1 : 0,
+	};
+	hostctx__alert(now_mono_ns, NULL, &al.host); /* the sensor's own: no cgroup of a process */
 	/* before writing: what writing this alert loses is the next alert's */
 	memcpy(la->reported, c, sizeof(la->reported));
 	la->last_alert_ns = now_mono_ns;
 	la->since_ns = now;
 	la->folded = 0;
 	la->raised++;
-	write_all(o, outs, nouts);
-	json_object_put(o);
+	output__write_all(outs, nouts, &(struct pl_record){ .kind = PL_RECORD_ALERT, .alert = &al });
 }
 
 static bool grew(const uint64_t a[C_MAX], const uint64_t b[C_MAX])

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alert.h"
 #include "output.h"
 #include "stats.h"
 
@@ -30,8 +31,9 @@
 struct lossalert;
 
 /* interval_s: at most one alert each interval_s seconds (0: the alert is off,
- * lossalert__tick() does nothing). 0 or -ENOMEM. */
-int lossalert__open(uint32_t interval_s, struct lossalert **ret);
+ * lossalert__tick() does nothing). ids: the sensor's id generator, shared
+ * with the rules' alerts (kept, not copied). 0 or -ENOMEM. */
+int lossalert__open(uint32_t interval_s, struct pl_alert_ids *ids, struct lossalert **ret);
 void lossalert__free(struct lossalert *la);
 
 /* Once a tick: read the loss counters; raise the alert to every output in

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sample_json.h"
 
 #define MAX_ALERT_OUTS 8
 
@@ -64,7 +63,6 @@ void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi
 	bool record = (steps & PIPE_RECORD) && records_of(p, s->moment);
 	bool judge = (steps & PIPE_JUDGE) && p->alerts;
 	bool alerted = false;
-	struct json_object *rec;
 
 	if (p->learn) {
 		if (steps & PIPE_SCORE)
@@ -80,12 +78,7 @@ void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi
 		learner__commit(p->learn, alerted, s);
 	if (!record)
 		return;
-	rec = sample_json__record(s);
-	if (rec)
-		output__write(p->json, rec);
-	else
-		p->json->dropped++; /* out of memory: counted as an output loss */
-	json_object_put(rec);
+	output__write_sample(p->json, s);
 	p->st.exec_records += s->moment == PL_AT_EXEC;
 	p->st.window_records += s->moment == PL_AT_WINDOW;
 	p->st.process_records += s->moment == PL_AT_EXIT;

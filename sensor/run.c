@@ -96,14 +96,15 @@ struct sensor {
 	const char *stop_reason;   /* for the audit log's stop line */
 	struct runtime *rt;        /* metrics, status.json */
 	struct lossalert *loss;     /* the "Sensor lost events" alert */
+	struct pl_alert_ids ids;    /* the one generator of alert ids: rules' alerts, summaries, losses */
 };
 
 /* Write a record to the JSON output (consumed). A failure is reported by
  * on_output(), once per episode; every lost record is counted. */
-static void emit(struct sensor *s, struct json_object *rec)
+static void emit(struct sensor *s, const char *type, struct json_object *rec)
 {
 	if (rec && s->out)
-		output__write(s->out, rec);
+		output__write_event(s->out, type, rec);
 	json_object_put(rec);
 }
 
@@ -251,7 +252,7 @@ static void emit_stats(struct sensor *s)
 {
 	struct stats_sources src = sources(s);
 
-	emit(s, stats__record(&src));
+	emit(s, "stats", stats__record(&src));
 }
 
 static void on_tick(struct sensor *s)
@@ -450,7 +451,142 @@ static void on_mmap(void *ctx, uint32_t pid, const uint8_t *build_id, size_t len
 	symbols__add_mapping(ctx, build_id, len, path);
 }
 
-static int sensor_open(struct sensor *s)
+/* A JSON Lines output at path, in form, its failures reported through
+ * on_output() as what (the error's words) and noun (what is lost). */
+static int open_jsonl(const char *path, const char *what, const char *noun, enum pl_alert_form form,
+		      struct pl_output **ret, struct out_label *label)
+{
+	int r = jsonl_output__open(path, ret);
+
+	if (r < 0) {
+		char why[256];
+
+		return log_error_errno(r, "Cannot open %s '%s': %s", what, path, json_open_why(r, path, why, sizeof(why)));
+	}
+	(*ret)->alert_form = form;
+	*label = (struct out_label){ .noun = noun, .until = "until writing works again" };
+	snprintf(label->where, sizeof(label->where), "%s", strcmp(path, "-") == 0 ? "stdout" : path);
+	output__set_reporter(*ret, on_output, label);
+	return 0;
+}
+
+/* SIGPIPE ignored; SIGINT, SIGTERM and SIGHUP blocked and read from a signalfd. */
+static int open_signals(struct sensor *s)
+{
+	/* a JSON output on a pipe whose reader went away is an output that
+	 * fails (EPIPE, counted and reported), not a reason to die */
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t mask;
+
+	if (sigaction(SIGPIPE, &ign, NULL) < 0)
+		return log_error_errno(errno, "sigaction: %m");
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return log_error_errno(errno, "sigprocmask: %m");
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sigfd < 0)
+		return log_error_errno(errno, "signalfd: %m");
+	return 0;
+}
+
+/* The rules: bad rules at start-up stop the sensor, nobody should believe it is watching. */
+static int load_rules(struct sensor *s)
+{
+	static const char *def; /* static: alerts keeps &def, and reads it at every SIGHUP */
+	struct alerts_opts ao = {
+		.paths = s->opts->nrule_paths ? s->opts->rule_paths : &def,
+		.npaths = s->opts->nrule_paths ? s->opts->nrule_paths : 1,
+		.enable = s->opts->enable,
+		.nenable = s->opts->nenable,
+		.disable = s->opts->disable,
+		.ndisable = s->opts->ndisable,
+		.regex_budget_ns = (uint64_t)s->opts->regex_budget_ms * 1000000ull,
+		.ids = &s->ids,
+	};
+
+	def = run_opts__default_rules();
+	return alerts__open(&ao, &s->alerts);
+}
+
+/* Alerts to syslog (--syslog); a target unusable already is said now, not at the first alert. */
+static int open_syslog_output(struct sensor *s)
+{
+	struct pl_syslog_opts so = { .app_name = "plumbline", .facility = LOG_DAEMON,
+				     .buffer_bytes = s->opts->syslog_buffer_bytes };
+	struct pl_syslog_stats st;
+	char target[PL_SYSLOG_HOST_MAX + 16];
+	int r;
+
+	if (s->opts->syslog.kind == PL_SYSLOG_OFF)
+		return 0;
+	r = syslog_output__open(&s->opts->syslog, &so, &s->syslog);
+	if (r < 0)
+		return log_error_errno(r, "Cannot set up the syslog output: %m");
+	syslog_target__format(&s->opts->syslog, target, sizeof(target));
+	s->syslog_label = (struct out_label){
+		.noun = "alerts",
+		.until = "while the syslog buffer is full (the target is down or slow)",
+	};
+	snprintf(s->syslog_label.where, sizeof(s->syslog_label.where), "syslog (%.140s)", target);
+	output__set_reporter(s->syslog, on_output, &s->syslog_label);
+	syslog_output__stats(s->syslog, &st);
+	if (st.state == PL_SYSLOG_DISCONNECTED)
+		log_warn("%s: alerts to syslog (%s) wait in a bounded buffer until it takes them "
+			 "(retried with a backoff of 1 s doubling to 30 s)",
+			 st.why, target);
+	return 0;
+}
+
+/* The outputs only alerts go to: syslog, the live view's lines, OCSF (--ocsf). */
+static int open_alert_outputs(struct sensor *s)
+{
+	int r = open_syslog_output(s);
+
+	if (r < 0)
+		return r;
+	if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if (s->text) {
+		s->text_label = (struct out_label){ .noun = "alert lines", .where = "stdout",
+						    .until = "until writing works again" };
+		output__set_reporter(s->text, on_output, &s->text_label);
+	}
+	if (!s->opts->ocsf_path)
+		return 0;
+	return open_jsonl(s->opts->ocsf_path, "the OCSF output", "OCSF findings", PL_ALERT_OCSF, &s->ocsf,
+			  &s->ocsf_label);
+}
+
+/* On-CPU stacks and their symbols, when the probes sample. */
+static int open_sampling(struct sensor *s)
+{
+	struct oncpu_table ot;
+	int r;
+
+	if (!bpfsensor__samples(s->bpf)) {
+		if (s->opts->sample_hz)
+			log_warn("On-CPU sampling is off: %s; alerts carry no stacks",
+				 s->feat.have[PL_FEAT_PERF_EVENT] ? "--sample-hz 0" : "perf events are unavailable");
+		return 0;
+	}
+	ot = bpfsensor__oncpu_table(s->bpf);
+	if (symbols__new(&s->sym) < 0 ||
+	    oncpu__new(&ot, s->sym, s->opts->max_stacks, s->opts->sample_hz, &s->oncpu) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	symbols__load_kernel(s->sym);
+	r = bpfsensor__watch_mmaps(s->bpf, on_mmap, s->sym);
+	if (r < 0)
+		log_warn_errno(r, "Cannot watch executable mappings (%m): stack frames of processes "
+				  "that have exited before their stacks are read stay unnamed");
+	return 0;
+}
+
+/* The probes, and what consumes their records: failed paths, the pipeline,
+ * sampling, identity, images; privileges dropped once all is attached. */
+static int open_probes(struct sensor *s)
 {
 	struct bpfsensor_opts bo = {
 		.max_procs = s->opts->max_procs,
@@ -462,186 +598,54 @@ static int sensor_open(struct sensor *s)
 		.fail_keys_burst = PROC_MAX_FAIL_KEYS,
 		.fail_keys_per_s = 32,
 	};
-	sigset_t mask;
+	struct pipeline_opts po = {
+		.exec_records = s->opts->process_records,
+		.process_records = s->opts->process_records,
+		.window_records = s->opts->window_records,
+	};
+	struct failpaths_table tbl;
+	struct images_deps d;
+	int r = bpfsensor__open(&bo, &s->feat, on_record, s, &s->bpf);
+
+	if (r < 0)
+		return r;
+	tbl = bpfsensor__fail_table(s->bpf);
+	if (failpaths__new(&tbl, s->procs, &s->fails) < 0 || pipeline__new(&po, s->learn, s->alerts, &s->pipe) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	r = open_sampling(s);
+	if (r < 0)
+		return r;
+	set_outputs(s);
+	/* every program loaded and attached, every perf event open: the
+	 * steady state's privileges from here on. Before any thread is
+	 * started (capabilities are per thread): the hash worker now. */
+	r = privilege__drop(s->opts->keep_privileges);
+	if (r < 0)
+		return r;
+	privilege__selftest();
+	r = identity__new(s->feat.cgroup2, &s->ident);
+	if (r < 0)
+		return log_error_errno(r, "Cannot start the identity hash worker: %m");
+	d = (struct images_deps){
+		.procs = s->procs,
+		.ident = s->ident,
+		.fails = s->fails,
+		.bin = s->bin,
+		.live = s->live,
+		.learn = s->learn,
+		.pipe = s->pipe,
+		.oncpu = s->oncpu,
+	};
+	if (images__new(&d, &s->images) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	return 0;
+}
+
+/* The event loop's fds: the ring buffer, signals, the tick, the stop timer, identity. */
+static int open_event_loop(struct sensor *s)
+{
 	int r;
 
-	features__probe(&s->feat, true);
-	r = features__check_required(&s->feat);
-	if (r < 0)
-		return r;
-	features__warn_optional(&s->feat);
-
-	if (s->opts->json_path) {
-		r = jsonl_output__open(s->opts->json_path, &s->out);
-		if (r < 0) {
-			char why[256];
-
-			return log_error_errno(r, "Cannot open JSON output '%s': %s", s->opts->json_path,
-					       json_open_why(r, s->opts->json_path, why, sizeof(why)));
-		}
-		s->out_label = (struct out_label){ .noun = "records", .until = "until writing works again" };
-		snprintf(s->out_label.where, sizeof(s->out_label.where), "%s",
-			 strcmp(s->opts->json_path, "-") == 0 ? "stdout" : s->opts->json_path);
-		output__set_reporter(s->out, on_output, &s->out_label);
-	}
-	if (s->opts->audit_log) {
-		r = audit_trail__open(s->opts, &s->audit);
-		if (r < 0)
-			return r;
-	}
-	if (proctable__new(s->opts->max_procs, &s->procs) < 0 ||
-	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
-		return log_error_errno(ENOMEM, "Out of memory");
-	/* a JSON output on a pipe whose reader went away is an output that
-	 * fails (EPIPE, counted and reported), not a reason to die */
-	{
-		struct sigaction ign = { .sa_handler = SIG_IGN };
-
-		if (sigaction(SIGPIPE, &ign, NULL) < 0)
-			return log_error_errno(errno, "sigaction: %m");
-	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return log_error_errno(errno, "sigprocmask: %m");
-	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s->sigfd < 0)
-		return log_error_errno(errno, "signalfd: %m");
-
-	if (s->opts->rules) {
-		static const char *def; /* static: alerts keeps &def, and reads it at every SIGHUP */
-		struct alerts_opts ao = {
-			.paths = s->opts->nrule_paths ? s->opts->rule_paths : &def,
-			.npaths = s->opts->nrule_paths ? s->opts->nrule_paths : 1,
-			.enable = s->opts->enable,
-			.nenable = s->opts->nenable,
-			.disable = s->opts->disable,
-			.ndisable = s->opts->ndisable,
-			.regex_budget_ns = (uint64_t)s->opts->regex_budget_ms * 1000000ull,
-		};
-
-		def = run_opts__default_rules();
-		/* bad rules at start-up stop the sensor: nobody should believe it is watching */
-		r = alerts__open(&ao, &s->alerts);
-		if (r < 0)
-			return r;
-		if (s->opts->syslog.kind != PL_SYSLOG_OFF) {
-			struct pl_syslog_opts so = { .app_name = "plumbline", .facility = LOG_DAEMON,
-						     .buffer_bytes = s->opts->syslog_buffer_bytes };
-			struct pl_syslog_stats st;
-			char target[PL_SYSLOG_HOST_MAX + 16];
-
-			r = syslog_output__open(&s->opts->syslog, &so, &s->syslog);
-			if (r < 0)
-				return log_error_errno(r, "Cannot set up the syslog output: %m");
-			syslog_target__format(&s->opts->syslog, target, sizeof(target));
-			s->syslog_label = (struct out_label){
-				.noun = "alerts",
-				.until = "while the syslog buffer is full (the target is down or slow)",
-			};
-			snprintf(s->syslog_label.where, sizeof(s->syslog_label.where), "syslog (%.140s)", target);
-			output__set_reporter(s->syslog, on_output, &s->syslog_label);
-			/* a target unusable already is said now, not at the first alert */
-			syslog_output__stats(s->syslog, &st);
-			if (st.state == PL_SYSLOG_DISCONNECTED)
-				log_warn("%s: alerts to syslog (%s) wait in a bounded buffer until it takes them "
-					 "(retried with a backoff of 1 s doubling to 30 s)",
-					 st.why, target);
-		}
-		if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
-			return log_error_errno(ENOMEM, "Out of memory");
-		if (s->text) {
-			s->text_label = (struct out_label){ .noun = "alert lines", .where = "stdout",
-							    .until = "until writing works again" };
-			output__set_reporter(s->text, on_output, &s->text_label);
-		}
-		if (s->opts->ocsf_path) {
-			r = jsonl_output__open(s->opts->ocsf_path, &s->ocsf);
-			if (r < 0) {
-				char why[256];
-
-				return log_error_errno(r, "Cannot open the OCSF output '%s': %s", s->opts->ocsf_path,
-						       json_open_why(r, s->opts->ocsf_path, why, sizeof(why)));
-			}
-			s->ocsf->alert_form = PL_ALERT_OCSF;
-			s->ocsf_label = (struct out_label){ .noun = "OCSF findings", .until = "until writing works again" };
-			snprintf(s->ocsf_label.where, sizeof(s->ocsf_label.where), "%s",
-				 strcmp(s->opts->ocsf_path, "-") == 0 ? "stdout" : s->opts->ocsf_path);
-			output__set_reporter(s->ocsf, on_output, &s->ocsf_label);
-		}
-	}
-	if (binagg__new(4096, &s->bin) < 0)
-		return log_error_errno(ENOMEM, "Out of memory");
-
-	/* A state directory it cannot use (insecure, in use, uncreatable) stops the
-	 * sensor, as bad rules do: nobody should believe it is learning. */
-	if (s->opts->baselines) {
-		r = learner__open(s->opts->state_dir, &s->opts->policy, &s->learn);
-		if (r < 0) {
-			log_error("not starting without the baselines it was asked for (--no-baselines runs without them)");
-			return r;
-		}
-	}
-
-	r = bpfsensor__open(&bo, &s->feat, on_record, s, &s->bpf);
-	if (r < 0)
-		return r;
-	{
-		struct failpaths_table tbl = bpfsensor__fail_table(s->bpf);
-		struct pipeline_opts po = {
-			.exec_records = s->opts->process_records,
-			.process_records = s->opts->process_records,
-			.window_records = s->opts->window_records,
-		};
-		struct images_deps d;
-
-		if (failpaths__new(&tbl, s->procs, &s->fails) < 0 ||
-		    pipeline__new(&po, s->learn, s->alerts, &s->pipe) < 0)
-			return log_error_errno(ENOMEM, "Out of memory");
-		if (bpfsensor__samples(s->bpf)) {
-			struct oncpu_table ot = bpfsensor__oncpu_table(s->bpf);
-
-			if (symbols__new(&s->sym) < 0 ||
-			    oncpu__new(&ot, s->sym, s->opts->max_stacks, s->opts->sample_hz, &s->oncpu) < 0)
-				return log_error_errno(ENOMEM, "Out of memory");
-			symbols__load_kernel(s->sym);
-			r = bpfsensor__watch_mmaps(s->bpf, on_mmap, s->sym);
-			if (r < 0)
-				log_warn_errno(r, "Cannot watch executable mappings (%m): stack frames of processes "
-						     "that have exited before their stacks are read stay unnamed");
-		} else if (s->opts->sample_hz) {
-			log_warn("On-CPU sampling is off: %s; alerts carry no stacks",
-				    s->feat.have[PL_FEAT_PERF_EVENT] ? "--sample-hz 0" : "perf events are unavailable");
-		}
-		set_outputs(s);
-		/* every program loaded and attached, every perf event open: the
-		 * steady state's privileges from here on. Before any thread is
-		 * started (capabilities are per thread): the hash worker now. */
-		r = privilege__drop(s->opts->keep_privileges);
-		if (r < 0)
-			return r;
-		privilege__selftest();
-		r = identity__new(s->feat.cgroup2, &s->ident);
-		if (r < 0)
-			return log_error_errno(r, "Cannot start the identity hash worker: %m");
-		d = (struct images_deps){
-			.procs = s->procs,
-			.ident = s->ident,
-			.fails = s->fails,
-			.bin = s->bin,
-			.live = s->live,
-			.learn = s->learn,
-			.pipe = s->pipe,
-			.oncpu = s->oncpu,
-		};
-		if (images__new(&d, &s->images) < 0)
-			return log_error_errno(ENOMEM, "Out of memory");
-	}
-
-	if (lossalert__open(s->opts->loss_alert_interval_s, &s->loss) < 0)
-		return log_error_errno(ENOMEM, "Out of memory");
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0)
 		return log_error_errno(errno, "epoll_create1: %m");
@@ -665,6 +669,58 @@ static int sensor_open(struct sensor *s)
 		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
+	return 0;
+}
+
+/*
+ * Open everything in the order a failure must stop at: the kernel's
+ * features, the outputs, the signals, the rules and the outputs of alerts,
+ * the state (baselines), the probes, the loss alert, the event loop, and
+ * last the metrics (a thread, which inherits the signal mask).
+ */
+static int sensor_open(struct sensor *s)
+{
+	int r;
+
+	if (!pl_alert_ids__init(&s->ids, 0))
+		log_warn("getrandom: %m; alert ids are derived from the clock and the pid");
+	features__probe(&s->feat, true);
+	r = features__check_required(&s->feat);
+	if (r < 0)
+		return r;
+	features__warn_optional(&s->feat);
+	if (s->opts->json_path && (r = open_jsonl(s->opts->json_path, "JSON output", "records", PL_ALERT_NATIVE,
+						    &s->out, &s->out_label)) < 0)
+		return r;
+	if (s->opts->audit_log && (r = audit_trail__open(s->opts, &s->audit)) < 0)
+		return r;
+	if (proctable__new(s->opts->max_procs, &s->procs) < 0 ||
+	    (s->opts->live == LIVE_ON && live__new(&s->live) < 0))
+		return log_error_errno(ENOMEM, "Out of memory");
+	r = open_signals(s);
+	if (r < 0)
+		return r;
+	if (s->opts->rules && ((r = load_rules(s)) < 0 || (r = open_alert_outputs(s)) < 0))
+		return r;
+	if (binagg__new(4096, &s->bin) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	/* A state directory it cannot use (insecure, in use, uncreatable) stops the
+	 * sensor, as bad rules do: nobody should believe it is learning. */
+	if (s->opts->baselines) {
+		r = learner__open(s->opts->state_dir, &s->opts->policy, &s->learn);
+		if (r < 0) {
+			log_error("not starting without the baselines it was asked for (--no-baselines runs without them)");
+			return r;
+		}
+	}
+	r = open_probes(s);
+	if (r < 0)
+		return r;
+	if (lossalert__open(s->opts->loss_alert_interval_s, &s->ids, &s->loss) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	r = open_event_loop(s);
+	if (r < 0)
+		return r;
 	/* after the signal mask, which the metrics thread inherits */
 	return runtime__open(s->opts, &s->rt);
 }

@@ -95,7 +95,6 @@ static int fill_rules(struct snapshot *s, const struct alerts *a)
 int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t start_time_ns, uint32_t max_procs)
 {
 	const struct images_stats *im = images__stats(src->images);
-	const struct failpaths_stats *fst = failpaths__stats(src->fails);
 	const struct pipeline_stats *pst = pipeline__stats(src->pipe);
 	uint64_t k[PL_DROP_MAX] = {0}, now = mono_ns();
 	struct rusage ru;
@@ -127,29 +126,29 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 	s->window_records = pst->window_records;
 
 	/* every loss counter of the stats record, by its key there (docs/records.md) */
-	loss(s, "ringbuf_full", k[PL_DROP_RINGBUF]);
-	loss(s, "proc_map_full", k[PL_DROP_PROC_MAP]);
-	loss(s, "fail_path_map_full", k[PL_DROP_FAILPATH_MAP]);
-	loss(s, "thread_state", k[PL_DROP_THREAD_STATE]);
-	loss(s, "path_fault", k[PL_DROP_PATH_FAULT]);
-	loss(s, "fail_path_image_cap", k[PL_DROP_FAILPATH_IMAGE]);
-	loss(s, "stack_table_full", k[PL_DROP_STACK_MAP]);
-	loss(s, "stack_not_stored", k[PL_DROP_STACK_ID]);
-	loss(s, "stack_image_cap", k[PL_DROP_STACK_IMAGE]);
-	loss(s, "invalid_records", im->invalid);
-	loss(s, "proctable_full", im->proctable_full);
-	loss(s, "fail_keys_unremembered", fst->unremembered);
-	loss(s, "fail_paths_displaced", fst->displaced);
-	loss(s, "binaries_untracked", binagg__overflow(src->bin));
-	loss(s, "binary_paths_forgotten", binagg__known_dropped(src->bin));
-	loss(s, "hash_queue_full", src->ident ? identity__stats(src->ident)->hash_queue_full : 0);
-	if (src->oncpu && src->sym) {
-		const struct oncpu_stats *os = oncpu__stats(src->oncpu);
+	{
+		static const enum pl_loss order[] = {
+			PL_LOSS_RINGBUF_FULL,	      PL_LOSS_PROC_MAP_FULL,	      PL_LOSS_FAIL_PATH_MAP_FULL,
+			PL_LOSS_THREAD_STATE,	      PL_LOSS_PATH_FAULT,	      PL_LOSS_FAIL_PATH_IMAGE_CAP,
+			PL_LOSS_STACK_TABLE_FULL,      PL_LOSS_STACK_NOT_STORED,       PL_LOSS_STACK_IMAGE_CAP,
+			PL_LOSS_INVALID_RECORDS,       PL_LOSS_PROCTABLE_FULL,	      PL_LOSS_FAIL_KEYS_UNREMEMBERED,
+			PL_LOSS_FAIL_PATHS_DISPLACED,  PL_LOSS_BINARIES_UNTRACKED,     PL_LOSS_BINARY_PATHS_FORGOTTEN,
+			PL_LOSS_HASH_QUEUE_FULL,
+		};
+		/* with on-CPU sampling only */
+		static const enum pl_loss sampling[] = {
+			PL_LOSS_STACKS_UNREADABLE,
+			PL_LOSS_KEYS_DISPLACED,
+			PL_LOSS_MAPPINGS_LOST,
+			PL_LOSS_OBJECTS_REFUSED,
+		};
+		uint64_t c[PL_LOSS_MAX];
 
-		loss(s, "stacks_unreadable", os->stacks_unreadable);
-		loss(s, "keys_displaced", os->displaced);
-		loss(s, "mappings_lost", bpfsensor__mmaps_lost(src->bpf));
-		loss(s, "objects_refused", symbols__stats(src->sym)->objects_refused);
+		stats__loss_counts(src, c);
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+			loss(s, pl_loss__name(order[i]), c[order[i]]);
+		for (size_t i = 0; src->oncpu && src->sym && i < sizeof(sampling) / sizeof(sampling[0]); i++)
+			loss(s, pl_loss__name(sampling[i]), c[sampling[i]]);
 	}
 	s->path_truncated = k[PL_DROP_PATH_TRUNC];
 	s->args_truncated = k[PL_DROP_ARGS_TRUNC];

@@ -9,6 +9,83 @@
 #include "clock.h"
 #include "syslog_out.h"
 
+/* The kernel's drop counters, keyed as in the stats record's kernel_drops. */
+static const char *const drop_names[PL_DROP_MAX] = {
+	"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
+	"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
+	"stack_table_full", "stack_not_stored", "stack_image_cap",
+};
+
+/* The causes counted in user space; a kernel cause is named by its drop counter. */
+static const struct {
+	const char *name;
+	int drop; /* PL_DROP_*, or -1 */
+} causes[PL_LOSS_MAX] = {
+	[PL_LOSS_RINGBUF_FULL] = { NULL, PL_DROP_RINGBUF },
+	[PL_LOSS_INVALID_RECORDS] = { "invalid_records", -1 },
+	[PL_LOSS_PROC_MAP_FULL] = { NULL, PL_DROP_PROC_MAP },
+	[PL_LOSS_PROCTABLE_FULL] = { "proctable_full", -1 },
+	[PL_LOSS_FAIL_PATH_MAP_FULL] = { NULL, PL_DROP_FAILPATH_MAP },
+	[PL_LOSS_FAIL_PATH_IMAGE_CAP] = { NULL, PL_DROP_FAILPATH_IMAGE },
+	[PL_LOSS_PATH_FAULT] = { NULL, PL_DROP_PATH_FAULT },
+	[PL_LOSS_FAIL_KEYS_UNREMEMBERED] = { "fail_keys_unremembered", -1 },
+	[PL_LOSS_THREAD_STATE] = { NULL, PL_DROP_THREAD_STATE },
+	[PL_LOSS_STACK_TABLE_FULL] = { NULL, PL_DROP_STACK_MAP },
+	[PL_LOSS_STACK_NOT_STORED] = { NULL, PL_DROP_STACK_ID },
+	[PL_LOSS_STACK_IMAGE_CAP] = { NULL, PL_DROP_STACK_IMAGE },
+	[PL_LOSS_MAPPINGS_LOST] = { "mappings_lost", -1 },
+	[PL_LOSS_BINARIES_UNTRACKED] = { "binaries_untracked", -1 },
+	[PL_LOSS_HASH_QUEUE_FULL] = { "hash_queue_full", -1 },
+	[PL_LOSS_OUTPUT_DROPPED] = { "output_dropped", -1 },
+	[PL_LOSS_SYSLOG_DROPPED] = { "syslog_dropped", -1 },
+	[PL_LOSS_OCSF_DROPPED] = { "ocsf_dropped", -1 },
+	[PL_LOSS_AUDIT_DROPPED] = { "audit_dropped", -1 },
+	[PL_LOSS_FAIL_PATHS_DISPLACED] = { "fail_paths_displaced", -1 },
+	[PL_LOSS_BINARY_PATHS_FORGOTTEN] = { "binary_paths_forgotten", -1 },
+	[PL_LOSS_STACKS_UNREADABLE] = { "stacks_unreadable", -1 },
+	[PL_LOSS_KEYS_DISPLACED] = { "keys_displaced", -1 },
+	[PL_LOSS_OBJECTS_REFUSED] = { "objects_refused", -1 },
+};
+
+const char *pl_loss__name(enum pl_loss c)
+{
+	if (c < 0 || c >= PL_LOSS_MAX)
+		return "?";
+	return causes[c].drop >= 0 ? drop_names[causes[c].drop] : causes[c].name;
+}
+
+static uint64_t dropped(const struct pl_output *o)
+{
+	return o ? o->dropped : 0;
+}
+
+void stats__loss_counts(const struct stats_sources *src, uint64_t ret[PL_LOSS_MAX])
+{
+	const struct images_stats *im = images__stats(src->images);
+	const struct failpaths_stats *fst = failpaths__stats(src->fails);
+	const struct oncpu_stats *os = src->oncpu ? oncpu__stats(src->oncpu) : NULL;
+	uint64_t k[PL_DROP_MAX] = { 0 };
+
+	bpfsensor__drops(src->bpf, k);
+	for (int i = 0; i < PL_LOSS_MAX; i++)
+		ret[i] = causes[i].drop >= 0 ? k[causes[i].drop] : 0;
+	ret[PL_LOSS_INVALID_RECORDS] = im->invalid;
+	ret[PL_LOSS_PROCTABLE_FULL] = im->proctable_full;
+	ret[PL_LOSS_FAIL_KEYS_UNREMEMBERED] = fst->unremembered;
+	ret[PL_LOSS_MAPPINGS_LOST] = src->oncpu ? bpfsensor__mmaps_lost(src->bpf) : 0;
+	ret[PL_LOSS_BINARIES_UNTRACKED] = binagg__overflow(src->bin);
+	ret[PL_LOSS_HASH_QUEUE_FULL] = src->ident ? identity__stats(src->ident)->hash_queue_full : 0;
+	ret[PL_LOSS_OUTPUT_DROPPED] = dropped(src->json);
+	ret[PL_LOSS_SYSLOG_DROPPED] = dropped(src->syslog);
+	ret[PL_LOSS_OCSF_DROPPED] = dropped(src->ocsf);
+	ret[PL_LOSS_AUDIT_DROPPED] = dropped(src->audit);
+	ret[PL_LOSS_FAIL_PATHS_DISPLACED] = fst->displaced;
+	ret[PL_LOSS_BINARY_PATHS_FORGOTTEN] = binagg__known_dropped(src->bin);
+	ret[PL_LOSS_STACKS_UNREADABLE] = os ? os->stacks_unreadable : 0;
+	ret[PL_LOSS_KEYS_DISPLACED] = os ? os->displaced : 0;
+	ret[PL_LOSS_OBJECTS_REFUSED] = src->sym ? symbols__stats(src->sym)->objects_refused : 0;
+}
+
 struct live_losses stats__losses(const struct stats_sources *src)
 {
 	const struct images_stats *im = images__stats(src->images);
@@ -112,14 +189,51 @@ static struct json_object *oncpu_stats(const struct stats_sources *src)
 	return o;
 }
 
+static struct json_object *baselines_json(const struct learner *l)
+{
+	struct json_object *b = json_object_new_object();
+	struct learner_counts c;
+
+	if (!b)
+		return NULL;
+	learner__counts(l, &c);
+	add_u64(b, "baselines", c.baselines);
+	add_u64(b, "process_samples_learned", c.process_samples);
+	add_u64(b, "window_samples_learned", c.window_samples);
+	add_u64(b, "anomalous_samples", c.anomalous);
+	add_u64(b, "without_baseline", c.without_baseline);
+	add_u64(b, "save_errors", c.save_errors);
+	add_u64(b, "evicted", c.evicted);
+	add_u64(b, "aged_out", c.aged_out);
+	return b;
+}
+
+struct json_object *stats__rules_json(const struct alerts_counts *c)
+{
+	struct json_object *r = json_object_new_object();
+
+	if (!r)
+		return NULL;
+	add_u64(r, "rules", c->rules);
+	add_u64(r, "events", c->events);
+	add_u64(r, "alerts", c->alerts);
+	add_u64(r, "throttled", c->throttled);
+	add_u64(r, "summaries", c->summaries);
+	add_u64(r, "summaries_pending", c->summaries_pending);
+	add_u64(r, "regex_limit_hits", c->regex_limit_hits);
+	add_u64(r, "regex_errors", c->regex_errors);
+	add_u64(r, "regex_runs", c->regex_runs);
+	add_u64(r, "regex_cache_hits", c->regex_cache_hits);
+	add_u64(r, "regex_skipped", c->regex_skipped);
+	add_u64(r, "regex_skipped_matches", c->regex_skipped_matches);
+	add_u64(r, "reloads", c->reloads);
+	add_u64(r, "reload_failures", c->reload_failures);
+	return r;
+}
+
 struct json_object *stats__record(const struct stats_sources *src)
 {
 	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack" };
-	static const char *const drop_names[PL_DROP_MAX] = {
-		"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
-		"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
-		"stack_table_full", "stack_not_stored", "stack_image_cap",
-	};
 	const struct images_stats *im = images__stats(src->images);
 	const struct failpaths_stats *fst = failpaths__stats(src->fails);
 	const struct pipeline_stats *pst = pipeline__stats(src->pipe);
@@ -183,14 +297,15 @@ struct json_object *stats__record(const struct stats_sources *src)
 	for (int i = 0; i < PL_FEAT_MAX; i++)
 		json_object_object_add(feat, features__id(i), json_object_new_boolean(src->feat->have[i]));
 	json_object_object_add(o, "features", feat);
-	if (src->learn)
-		learner__stats(src->learn, o);
-	else
-		json_object_object_add(o, "baselines", NULL);
-	if (src->alerts)
-		alerts__stats(src->alerts, o);
-	else
+	json_object_object_add(o, "baselines", src->learn ? baselines_json(src->learn) : NULL);
+	if (src->alerts) {
+		struct alerts_counts c;
+
+		alerts__counts(src->alerts, &c);
+		json_object_object_add(o, "rules", stats__rules_json(&c));
+	} else {
 		json_object_object_add(o, "rules", NULL);
+	}
 	add_u64(o, "binaries_untracked", binagg__overflow(src->bin));
 	add_u64(o, "binary_paths_forgotten", binagg__known_dropped(src->bin));
 	json_object_object_add(o, "identity", src->ident ? identity_stats(src->ident) : NULL);

@@ -5,7 +5,7 @@
  * JSON (json-c), a sample (sample_json__parse()), and the shipped default
  * rules (alerts__eval(), loaded once in LLVMFuzzerInitialize), their alerts
  * written to two outputs (the native record and OCSF) that check each alert
- * serializes to one line that parses back and formats as a syslog message.
+ * serializes to one line that parses back, and formats as a syslog message.
  * At the end of each input every dedupe window is closed (alerts__finish()),
  * as replay does, so inputs don't depend on each other.
  */
@@ -35,14 +35,15 @@ static struct sample_buf *buf;
 static struct pl_output *outs[2];
 static const char *rules_path;
 
-static int check_write(struct pl_output *o, struct json_object *rec)
+static int check_write(struct pl_output *o, const struct pl_record *rec)
 {
 	static char msg[PL_SYSLOG_MSG_MAX + 1];
 	const struct pl_syslog_header h = { .facility = 3 << 3, .time_us = 1, .hostname = "h", .app_name = "plumbline" };
 	size_t len;
-	const char *text = json_object_to_json_string_length(rec, JSON_C_TO_STRING_PLAIN, &len);
+	char *text = NULL;
 	struct json_object *back;
 
+	FZ_ASSERT(pl_record__text(rec, o->alert_form, &text, &len) == 0);
 	FZ_ASSERT(text && strlen(text) == len);
 	FZ_ASSERT(fz_utf8_valid(text, len));
 	for (size_t i = 0; i < len; i++)
@@ -50,6 +51,7 @@ static int check_write(struct pl_output *o, struct json_object *rec)
 	back = json_tokener_parse(text);
 	FZ_ASSERT(back);
 	json_object_put(back);
+	free(text);
 	len = syslog_format__5424(msg, sizeof(msg), &h, rec, NULL);
 	FZ_ASSERT(len == strlen(msg) && len <= PL_SYSLOG_MSG_MAX && !memchr(msg, '\n', len));
 	o->written++;

@@ -59,25 +59,28 @@ struct ut_mem_output {
 	size_t n, cap;
 };
 
-static inline int ut_mem_write(struct pl_output *o, struct json_object *rec)
+static inline int ut_mem_write(struct pl_output *o, const struct pl_record *rec)
 {
 	struct ut_mem_output *m = (struct ut_mem_output *)o;
-	/* the JSONL backend's flags (outputs/jsonl.c) */
-	const char *s = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *s;
+	size_t len;
+	/* the text the JSONL backend writes, in the output's form (outputs/jsonl.c) */
+	int r = pl_record__text(rec, o->alert_form, &s, &len);
 
+	if (r < 0)
+		return r;
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 16;
 		char **l = realloc(m->lines, cap * sizeof(*l));
 
-		if (!l)
+		if (!l) {
+			free(s);
 			return -ENOMEM;
+		}
 		m->lines = l;
 		m->cap = cap;
 	}
-	m->lines[m->n] = strdup(s);
-	if (!m->lines[m->n])
-		return -ENOMEM;
-	m->n++;
+	m->lines[m->n++] = s;
 	ut_keep_record(o, s);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "alerts.h"
+#include "stats.h"
 #include "log.h"
 #include "syscalls.h"
 
@@ -120,13 +121,16 @@ static struct json_object *alert(struct fx *f, size_t i)
 	return ut_mem_record(f->out, i);
 }
 
+/* A counter of the stats record's `rules`, by its key there. */
 static uint64_t rules_counter(struct fx *f, const char *key)
 {
-	struct json_object *o = json_object_new_object();
+	struct alerts_counts c;
+	struct json_object *o;
 	uint64_t v;
 
-	alerts__stats(f->a, o);
-	v = ut_u64(ut_obj(o, "rules"), key);
+	alerts__counts(f->a, &c);
+	o = stats__rules_json(&c);
+	v = ut_u64(o, key);
 	json_object_put(o);
 	return v;
 }

@@ -73,7 +73,7 @@ static void write_n(struct pl_output *o, int from, int n)
 	for (int i = from; i < from + n; i++) {
 		struct json_object *a = alert(i);
 
-		assert_int_equal(output__write(o, a), 0);
+		assert_int_equal(output__write_event(o, "alert", a), 0);
 		json_object_put(a);
 	}
 }
@@ -324,8 +324,8 @@ static void test_audit_full_disk_rolls_back_counts_and_says_so(void **state)
 	lim = old;
 	lim.rlim_cur = (rlim_t)st.st_size + 200; /* less than any line: each is cut mid-way */
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	assert_int_equal(output__write(o, big), -EFBIG);
-	assert_int_equal(output__write(o, big), -EFBIG);
+	assert_int_equal(output__write_event(o, "alert", big), -EFBIG);
+	assert_int_equal(output__write_event(o, "alert", big), -EFBIG);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	json_object_put(big);

@@ -99,7 +99,7 @@ static struct json_object *make_rec(int n, size_t pad)
 static int write_rec(struct pl_output *o, int n, size_t pad)
 {
 	struct json_object *rec = make_rec(n, pad);
-	int r = output__write(o, rec);
+	int r = output__write_event(o, "test", rec);
 
 	json_object_put(rec);
 	return r;
@@ -153,8 +153,8 @@ static void test_jsonl_writes_one_line_per_record(void **state)
 	rec = json_object_new_object();
 	json_object_object_add(rec, "s", json_object_new_string("a\nb\"/c"));
 	json_object_object_add(rec, "n", json_object_new_int(1));
-	assert_int_equal(output__write(o, rec), 0);
-	assert_int_equal(output__write(o, rec), 0);
+	assert_int_equal(output__write_event(o, "test", rec), 0);
+	assert_int_equal(output__write_event(o, "test", rec), 0);
 	json_object_put(rec);
 	assert_int_equal(write_rec(o, 7, 3), 0);
 	assert_int_equal(output__flush(o), 0);

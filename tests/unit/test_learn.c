@@ -130,15 +130,12 @@ static bool observe(struct fx *f, struct proc_info *pi, struct pl_sample *s, boo
 	return r;
 }
 
-static uint64_t counter(struct fx *f, const char *key)
+static struct learner_counts counts(struct fx *f)
 {
-	struct json_object *o = json_object_new_object();
-	uint64_t v;
+	struct learner_counts c;
 
-	learner__stats(f->l, o);
-	v = ut_u64(ut_obj(o, "baselines"), key);
-	json_object_put(o);
-	return v;
+	learner__counts(f->l, &c);
+	return c;
 }
 
 static void test_learn_state_fills_key_readiness_and_only_ready_quantiles(void **state)
@@ -207,7 +204,7 @@ static void test_learn_state_of_an_image_without_baseline_is_empty(void **state)
 	struct pl_sample s;
 
 	assert_null(pi->bl);
-	assert_int_equal(counter(f, "without_baseline"), 1);
+	assert_int_equal(counts(f).without_baseline, 1);
 	exit_of(f, &s, MS);
 	learner__score(f->l, pi, &s, true);
 	assert_null(s.bl.key);
@@ -287,7 +284,7 @@ static void test_learn_score_puts_the_baselines_verdict_into_the_sample(void **s
 	assert_false(learner__commit(f->l, false, &s));
 	assert_int_equal(pi->bl->samples, 3);
 	assert_int_equal(pi->bl->quarantined, 1);
-	assert_int_equal(counter(f, "anomalous_samples"), 1);
+	assert_int_equal(counts(f).anomalous, 1);
 }
 
 /* Until ready a baseline learns everything, what a rule fired on too; once
@@ -322,8 +319,8 @@ static void test_learn_commit_learns_and_a_rule_that_fired_blocks_it_once_ready(
 	window_of(f, &s, 100 * MS);
 	assert_true(observe(f, pi, &s, false));
 	assert_int_equal(pi->bl->windows, 4);
-	assert_int_equal(counter(f, "process_samples_learned"), 4);
-	assert_int_equal(counter(f, "window_samples_learned"), 4);
+	assert_int_equal(counts(f).process_samples, 4);
+	assert_int_equal(counts(f).window_samples, 4);
 }
 
 /* What the sensor saw only in part is scored, never learned; nor is what
@@ -429,7 +426,7 @@ static void test_learn_baselines_are_saved_and_loaded_again(void **state)
 	learner__state(f->l, pi, &s);
 	assert_true(s.bl.ready);
 	assert_int_equal(s.bl.samples, 3);
-	assert_int_equal(counter(f, "baselines"), 1);
+	assert_int_equal(counts(f).baselines, 1);
 }
 
 /* One writer per state directory; none that others could write. */
@@ -465,8 +462,8 @@ static void test_learn_a_baseline_in_use_is_never_evicted(void **state)
 	assert_int_equal(a->bl->users, 1);
 	b = image(f, 11, "/usr/bin/b", "build-id:bb", NULL);
 	assert_null(b->bl);
-	assert_int_equal(counter(f, "without_baseline"), 1);
-	assert_int_equal(counter(f, "evicted"), 0);
+	assert_int_equal(counts(f).without_baseline, 1);
+	assert_int_equal(counts(f).evicted, 0);
 	/* b execs a's binary: two users */
 	b = image(f, 11, "/usr/bin/a", "build-id:aa", NULL);
 	assert_ptr_equal(b->bl, a->bl);
@@ -474,12 +471,12 @@ static void test_learn_a_baseline_in_use_is_never_evicted(void **state)
 	proctable__remove(f->procs, 10);
 	c = image(f, 12, "/usr/bin/c", "build-id:cc", NULL);
 	assert_null(c->bl); /* b still runs a's binary */
-	assert_int_equal(counter(f, "without_baseline"), 2);
+	assert_int_equal(counts(f).without_baseline, 2);
 	b = image(f, 11, "/usr/bin/d", "build-id:dd", NULL); /* b execs again: a's is free */
 	assert_non_null(b->bl);
 	assert_string_equal(b->bl->key, "build-id:dd@-");
-	assert_int_equal(counter(f, "evicted"), 1);
-	assert_int_equal(counter(f, "baselines"), 1);
+	assert_int_equal(counts(f).evicted, 1);
+	assert_int_equal(counts(f).baselines, 1);
 }
 
 int main(void)

@@ -690,7 +690,7 @@ static void test_pipeline_window_is_learned_unless_a_rule_fires(void **state)
 	struct proc_info *pi, *fire;
 	struct pl_sample s;
 	struct json_object *rec, *bl;
-	struct json_object *st;
+	struct learner_counts lc;
 
 	open_pipeline(f, f->rules, &o);
 	pi = image(f, 10, 1, "/usr/bin/svc", "build-id:5c", NULL, "svc");
@@ -728,11 +728,9 @@ static void test_pipeline_window_is_learned_unless_a_rule_fires(void **state)
 		assert_false(ut_bool(bl, "anomalous"));
 		json_object_put(rec);
 	}
-	st = json_object_new_object();
-	learner__stats(f->learn, st);
-	assert_int_equal(ut_u64(ut_obj(st, "baselines"), "window_samples_learned"), 4);
-	assert_int_equal(ut_u64(ut_obj(st, "baselines"), "process_samples_learned"), 0);
-	json_object_put(st);
+	learner__counts(f->learn, &lc);
+	assert_int_equal(lc.window_samples, 4);
+	assert_int_equal(lc.process_samples, 0);
 	assert_int_equal(pipeline__stats(f->pipe)->window_records, 5);
 }
 
@@ -828,7 +826,8 @@ static void test_pipeline_running_exit_is_scored_but_neither_learned_nor_judged(
 	struct pipeline_opts o = {.process_records = true};
 	struct proc_info *pi;
 	struct pl_sample s;
-	struct json_object *rec, *bl, *st;
+	struct json_object *rec, *bl;
+	struct learner_counts lc;
 
 	open_pipeline(f, f->rules, &o);
 	for (int i = 0; i < 3; i++) {
@@ -856,10 +855,8 @@ static void test_pipeline_running_exit_is_scored_but_neither_learned_nor_judged(
 	assert_false(ut_bool(bl, "anomalous"));
 	assert_true(json_object_object_length(ut_obj(bl, "features")) > 0);
 	json_object_put(rec);
-	st = json_object_new_object();
-	learner__stats(f->learn, st);
-	assert_int_equal(ut_u64(ut_obj(st, "baselines"), "process_samples_learned"), 3);
-	json_object_put(st);
+	learner__counts(f->learn, &lc);
+	assert_int_equal(lc.process_samples, 3);
 }
 
 static void test_pipeline_writes_records_only_for_the_moments_asked_for(void **state)

@@ -92,25 +92,45 @@ static ssize_t recv_one(int fd, char *buf, size_t size, int timeout_ms)
 	return n;
 }
 
-static struct json_object *alert(const char *rule, const char *output, int severity)
+/* A typed alert as the sensor starts one (pl_alert__init()), with its
+ * rule, output and severity; free() it. */
+static struct pl_alert *alert(const char *rule, const char *output, int severity)
 {
-	struct json_object *o = json_object_new_object();
+	static struct pl_alert_ids ids = { .instance = 1 };
+	struct pl_alert *a = calloc(1, sizeof(*a));
 
-	json_object_object_add(o, "type", json_object_new_string("alert"));
-	json_object_object_add(o, "rule", json_object_new_string(rule));
-	json_object_object_add(o, "output", json_object_new_string(output));
-	json_object_object_add(o, "severity", json_object_new_int(severity));
-	return o;
+	assert_non_null(a);
+	pl_alert__init(a, PL_ALERT_RULE, &ids, 0, rule, "Warning", severity);
+	snprintf(a->output, sizeof(a->output), "%s", output);
+	return a;
 }
 
 static int write_alert(struct pl_output *o, const char *rule, const char *output, int severity)
 {
-	struct json_object *a = alert(rule, output, severity);
-	int r = output__write(o, a);
+	struct pl_alert *a = alert(rule, output, severity);
+	int r = output__write_alert(o, a);
 
-	json_object_put(a);
+	free(a);
 	return r;
 }
+
+static size_t fmt_alert(char *buf, size_t size, const struct pl_syslog_header *h, const struct pl_alert *a,
+			bool *ret_cut)
+{
+	return syslog_format__5424(buf, size, h, &(struct pl_record){ .kind = PL_RECORD_ALERT, .alert = a }, ret_cut);
+}
+
+static size_t fmt_event(char *buf, size_t size, const struct pl_syslog_header *h, const char *type,
+			struct json_object *body)
+{
+	const struct pl_event ev = { .type = type, .body = body };
+
+	return syslog_format__5424(buf, size, h, &(struct pl_record){ .kind = PL_RECORD_EVENT, .event = &ev }, NULL);
+}
+
+/* The parameters of alert() after its rule and severity. */
+#define TAIL_PARAMS                                                                                                    \
+	" when=\"sensor\" pid=\"0\" suppressed_before=\"0\" regex_skipped=\"false\" rule_file=\"\" rule_line=\"0\""
 
 struct heard {
 	int failing, still, recovered;
@@ -192,66 +212,95 @@ static void test_syslog_target_parse(void **state)
 
 static void test_syslog_5424_exact_bytes_of_an_alert(void **state)
 {
-	struct json_object *a = json_object_new_object();
+	static const char *const tags[] = { "storm" };
+	struct pl_alert *a = alert("Open retry storm", "x failed 4800 opens/s", 4);
 	struct pl_syslog_header h = hdr;
 	char buf[PL_SYSLOG_MSG_MAX + 1];
 	bool cut = true;
 	size_t n;
 
-	json_object_object_add(a, "type", json_object_new_string("alert"));
-	json_object_object_add(a, "time_ns", json_object_new_uint64(1767582245123456789ull));
-	json_object_object_add(a, "id", json_object_new_string("a-1"));
-	json_object_object_add(a, "rule", json_object_new_string("Open retry storm"));
-	json_object_object_add(a, "priority", json_object_new_string("Warning"));
-	json_object_object_add(a, "severity", json_object_new_int(4));
-	json_object_object_add(a, "output", json_object_new_string("x failed 4800 opens/s"));
-	json_object_object_add(a, "tags", json_object_new_array());
-	json_object_object_add(a, "pid", json_object_new_uint64(77));
-	json_object_object_add(a, "exe", json_object_new_string("/usr/bin/x"));
-	json_object_object_add(a, "binary_id", json_object_new_string("b1"));
-	json_object_object_add(a, "regex_skipped", json_object_new_boolean(0));
-	json_object_object_add(a, "score", json_object_new_double(2.5));
-	json_object_object_add(a, "output_fields", json_object_new_object());
-	json_object_object_add(a, "nothing", NULL);
-
-	n = syslog_format__5424(buf, sizeof(buf), &h, a, &cut);
+	snprintf(a->id, sizeof(a->id), "a-1");
+	a->time_ns = 1767582245123456789ull;
+	a->when = "window";
+	a->tags = tags;
+	a->ntags = 1;
+	a->pid = 77;
+	a->exe = "/usr/bin/x";
+	a->binary_id = "b1";
+	a->suppressed_before = 2;
+	a->rule_file = "/etc/plumbline/rules.d/r.yaml";
+	a->rule_line = 12;
+	n = fmt_alert(buf, sizeof(buf), &h, a, &cut);
 	assert_string_equal(buf, "<28>1 2026-01-05T03:04:05.123456+00:00 host1 plumbline 42 alert "
-				 "[plumbline@32473 time_ns=\"1767582245123456789\" id=\"a-1\" rule=\"Open retry storm\" "
-				 "priority=\"Warning\" severity=\"4\" pid=\"77\" exe=\"/usr/bin/x\" binary_id=\"b1\" "
-				 "regex_skipped=\"false\" score=\"2.5\"] x failed 4800 opens/s");
+				 "[plumbline@32473 id=\"a-1\" time_ns=\"1767582245123456789\" rule=\"Open retry storm\" "
+				 "priority=\"Warning\" severity=\"4\" when=\"window\" pid=\"77\" exe=\"/usr/bin/x\" "
+				 "binary_id=\"b1\" suppressed_before=\"2\" regex_skipped=\"false\" "
+				 "rule_file=\"/etc/plumbline/rules.d/r.yaml\" rule_line=\"12\"] x failed 4800 opens/s");
 	assert_int_equal(n, strlen(buf));
 	assert_false(cut);
 
+	/* an unknown exe and binary are left out, as the record's nulls are */
+	a->exe = NULL;
+	a->binary_id = NULL;
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
+	assert_non_null(strstr(buf, " pid=\"77\" suppressed_before=\"2\" "));
+
 	/* severity 0 (Emergency) with facility local0; an offset west of UTC; no hostname, no pid */
-	json_object_object_add(a, "severity", json_object_new_int(0));
+	a->severity = 0;
 	h.facility = LOG_LOCAL0;
 	h.utc_off_min = -330;
 	h.hostname = "bad host";
 	h.procid = 0;
-	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
 	assert_memory_equal(buf, "<128>1 2026-01-04T21:34:05.123456-05:30 - plumbline - alert [", 61);
 	/* a severity out of range is Warning */
-	json_object_object_add(a, "severity", json_object_new_int(9));
+	a->severity = 9;
 	h.facility = LOG_DAEMON;
-	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
 	assert_memory_equal(buf, "<28>1 ", 6);
-	json_object_put(a);
+	free(a);
+}
+
+/* A summary: MSGID alert-summary, its output a parameter, no MSG. */
+static void test_syslog_5424_summary_output_is_a_parameter(void **state)
+{
+	struct pl_alert a;
+	struct pl_alert_ids ids = { .instance = 0xab };
+	char buf[PL_SYSLOG_MSG_MAX + 1];
+
+	pl_alert__init(&a, PL_ALERT_SUMMARY, &ids, 5, "r", "Notice", 5);
+	snprintf(a.output, sizeof(a.output), "3 more alerts of r for /bin/x held back (repeats of alert x-1)");
+	a.exe = "/bin/x";
+	a.summary = (struct pl_alert_summary){ .alert_id = "x-1", .count = 3, .first_ns = 6, .last_ns = 7,
+					       .window_start_ns = 1, .window_end_ns = 9, .reason = "window_end" };
+	fmt_alert(buf, sizeof(buf), &hdr, &a, NULL);
+	assert_string_equal(buf, "<29>1 2026-01-05T03:04:05.123456+00:00 host1 plumbline 42 alert-summary "
+				 "[plumbline@32473 id=\"00000000000000ab-0000000000000001\" time_ns=\"5\" rule=\"r\" "
+				 "priority=\"Notice\" severity=\"5\" output=\"3 more alerts of r for /bin/x held back "
+				 "(repeats of alert x-1)\" alert_id=\"x-1\" exe=\"/bin/x\" count=\"3\" first_ns=\"6\" "
+				 "last_ns=\"7\" window_start_ns=\"1\" window_end_ns=\"9\" reason=\"window_end\"]");
 }
 
 static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
 {
-	struct json_object *a = json_object_new_object();
+	struct pl_alert *a = alert("r", "m \"q\" ]\\ \x07", 4);
+	struct json_object *r = json_object_new_object();
 	char buf[PL_SYSLOG_MSG_MAX + 1];
 
-	json_object_object_add(a, "type", json_object_new_string("alert"));
 	/* '"', '\' and ']' get a backslash; a control byte, a C1 control and a
-	 * byte of invalid UTF-8 become \xNN; valid UTF-8 stays */
-	json_object_object_add(a, "exe", json_object_new_string("/t/q\"b\\s]e\nE\x1b\xff\xc3\xa9\xc2\x85]"));
-	json_object_object_add(a, "output", json_object_new_string("m \"q\" ]\\ \x07"));
-	syslog_format__5424(buf, sizeof(buf), &hdr, a, NULL);
-	assert_string_equal(strchr(buf, '['), "[plumbline@32473 exe=\"/t/q\\\"b\\\\s\\]e\\x0AE\\x1B\\xFF\xc3\xa9\\xC2\\x85\\]\"]"
-					       " m \"q\" ]\\ \\x07");
-	json_object_put(a);
+	 * byte of invalid UTF-8 become \xNN; valid UTF-8 stays: a record's JSON
+	 * that skipped text_escape() is made safe here too */
+	json_object_object_add(r, "exe", json_object_new_string("/t/q\"b\\s]e\nE\x1b\xff\xc3\xa9\xc2\x85]"));
+	fmt_event(buf, sizeof(buf), &hdr, "test", r);
+	assert_string_equal(strchr(buf, '['), "[plumbline@32473 exe=\"/t/q\\\"b\\\\s\\]e\\x0AE\\x1B\\xFF\xc3\xa9\\xC2\\x85\\]\"]");
+	/* an alert's raw strings are escaped as its JSON record has them
+	 * (text_escape()), then as a PARAM-VALUE; its MSG is made safe too */
+	a->exe = "/t/q\"b\\s]e\nE\x1b\xff\xc3\xa9\xc2\x85]";
+	fmt_alert(buf, sizeof(buf), &hdr, a, NULL);
+	assert_non_null(strstr(buf, " exe=\"/t/q\\\"b\\\\x5Cs\\]e\\\\x0AE\\\\x1B\\\\xFF\xc3\xa9\\\\xC2\\\\x85\\]\" "));
+	assert_non_null(strstr(buf, "\"] m \"q\" ]\\ \\x07"));
+	json_object_put(r);
+	free(a);
 }
 
 /* Found by fuzz_syslog_fmt: a time near the end of int64 plus the UTC
@@ -260,33 +309,32 @@ static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
  * written. */
 static void test_syslog_5424_time_out_of_range_is_nil_not_overflow(void **state)
 {
-	struct json_object *a = json_object_new_object();
+	struct pl_alert *a = alert("r", "", 4);
 	struct pl_syslog_header h = hdr;
 	char buf[PL_SYSLOG_MSG_MAX + 1];
 
-	json_object_object_add(a, "type", json_object_new_string("alert"));
 	h.utc_off_min = 60;
 	h.time_us = INT64_MAX;
-	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
 	assert_memory_equal(buf, "<28>1 - host1 ", 14);
 	h.time_us = INT64_MIN;
 	h.utc_off_min = -60;
-	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
 	assert_memory_equal(buf, "<28>1 - host1 ", 14);
 	/* an offset of a day or more is no offset */
 	h.time_us = 0;
 	h.utc_off_min = 24 * 60;
-	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
 	assert_memory_equal(buf, "<28>1 - host1 ", 14);
 	/* the last microsecond of 9999, and the first of year 0 */
 	h.utc_off_min = 0;
 	h.time_us = 253402300799999999LL;
-	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
 	assert_memory_equal(buf, "<28>1 9999-12-31T23:59:59.999999+00:00 host1 ", 45);
 	h.time_us = -62167219200LL * 1000000;
-	syslog_format__5424(buf, sizeof(buf), &h, a, NULL);
+	fmt_alert(buf, sizeof(buf), &h, a, NULL);
 	assert_memory_equal(buf, "<28>1 0000-01-01T00:00:00.000000+00:00 host1 ", 45);
-	json_object_put(a);
+	free(a);
 }
 
 static void test_syslog_sd_name_rules(void **state)
@@ -317,12 +365,12 @@ static void test_syslog_sd_name_rules(void **state)
 	json_object_object_add(r, "hash", json_object_new_string("9f86d0"));
 	json_object_object_add(r, "output", json_object_new_string("kept: not an alert"));
 	json_object_object_add(r, "chain", json_object_new_object());
-	syslog_format__5424(buf, sizeof(buf), &hdr, r, NULL);
+	fmt_event(buf, sizeof(buf), &hdr, "audit_head", r);
 	assert_string_equal(buf, "<28>1 2026-01-05T03:04:05.123456+00:00 host1 plumbline 42 audit-head "
 				 "[plumbline@32473 seq=\"12\" hash=\"9f86d0\" output=\"kept: not an alert\"]");
 	/* no type, or one that can't be a MSGID: the NILVALUE */
 	json_object_object_add(r, "type", json_object_new_string("a b"));
-	syslog_format__5424(buf, sizeof(buf), &hdr, r, NULL);
+	fmt_event(buf, sizeof(buf), &hdr, "a b", r);
 	assert_non_null(strstr(buf, " 42 - [plumbline@32473 "));
 	json_object_put(r);
 }
@@ -345,45 +393,48 @@ static bool valid_utf8(const unsigned char *s, size_t n)
 
 static void test_syslog_5424_cut_at_the_limit_on_a_utf8_boundary(void **state)
 {
-	struct json_object *a = alert("r", "", 4);
-	char buf[PL_SYSLOG_MSG_MAX + 64], *big = malloc(3 * 4000 + 1);
+	struct pl_alert *a = alert("r", "", 4);
+	char buf[PL_SYSLOG_MSG_MAX + 64], *big = malloc(9001);
 	bool cut = false;
-	size_t n;
+	size_t n, off = 0;
 
 	assert_non_null(big);
-	for (int i = 0; i < 4000; i++)
-		memcpy(big + 3 * i, "\xe2\x82\xac", 3); /* the euro sign: 3 bytes */
-	big[3 * 4000] = '\0';
+	/* a long exe and an output of euro signs (3 bytes each) past the limit */
+	memset(big, 'x', 5000);
+	big[5000] = '\0';
+	a->exe = big;
+	while (off + 3 < sizeof(a->output)) {
+		memcpy(a->output + off, "\xe2\x82\xac", 3);
+		off += 3;
+	}
+	a->output[off] = '\0';
 	/* MSG is cut first, at a character boundary */
-	json_object_object_add(a, "output", json_object_new_string(big));
-	n = syslog_format__5424(buf, sizeof(buf), &hdr, a, &cut);
+	n = fmt_alert(buf, sizeof(buf), &hdr, a, &cut);
 	assert_true(cut);
 	assert_true(n <= PL_SYSLOG_MSG_MAX && n > PL_SYSLOG_MSG_MAX - 3);
 	assert_int_equal(strlen(buf), n);
 	assert_true(valid_utf8((unsigned char *)buf, n));
 	assert_memory_equal(buf + n - 3, "\xe2\x82\xac", 3);
-	assert_non_null(strstr(buf, "[plumbline@32473 rule=\"r\" severity=\"4\"] \xe2\x82\xac"));
+	assert_non_null(strstr(buf, " rule_line=\"0\"] \xe2\x82\xac"));
 
 	/* an SD value too long: cut there, never inside an escape, the
 	 * element still closed, and nothing after it */
 	memset(big, '"', 9000);
 	big[9000] = '\0';
-	json_object_object_add(a, "exe", json_object_new_string(big));
-	json_object_object_add(a, "after", json_object_new_string("never"));
-	n = syslog_format__5424(buf, sizeof(buf), &hdr, a, &cut);
+	n = fmt_alert(buf, sizeof(buf), &hdr, a, &cut);
 	assert_true(cut);
 	assert_true(n <= PL_SYSLOG_MSG_MAX && n >= PL_SYSLOG_MSG_MAX - 2);
 	assert_memory_equal(buf + n - 4, "\\\"\"]", 4); /* ...\"  then the closing "] */
-	assert_null(strstr(buf, "after="));
+	assert_null(strstr(buf, "suppressed_before="));
 	assert_null(strstr(buf, "] "));	/* no room left for MSG */
 
 	/* a small buffer is a limit too */
-	n = syslog_format__5424(buf, 90, &hdr, a, &cut);
+	n = fmt_alert(buf, 90, &hdr, a, &cut);
 	assert_true(cut);
 	assert_true(n <= 89);
 	assert_int_equal(buf[n - 1], ']');
 	free(big);
-	json_object_put(a);
+	free(a);
 }
 
 static void test_syslog_octet_counting_prefix(void **state)
@@ -402,7 +453,7 @@ static void test_syslog_unix_one_datagram_per_alert(void **state)
 	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX };
 	struct pl_output *o = NULL;
 	struct pl_syslog_stats st;
-	char buf[1024], want[128];
+	char buf[1024], want[256];
 
 	f->fd = bind_dgram(f->path);
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
@@ -413,8 +464,10 @@ static void test_syslog_unix_one_datagram_per_alert(void **state)
 	assert_int_equal(write_alert(o, "Open retry storm", "x failed 4800 opens/s", 4), 0);
 	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
 	assert_memory_equal(buf, "<28>1 ", 6);
-	snprintf(want, sizeof(want), " plumbline %d alert [plumbline@32473 rule=\"Open retry storm\" severity=\"4\"] "
-				     "x failed 4800 opens/s", (int)getpid());
+	snprintf(want, sizeof(want), " plumbline %d alert [plumbline@32473 id=\"", (int)getpid());
+	assert_non_null(strstr(buf, want));
+	snprintf(want, sizeof(want), " rule=\"Open retry storm\" priority=\"Warning\" severity=\"4\"" TAIL_PARAMS
+				     "] x failed 4800 opens/s");
 	assert_non_null(strstr(buf, want));
 	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1); /* exactly one */
 	syslog_output__stats(o, &st);
@@ -644,6 +697,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syslog_target_parse),
 		cmocka_unit_test(test_syslog_5424_exact_bytes_of_an_alert),
+		cmocka_unit_test(test_syslog_5424_summary_output_is_a_parameter),
 		cmocka_unit_test(test_syslog_5424_sd_escaping_is_rfc5424s),
 		cmocka_unit_test(test_syslog_5424_time_out_of_range_is_nil_not_overflow),
 		cmocka_unit_test(test_syslog_sd_name_rules),

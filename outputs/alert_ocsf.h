@@ -10,25 +10,23 @@
  * evidences[].process, and what OCSF has no attribute for into `unmapped`
  * under the native record's names.
  *
- * Built from the native record (its fields are read; parts are shared into
- * `unmapped` by reference) and, for an alert, the typed sample it matched.
+ * Built from the typed alert (alert.h): the process and the baseline from
+ * the sample it matched, `unmapped` from the native record's own builders
+ * (alert_json.h), so both forms say the same.
  */
 #ifndef PL_ALERT_OCSF_H
 #define PL_ALERT_OCSF_H
 
 #include <json-c/json.h>
 
-#include "sample.h"
+#include "alert.h"
 
 #define ALERT_OCSF_VERSION "1.6.0" /* metadata.version: the schema release these findings follow */
 
-/* The finding of an `alert` record rec, built on sample s; desc: the
- * rule's description (raw, may be NULL). A new object, or NULL (out of
- * memory, or rec is not an alert). */
-struct json_object *alert_ocsf__finding(struct json_object *rec, const struct pl_sample *s, const char *desc);
-
-/* The finding update of an `alert_summary` record. A new object, or NULL. */
-struct json_object *alert_ocsf__summary(struct json_object *rec);
+/* The finding of a: created for an alert (a rule's or the sensor's own),
+ * updated for a summary. A new object, or NULL (out of memory, or a
+ * summary that names no alert). */
+struct json_object *alert_ocsf__finding(const struct pl_alert *a);
 
 /* OCSF severity_id (1 Informational .. 6 Fatal) of a syslog severity 0..7. */
 int alert_ocsf__severity_id(int syslog_severity);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alert_json.h"
 #include "sample_json.h"
 
 #define CLASS_UID 2004
@@ -37,39 +38,10 @@ static void add_str(struct json_object *o, const char *key, const char *s)
 		json_object_object_add(o, key, json_object_new_string(s));
 }
 
-static struct json_object *get(struct json_object *rec, const char *key)
+/* The native record's value of key, for `unmapped` (the same builder as the record's). */
+static void keep(struct json_object *o, const struct pl_alert *a, const char *key)
 {
-	struct json_object *v;
-
-	return json_object_object_get_ex(rec, key, &v) ? v : NULL;
-}
-
-static const char *get_str(struct json_object *rec, const char *key)
-{
-	struct json_object *v = get(rec, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-static uint64_t get_u64(struct json_object *rec, const char *key)
-{
-	struct json_object *v = get(rec, key);
-
-	return v ? json_object_get_uint64(v) : 0;
-}
-
-/* Share rec's value of key into o as `as` (a reference, not a copy). */
-static void share_as(struct json_object *o, struct json_object *rec, const char *key, const char *as)
-{
-	struct json_object *v;
-
-	if (json_object_object_get_ex(rec, key, &v))
-		json_object_object_add(o, as, json_object_get(v));
-}
-
-static void share(struct json_object *o, struct json_object *rec, const char *key)
-{
-	share_as(o, rec, key, key);
+	json_object_object_add(o, key, alert_json__value(a, key));
 }
 
 static int64_t ms(uint64_t ns)
@@ -93,11 +65,11 @@ static const char *severity_name(int id)
 }
 
 /* What every finding has: classification, time, metadata. */
-static struct json_object *base(int activity, struct json_object *rec, const char *metadata_uid)
+static struct json_object *base(int activity, const struct pl_alert *a)
 {
 	static const char *const activities[] = { "Unknown", "Create", "Update", "Close" };
 	struct json_object *o = json_object_new_object(), *md, *prod;
-	int sev = alert_ocsf__severity_id((int)get_u64(rec, "severity"));
+	int sev = alert_ocsf__severity_id(a->severity);
 	char type_name[64];
 
 	if (!o)
@@ -113,8 +85,8 @@ static struct json_object *base(int activity, struct json_object *rec, const cha
 	add_str(o, "type_name", type_name);
 	add_int(o, "severity_id", sev);
 	add_str(o, "severity", severity_name(sev));
-	add_int(o, "time", ms(get_u64(rec, "time_ns")));
-	share_as(o, rec, "output", "message");
+	add_int(o, "time", ms(a->time_ns));
+	add_str(o, "message", a->output);
 	add_int(o, "status_id", 1);
 	add_str(o, "status", "New");
 	md = json_object_new_object();
@@ -124,7 +96,7 @@ static struct json_object *base(int activity, struct json_object *rec, const cha
 	add_str(prod, "version", PL_VERSION);
 	add(md, "product", prod);
 	add_str(md, "version", ALERT_OCSF_VERSION);
-	add_str(md, "uid", metadata_uid);
+	add_str(md, "uid", a->id);
 	add_str(md, "log_name", "alerts");
 	add(o, "metadata", md);
 	return o;
@@ -294,79 +266,82 @@ static struct json_object *anomaly_analyses(const struct pl_sample *s)
 	return one(an);
 }
 
-struct json_object *alert_ocsf__finding(struct json_object *rec, const struct pl_sample *s, const char *desc)
+static struct json_object *finding(const struct pl_alert *a)
 {
 	static const char *const unmapped_keys[] = { "time_ns",	    "priority",	  "severity",	   "when",
 						     "pid",	    "exe",	  "binary_id",	   "suppressed_before",
 						     "regex_skipped", "output_fields", "evidence", "rule_file",
 						     "rule_line",     "host" };
-	const char *id = get_str(rec, "id"), *type = get_str(rec, "type");
 	struct json_object *o, *fi, *an, *ev, *um;
+	static const struct pl_sample none;
 
-	if (!id || !type || strcmp(type, "alert") != 0)
-		return NULL;
-	o = base(1, rec, id);
+	o = base(1, a);
 	if (!o)
 		return NULL;
 	fi = json_object_new_object();
-	add_str(fi, "uid", id);
-	share_as(fi, rec, "rule", "title");
-	if (desc) {
+	add_str(fi, "uid", a->id);
+	add(fi, "title", sample_json__str(a->rule));
+	if (a->desc) {
 		/* a folded YAML desc ends in a newline: not part of the text */
-		size_t n = strlen(desc);
+		size_t n = strlen(a->desc);
 		char *d;
 
-		while (n && (desc[n - 1] == '\n' || desc[n - 1] == ' '))
+		while (n && (a->desc[n - 1] == '\n' || a->desc[n - 1] == ' '))
 			n--;
-		d = strndup(desc, n);
+		d = strndup(a->desc, n);
 		add(fi, "desc", sample_json__str(d));
 		free(d);
 	}
-	share_as(fi, rec, "tags", "types");
-	add_int(fi, "created_time", ms(get_u64(rec, "time_ns")));
+	add(fi, "types", alert_json__value(a, "tags"));
+	add_int(fi, "created_time", ms(a->time_ns));
 	an = json_object_new_object();
-	share_as(an, rec, "rule", "name");
+	add(an, "name", sample_json__str(a->rule));
 	add_int(an, "type_id", 1);
 	add_str(an, "type", "Rule");
 	add(fi, "analytic", an);
 	add(o, "finding_info", fi);
-	add(o, "anomaly_analyses", anomaly_analyses(s));
+	add(o, "anomaly_analyses", anomaly_analyses(a->sample ? a->sample : &none));
 	ev = json_object_new_object();
-	add(ev, "process", process(s));
+	add(ev, "process", process(a->sample ? a->sample : &none));
 	add(o, "evidences", one(ev));
 	um = json_object_new_object();
 	for (size_t i = 0; i < sizeof(unmapped_keys) / sizeof(unmapped_keys[0]); i++)
-		share(um, rec, unmapped_keys[i]);
+		keep(um, a, unmapped_keys[i]);
 	add(o, "unmapped", um);
 	return o;
 }
 
-struct json_object *alert_ocsf__summary(struct json_object *rec)
+static struct json_object *summary(const struct pl_alert *a)
 {
 	static const char *const unmapped_keys[] = { "id",	 "time_ns",	     "priority",      "severity",
 						     "exe",	 "binary_id",	     "first_ns",      "last_ns",
 						     "window_start_ns", "window_end_ns", "reason" };
-	const char *alert_id = get_str(rec, "alert_id"), *type = get_str(rec, "type");
+	const struct pl_alert_summary *sum = &a->summary;
 	struct json_object *o, *fi, *um;
 
-	if (!alert_id || !type || strcmp(type, "alert_summary") != 0)
+	if (!sum->alert_id)
 		return NULL;
-	o = base(2, rec, get_str(rec, "id"));
+	o = base(2, a);
 	if (!o)
 		return NULL;
-	add_int(o, "count", (int64_t)get_u64(rec, "count"));
-	add_int(o, "start_time", ms(get_u64(rec, "first_ns")));
-	add_int(o, "end_time", ms(get_u64(rec, "last_ns")));
+	add_int(o, "count", (int64_t)sum->count);
+	add_int(o, "start_time", ms(sum->first_ns));
+	add_int(o, "end_time", ms(sum->last_ns));
 	fi = json_object_new_object();
-	add_str(fi, "uid", alert_id);
-	share_as(fi, rec, "rule", "title");
-	add_int(fi, "first_seen_time", ms(get_u64(rec, "first_ns")));
-	add_int(fi, "last_seen_time", ms(get_u64(rec, "last_ns")));
-	add_int(fi, "modified_time", ms(get_u64(rec, "time_ns")));
+	add_str(fi, "uid", sum->alert_id);
+	add(fi, "title", sample_json__str(a->rule));
+	add_int(fi, "first_seen_time", ms(sum->first_ns));
+	add_int(fi, "last_seen_time", ms(sum->last_ns));
+	add_int(fi, "modified_time", ms(a->time_ns));
 	add(o, "finding_info", fi);
 	um = json_object_new_object();
 	for (size_t i = 0; i < sizeof(unmapped_keys) / sizeof(unmapped_keys[0]); i++)
-		share(um, rec, unmapped_keys[i]);
+		keep(um, a, unmapped_keys[i]);
 	add(o, "unmapped", um);
 	return o;
+}
+
+struct json_object *alert_ocsf__finding(const struct pl_alert *a)
+{
+	return a->kind == PL_ALERT_SUMMARY ? summary(a) : finding(a);
 }
