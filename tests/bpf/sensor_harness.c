@@ -3,6 +3,7 @@
  * sensor_harness.c - process plumbing for the real-kernel tests.
  */
 #include "sensor_harness.h"
+#include "test_records.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -215,13 +216,13 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
 
 /*
  * Copy what the sensor wrote (its --json file, and any rotated copy of it:
- * regular files only, never through a symlink a test planted) into
- * $PLUMBLINE_TEST_RECORDS_DIR, set by ctest, where the schema_records test
+ * regular files only, never through a symlink a test planted) into the
+ * test's records directory (test_records.h), where the schema_records test
  * validates every record against docs/schema/.
  */
 static void keep_records(const struct sensor_proc *s)
 {
-	const char *dir = getenv("PLUMBLINE_TEST_RECORDS_DIR");
+	const char *dir = test_records__dir(false);
 	static unsigned seq;
 	struct dirent *de;
 	DIR *d;
@@ -229,7 +230,7 @@ static void keep_records(const struct sensor_proc *s)
 	if (!dir || !dir[0] || !s->dir[0] || !(d = opendir(s->dir)))
 		return;
 	while ((de = readdir(d))) {
-		char src[512], dst[512], buf[65536];
+		char src[512], dst[1024 + 512], buf[65536];
 		struct stat st;
 		ssize_t n;
 		int in, out;
