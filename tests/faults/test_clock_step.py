@@ -37,7 +37,7 @@ def main():
     stepped = False
     real0, mono0 = time.clock_gettime_ns(time.CLOCK_REALTIME), time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     try:
-        s = sl.Sensor(d, "clock", plumbline, "clock_step", ["--no-baselines", "--stats-interval", "1",
+        s = sl.Sensor(d, "clock", plumbline, extra=["--no-baselines", "--stats-interval", "1",
                                                              "--window-records"])
         for _ in range(5):
             subprocess.run([noop])

@@ -42,7 +42,7 @@ def main():
     try:
         path = os.path.join(mnt, "records.jsonl")
         # the last --json wins: the harness's own is replaced by the tmpfs
-        s = sl.Sensor(d, "full", plumbline, "json_full",
+        s = sl.Sensor(d, "full", plumbline, extra=
                       ["--no-baselines", "--stats-interval", "1", "--loss-alert-interval", "1", "--json", path])
         s.json = path
         time.sleep(1.5)

@@ -63,7 +63,7 @@ def main():
     s = None
     ok = False
     try:
-        s = sl.Sensor(d, "flood", plumbline, "loss_alert",
+        s = sl.Sensor(d, "flood", plumbline, extra=
                       ["--no-baselines", "--ringbuf-kb", "64", "--loss-alert-interval", "2", "--ocsf", ocsf])
         t = time.monotonic()
         # The sensor is stopped (SIGSTOP) while the flood runs, as a sensor

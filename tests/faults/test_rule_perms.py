@@ -68,7 +68,7 @@ def main():
         refused_at_start(plumbline, d, f, "a rule file owned by uid 65534")
         os.chown(f, 0, 0)
 
-        s = sl.Sensor(d, "perm", plumbline, "rule_perms", ["--no-baselines", "--rules", f])
+        s = sl.Sensor(d, "perm", plumbline, extra=["--no-baselines", "--rules", f])
         first = subprocess.Popen([noop])
         first.wait()
         time.sleep(2.5)

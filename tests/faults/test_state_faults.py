@@ -101,7 +101,7 @@ def last_stats(sensor):
 
 def start(d, name, plumbline, test, extra=()):
     try:
-        return Sensor(d, name, plumbline, test, ["--flush-interval", "1", "--stats-interval", "1", *extra])
+        return Sensor(d, name, plumbline, extra=["--flush-interval", "1", "--stats-interval", "1", *extra])
     except Failure as e:
         if "BPF" in str(e) or "Operation not permitted" in str(e) or "bpf" in str(e):
             skip(f"the sensor cannot run here: {e}")

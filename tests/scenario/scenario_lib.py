@@ -199,7 +199,7 @@ class Sensor(Daemon):
 
     DEFAULTS = ("--no-syslog", "--process-records")
 
-    def __init__(self, d, name, sensor, test=None, extra=(), defaults=True, env=None):
+    def __init__(self, d, name, sensor, extra=(), defaults=True, env=None):
         self.json = os.path.join(d, f"{name}.jsonl")
         self.state = os.path.join(d, f"{name}.state")
         super().__init__(d, name, [sensor, "run", "--no-live", "--state-dir", self.state, "--json", self.json,

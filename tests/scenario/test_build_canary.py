@@ -76,7 +76,7 @@ int main(void) { printf("%s\\n", pl_image__name(PL_IMAGE_EXEC)); return 0; }
 # children is ready once no new member has come for SET_QUIET_S seconds
 # (default 600), compressed so that the learning fits in seconds
 def Sensor(d):
-    return _Sensor(d, "sensor", SENSOR, "scenario_build_canary", ("--process-records", "--set-quiet", str(SET_QUIET_S)))
+    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--set-quiet", str(SET_QUIET_S)))
 
 
 def tree(recs, roots):

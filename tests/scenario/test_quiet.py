@@ -60,7 +60,7 @@ from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # 
 
 
 def Sensor(d):
-    return _Sensor(d, "sensor", SENSOR, "scenario_quiet", ("--process-records", "--window-records", "--min-samples", str(MIN_SAMPLES)))
+    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--window-records", "--min-samples", str(MIN_SAMPLES)))
 
 
 def run_pass(phase, n):

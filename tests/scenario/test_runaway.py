@@ -43,7 +43,7 @@ results = []
 
 
 def Sensor(d, name):
-    return _Sensor(d, name, SENSOR, "scenario_runaway", ("--min-samples", "10", "--min-windows", "10"))
+    return _Sensor(d, name, SENSOR, extra=("--min-samples", "10", "--min-windows", "10"))
 
 
 def wait_alert(sensor, pid, start, bound):

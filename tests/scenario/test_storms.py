@@ -78,7 +78,7 @@ def main():
     results = []
     ok = False
     try:
-        s = Sensor(d, "s", SENSOR, "scenario_storms", ("--process-records",))
+        s = Sensor(d, "s", SENSOR, extra=("--process-records",))
         log("sensor ready")
         # c. the usual failures of cat (and a bash failing one open) first
         exists = os.path.join(d, "present.txt")

@@ -47,7 +47,7 @@ from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # 
 
 
 def Sensor(d):
-    return _Sensor(d, "sensor", SENSOR, "scenario_waiting", ("--process-records", "--window-records", "--stats-interval", "5", "--min-samples", str(MIN_SAMPLES)))
+    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--window-records", "--stats-interval", "5", "--min-samples", str(MIN_SAMPLES)))
 
 
 def wait_alert(sensor, pid, start, timeout=3 * BOUND_S):
