@@ -13,8 +13,8 @@
 # Inputs: CTEST, NESTED (nested binary dir), OUTER (ordinary binary dir), OUT,
 # ASAN_OPTIONS, UBSAN_OPTIONS.
 #
-# -FA: the fixtures' own setup and cleanup tests (schema_records_setup,
-# schema_records) stay the ordinary tree's: they are not unit tests.
+# -FA: a fixture's setup and cleanup tests stay the ordinary tree's: they are
+# not unit tests.
 
 cmake_policy(VERSION 3.25)
 foreach(v IN ITEMS CTEST NESTED OUTER OUT ASAN_OPTIONS UBSAN_OPTIONS)
@@ -73,7 +73,7 @@ if(ntests GREATER 0)
         string(JSON value GET "${json}" tests ${i} properties ${p} value)
       endif()
       if(pname STREQUAL "ENVIRONMENT")
-        string(REPLACE "${NESTED}/test-records" "${OUTER}/test-records" value "${value}")
+        string(REPLACE "${NESTED}/test-records/" "${OUTER}/test-records/asan_" value "${value}")
         list(APPEND env ${value})
       elseif(pname STREQUAL "LABELS")
         list(APPEND labels ${value})

@@ -25,7 +25,6 @@
 #define WAIT_MS 10000
 #define MAXL	64
 
-
 /* Lines of a file, each malloc'd without its '\n'. */
 static size_t read_lines(const char *path, char **lines)
 {

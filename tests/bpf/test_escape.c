@@ -29,7 +29,6 @@
 #define WAIT_MS 15000
 #define RULE "escape probe"
 
-
 /* What a failed test must still clean up: the sensor and the helper copies. */
 static struct sensor_proc sensor;
 static char dir[] = "/tmp/plumbline-esc-XXXXXX";

@@ -25,7 +25,6 @@
 
 #define WAIT_MS 10000
 
-
 /* Each test's own sensor, stopped by the teardown even when the test fails. */
 static struct sensor_proc sensor;
 

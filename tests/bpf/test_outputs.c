@@ -33,7 +33,6 @@
 
 #include "sensor_harness.h"
 
-
 /* What a test started, for teardown to stop and remove even after a failed
  * assertion (a sensor left running would hold ctest's output pipe open). */
 static struct sensor_proc sensor;
@@ -149,7 +148,6 @@ static int count_records(const char *path, const char *type, struct json_object 
 		fclose(f);
 	return n;
 }
-
 
 /* ---- syslog ---- */
 

@@ -34,7 +34,6 @@
 #define NOBODY 65534
 #define HELPER_BUILD_ID "build-id:706c756d626c696e652d68656c7065722d303031"
 
-
 /* The value of "Key:\t..." in a status file, into val. */
 static bool status_field(const char *path, const char *key, char *val, size_t size)
 {

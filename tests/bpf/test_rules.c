@@ -23,7 +23,6 @@
 
 #define WAIT_MS 10000
 
-
 /* Alerts of rule `name` for pid in the sensor's records so far. */
 static int alerts_for(struct sensor_proc *s, const char *name, pid_t pid)
 {
@@ -110,7 +109,6 @@ static void test_sighup_reload_good_bad_good(void **state)
 	unlink(rules);
 }
 
-/* Wait up to ms for `what` in the sensor's log. */
 static struct sensor_proc fifo_sensor;
 static char fifo_dir[64];
 

@@ -362,7 +362,6 @@ static void test_a_reused_pid_keeps_two_separate_records(void **state)
 	json_object_put(recs);
 }
 
-
 /*
  * Bytes only a hostile process would choose, where test_escape.c does not
  * reach: comm (prctl), a bidi override, an overlong '/' and a UTF-16
