@@ -6,9 +6,9 @@
 # --show-only=json-v1), so whatever the tests' CMakeLists declare (command,
 # arguments, environment, timeout, working directory, fixtures) is carried
 # over and no test name is written down here. The records directory is the
-# ordinary tree's, so that schema_records validates the sanitized runs' records
-# too; the sanitizer options are added to the environment, the label asan to
-# the labels.
+# ordinary tree's test-records/asan_<name>, so that schema_records validates
+# the sanitized runs' records too, beside the ordinary run's; the sanitizer
+# options are added to the environment, the label asan to the labels.
 #
 # Inputs: CTEST, NESTED (nested binary dir), OUTER (ordinary binary dir), OUT,
 # ASAN_OPTIONS, UBSAN_OPTIONS.
