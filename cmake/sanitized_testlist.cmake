@@ -6,15 +6,15 @@
 # --show-only=json-v1), so whatever the tests' CMakeLists declare (command,
 # arguments, environment, timeout, working directory, fixtures) is carried
 # over and no test name is written down here. The records directory is the
-# ordinary tree's, so that schema_records validates the sanitized runs' records
-# too; the sanitizer options are added to the environment, the label asan to
-# the labels.
+# ordinary tree's test-records/asan_<name>, so that schema_records validates
+# the sanitized runs' records too, beside the ordinary run's; the sanitizer
+# options are added to the environment, the label asan to the labels.
 #
 # Inputs: CTEST, NESTED (nested binary dir), OUTER (ordinary binary dir), OUT,
 # ASAN_OPTIONS, UBSAN_OPTIONS.
 #
-# -FA: the fixtures' own setup and cleanup tests (schema_records_setup,
-# schema_records) stay the ordinary tree's: they are not unit tests.
+# -FA: a fixture's setup and cleanup tests stay the ordinary tree's: they are
+# not unit tests.
 
 cmake_policy(VERSION 3.25)
 foreach(v IN ITEMS CTEST NESTED OUTER OUT ASAN_OPTIONS UBSAN_OPTIONS)
@@ -73,7 +73,7 @@ if(ntests GREATER 0)
         string(JSON value GET "${json}" tests ${i} properties ${p} value)
       endif()
       if(pname STREQUAL "ENVIRONMENT")
-        string(REPLACE "${NESTED}/test-records" "${OUTER}/test-records" value "${value}")
+        string(REPLACE "${NESTED}/test-records/" "${OUTER}/test-records/asan_" value "${value}")
         list(APPEND env ${value})
       elseif(pname STREQUAL "LABELS")
         list(APPEND labels ${value})

@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * sensor_harness.c - process plumbing for the real-kernel tests.
+ * sensor_harness.c - process plumbing for the real-kernel tests. Every
+ * sensor started is remembered by pid and directory (copies: a failed
+ * assertion longjmps out of the test, so a sensor_proc on its stack is gone)
+ * until sensor_cleanup, so that a teardown or the exit can stop what a
+ * failed test left running.
  */
 #include "sensor_harness.h"
+#include "test_records.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -44,12 +54,175 @@ bool harness_require_bpf(void)
 	return v && strcmp(v, "1") == 0;
 }
 
-static long long now_ms(void)
+static bool have_bpf;
+
+int harness_group_setup(void **state)
+{
+	char why[128];
+
+	have_bpf = harness_bpf_available(why, sizeof(why));
+	if (!have_bpf) {
+		fprintf(stderr, "BPF unavailable: %s\n", why);
+		return harness_require_bpf() ? -1 : 0;
+	}
+	return 0;
+}
+
+bool harness_have_bpf(void)
+{
+	return have_bpf;
+}
+
+/* ---- the sensors this process started ---- */
+
+#define MAX_LIVE 32
+
+static struct live {
+	const struct sensor_proc *s; /* identity only: never dereferenced */
+	pid_t pid;                   /* 0 once stopped */
+	bool shared;
+	char dir[64];
+} live[MAX_LIVE];
+static pid_t owner; /* the test process: a forked child that calls exit() cleans nothing */
+
+static void live_cleanup(bool keep_shared);
+
+static void live_at_exit(void)
+{
+	if (getpid() == owner)
+		live_cleanup(false);
+}
+
+static struct live *live_of(const struct sensor_proc *s)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i].s == s)
+			return &live[i];
+	return NULL;
+}
+
+static void live_add(const struct sensor_proc *s)
+{
+	struct live *l = live_of(s);
+
+	if (!owner) {
+		owner = getpid();
+		atexit(live_at_exit);
+	}
+	if (l && strcmp(l->dir, s->dir) != 0) {
+		/* a failed test's sensor_proc, at the same stack address: keep its
+		 * sensor for the cleanup, under a marker no sensor_proc has */
+		l->s = (const struct sensor_proc *)live;
+		l = NULL;
+	}
+	if (!l)
+		l = live_of(NULL);
+	if (!l)
+		return; /* more than MAX_LIVE at once: PDEATHSIG still ends them */
+	l->s = s;
+	l->pid = s->pid;
+	snprintf(l->dir, sizeof(l->dir), "%s", s->dir);
+}
+
+static void live_stopped(const struct sensor_proc *s)
+{
+	struct live *l = live_of(s);
+
+	if (l)
+		l->pid = 0;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	return remove(path) < 0 ? 0 : 0; /* best effort: keep going */
+}
+
+static void remove_dir(const char *dir)
+{
+	if (getenv("PLUMBLINE_KEEP_TEST_FILES")) {
+		fprintf(stderr, "kept %s\n", dir);
+		return;
+	}
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Stop (SIGINT, SIGKILL past 30 s) and remove what is left. */
+static void live_cleanup(bool keep_shared)
+{
+	for (int i = 0; i < MAX_LIVE; i++) {
+		struct live *l = &live[i];
+
+		if (!l->s || (keep_shared && l->shared))
+			continue;
+		if (l->pid > 0) {
+			struct sensor_proc tmp = { .pid = l->pid };
+
+			fprintf(stderr, "a sensor left running (pid %d, %s): stopped\n", (int)l->pid, l->dir);
+			snprintf(tmp.log, sizeof(tmp.log), "%s/sensor.log", l->dir);
+			if (sensor_stop_within(&tmp, SIGINT, 30000) == -ETIMEDOUT)
+				fprintf(stderr, "the sensor did not stop on SIGINT within 30 s: killed\n");
+		}
+		remove_dir(l->dir);
+		memset(l, 0, sizeof(*l));
+	}
+}
+
+int harness_teardown(void **state)
+{
+	live_cleanup(true);
+	return 0;
+}
+
+int harness_group_setup_shared(struct sensor_proc *shared, const char *const *extra)
+{
+	struct live *l;
+
+	if (harness_group_setup(NULL) < 0)
+		return -1;
+	if (!have_bpf)
+		return 0;
+	if (sensor_start(shared, extra) < 0) {
+		fprintf(stderr, "cannot start the sensor (log: %s)\n", shared->log);
+		return -1;
+	}
+	l = live_of(shared);
+	if (l)
+		l->shared = true;
+	return 0;
+}
+
+int harness_group_teardown(struct sensor_proc *shared)
+{
+	int st = 0;
+
+	if (have_bpf && shared && shared->dir[0]) {
+		if (shared->pid > 0)
+			st = sensor_stop(shared);
+		sensor_cleanup(shared);
+	}
+	live_cleanup(false);
+	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "sensor exit status %d\n", st);
+		return -1;
+	}
+	return 0;
+}
+
+long long harness_now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
+}
+
+void harness_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(close(fd), 0);
 }
 
 int sensor_start(struct sensor_proc *s, const char *const *extra)
@@ -97,6 +270,9 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 		int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		int out = open(s->out, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
+		/* a test process that dies (a ctest timeout) takes its sensor along */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
 		if (out >= 0)
@@ -105,7 +281,8 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 		execv(argv[0], (char **)argv);
 		_exit(127);
 	}
-	deadline = now_ms() + 30000;
+	live_add(s);
+	deadline = harness_now_ms() + 30000;
 	for (;;) {
 		struct pollfd p = { .fd = sock, .events = POLLIN };
 		int st;
@@ -122,10 +299,11 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
 			fprintf(stderr, "sensor exited before READY (status %d); its log is %s\n", st, s->log);
 			s->pid = 0;
+			live_stopped(s);
 			close(sock);
 			return -ECHILD;
 		}
-		if (now_ms() > deadline) {
+		if (harness_now_ms() > deadline) {
 			close(sock);
 			return -ETIMEDOUT;
 		}
@@ -176,13 +354,14 @@ int sensor_stop(struct sensor_proc *s)
 	if (waitpid(s->pid, &st, 0) < 0)
 		return -errno;
 	s->pid = 0;
+	live_stopped(s);
 	fail_on_sanitizer_report(s);
 	return st;
 }
 
 int sensor_stop_within(struct sensor_proc *s, int sig, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = harness_now_ms() + timeout_ms;
 	int st;
 
 	if (s->pid <= 0)
@@ -195,33 +374,30 @@ int sensor_stop_within(struct sensor_proc *s, int sig, int timeout_ms)
 			break;
 		if (r < 0 && errno != EINTR)
 			return -errno;
-		if (now_ms() > deadline) {
+		if (harness_now_ms() > deadline) {
 			kill(s->pid, SIGKILL);
 			waitpid(s->pid, &st, 0);
 			s->pid = 0;
+			live_stopped(s);
 			return -ETIMEDOUT;
 		}
 		usleep(10000);
 	}
 	s->pid = 0;
+	live_stopped(s);
 	fail_on_sanitizer_report(s);
 	return st;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	return remove(path) < 0 ? 0 : 0; /* best effort: keep going */
-}
-
 /*
  * Copy what the sensor wrote (its --json file, and any rotated copy of it:
- * regular files only, never through a symlink a test planted) into
- * $PLUMBLINE_TEST_RECORDS_DIR, set by ctest, where the schema_records test
+ * regular files only, never through a symlink a test planted) into the
+ * test's records directory (test_records.h), where the schema_records test
  * validates every record against docs/schema/.
  */
 static void keep_records(const struct sensor_proc *s)
 {
-	const char *dir = getenv("PLUMBLINE_TEST_RECORDS_DIR");
+	const char *dir = test_records__dir(false);
 	static unsigned seq;
 	struct dirent *de;
 	DIR *d;
@@ -229,7 +405,7 @@ static void keep_records(const struct sensor_proc *s)
 	if (!dir || !dir[0] || !s->dir[0] || !(d = opendir(s->dir)))
 		return;
 	while ((de = readdir(d))) {
-		char src[512], dst[512], buf[65536];
+		char src[512], dst[1024 + 512], buf[65536];
 		struct stat st;
 		ssize_t n;
 		int in, out;
@@ -255,17 +431,18 @@ static void keep_records(const struct sensor_proc *s)
 
 void sensor_cleanup(struct sensor_proc *s)
 {
+	struct live *l;
+
 	if (s->pid > 0 && sensor_stop_within(s, SIGINT, 30000) == -ETIMEDOUT)
 		fprintf(stderr, "the sensor did not stop on SIGINT within 30 s: killed\n");
 	keep_records(s);
 	json_object_put(s->cache);
 	s->cache = NULL;
 	s->read_off = 0;
-	if (getenv("PLUMBLINE_KEEP_TEST_FILES")) {
-		fprintf(stderr, "kept %s\n", s->dir);
-		return;
-	}
-	nftw(s->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	l = live_of(s);
+	if (l)
+		memset(l, 0, sizeof(*l));
+	remove_dir(s->dir);
 }
 
 pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
@@ -302,7 +479,7 @@ pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
 
 int run_capture_err(const char *const *argv, char *err, size_t size, int timeout_ms, int *status)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = harness_now_ms() + timeout_ms;
 	size_t got = 0;
 	bool killed = false;
 	int p[2];
@@ -321,7 +498,7 @@ int run_capture_err(const char *const *argv, char *err, size_t size, int timeout
 	close(p[1]);
 	for (;;) {
 		struct pollfd pf = { .fd = p[0], .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - harness_now_ms();
 		ssize_t n;
 
 		if (left <= 0) {
@@ -418,7 +595,7 @@ struct json_object *records_find(struct json_object *recs, pid_t pid, const char
 
 struct json_object *records_wait_pid(struct sensor_proc *s, pid_t pid, int count, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = harness_now_ms() + timeout_ms;
 
 	for (;;) {
 		struct json_object *recs = records_load(s), *out = json_object_new_array();
@@ -433,7 +610,7 @@ struct json_object *records_wait_pid(struct sensor_proc *s, pid_t pid, int count
 		if ((int)json_object_array_length(out) >= count)
 			return out;
 		json_object_put(out);
-		if (now_ms() > deadline)
+		if (harness_now_ms() > deadline)
 			return NULL;
 		usleep(20000);
 	}
@@ -451,4 +628,29 @@ struct json_object *records_last_stats(struct json_object *recs)
 			last = r;
 	}
 	return last;
+}
+
+bool sensor_log_has(const struct sensor_proc *s, const char *what)
+{
+	char line[2048];
+	bool found = false;
+	FILE *f = fopen(s->log, "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		found |= strstr(line, what) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+bool sensor_log_wait(const struct sensor_proc *s, const char *what, int timeout_ms)
+{
+	long long deadline = harness_now_ms() + timeout_ms;
+
+	while (harness_now_ms() < deadline) {
+		if (sensor_log_has(s, what))
+			return true;
+		usleep(50000);
+	}
+	return sensor_log_has(s, what);
 }

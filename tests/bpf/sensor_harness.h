@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sensor_harness.h - start the real sensor, run programs under it, read its
- * records back. Shared by the tests in tests/bpf/.
+ * sensor_harness.h - what every test in tests/bpf/ shares: the BPF check of
+ * a test group (skip without BPF, fail instead under PLUMBLINE_REQUIRE_BPF=1),
+ * the real sensor started, stopped and cleaned up (even after a failed
+ * assertion), programs run under it, its records read back and kept for
+ * schema_records. docs/contributing.md#writing-a-bpf-test shows a test.
  */
 #ifndef PL_SENSOR_HARNESS_H
 #define PL_SENSOR_HARNESS_H
@@ -26,6 +29,38 @@ struct sensor_proc {
 bool harness_bpf_available(char *why, size_t size);
 /* PLUMBLINE_REQUIRE_BPF=1: a BPF skip must be a failure. */
 bool harness_require_bpf(void);
+
+/*
+ * A cmocka group setup: checks BPF once for the group (the reason on stderr
+ * when it is unavailable). 0, or -1 (the group fails) when BPF is
+ * unavailable and PLUMBLINE_REQUIRE_BPF=1.
+ */
+int harness_group_setup(void **state);
+/* What harness_group_setup found. */
+bool harness_have_bpf(void);
+/* First in a test that needs BPF: skips it (cmocka's skip()) without. */
+#define NEED_BPF()                                                                          \
+	do {                                                                                \
+		if (!harness_have_bpf()) {                                                  \
+			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
+			skip();                                                             \
+		}                                                                           \
+	} while (0)
+
+/*
+ * For a group whose tests share one sensor: harness_group_setup, then
+ * sensor_start(shared, extra) when BPF is available. 0 or -1. The group
+ * teardown stops it: harness_group_teardown(shared), -1 unless it exited 0.
+ */
+int harness_group_setup_shared(struct sensor_proc *shared, const char *const *extra);
+int harness_group_teardown(struct sensor_proc *shared);
+/*
+ * A cmocka teardown: every sensor the test started and left (a failed
+ * assertion jumps past its stop) stopped and removed. The shared sensor
+ * stays. Whatever is left at exit is cleaned up too, and a sensor never
+ * outlives its test process (PR_SET_PDEATHSIG). 0.
+ */
+int harness_teardown(void **state);
 
 /* Start `plumbline run --json FILE --no-live --state-dir DIR <extra...>`
  * (extra is NULL-terminated) in a new private temp dir and wait for its
@@ -67,5 +102,18 @@ long long rec_syscall(struct json_object *r, const char *name);
 
 /* The last "stats" record, or NULL. Borrowed from recs. */
 struct json_object *records_last_stats(struct json_object *recs);
+
+/* Whether a line of the sensor's log (its stderr) contains what. */
+bool sensor_log_has(const struct sensor_proc *s, const char *what);
+/* The same, waiting up to timeout_ms for it. */
+bool sensor_log_wait(const struct sensor_proc *s, const char *what, int timeout_ms);
+
+/* Write text to path (created 0644 or truncated); the test fails if it cannot. */
+void harness_write_file(const char *path, const char *text);
+/* CLOCK_MONOTONIC in milliseconds. */
+long long harness_now_ms(void);
+
+/* A cmocka test entry that runs harness_teardown after the test. */
+#define HARNESS_TEST(f) cmocka_unit_test_teardown(f, harness_teardown)
 
 #endif

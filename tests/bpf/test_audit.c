@@ -25,48 +25,6 @@
 #define WAIT_MS 10000
 #define MAXL	64
 
-static bool have_bpf;
-
-static int group_setup(void **state)
-{
-	char why[128];
-
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	return 0;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
-static bool log_wait(const struct sensor_proc *s, const char *what, int ms)
-{
-	char line[2048];
-
-	for (int waited = 0; waited <= ms; waited += 50) {
-		FILE *f = fopen(s->log, "re");
-		bool found = false;
-
-		while (f && fgets(line, sizeof(line), f))
-			found |= strstr(line, what) != NULL;
-		if (f)
-			fclose(f);
-		if (found)
-			return true;
-		usleep(50000);
-	}
-	return false;
-}
-
 /* Lines of a file, each malloc'd without its '\n'. */
 static size_t read_lines(const char *path, char **lines)
 {
@@ -162,19 +120,18 @@ static void test_audit_log_of_a_real_run_verifies_and_catches_tampering(void **s
 	pid_t pid;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	snprintf(rules, sizeof(rules), "/tmp/plumbline-audit-rules-%d.yaml", (int)getpid());
 	snprintf(audit, sizeof(audit), "/tmp/plumbline-audit-%d.jsonl", (int)getpid());
 	snprintf(bad, sizeof(bad), "/tmp/plumbline-audit-bad-%d.jsonl", (int)getpid());
 	unlink(audit);
-	write_file(rules, rule);
+	harness_write_file(rules, rule);
 	assert_int_equal(sensor_start(&s, extra), 0);
 
 	pid = run_capture(helper, out, sizeof(out), &st);
 	json_object_put(records_wait_pid(&s, pid, 2, WAIT_MS));
 	kill(s.pid, SIGHUP);
-	assert_true(log_wait(&s, "SIGHUP: 1 rules loaded", 5000));
+	assert_true(sensor_log_wait(&s, "SIGHUP: 1 rules loaded", 5000));
 	usleep(1500000); /* a head interval: a head goes to the JSON output */
 	st = sensor_stop(&s);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -291,8 +248,8 @@ static void test_audit_log_of_a_real_run_verifies_and_catches_tampering(void **s
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_audit_log_of_a_real_run_verifies_and_catches_tampering),
+	    HARNESS_TEST(test_audit_log_of_a_real_run_verifies_and_catches_tampering),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, harness_group_setup, NULL);
 }

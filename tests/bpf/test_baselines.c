@@ -41,28 +41,18 @@
 #define NORMAL "30" /* million iterations: ~30-60 ms of CPU */
 #define TENX "300"
 
-static bool have_bpf;
 static struct sensor_proc sensor;
 
 static const char *const extra[] = { "--process-records", "--min-samples", "20", NULL };
 
 static int group_setup(void **state)
 {
-	char why[128];
-
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	return sensor_start(&sensor, extra) < 0 ? -1 : 0;
+	return harness_group_setup_shared(&sensor, extra);
 }
 
 static int group_teardown(void **state)
 {
-	if (have_bpf)
-		sensor_cleanup(&sensor);
-	return 0;
+	return harness_group_teardown(&sensor);
 }
 
 /* Run the helper doing miter million iterations of work (a CPU cost that
@@ -128,8 +118,7 @@ static void test_learns_a_known_cost_then_scores_a_10x_run(void **state)
 	int st, learned = 0;
 	double p50;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	for (int i = 0; i < RUNS; i++) {
 		r = run_helper(NORMAL, &recs);
 		assert_non_null(r);
@@ -207,15 +196,6 @@ static void test_learns_a_known_cost_then_scores_a_10x_run(void **state)
 
 #define PYTHON "/usr/bin/python3"
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* Every process record of pids a and b, gathered from what the sensor
  * appends until a has a record of image ia and b (when > 0) one of image ib
  * (records_wait_pid() would drop the other pid's records). */
@@ -278,17 +258,16 @@ static void test_python_is_keyed_by_script_and_forks_apart(void **state)
 	pid_t pid, child;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	if (access(PYTHON, X_OK) != 0)
 		skip();
 	assert_non_null(mkdtemp(dir));
 	snprintf(a, sizeof(a), "%s/a.py", dir);
 	snprintf(b, sizeof(b), "%s/b.py", dir);
 	snprintf(f, sizeof(f), "%s/f.py", dir);
-	write_file(a, "x = 1\n");
-	write_file(b, "x = 2\n");
-	write_file(f, "import os, sys\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)\n"
+	harness_write_file(a, "x = 1\n");
+	harness_write_file(b, "x = 2\n");
+	harness_write_file(f, "import os, sys\npid = os.fork()\nif pid == 0:\n    os._exit(0)\nos.waitpid(pid, 0)\n"
 		      "print(pid)\n");
 
 	/* options before the script are skipped: -u -X dev */
@@ -309,7 +288,7 @@ static void test_python_is_keyed_by_script_and_forks_apart(void **state)
 	assert_non_null(strstr(kc1, "+inline@"));
 
 	/* a changed script: another key, with the old one as its prior */
-	write_file(a, "x = 1\ny = 2\n");
+	harness_write_file(a, "x = 1\ny = 2\n");
 	run_keyed((const char *const[]){ PYTHON, a, NULL }, ka2, sizeof(ka2), tmp, sizeof(tmp));
 	assert_string_not_equal(ka, ka2);
 
@@ -359,8 +338,7 @@ static void test_corrupt_baseline_file_is_reported_and_moved_aside(void **state)
 	DIR *d;
 	int fd, st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	st = sensor_stop(&sensor);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	snprintf(path, sizeof(path), "%s/baselines/00000000deadbeef.json", sensor.state);
@@ -384,19 +362,6 @@ static void test_corrupt_baseline_file_is_reported_and_moved_aside(void **state)
 		moved |= strncmp(de->d_name, "00000000deadbeef.json.bad-", 26) == 0;
 	closedir(d);
 	assert_true(moved);
-}
-
-static bool log_has(const char *what)
-{
-	char line[2048];
-	bool found = false;
-	FILE *f = fopen(sensor.log, "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		found |= strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return found;
 }
 
 /* The number in the last "baselines: N loaded" line of the sensor's log, or -1. */
@@ -433,8 +398,7 @@ static void test_fifo_in_the_store_is_reported_and_the_rest_loads(void **state)
 	DIR *d;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	st = sensor_stop(&sensor);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	snprintf(fifo, sizeof(fifo), "%s/baselines", sensor.state);
@@ -474,8 +438,7 @@ static void test_a_second_writer_is_refused_while_the_sensor_runs(void **state)
 	const char *export[] = { PL_SENSOR_BIN, "baseline", "export", bundle, "--state-dir", sensor.state, NULL };
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	snprintf(want, sizeof(want), "state directory %s is in use by plumbline pid %d; stop it, or use --state-dir",
 		 sensor.state, (int)sensor.pid);
 	assert_int_equal(run_capture_err(second, err, sizeof(err), 20000, &st), 0);
@@ -513,8 +476,7 @@ static void test_run_refuses_a_state_dir_others_can_write(void **state)
 	char want[512];
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	st = sensor_stop(&sensor);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_int_equal(chmod(sensor.state, 0777), 0);
@@ -523,8 +485,8 @@ static void test_run_refuses_a_state_dir_others_can_write(void **state)
 	snprintf(want, sizeof(want),
 		 "refusing state directory %s: writable by group or others (mode 0777); fix: chmod 0700 %s",
 		 sensor.state, sensor.state);
-	assert_true(log_has(want));
-	assert_true(log_has("--no-baselines runs without them"));
+	assert_true(sensor_log_has(&sensor, want));
+	assert_true(sensor_log_has(&sensor, "--no-baselines runs without them"));
 	/* fixed, it starts */
 	assert_int_equal(sensor_restart(&sensor, extra), 0);
 }
@@ -532,12 +494,12 @@ static void test_run_refuses_a_state_dir_others_can_write(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_learns_a_known_cost_then_scores_a_10x_run),
-		cmocka_unit_test(test_python_is_keyed_by_script_and_forks_apart),
-		cmocka_unit_test(test_corrupt_baseline_file_is_reported_and_moved_aside),
-		cmocka_unit_test(test_fifo_in_the_store_is_reported_and_the_rest_loads),
-		cmocka_unit_test(test_a_second_writer_is_refused_while_the_sensor_runs),
-		cmocka_unit_test(test_run_refuses_a_state_dir_others_can_write),
+		HARNESS_TEST(test_learns_a_known_cost_then_scores_a_10x_run),
+		HARNESS_TEST(test_python_is_keyed_by_script_and_forks_apart),
+		HARNESS_TEST(test_corrupt_baseline_file_is_reported_and_moved_aside),
+		HARNESS_TEST(test_fifo_in_the_store_is_reported_and_the_rest_loads),
+		HARNESS_TEST(test_a_second_writer_is_refused_while_the_sensor_runs),
+		HARNESS_TEST(test_run_refuses_a_state_dir_others_can_write),
 	};
 
 	return cmocka_run_group_tests_name("bpf_baselines", tests, group_setup, group_teardown);

@@ -29,8 +29,6 @@
 #define WAIT_MS 15000
 #define RULE "escape probe"
 
-static bool have_bpf;
-
 /* What a failed test must still clean up: the sensor and the helper copies. */
 static struct sensor_proc sensor;
 static char dir[] = "/tmp/plumbline-esc-XXXXXX";
@@ -43,18 +41,6 @@ static const char *const names[] = {
 };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 #define BAD_ARG "/nonexistent-plumbline/\xff"
-
-static int group_setup(void **state)
-{
-	char why[128];
-
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	return 0;
-}
 
 static void copy_file(const char *from, const char *to)
 {
@@ -70,15 +56,6 @@ static void copy_file(const char *from, const char *to)
 	assert_int_equal(n, 0);
 	close(in);
 	assert_int_equal(close(out), 0);
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "we");
-
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
 }
 
 /* A whole file, NUL-terminated (malloc'd), or NULL. */
@@ -180,8 +157,7 @@ static void test_hostile_names_escaped_once_everywhere(void **state)
 	size_t len;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	assert_non_null(mkdtemp(dir));
 	made_dir = true;
 	snprintf(rules, sizeof(rules), "%s/rules.yaml", dir);
@@ -193,7 +169,7 @@ static void test_hostile_names_escaped_once_everywhere(void **state)
 		 "  priority: NOTICE\n"
 		 "  when: [exec, window, exit]\n",
 		 dir);
-	write_file(rules, yaml);
+	harness_write_file(rules, yaml);
 	for (size_t i = 0; i < NNAMES; i++) {
 		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, names[i]);
 		copy_file(PL_HELPER_BIN, path[i]);
@@ -294,5 +270,5 @@ int main(void)
 		cmocka_unit_test_teardown(test_hostile_names_escaped_once_everywhere, teardown),
 	};
 
-	return cmocka_run_group_tests_name("bpf_escape", tests, group_setup, NULL);
+	return cmocka_run_group_tests_name("bpf_escape", tests, harness_group_setup, NULL);
 }

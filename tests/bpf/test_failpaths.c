@@ -25,28 +25,6 @@
 
 #define WAIT_MS 10000
 
-static bool have_bpf;
-
-static int group_setup(void **state)
-{
-	char why[128];
-
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	return 0;
-}
-
-#define NEED_BPF()                                                                    \
-	do {                                                                          \
-		if (!have_bpf) {                                                      \
-			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
-			skip();                                                       \
-		}                                                                     \
-	} while (0)
-
 /* Each test's own sensor, stopped by the teardown even when the test fails. */
 static struct sensor_proc sensor;
 
@@ -267,5 +245,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_keys_leave_the_table_and_counts_stay_exact, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, harness_group_setup, NULL);
 }

@@ -46,38 +46,18 @@
 #define HELPER_BUILD_ID "706c756d626c696e652d68656c7065722d303031"
 
 static struct sensor_proc shared;
-static bool have_bpf;
 static pid_t sleeper, sleeper_child; /* a test's long-lived processes, killed by the teardown */
 
 static int group_setup(void **state)
 {
 	static const char *const extra[] = { "--process-records", "--stats-interval", "1", "-q", NULL };
-	char why[128];
 
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	if (sensor_start(&shared, extra) < 0) {
-		fprintf(stderr, "cannot start the sensor (log: %s)\n", shared.log);
-		return -1;
-	}
-	return 0;
+	return harness_group_setup_shared(&shared, extra);
 }
 
 static int group_teardown(void **state)
 {
-	if (have_bpf) {
-		int st = sensor_stop(&shared);
-
-		sensor_cleanup(&shared);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "sensor exit status %d\n", st);
-			return -1;
-		}
-	}
-	return 0;
+	return harness_group_teardown(&shared);
 }
 
 static int kill_sleeper(void **state)
@@ -112,22 +92,6 @@ static pid_t child_of(pid_t pid)
 	}
 	fail_msg("pid %d has no child", (int)pid);
 	return -1;
-}
-
-#define NEED_BPF()                                                                    \
-	do {                                                                          \
-		if (!have_bpf) {                                                      \
-			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
-			skip();                                                       \
-		}                                                                     \
-	} while (0)
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
 }
 
 /* A copy of the build-id-less helper at path, padded to `size` bytes with a hole. */
@@ -224,7 +188,7 @@ static struct json_object *obj(struct json_object *o, const char *key)
  * none is pending, waited for; a new reference. */
 static struct json_object *stats_all_hashed(long long done)
 {
-	long long deadline = now_ms() + WAIT_MS * 3;
+	long long deadline = harness_now_ms() + WAIT_MS * 3;
 
 	for (;;) {
 		struct json_object *recs = records_load(&shared), *st = records_last_stats(recs), *id = obj(st, "identity");
@@ -235,7 +199,7 @@ static struct json_object *stats_all_hashed(long long done)
 			return st;
 		}
 		json_object_put(recs);
-		if (now_ms() > deadline)
+		if (harness_now_ms() > deadline)
 			fail_msg("no stats record with identity.hashes_done >= %lld and nothing pending", done);
 		usleep(50000);
 	}
@@ -271,9 +235,9 @@ static void test_a_large_binary_without_build_id_does_not_delay_other_records(vo
 		pids[NBIG - 1] = sleeper = spawn(argv);
 	}
 	run_ok(probe, &probe_pid);
-	exited = now_ms();
+	exited = harness_now_ms();
 	r = record_of(probe_pid);
-	delay = now_ms() - exited;
+	delay = harness_now_ms() - exited;
 	fprintf(stderr, "probe record %lld ms after its exit, behind %d execs of %lld MB binaries without build-id\n",
 		delay, NBIG, BIG_SIZE >> 20);
 	if (delay > PROMPT_MS)
@@ -508,8 +472,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_a_large_binary_without_build_id_does_not_delay_other_records, kill_sleeper),
-		cmocka_unit_test(test_a_binary_run_through_a_symlink_has_one_name_whether_it_lived_or_not),
-		cmocka_unit_test(test_exe_kind_says_memfd_deleted_or_file_at_exec),
+		HARNESS_TEST(test_a_binary_run_through_a_symlink_has_one_name_whether_it_lived_or_not),
+		HARNESS_TEST(test_exe_kind_says_memfd_deleted_or_file_at_exec),
 	};
 
 	return cmocka_run_group_tests_name("bpf_identity", tests, group_setup, group_teardown);

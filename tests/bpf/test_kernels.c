@@ -34,48 +34,20 @@
 #define WAIT_MS 10000
 
 static struct sensor_proc shared;
-static bool have_bpf;
 
 static int group_setup(void **state)
 {
 	static const char *const extra[] = { "--process-records", "-q", NULL };
-	char why[128];
 
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
 	/* the sensor inherits it: its feature probe then picks the fallback */
 	setenv("PLUMBLINE_FORCE_SCHED_SWITCH", "3arg", 1);
-	if (sensor_start(&shared, extra) < 0) {
-		fprintf(stderr, "cannot start the sensor (log: %s)\n", shared.log);
-		return -1;
-	}
-	return 0;
+	return harness_group_setup_shared(&shared, extra);
 }
 
 static int group_teardown(void **state)
 {
-	if (have_bpf) {
-		int st = sensor_stop(&shared);
-
-		sensor_cleanup(&shared);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "sensor exit status %d\n", st);
-			return -1;
-		}
-	}
-	return 0;
+	return harness_group_teardown(&shared);
 }
-
-#define NEED_BPF()                                                                    \
-	do {                                                                          \
-		if (!have_bpf) {                                                      \
-			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
-			skip();                                                       \
-		}                                                                     \
-	} while (0)
 
 static void test_probe_reads_the_prototype_and_the_verifier_refuses_a_missing_argument(void **state)
 {
@@ -273,11 +245,11 @@ static void test_fallback_shows_cpu_contention_as_run_queue_wait(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe_reads_the_prototype_and_the_verifier_refuses_a_missing_argument),
-		cmocka_unit_test(test_features_reports_the_forced_fallback),
-		cmocka_unit_test(test_forced_sensor_loads_only_the_three_argument_program),
-		cmocka_unit_test(test_fallback_splits_a_sleep_into_exact_blocked_time),
-		cmocka_unit_test(test_fallback_shows_cpu_contention_as_run_queue_wait),
+		HARNESS_TEST(test_probe_reads_the_prototype_and_the_verifier_refuses_a_missing_argument),
+		HARNESS_TEST(test_features_reports_the_forced_fallback),
+		HARNESS_TEST(test_forced_sensor_loads_only_the_three_argument_program),
+		HARNESS_TEST(test_fallback_splits_a_sleep_into_exact_blocked_time),
+		HARNESS_TEST(test_fallback_shows_cpu_contention_as_run_queue_wait),
 	};
 
 	return cmocka_run_group_tests_name("bpf_kernels", tests, group_setup, group_teardown);

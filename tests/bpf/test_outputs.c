@@ -33,8 +33,6 @@
 
 #include "sensor_harness.h"
 
-static bool have_bpf;
-
 /* What a test started, for teardown to stop and remove even after a failed
  * assertion (a sensor left running would hold ctest's output pipe open). */
 static struct sensor_proc sensor;
@@ -70,13 +68,10 @@ static int teardown(void **state)
 
 static int group_setup(void **state)
 {
-	char why[128];
-
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
+	if (harness_group_setup(state) < 0)
+		return -1;
+	if (!harness_have_bpf())
+		return 0;
 	/* a private mount namespace: the test's tmpfs never shows on the host,
 	 * and the sensor (our child) sees it */
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
@@ -84,14 +79,6 @@ static int group_setup(void **state)
 		return -1;
 	}
 	return 0;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ll + ts.tv_nsec / 1000000;
 }
 
 /* Lines of the file at path containing what (0 when unreadable). */
@@ -123,10 +110,10 @@ static bool find_line(const char *path, const char *what, char *line, size_t siz
 
 static bool wait_line(const char *path, const char *what, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = harness_now_ms() + timeout_ms;
 
 	while (count_lines(path, what) == 0) {
-		if (now_ms() > deadline)
+		if (harness_now_ms() > deadline)
 			return false;
 		usleep(50000);
 	}
@@ -161,7 +148,6 @@ static int count_records(const char *path, const char *type, struct json_object 
 		fclose(f);
 	return n;
 }
-
 
 /* ---- syslog ---- */
 
@@ -239,14 +225,14 @@ static void hostile_helper(const char *dir, char *out, size_t size)
 static pid_t run_exit42(const char *prog, const char *json, int alerts_before)
 {
 	const char *argv[] = { prog, "exit", "42", NULL };
-	long long deadline = now_ms() + WAIT_MS;
+	long long deadline = harness_now_ms() + WAIT_MS;
 	char out[64];
 	int st;
 	pid_t pid = run_capture(argv, out, sizeof(out), &st);
 
 	assert_true(pid > 0);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
-	while (count_records(json, "alert", NULL) <= alerts_before && now_ms() < deadline)
+	while (count_records(json, "alert", NULL) <= alerts_before && harness_now_ms() < deadline)
 		usleep(20000);
 	assert_int_equal(count_records(json, "alert", NULL), alerts_before + 1);
 	return pid;
@@ -273,8 +259,7 @@ static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 	ssize_t n;
 	pid_t pid;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	syslog_setup(sock, rules, helper, sizeof(sock));
 	log_sock = bind_log_socket(sock);
 	snprintf(target, sizeof(target), "unix:%s", sock);
@@ -316,8 +301,7 @@ static void test_syslog_regular_file_warns_once_alerts_wait_and_arrive(void **st
 	struct json_object *stats = NULL, *sl;
 	pid_t pids[4];
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	syslog_setup(sock, rules, helper, sizeof(sock));
 	write_file(sock, "not a socket\n", 0644); /* what an attacker leaves at /dev/log */
 	snprintf(target, sizeof(target), "unix:%s", sock);
@@ -389,8 +373,7 @@ static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 	long long deadline;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	snprintf(dir, sizeof(tmpfs_dir), "/tmp/pl-bpf-full-XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0700"), 0);
@@ -401,8 +384,8 @@ static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 	 * before (its counters only grow), so once one does not fit, none does
 	 * until space is freed, whatever a page's slack */
 	assert_int_equal(sensor_start(s, extra), 0);
-	deadline = now_ms() + 10000;
-	while (count_records(json, "stats", NULL) < 2 && now_ms() < deadline)
+	deadline = harness_now_ms() + 10000;
+	while (count_records(json, "stats", NULL) < 2 && harness_now_ms() < deadline)
 		usleep(100000);
 	assert_true(count_records(json, "stats", NULL) >= 2);
 

@@ -34,28 +34,6 @@
 #define NOBODY 65534
 #define HELPER_BUILD_ID "build-id:706c756d626c696e652d68656c7065722d303031"
 
-static bool have_bpf;
-
-#define NEED_BPF()                                    \
-	do {                                          \
-		if (!have_bpf) {                      \
-			skip();                       \
-		}                                     \
-	} while (0)
-
-static int group_setup(void **state)
-{
-	char why[128];
-
-	(void)state;
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	return 0;
-}
-
 /* The value of "Key:\t..." in a status file, into val. */
 static bool status_field(const char *path, const char *key, char *val, size_t size)
 {
@@ -131,19 +109,6 @@ static int assert_threads(pid_t pid, const char *const *kv)
 	return n;
 }
 
-static bool log_has(const struct sensor_proc *s, const char *what)
-{
-	char line[2048];
-	FILE *f = fopen(s->log, "re");
-	bool found = false;
-
-	while (f && fgets(line, sizeof(line), f))
-		found |= strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* Copy the helper to dir/name, owned by NOBODY, mode 0700: only nobody (and
  * CAP_DAC_READ_SEARCH) can read it. */
 static void private_copy(const char *dir, const char *name, char *path, size_t size)
@@ -208,13 +173,13 @@ static void test_running_sensor_keeps_only_ptrace_and_dac_read_search_with_nonew
 	/* the main thread and the hash worker alike */
 	threads = assert_threads(s.pid, want);
 	assert_true(threads >= 2);
-	if (!log_has(&s, "privileges dropped after attach: keeping sys_ptrace"))
+	if (!sensor_log_has(&s, "privileges dropped after attach: keeping sys_ptrace"))
 		fail_msg("no line saying what is kept in %s", s.log);
 
 	/* a syscall outside the allowlist fails, said once, and the sensor lives */
-	if (!log_has(&s, "privilege self-test: perf_event_open refused: Function not implemented"))
+	if (!sensor_log_has(&s, "privilege self-test: perf_event_open refused: Function not implemented"))
 		fail_msg("the self-test's perf_event_open was not refused with ENOSYS (see %s)", s.log);
-	if (!log_has(&s, "seccomp refused syscall 298 (ENOSYS)"))
+	if (!sensor_log_has(&s, "seccomp refused syscall 298 (ENOSYS)"))
 		fail_msg("the refused syscall was not reported (see %s)", s.log);
 	assert_int_equal(kill(s.pid, 0), 0);
 
@@ -258,7 +223,7 @@ static void test_keep_privileges_keeps_every_capability_and_no_filter(void **sta
 	assert_field(path, "CapEff", mine);
 	assert_field(path, "NoNewPrivs", "0");
 	assert_field(path, "Seccomp", "0");
-	if (!log_has(&s, "--keep-privileges: keeping every capability"))
+	if (!sensor_log_has(&s, "--keep-privileges: keeping every capability"))
 		fail_msg("--keep-privileges is not said in %s", s.log);
 	assert_int_equal(sensor_stop(&s), 0);
 	sensor_cleanup(&s);
@@ -267,9 +232,9 @@ static void test_keep_privileges_keeps_every_capability_and_no_filter(void **sta
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_running_sensor_keeps_only_ptrace_and_dac_read_search_with_nonewprivs_and_seccomp),
-		cmocka_unit_test(test_keep_privileges_keeps_every_capability_and_no_filter),
+		HARNESS_TEST(test_running_sensor_keeps_only_ptrace_and_dac_read_search_with_nonewprivs_and_seccomp),
+		HARNESS_TEST(test_keep_privileges_keeps_every_capability_and_no_filter),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, harness_group_setup, NULL);
 }

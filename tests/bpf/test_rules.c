@@ -23,29 +23,6 @@
 
 #define WAIT_MS 10000
 
-static bool have_bpf;
-
-static int group_setup(void **state)
-{
-	char why[128];
-
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	return 0;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-}
-
 /* Alerts of rule `name` for pid in the sensor's records so far. */
 static int alerts_for(struct sensor_proc *s, const char *name, pid_t pid)
 {
@@ -78,19 +55,6 @@ static pid_t run_exit(struct sensor_proc *s, const char *code)
 	return pid;
 }
 
-static bool log_has(const struct sensor_proc *s, const char *what)
-{
-	char line[2048];
-	bool found = false;
-	FILE *f = fopen(s->log, "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		found |= strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 static void test_sighup_reload_good_bad_good(void **state)
 {
 	static const char good_a[] = "- rule: exit seven\n"
@@ -114,25 +78,24 @@ static void test_sighup_reload_good_bad_good(void **state)
 	pid_t p;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	/* the rules file lives in a dir of its own, written before the sensor starts */
 	snprintf(rules, sizeof(rules), "/tmp/plumbline-rules-%d.yaml", (int)getpid());
-	write_file(rules, good_a);
+	harness_write_file(rules, good_a);
 	assert_int_equal(sensor_start(&s, extra), 0);
 
 	p = run_exit(&s, "7");
 	assert_int_equal(alerts_for(&s, "exit seven", p), 1);
 
-	write_file(rules, bad);
+	harness_write_file(rules, bad);
 	kill(s.pid, SIGHUP);
 	usleep(500000);
-	assert_true(log_has(&s, "unknown field 'proc.exit_cod'"));
-	assert_true(log_has(&s, "keep running"));
+	assert_true(sensor_log_has(&s, "unknown field 'proc.exit_cod'"));
+	assert_true(sensor_log_has(&s, "keep running"));
 	p = run_exit(&s, "7"); /* the old rules still run */
 	assert_int_equal(alerts_for(&s, "exit seven", p), 1);
 
-	write_file(rules, good_b);
+	harness_write_file(rules, good_b);
 	kill(s.pid, SIGHUP);
 	usleep(500000);
 	p = run_exit(&s, "7");
@@ -144,17 +107,6 @@ static void test_sighup_reload_good_bad_good(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	sensor_cleanup(&s);
 	unlink(rules);
-}
-
-/* Wait up to ms for `what` in the sensor's log. */
-static bool log_wait(const struct sensor_proc *s, const char *what, int ms)
-{
-	for (int waited = 0; waited < ms; waited += 50) {
-		if (log_has(s, what))
-			return true;
-		usleep(50000);
-	}
-	return log_has(s, what);
 }
 
 static struct sensor_proc fifo_sensor;
@@ -198,12 +150,11 @@ static void test_sighup_with_a_fifo_in_the_rules_dir_rejects_and_keeps_running(v
 	pid_t pid;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	snprintf(fifo_dir, sizeof(fifo_dir), "/tmp/plumbline-rules-XXXXXX");
 	assert_non_null(mkdtemp(fifo_dir));
 	snprintf(p, sizeof(p), "%s/10-exit.yaml", fifo_dir);
-	write_file(p, rule);
+	harness_write_file(p, rule);
 	assert_int_equal(sensor_start(&fifo_sensor, extra), 0);
 	pid = run_exit(&fifo_sensor, "7");
 	assert_int_equal(alerts_for(&fifo_sensor, "exit seven", pid), 1);
@@ -211,8 +162,8 @@ static void test_sighup_with_a_fifo_in_the_rules_dir_rejects_and_keeps_running(v
 	snprintf(p, sizeof(p), "%s/20-dropped.yaml", fifo_dir);
 	assert_int_equal(mkfifo(p, 0644), 0);
 	kill(fifo_sensor.pid, SIGHUP);
-	assert_true(log_wait(&fifo_sensor, "20-dropped.yaml:0:0: not a regular file (a FIFO)", 5000));
-	assert_true(log_wait(&fifo_sensor, "the new rules were rejected; the previous 1 rules keep running", 1000));
+	assert_true(sensor_log_wait(&fifo_sensor, "20-dropped.yaml:0:0: not a regular file (a FIFO)", 5000));
+	assert_true(sensor_log_wait(&fifo_sensor, "the new rules were rejected; the previous 1 rules keep running", 1000));
 
 	/* still measuring, still alerting with the old rules */
 	pid = run_exit(&fifo_sensor, "7");
@@ -232,13 +183,12 @@ static void test_sighup_reloads_the_default_rules(void **state)
 	struct sensor_proc s;
 	int st;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	assert_int_equal(sensor_start(&s, extra), 0);
 	kill(s.pid, SIGHUP);
-	assert_true(log_wait(&s, "SIGHUP: ", 5000));
-	assert_true(log_wait(&s, " rules loaded", 1000));
-	assert_false(log_has(&s, "rejected"));
+	assert_true(sensor_log_wait(&s, "SIGHUP: ", 5000));
+	assert_true(sensor_log_wait(&s, " rules loaded", 1000));
+	assert_false(sensor_log_has(&s, "rejected"));
 	st = sensor_stop_within(&s, SIGTERM, 10000);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	sensor_cleanup(&s);
@@ -255,8 +205,7 @@ static void test_default_rules_catch_a_real_retry_storm(void **state)
 	int st;
 	pid_t pid;
 
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	assert_int_equal(sensor_start(&s, extra), 0);
 	pid = run_capture(argv, out, sizeof(out), &st);
 	recs = records_wait_pid(&s, pid, 2, WAIT_MS);
@@ -288,12 +237,12 @@ static void test_default_rules_catch_a_real_retry_storm(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sighup_reload_good_bad_good),
+		HARNESS_TEST(test_sighup_reload_good_bad_good),
 		cmocka_unit_test_teardown(test_sighup_with_a_fifo_in_the_rules_dir_rejects_and_keeps_running,
 					  fifo_teardown),
-		cmocka_unit_test(test_sighup_reloads_the_default_rules),
-		cmocka_unit_test(test_default_rules_catch_a_real_retry_storm),
+		HARNESS_TEST(test_sighup_reloads_the_default_rules),
+		HARNESS_TEST(test_default_rules_catch_a_real_retry_storm),
 	};
 
-	return cmocka_run_group_tests_name("bpf_rules", tests, group_setup, NULL);
+	return cmocka_run_group_tests_name("bpf_rules", tests, harness_group_setup, NULL);
 }

@@ -30,47 +30,18 @@
 #define WAIT_MS 10000
 
 static struct sensor_proc shared;
-static bool have_bpf;
 
 static int group_setup(void **state)
 {
 	static const char *const extra[] = { "--process-records", "--stats-interval", "1", "-q", NULL };
-	char why[128];
 
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		/* With PLUMBLINE_REQUIRE_BPF=1 a skip is a failure. */
-		return harness_require_bpf() ? -1 : 0;
-	}
-	if (sensor_start(&shared, extra) < 0) {
-		fprintf(stderr, "cannot start the sensor (log: %s)\n", shared.log);
-		return -1;
-	}
-	return 0;
+	return harness_group_setup_shared(&shared, extra);
 }
 
 static int group_teardown(void **state)
 {
-	if (have_bpf) {
-		int st = sensor_stop(&shared);
-
-		sensor_cleanup(&shared);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "sensor exit status %d\n", st);
-			return -1;
-		}
-	}
-	return 0;
+	return harness_group_teardown(&shared);
 }
-
-#define NEED_BPF()                                                                    \
-	do {                                                                          \
-		if (!have_bpf) {                                                      \
-			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
-			skip();                                                       \
-		}                                                                     \
-	} while (0)
 
 static long long helper_cpu_ns(const char *out)
 {
@@ -710,17 +681,17 @@ static void test_json_output_symlink_is_refused_at_start_and_at_sighup(void **st
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_truth_counts_and_times_match_the_kernel),
-		cmocka_unit_test(test_concurrent_children_are_each_recorded_exactly),
-		cmocka_unit_test(test_threads_aggregate_into_their_process),
-		cmocka_unit_test(test_renamed_comm_keeps_the_executable_identity),
-		cmocka_unit_test(test_exec_starts_a_new_record_with_the_new_identity),
-		cmocka_unit_test(test_a_million_failed_opens_are_exact_and_cost_few_records),
-		cmocka_unit_test(test_hostile_path_cannot_forge_a_record),
-		cmocka_unit_test(test_exit_code_and_killing_signal_are_reported),
-		cmocka_unit_test(test_cpu_contention_shows_as_run_queue_wait),
-		cmocka_unit_test(test_windows_see_a_spinning_process_and_shutdown_flushes),
-		cmocka_unit_test(test_sensor_refuses_to_run_without_privileges),
+		HARNESS_TEST(test_truth_counts_and_times_match_the_kernel),
+		HARNESS_TEST(test_concurrent_children_are_each_recorded_exactly),
+		HARNESS_TEST(test_threads_aggregate_into_their_process),
+		HARNESS_TEST(test_renamed_comm_keeps_the_executable_identity),
+		HARNESS_TEST(test_exec_starts_a_new_record_with_the_new_identity),
+		HARNESS_TEST(test_a_million_failed_opens_are_exact_and_cost_few_records),
+		HARNESS_TEST(test_hostile_path_cannot_forge_a_record),
+		HARNESS_TEST(test_exit_code_and_killing_signal_are_reported),
+		HARNESS_TEST(test_cpu_contention_shows_as_run_queue_wait),
+		HARNESS_TEST(test_windows_see_a_spinning_process_and_shutdown_flushes),
+		HARNESS_TEST(test_sensor_refuses_to_run_without_privileges),
 		cmocka_unit_test_teardown(test_json_output_symlink_is_refused_at_start_and_at_sighup, own_teardown),
 	};
 

@@ -22,7 +22,6 @@
 #define WAIT_MS 15000
 #define HZ 997 /* samples per second per CPU in these tests */
 
-static bool have_bpf;
 static struct sensor_proc sensor; /* stopped by teardown, even when a test fails half-way */
 
 static int teardown(void **state)
@@ -32,28 +31,6 @@ static int teardown(void **state)
 		sensor_cleanup(&sensor);
 	memset(&sensor, 0, sizeof(sensor));
 	return 0;
-}
-
-static int group_setup(void **state)
-{
-	char why[128];
-
-	(void)state;
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
-	return 0;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
 }
 
 static struct json_object *get(struct json_object *o, const char *key)
@@ -116,11 +93,10 @@ static void test_alert_names_library_and_function(void **state)
 	pid_t pid;
 
 	(void)state;
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	snprintf(rules, sizeof(rules), "/tmp/plumbline-stacks-%d.yaml", (int)getpid());
 	snprintf(hz, sizeof(hz), "%d", HZ);
-	write_file(rules, rule);
+	harness_write_file(rules, rule);
 	assert_int_equal(sensor_start(&sensor, extra), 0);
 
 	pid = burn(&sensor, "300", PL_BURNLIB, &recs);
@@ -220,11 +196,10 @@ static void test_baseline_learns_objects_and_flags_a_new_one(void **state)
 	pid_t pid;
 
 	(void)state;
-	if (!have_bpf)
-		skip();
+	NEED_BPF();
 	snprintf(rules, sizeof(rules), "/tmp/plumbline-stacks2-%d.yaml", (int)getpid());
 	snprintf(hz, sizeof(hz), "%d", HZ);
-	write_file(rules, rule);
+	harness_write_file(rules, rule);
 	assert_int_equal(sensor_start(&sensor, extra), 0);
 
 	/* five runs in the program itself: where its code runs is learned */
@@ -277,5 +252,5 @@ int main(void)
 		cmocka_unit_test_teardown(test_baseline_learns_objects_and_flags_a_new_one, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, harness_group_setup, NULL);
 }

@@ -38,7 +38,6 @@
 #define HELPER2_BID "build-id:706c756d626c696e652d68656c7065722d303032"
 
 static struct sensor_proc shared;
-static bool have_bpf;
 static char rules_path[128];
 
 /* Two probes: one on the executable's name (how every shipped auth rule
@@ -59,47 +58,25 @@ static int group_setup(void **state)
 {
 	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules_path, "--rules",
 				PL_RULES_DEFAULT, NULL };
-	char why[128];
+
 	FILE *f;
 
-	have_bpf = harness_bpf_available(why, sizeof(why));
-	if (!have_bpf) {
-		fprintf(stderr, "BPF unavailable: %s\n", why);
-		return harness_require_bpf() ? -1 : 0;
-	}
+	if (harness_group_setup(state) < 0)
+		return -1;
+	if (!harness_have_bpf())
+		return 0;
 	snprintf(rules_path, sizeof(rules_path), "/tmp/plumbline-threats-%d.yaml", (int)getpid());
 	f = fopen(rules_path, "we");
 	if (!f || fputs(probe_rules, f) < 0 || fclose(f) != 0)
 		return -1;
-	if (sensor_start(&shared, extra) < 0) {
-		fprintf(stderr, "cannot start the sensor (log: %s)\n", shared.log);
-		return -1;
-	}
-	return 0;
+	return harness_group_setup_shared(&shared, extra);
 }
 
 static int group_teardown(void **state)
 {
-	if (have_bpf) {
-		int st = sensor_stop(&shared);
-
-		sensor_cleanup(&shared);
-		unlink(rules_path);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "sensor exit status %d\n", st);
-			return -1;
-		}
-	}
-	return 0;
+	unlink(rules_path);
+	return harness_group_teardown(&shared);
 }
-
-#define NEED_BPF()                                                                    \
-	do {                                                                          \
-		if (!have_bpf) {                                                      \
-			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
-			skip();                                                       \
-		}                                                                     \
-	} while (0)
 
 /* The alerts of rule for pid so far (array, caller puts). */
 static struct json_object *alerts_of(const char *rule, pid_t pid)
@@ -385,7 +362,6 @@ static void test_a_reused_pid_keeps_two_separate_records(void **state)
 	json_object_put(recs);
 }
 
-
 /*
  * Bytes only a hostile process would choose, where test_escape.c does not
  * reach: comm (prctl), a bidi override, an overlong '/' and a UTF-16
@@ -608,9 +584,9 @@ static void test_hostile_bytes_reach_syslog_live_and_json_escaped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_renaming_comm_and_argv0_to_sshd_does_not_make_it_sshd),
-		cmocka_unit_test(test_memfd_and_deleted_executables_alert_with_their_kind),
-		cmocka_unit_test(test_a_reused_pid_keeps_two_separate_records),
+		HARNESS_TEST(test_renaming_comm_and_argv0_to_sshd_does_not_make_it_sshd),
+		HARNESS_TEST(test_memfd_and_deleted_executables_alert_with_their_kind),
+		HARNESS_TEST(test_a_reused_pid_keeps_two_separate_records),
 		cmocka_unit_test_teardown(test_hostile_bytes_reach_syslog_live_and_json_escaped, hostile_teardown),
 	};
 

@@ -20,20 +20,13 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import uuid
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
+import scenario_lib as sl  # noqa: E402
+from scenario_lib import Failure, fail  # noqa: E402
+
 KEPT = "0000000000080004"  # CAP_DAC_READ_SEARCH | CAP_SYS_PTRACE
-
-
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def skip(msg):
-    print(f"SKIP: {msg}", file=sys.stderr)
-    sys.exit(77)
 
 
 def install(build, destdir):
@@ -90,7 +83,7 @@ def start(text):
     with open("/proc/1/comm") as f:
         init = f.read().strip()
     if init != "systemd":
-        skip(f"PID 1 is {init!r}, not systemd: the unit cannot be started here (verify passed)")
+        sl.skip(f"PID 1 is {init!r}, not systemd: the unit cannot be started here (verify passed)", bpf=False)
     name = f"plumbline-test-{uuid.uuid4().hex[:8]}"
     text = text.replace("Directory=plumbline\n", f"Directory={name}\n")
     text = text.replace("/var/log/plumbline/", f"/var/log/{name}/")
@@ -124,18 +117,22 @@ def start(text):
 
 def main():
     if len(sys.argv) != 3 or sys.argv[2] not in ("verify", "start"):
-        fail("usage: test_systemd_unit.py BUILD_DIR verify|start")
+        print("usage: test_systemd_unit.py BUILD_DIR verify|start", file=sys.stderr)
+        sys.exit(1)
     if not shutil.which("systemd-analyze"):
-        skip("systemd-analyze not found (Debian's systemd package)")
-    d = tempfile.mkdtemp(prefix="pl-unit-")
+        sl.skip("systemd-analyze not found (Debian's systemd package)", bpf=False)
+    d = sl.temp_dir("pl-unit-")
     try:
         text = install(sys.argv[1], os.path.join(d, "dest"))
         if sys.argv[2] == "verify":
             verify(text, d)
         else:
             if os.geteuid() != 0:
-                skip("needs root to start a service")
+                sl.skip("needs root to start a service", bpf=False)
             start(text)
+    except Failure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 

@@ -20,7 +20,6 @@ usage: test_clock_step.py PLUMBLINE NOOP
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
@@ -31,15 +30,14 @@ STEP_NS = 3600 * 10**9
 
 def main():
     plumbline, noop = sys.argv[1:3]
-    if os.geteuid() != 0:
-        sl.skip("needs root (BPF, clock_settime)")
-    d = tempfile.mkdtemp(prefix="pl-clock-")
+    sl.need_bpf("the sensor's BPF and clock_settime need root")
+    d = sl.temp_dir("pl-clock-")
     s = None
     ok = False
     stepped = False
     real0, mono0 = time.clock_gettime_ns(time.CLOCK_REALTIME), time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     try:
-        s = sl.Sensor(d, "clock", plumbline, "clock_step", ["--no-baselines", "--stats-interval", "1",
+        s = sl.Sensor(d, "clock", plumbline, extra=["--no-baselines", "--stats-interval", "1",
                                                              "--window-records"])
         for _ in range(5):
             subprocess.run([noop])

@@ -23,7 +23,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
@@ -32,9 +31,8 @@ import scenario_lib as sl  # noqa: E402
 
 def main():
     plumbline, noop = sys.argv[1:3]
-    if os.geteuid() != 0:
-        sl.skip("needs root (BPF, mount)")
-    d = tempfile.mkdtemp(prefix="pl-jsonfull-")
+    sl.need_bpf("the sensor's BPF and mount need root")
+    d = sl.temp_dir("pl-jsonfull-")
     mnt = os.path.join(d, "mnt")
     os.mkdir(mnt)
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "pl-jsonfull", mnt]).returncode != 0:
@@ -44,7 +42,7 @@ def main():
     try:
         path = os.path.join(mnt, "records.jsonl")
         # the last --json wins: the harness's own is replaced by the tmpfs
-        s = sl.Sensor(d, "full", plumbline, "json_full",
+        s = sl.Sensor(d, "full", plumbline, extra=
                       ["--no-baselines", "--stats-interval", "1", "--loss-alert-interval", "1", "--json", path])
         s.json = path
         time.sleep(1.5)

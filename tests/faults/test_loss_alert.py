@@ -23,10 +23,8 @@ import json
 import os
 import signal
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
@@ -59,14 +57,13 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     plumbline, loadgen, noop = sys.argv[1:]
-    if os.geteuid() != 0:
-        sl.skip("needs root (BPF)")
-    d = tempfile.mkdtemp(prefix="pl-loss-")
+    sl.need_bpf()
+    d = sl.temp_dir("pl-loss-")
     ocsf = os.path.join(d, "ocsf.jsonl")
     s = None
     ok = False
     try:
-        s = sl.Sensor(d, "flood", plumbline, "loss_alert",
+        s = sl.Sensor(d, "flood", plumbline, extra=
                       ["--no-baselines", "--ringbuf-kb", "64", "--loss-alert-interval", "2", "--ocsf", ocsf])
         t = time.monotonic()
         # The sensor is stopped (SIGSTOP) while the flood runs, as a sensor
@@ -126,9 +123,7 @@ def main():
             sl.fail(f"the last log line's lost records ({m and m.group(1)}) differ from the stats record ({lost})")
         with open(ocsf) as f:
             findings = [json.loads(l) for l in f if l.strip()]
-        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
-        if dest and os.path.isdir(os.path.join(dest, "ocsf")):
-            shutil.copyfile(ocsf, os.path.join(dest, "ocsf", f"loss_alert-{os.getpid()}.jsonl"))
+        sl.keep_records(ocsf, "flood", ocsf=True)
         titles = [x["finding_info"]["title"] for x in findings]
         if titles.count("Sensor lost events") != len(alerts):
             sl.fail(f"{len(alerts)} loss alerts, {titles.count('Sensor lost events')} OCSF findings")

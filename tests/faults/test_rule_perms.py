@@ -14,11 +14,9 @@ naming the path and the fix; on SIGHUP the old rules keep running.
 usage: test_rule_perms.py PLUMBLINE NOOP
 """
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
@@ -50,9 +48,8 @@ def alerts_for(s, pid):
 
 def main():
     plumbline, noop = sys.argv[1:3]
-    if os.geteuid() != 0:
-        sl.skip("needs root (BPF, chown)")
-    d = tempfile.mkdtemp(prefix="pl-ruleperm-")
+    sl.need_bpf("the sensor's BPF and chown need root")
+    d = sl.temp_dir("pl-ruleperm-")
     s = None
     ok = False
     try:
@@ -71,7 +68,7 @@ def main():
         refused_at_start(plumbline, d, f, "a rule file owned by uid 65534")
         os.chown(f, 0, 0)
 
-        s = sl.Sensor(d, "perm", plumbline, "rule_perms", ["--no-baselines", "--rules", f])
+        s = sl.Sensor(d, "perm", plumbline, extra=["--no-baselines", "--rules", f])
         first = subprocess.Popen([noop])
         first.wait()
         time.sleep(2.5)

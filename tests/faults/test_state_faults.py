@@ -33,15 +33,14 @@ import os
 import random
 import re
 import select
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
-from scenario_lib import Failure, Sensor, fail, finish, log, skip  # noqa: E402
+import scenario_lib as sl  # noqa: E402
+from scenario_lib import Failure, Sensor, fail, finish, log, need_bpf, skip, wait_for  # noqa: E402
 
 # Distinct binaries, so that each run makes and learns several baselines.
 WORKLOAD = [["/bin/true"], ["/bin/ls", "/"], ["/usr/bin/env"], ["/bin/sh", "-c", ":"], ["/bin/cat", "/dev/null"],
@@ -53,16 +52,6 @@ def work(rounds=3):
         for argv in WORKLOAD:
             if os.path.exists(argv[0]):
                 subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-
-
-def wait_for(what, pred, timeout=20.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.1)
-    fail(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def mount_tmpfs(path, size):
@@ -112,7 +101,7 @@ def last_stats(sensor):
 
 def start(d, name, plumbline, test, extra=()):
     try:
-        return Sensor(d, name, plumbline, test, ["--flush-interval", "1", "--stats-interval", "1", *extra])
+        return Sensor(d, name, plumbline, extra=["--flush-interval", "1", "--stats-interval", "1", *extra])
     except Failure as e:
         if "BPF" in str(e) or "Operation not permitted" in str(e) or "bpf" in str(e):
             skip(f"the sensor cannot run here: {e}")
@@ -120,10 +109,7 @@ def start(d, name, plumbline, test, extra=()):
 
 
 def check_bpf(plumbline):
-    if os.geteuid() != 0:
-        skip("needs root (mount, chattr, BPF)")
-    if not os.path.exists("/sys/kernel/btf/vmlinux"):
-        skip("no BTF (/sys/kernel/btf/vmlinux)")
+    need_bpf("mount, chattr and the sensor's BPF need root")
 
 
 # ---- full ----
@@ -462,7 +448,7 @@ def main():
         sys.exit(2)
     case, plumbline = sys.argv[1], os.path.abspath(sys.argv[2])
     check_bpf(plumbline)
-    d = tempfile.mkdtemp(prefix=f"pl-faults-{case}-")
+    d = sl.temp_dir(f"pl-faults-{case}-")
     os.chmod(d, 0o700)
     ok = False
     try:

@@ -1,9 +1,17 @@
 # SPDX-License-Identifier: MIT
 """
-scenario_lib.py - what the scenario tests share: the real sensor started with
-the shipped rules and a state directory of its own (ready on sd_notify
-READY=1), its JSON records, and the skip / fail conventions (exit 77 to skip,
-a failure under PLUMBLINE_REQUIRE_BPF=1).
+scenario_lib.py - what every python test shares (tests/scenario, faults,
+syslog, dist): log lines stamped with the test's time, the skip / fail
+conventions (exit 77 to skip, a failure instead under PLUMBLINE_REQUIRE_BPF=1),
+the checks before a test that needs BPF, a private temp dir, a free loopback
+port, waiting for a condition, the real sensor started with the shipped rules
+and a state directory of its own (ready on sd_notify READY=1) and its JSON
+records, and the copy of those records kept for schema_records.
+
+A test outside tests/scenario imports it with
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
+    import scenario_lib as sl
+(docs/contributing.md#writing-a-scenario).
 """
 import json
 import os
@@ -12,18 +20,23 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
 T0 = time.monotonic()
+BTF = "/sys/kernel/btf/vmlinux"
 
 
 def log(msg):
     print(f"[{time.monotonic() - T0:5.1f}s] {msg}", flush=True)
 
 
-def skip(why):
-    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
+def skip(why, bpf=True):
+    """Exit 77 with the reason; under PLUMBLINE_REQUIRE_BPF=1 (CI) a failure
+    instead, unless bpf=False: a reason CI may have too (PID 1 is not
+    systemd)."""
+    if bpf and os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
         print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
         sys.exit(1)
     print(f"SKIP: {why}", file=sys.stderr)
@@ -38,22 +51,90 @@ def fail(why):
     raise Failure(why)
 
 
-class Sensor:
-    def __init__(self, d, name, sensor, test, extra=()):
+def need_bpf(why_root="the sensor loads BPF"):
+    """Skip (or fail, under PLUMBLINE_REQUIRE_BPF=1) unless this process can run the sensor."""
+    if os.geteuid() != 0:
+        skip(f"not root: {why_root}")
+    if not os.access(BTF, os.R_OK):
+        skip(f"no kernel BTF at {BTF}")
+
+
+def temp_dir(prefix):
+    """A private temp dir for the test's files (finish() removes it)."""
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def free_port(kind=socket.SOCK_STREAM):
+    """A loopback port nothing listens on now (TCP, or kind=SOCK_DGRAM)."""
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_for(what, pred, timeout=20.0, every=0.1):
+    """pred()'s first true value within timeout seconds; a failure naming what otherwise."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(every)
+
+
+def read_records(path):
+    """The JSON records of a JSON Lines file written so far (the last line may be half-written)."""
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode("utf-8").split("\n")
+    except FileNotFoundError:
+        return []
+    return [json.loads(l) for l in lines[:-1] if l.strip()]
+
+
+_records_ready = False
+
+
+def keep_records(path, name, ocsf=False):
+    """Copy the records file `path` for schema_records: into this test's
+    directory (PLUMBLINE_TEST_RECORDS_DIR, set by ctest; OCSF findings into its
+    ocsf/), emptied by the first call of the process so that what an earlier
+    run left is not validated again (tests/helpers/test_records.h does the same
+    for the C tests). Nothing outside ctest."""
+    global _records_ready
+    dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
+    if not dest:
+        return
+    if not _records_ready:
+        for sub in (dest, os.path.join(dest, "ocsf")):
+            os.makedirs(sub, exist_ok=True)
+            for f in os.listdir(sub):
+                if f.endswith(".jsonl"):
+                    os.unlink(os.path.join(sub, f))
+        _records_ready = True
+    if os.path.isfile(path) and not os.path.islink(path):
+        shutil.copyfile(path, os.path.join(dest, "ocsf" if ocsf else "", f"{name}-{os.getpid()}.jsonl"))
+
+
+class Daemon:
+    """A program that says READY=1 over sd_notify (plumbline run in any
+    form): argv started with NOTIFY_SOCKET=D/NAME.notify, its stderr appended
+    to D/NAME.log, ready when the constructor returns (a failure if it exits
+    first or takes over 30 s)."""
+
+    def __init__(self, d, name, argv, env=None):
         self.name = name
-        self.json = os.path.join(d, f"{name}.jsonl")
         self.log = os.path.join(d, f"{name}.log")
         notify = os.path.join(d, f"{name}.notify")
         ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         ns.bind(notify)
-        env = dict(os.environ, NOTIFY_SOCKET=notify)
+        env = dict(env if env is not None else os.environ, NOTIFY_SOCKET=notify)
         env.pop("LD_PRELOAD", None)
-        self.test = test
-        self.p = subprocess.Popen([sensor, "run", "--no-live", "--no-syslog", "--state-dir",
-                                   os.path.join(d, f"{name}.state"), "--json", self.json, "--process-records",
-                                   *extra],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
-                                  env=env)
+        self.p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=open(self.log, "a"), env=env)
         ns.settimeout(0.5)
         deadline = time.time() + 30
         try:
@@ -64,34 +145,41 @@ class Sensor:
                 except socket.timeout:
                     pass
                 if self.p.poll() is not None:
-                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
+                    fail(f"{name} exited {self.p.returncode} at start: {self.log_text()}")
                 if time.time() > deadline:
                     self.kill()
-                    fail("the sensor did not get ready in 30 s: " + self.log_text())
+                    fail(f"{name} did not get ready in 30 s: " + self.log_text())
         finally:
+            os.unlink(notify)
             ns.close()
 
-    def records(self):
-        try:
-            with open(self.json, "rb") as f:
-                lines = f.read().decode("utf-8").split("\n")
-        except FileNotFoundError:
-            return []
-        return [json.loads(l) for l in lines[:-1] if l.strip()]
+    def signal_and_wait(self, sig, needle, timeout=10):
+        """Send sig, then wait for needle in what the log gets after it; that text."""
+        start = len(self.log_text())
+        self.p.send_signal(sig)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.log_text()[start:]
+            if needle in text:
+                return text
+            time.sleep(0.1)
+        fail(f"no {needle!r} in {self.name}'s log after signal {sig}: {self.log_text()[start:]}")
 
     def stop(self):
+        """SIGINT and wait (killed past 30 s); a failure unless it exited 0."""
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGINT)
             try:
                 self.p.wait(30)
             except subprocess.TimeoutExpired:
                 self.kill()
-                fail("the sensor did not stop on SIGINT")
+                fail(f"{self.name} did not stop on SIGINT")
+        self.stopped()
         if self.p.returncode != 0:
-            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
-        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
-        if dest and os.path.isdir(dest) and os.path.isfile(self.json):
-            shutil.copyfile(self.json, os.path.join(dest, f"{self.test}-{self.name}-{os.getpid()}.jsonl"))
+            fail(f"{self.name} exited {self.p.returncode}: {self.log_text()}")
+
+    def stopped(self):
+        """What a subclass does once the process is gone, whatever its exit."""
 
     def kill(self):
         if self.p.poll() is None:
@@ -99,10 +187,29 @@ class Sensor:
             self.p.wait()
 
     def log_text(self):
-        with open(self.log) as f:
+        with open(self.log, errors="replace") as f:
             return f.read()
 
 
+class Sensor(Daemon):
+    """The real sensor: `plumbline run --no-live --state-dir D/NAME.state
+    --json D/NAME.jsonl` with the shipped rules, its stderr in D/NAME.log.
+    defaults adds --no-syslog --process-records; extra comes last. Its records
+    are kept for schema_records when it stops."""
+
+    DEFAULTS = ("--no-syslog", "--process-records")
+
+    def __init__(self, d, name, sensor, extra=(), defaults=True, env=None):
+        self.json = os.path.join(d, f"{name}.jsonl")
+        self.state = os.path.join(d, f"{name}.state")
+        super().__init__(d, name, [sensor, "run", "--no-live", "--state-dir", self.state, "--json", self.json,
+                                   *(self.DEFAULTS if defaults else ()), *extra], env)
+
+    def records(self):
+        return read_records(self.json)
+
+    def stopped(self):
+        keep_records(self.json, self.name)
 
 
 def finish(sensors, d, ok, results=()):

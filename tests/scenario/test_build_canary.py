@@ -33,7 +33,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 SENSOR, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -41,6 +40,7 @@ LEARN_BUILDS = 2
 SET_QUIET_S = 3
 WARN = 4  # severity: Warning (lower is more severe)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
 
 
@@ -76,7 +76,7 @@ int main(void) { printf("%s\\n", pl_image__name(PL_IMAGE_EXEC)); return 0; }
 # children is ready once no new member has come for SET_QUIET_S seconds
 # (default 600), compressed so that the learning fits in seconds
 def Sensor(d):
-    return _Sensor(d, "sensor", SENSOR, "scenario_build_canary", ("--process-records", "--set-quiet", str(SET_QUIET_S)))
+    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--set-quiet", str(SET_QUIET_S)))
 
 
 def tree(recs, roots):
@@ -147,17 +147,14 @@ def check_chain(a, want_exe_name):
 
 
 def main():
-    if os.geteuid() != 0:
-        skip("not root: the sensor loads BPF")
-    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
-        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    sl.need_bpf("the sensor loads BPF")
     for tool in ("make", "gcc", "ar", "curl", "tac"):
         if not shutil.which(tool):
             skip(f"no {tool}")
     if not hasattr(os, "memfd_create"):
         skip("python3 without os.memfd_create")
 
-    d = tempfile.mkdtemp(prefix="pl-canary-")
+    d = sl.temp_dir("pl-canary-")
     sensor = None
     ok = False
     try:

@@ -21,17 +21,15 @@ Only the helper's own pids are matched, so other sensors and workloads on the
 machine do not matter. About 15 s.
 Usage: test_config_reload.py PLUMBLINE
 """
-import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, log, skip  # noqa: E402
 
 RULE = """- rule: cfg exit {code}
@@ -42,66 +40,6 @@ RULE = """- rule: cfg exit {code}
 """
 
 
-class Run:
-    def __init__(self, plumbline, d, conf):
-        self.log = os.path.join(d, "sensor.log")
-        notify = os.path.join(d, "notify")
-        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        ns.bind(notify)
-        env = dict(os.environ, NOTIFY_SOCKET=notify)
-        env.pop("LD_PRELOAD", None)
-        self.p = subprocess.Popen([plumbline, "run", "--config", conf], stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "a"), env=env)
-        ns.settimeout(0.5)
-        deadline = time.time() + 30
-        try:
-            while True:
-                try:
-                    if b"READY=1" in ns.recv(64):
-                        break
-                except socket.timeout:
-                    pass
-                if self.p.poll() is not None:
-                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
-                if time.time() > deadline:
-                    fail("the sensor did not get ready in 30 s: " + self.log_text())
-        finally:
-            ns.close()
-
-    def log_text(self):
-        with open(self.log) as f:
-            return f.read()
-
-    def hup_and_wait(self, needle, timeout=10):
-        """SIGHUP, then wait for needle in the log written after it."""
-        start = len(self.log_text())
-        self.p.send_signal(signal.SIGHUP)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            text = self.log_text()[start:]
-            if needle in text:
-                return text
-            time.sleep(0.1)
-        fail(f"no '{needle}' in the log after SIGHUP: {self.log_text()[start:]}")
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGINT)
-            try:
-                self.p.wait(30)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-                fail("the sensor did not stop on SIGINT")
-        if self.p.returncode != 0:
-            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
-
-
 def write_conf(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -110,16 +48,8 @@ def write_conf(path, text):
     os.rename(tmp, path)
 
 
-def records(json_path):
-    try:
-        with open(json_path) as f:
-            return [json.loads(l) for l in f if l.strip()]
-    except FileNotFoundError:
-        return []
-
-
 def alerts(json_path):
-    return [r for r in records(json_path) if r.get("type") == "alert"]
+    return [r for r in sl.read_records(json_path) if r.get("type") == "alert"]
 
 
 def helper_exits(helper, code):
@@ -143,12 +73,11 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     plumbline = os.path.abspath(sys.argv[1])
-    if os.geteuid() != 0:
-        skip("needs root (BPF)")
+    sl.need_bpf("the sensor loads BPF")
     probe = subprocess.run([plumbline, "features"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if probe.returncode != 0:
         skip("`plumbline features`: a required kernel feature is missing")
-    d = tempfile.mkdtemp(prefix="pl-config-")
+    d = sl.temp_dir("pl-config-")
     os.chmod(d, 0o700)
     conf = os.path.join(d, "plumbline.conf")
     out = os.path.join(d, "from-config.jsonl")
@@ -166,7 +95,7 @@ def main():
     ok = False
     run = None
     try:
-        run = Run(plumbline, d, conf)
+        run = sl.Daemon(d, "sensor", [plumbline, "run", "--config", conf])
         log(f"started from {conf}")
 
         pid = helper_exits(helper, 7)
@@ -175,7 +104,7 @@ def main():
         log("0: the file's JSON path and rules are in effect")
 
         write_conf(conf, base + f"rules = {rules_b}\n")
-        text = run.hup_and_wait("SIGHUP: 1 rules loaded")
+        text = run.signal_and_wait(signal.SIGHUP, "SIGHUP: 1 rules loaded")
         if f"config: rules changed: now {rules_b}" not in text:
             fail(f"the rules change was not reported: {text}")
         pid9 = helper_exits(helper, 9)
@@ -188,7 +117,7 @@ def main():
         log("a: a changed rule set is applied on SIGHUP")
 
         write_conf(conf, base + f"rules = {rules_a}\nbogus-key = 1\n")
-        text = run.hup_and_wait("nothing of it is applied")
+        text = run.signal_and_wait(signal.SIGHUP, "nothing of it is applied")
         want = f"{conf}:8:1: unknown key 'bogus-key'"
         if want not in text:
             fail(f"(b) no '{want}' in the log: {text}")
@@ -200,7 +129,7 @@ def main():
         log("b: a broken config is reported as FILE:LINE:COL and the old one keeps running")
 
         write_conf(conf, base.replace("sample-hz = 0", "sample-hz = 19") + f"rules = {rules_b}\n")
-        text = run.hup_and_wait("config: sample-hz changed: needs a restart (still using 0)")
+        text = run.signal_and_wait(signal.SIGHUP, "config: sample-hz changed: needs a restart (still using 0)")
         if "rules changed" in text:
             fail(f"(c) the rules did not change, yet were said to: {text}")
         log("c: a restart-only key is reported as needing a restart")
@@ -211,7 +140,7 @@ def main():
         # d: live keys besides the rules: a new JSON path (reopened there) and a stats interval
         out2 = os.path.join(d, "moved.jsonl")
         write_conf(conf, base.replace(out, out2) + "stats-interval = 1\n" + f"rules = {rules_b}\n")
-        text = run.hup_and_wait(f"SIGHUP: reopened {out2}")
+        text = run.signal_and_wait(signal.SIGHUP, f"SIGHUP: reopened {out2}")
         for want in (f"config: json changed: now {out2}", "config: stats-interval changed: now 1"):
             if want not in text:
                 fail(f"(d) no '{want}' in the log: {text}")
@@ -219,29 +148,19 @@ def main():
         if not wait_alert(out2, "cfg exit 9", pid9):
             fail(f"(d) no alert in the new JSON file {out2}")
         deadline = time.time() + 5
-        while not any(r.get("type") == "stats" for r in records(out2)) and time.time() < deadline:
+        while not any(r.get("type") == "stats" for r in sl.read_records(out2)) and time.time() < deadline:
             time.sleep(0.2)
-        if not any(r.get("type") == "stats" for r in records(out2)):
+        if not any(r.get("type") == "stats" for r in sl.read_records(out2)):
             fail("(d) no stats record within 5 s of stats-interval = 1")
         log("d: json and stats-interval applied live")
         ok = True
-        dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")  # for schema_records
-        if dest and os.path.isdir(dest):
-            run.stop()
-            for f in (out, out2):
-                shutil.copyfile(f, os.path.join(dest, f"config_reload-{os.getpid()}-{os.path.basename(f)}"))
+        run.stop()
+        for f in (out, out2):
+            sl.keep_records(f, os.path.basename(f)[:-len(".jsonl")])
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
     finally:
-        if run:
-            try:
-                run.stop()
-            except Failure as e:
-                print(f"FAIL: {e}", file=sys.stderr)
-                ok = False
-            finally:
-                run.kill()
-        finish([], d, ok)
+        finish([run], d, ok)
 
 
 if __name__ == "__main__":

@@ -24,54 +24,18 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scenario_lib import Failure, fail, log, skip  # noqa: E402
+import scenario_lib as sl  # noqa: E402
+from scenario_lib import Failure, fail, finish, free_port, log, skip  # noqa: E402
 
 N = 5
 RULE = 'Metrics "marker" exec'
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def start(sensor, d, args):
-    notify = os.path.join(d, "notify")
-    ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    ns.bind(notify)
-    ns.settimeout(0.5)
-    env = dict(os.environ, NOTIFY_SOCKET=notify)
-    env.pop("LD_PRELOAD", None)
-    logf = os.path.join(d, "sensor.log")
-    p = subprocess.Popen([sensor, "run", *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=open(logf, "a"), env=env)
-    deadline = time.time() + 30
-    try:
-        while True:
-            try:
-                if b"READY=1" in ns.recv(64):
-                    return p
-            except socket.timeout:
-                pass
-            if p.poll() is not None:
-                fail(f"the sensor exited {p.returncode} at start: {open(logf).read()}")
-            if time.time() > deadline:
-                p.kill()
-                fail("the sensor did not get ready in 30 s")
-    finally:
-        ns.close()
 
 
 def http(port, path, method="GET"):
@@ -132,11 +96,10 @@ def alerts_of(path):
 
 def main():
     sensor = os.path.abspath(sys.argv[1])
-    if os.geteuid() != 0 or not os.path.exists("/sys/kernel/btf/vmlinux"):
-        skip("needs root and kernel BTF")
+    sl.need_bpf()
     if not shutil.which("promtool"):
         skip("promtool not installed (Debian's prometheus package: scripts/install-deps.sh --tests)")
-    d = tempfile.mkdtemp(prefix="pl-metrics-")
+    d = sl.temp_dir("pl-metrics-")
     p = None
     ok = False
     try:
@@ -167,10 +130,10 @@ def main():
   throttle: 0
 """)
         rdir = os.path.join(d, "run")
-        out = os.path.join(d, "out.jsonl")
         port = free_port()
-        p = start(sensor, d, ["--no-live", "--no-syslog", "--state-dir", os.path.join(d, "state"), "--json", out,
-                              "--rules", rules, "--metrics", f"127.0.0.1:{port}", "--runtime-dir", rdir])
+        sensor_run = sl.Sensor(d, "sensor", sensor, defaults=False, extra=[
+            "--no-syslog", "--rules", rules, "--metrics", f"127.0.0.1:{port}", "--runtime-dir", rdir])
+        p, out = sensor_run.p, sensor_run.json
         log(f"sensor pid {p.pid}, metrics on 127.0.0.1:{port}")
         st = os.stat(rdir)
         if st.st_mode & 0o777 != 0o755:
@@ -351,12 +314,7 @@ def main():
         if p and p.poll() is None:
             p.kill()
             p.wait()
-        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
-            print(f"kept {d}", file=sys.stderr)
-        else:
-            shutil.rmtree(d, ignore_errors=True)
-    log("PASS" if ok else "FAILED")
-    sys.exit(0 if ok else 1)
+        finish([], d, ok)
 
 
 if __name__ == "__main__":

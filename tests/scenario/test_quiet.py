@@ -43,7 +43,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 SENSOR = os.path.abspath(sys.argv[1])
@@ -56,11 +55,12 @@ MIN_SAMPLES = 5
 PRIORITIES = ["Emergency", "Alert", "Critical", "Error", "Warning", "Notice", "Informational", "Debug"]
 WARNING, NOTICE = PRIORITIES.index("Warning"), PRIORITIES.index("Notice")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
 
 
 def Sensor(d):
-    return _Sensor(d, "sensor", SENSOR, "scenario_quiet", ("--process-records", "--window-records", "--min-samples", str(MIN_SAMPLES)))
+    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--window-records", "--min-samples", str(MIN_SAMPLES)))
 
 
 def run_pass(phase, n):
@@ -125,10 +125,7 @@ def phases_of(recs, roots):
 
 
 def main():
-    if os.geteuid() != 0:
-        skip("not root: the sensor loads BPF")
-    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
-        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    sl.need_bpf("the sensor loads BPF")
     for tool in ("git", "make", "cc", "xz", "gzip", "tar", "dpkg", "ps", "ip", "ss"):
         if not shutil.which(tool):
             skip(f"no {tool}: the workload needs it")
@@ -141,7 +138,7 @@ def main():
         sys.exit(1)
     rules = [x for x in json.loads(r.stdout) if x.get("enabled")]
 
-    d = tempfile.mkdtemp(prefix="pl-quiet-")
+    d = sl.temp_dir("pl-quiet-")
     sensor = None
     ok = False
     try:

@@ -30,20 +30,20 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 SENSOR = os.path.abspath(sys.argv[1])
 RULE = "CPU runaway"
 PCRE2GREP = shutil.which("pcre2grep") or "/usr/bin/pcre2grep"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
 
 results = []
 
 
 def Sensor(d, name):
-    return _Sensor(d, name, SENSOR, "scenario_runaway", ("--min-samples", "10", "--min-windows", "10"))
+    return _Sensor(d, name, SENSOR, extra=("--min-samples", "10", "--min-windows", "10"))
 
 
 def wait_alert(sensor, pid, start, bound):
@@ -188,15 +188,12 @@ def case_b(d):
 
 
 def main():
-    if os.geteuid() != 0:
-        skip("needs root (the sensor loads BPF)")
-    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
-        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    sl.need_bpf("the sensor loads BPF")
     if not os.access(PCRE2GREP, os.X_OK):
         skip("no pcre2grep (Debian's pcre2-utils; scripts/install-deps.sh --tests installs it)")
     if not os.access("/usr/bin/python3", os.X_OK):
         skip("no /usr/bin/python3")
-    d = tempfile.mkdtemp(prefix="pl-runaway-")
+    d = sl.temp_dir("pl-runaway-")
     ok = False
     try:
         case_a1(d)

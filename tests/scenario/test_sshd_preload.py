@@ -42,17 +42,19 @@ and ssh-keygen (Debian's openssh-server and openssh-client); without them it
 skips (exit 77) with the reason, unless PLUMBLINE_REQUIRE_BPF=1. Set
 PLUMBLINE_KEEP_TEST_FILES to keep its directory (records, logs, config). Under ctest
 the sensor's records also go to PLUMBLINE_TEST_RECORDS_DIR, which the
-schema_records test validates against docs/schema/.
+schema_records test validates against docs/schema/ (scenario_lib.keep_records).
 """
 import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib as sl  # noqa: E402
+from scenario_lib import Failure, fail, finish, free_port, log, skip  # noqa: E402
 
 SENSOR, LIB = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 SSHD = "/usr/sbin/sshd"
@@ -61,37 +63,6 @@ BURN_FN = "plxz_decode_payload"
 LEARN_LOGINS, MAX_LEARN_LOGINS, ATTACK_LOGINS, CLEAN_AFTER = 30, 45, 3, 30
 ALERT_BOUND_S = 2  # the alert within 2 s of the login ending (asserted with margin: 3x)
 MIN_SAMPLES, SAMPLE_HZ = 10, 199
-T0 = time.monotonic()
-
-
-def log(msg):
-    print(f"[{time.monotonic() - T0:5.1f}s] {msg}", flush=True)
-
-
-def skip(why):
-    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
-        print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
-        sys.exit(1)
-    print(f"SKIP: {why}", file=sys.stderr)
-    sys.exit(77)
-
-
-class Failure(Exception):
-    pass
-
-
-def fail(why):
-    raise Failure(why)
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 class Sshd:
     """Debian's sshd, on loopback, with everything of its own in d."""
 
@@ -201,71 +172,12 @@ class Sshd:
             return "(none)"
 
 
-class Sensor:
-    def __init__(self, d):
-        self.json = os.path.join(d, "records.jsonl")
-        self.log = os.path.join(d, "sensor.log")
-        notify = os.path.join(d, "notify")
-        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        ns.bind(notify)
-        env = dict(os.environ, NOTIFY_SOCKET=notify)
-        env.pop("LD_PRELOAD", None)
-        # the shipped rules: the default without --rules
-        self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--no-syslog", "--state-dir", os.path.join(d, "state"),
-                                   "--json", self.json, "--process-records", "--min-samples", str(MIN_SAMPLES),
-                                   "--set-quiet", "10",  # learning compressed into a minute (docs/baselines.md: set saturation)
-                                   "--sample-hz", str(SAMPLE_HZ)],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(self.log, "a"),
-                                  env=env)
-        ns.settimeout(0.5)
-        deadline = time.time() + 30
-        try:
-            while True:
-                try:
-                    if b"READY=1" in ns.recv(64):
-                        break
-                except socket.timeout:
-                    pass
-                if self.p.poll() is not None:
-                    fail(f"the sensor exited {self.p.returncode} at start: {self.log_text()}")
-                if time.time() > deadline:
-                    self.kill()
-                    fail("the sensor did not get ready in 30 s: " + self.log_text())
-        finally:
-            ns.close()
-
-    def records(self):
-        with open(self.json, "rb") as f:
-            lines = f.read().decode("utf-8").split("\n")
-        return [json.loads(l) for l in lines[:-1] if l.strip()]  # the last may be half-written
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGINT)
-            try:
-                self.p.wait(30)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-                fail("the sensor did not stop on SIGINT")
-        if self.p.returncode != 0:
-            fail(f"the sensor exited {self.p.returncode}: {self.log_text()}")
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
-
-    def log_text(self):
-        with open(self.log) as f:
-            return f.read()
-
-
-def keep_records(sensor):
-    """The sensor's records for the schema_records test (PLUMBLINE_TEST_RECORDS_DIR, set by ctest)."""
-    dest = os.environ.get("PLUMBLINE_TEST_RECORDS_DIR")
-    if dest and os.path.isdir(dest) and sensor and os.path.isfile(sensor.json):
-        shutil.copyfile(sensor.json, os.path.join(dest, f"scenario_sshd_preload-{os.getpid()}.jsonl"))
+def Sensor(d):
+    # the shipped rules: the default without --rules
+    return sl.Sensor(d, "sensor", SENSOR, extra=[
+        "--min-samples", str(MIN_SAMPLES),
+        "--set-quiet", "10",  # learning compressed into a minute (docs/baselines.md: set saturation)
+        "--sample-hz", str(SAMPLE_HZ)])
 
 
 def login_children(recs, listener):
@@ -334,10 +246,7 @@ def check_alert_evidence(a):
 
 
 def main():
-    if os.geteuid() != 0:
-        skip("not root: the sensor loads BPF, and sshd needs root")
-    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
-        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    sl.need_bpf("the sensor loads BPF, and sshd needs root")
     if not os.access(SSHD, os.X_OK):
         skip(f"no {SSHD} (Debian's openssh-server)")
     for tool in ("ssh", "ssh-keygen"):
@@ -354,7 +263,7 @@ def main():
     except OSError:
         pass
 
-    d = tempfile.mkdtemp(prefix="pl-sshd-")
+    d = sl.temp_dir("pl-sshd-")
     os.chmod(d, 0o755)
     sshd = sensor = None
     ok = False
@@ -504,21 +413,7 @@ def main():
     finally:
         if sshd:
             sshd.stop()
-        if sensor:
-            try:
-                sensor.stop()
-            except Failure as e:
-                print(f"FAIL: {e}", file=sys.stderr)
-                ok = False
-            finally:
-                sensor.kill()
-        keep_records(sensor)
-        if os.environ.get("PLUMBLINE_KEEP_TEST_FILES"):
-            print(f"kept {d}", file=sys.stderr)
-        else:
-            shutil.rmtree(d, ignore_errors=True)
-    log("PASS" if ok else "FAILED")
-    sys.exit(0 if ok else 1)
+        finish([sensor], d, ok)
 
 
 if __name__ == "__main__":

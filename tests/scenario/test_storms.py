@@ -22,11 +22,11 @@ PLUMBLINE_REQUIRE_BPF=1.
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 SENSOR = os.path.abspath(sys.argv[1])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, log, skip, Sensor  # noqa: E402
 
 WARN = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING")
@@ -49,7 +49,7 @@ def alerts(s, rule=None):
     return [r for r in s.records() if r.get("type") == "alert" and (rule is None or r.get("rule") == rule)]
 
 
-def wait_for(s, pred, start, bound, what):
+def wait_alert(s, pred, start, bound, what):
     deadline = start + 3 * bound
     while time.monotonic() < deadline:
         hit = [a for a in alerts(s) if pred(a)]
@@ -68,20 +68,17 @@ def cat_loop(d, target, seconds):
 
 
 def main():
-    if os.geteuid() != 0:
-        skip("needs root (the sensor loads BPF)")
-    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
-        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    sl.need_bpf("the sensor loads BPF")
     for tool in ("/usr/bin/python3", "/bin/cat", "/bin/bash"):
         if not os.access(tool, os.X_OK):
             skip(f"no {tool}")
-    d = tempfile.mkdtemp(prefix="pl-storms-")
+    d = sl.temp_dir("pl-storms-")
     s = None
     procs = []
     results = []
     ok = False
     try:
-        s = Sensor(d, "s", SENSOR, "scenario_storms", ("--process-records",))
+        s = Sensor(d, "s", SENSOR, extra=("--process-records",))
         log("sensor ready")
         # c. the usual failures of cat (and a bash failing one open) first
         exists = os.path.join(d, "present.txt")
@@ -106,7 +103,7 @@ def main():
         start = time.monotonic()
         p = cat_loop(d, missing, 8)
         procs.append(p)
-        a, t = wait_for(s, lambda a: a.get("rule") == "Storm of a new failing path across processes of one binary"
+        a, t = wait_alert(s, lambda a: a.get("rule") == "Storm of a new failing path across processes of one binary"
                         and (a.get("exe") or "").endswith("/cat"), start, 2, "storm across cat processes")
         log(f"b. after {t:.1f} s: {a.get('output')}")
         results.append(("b storm spread over cat processes", t, 2))
@@ -131,7 +128,7 @@ def main():
         time.sleep(2.5)  # a service that has been running
         start = time.monotonic()
         open(go, "w").close()
-        a, t = wait_for(s, lambda a: a.get("rule") == "Open retry storm" and a.get("pid") == svc.pid, start, 2,
+        a, t = wait_alert(s, lambda a: a.get("rule") == "Open retry storm" and a.get("pid") == svc.pid, start, 2,
                         "retry storm of the service")
         log(f"a. after {t:.1f} s: {a.get('output')}")
         results.append(("a service retrying a missing config", t, 2))

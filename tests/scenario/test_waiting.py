@@ -35,7 +35,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 SENSOR = os.path.abspath(sys.argv[1])
@@ -43,11 +42,12 @@ LEARN, MIN_SAMPLES = 14, 10
 RULE = "Process stuck waiting"
 BOUND_S = 10  # the rule: >= 5 s and > 10x p99; asserted with margin (3x), measured and printed
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
 
 
 def Sensor(d):
-    return _Sensor(d, "sensor", SENSOR, "scenario_waiting", ("--process-records", "--window-records", "--stats-interval", "5", "--min-samples", str(MIN_SAMPLES)))
+    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--window-records", "--stats-interval", "5", "--min-samples", str(MIN_SAMPLES)))
 
 
 def wait_alert(sensor, pid, start, timeout=3 * BOUND_S):
@@ -88,8 +88,7 @@ def check_host(a, psi_on):
 
 
 def main():
-    if os.geteuid() != 0:
-        skip("needs root (the sensor loads BPF)")
+    sl.need_bpf("the sensor loads BPF")
     for tool in ("cat", "flock", "python3"):
         if not shutil.which(tool):
             skip(f"{tool} not found")
@@ -98,7 +97,7 @@ def main():
         with open("/proc/pressure/cpu") as f:
             if not re.match(r"some avg10=\d+\.\d\d ", f.read()):
                 fail("/proc/pressure/cpu: unexpected format")
-    d = tempfile.mkdtemp(prefix="pl-waiting-")
+    d = sl.temp_dir("pl-waiting-")
     sensor = None
     procs = []
     ok = False

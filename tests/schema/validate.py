@@ -26,6 +26,7 @@ import copy
 import decimal
 import glob
 import json
+import multiprocessing
 import os
 import sys
 
@@ -105,6 +106,19 @@ def where(error):
     return "/" + "/".join(str(x) for x in error.absolute_path)
 
 
+_STATE = {}  # the validators, built once per process (the workers fork after)
+
+
+def errors_of(item):
+    """The messages for one record (none when it is valid)."""
+    _, n, path, name, label, rec = item
+    validators = _STATE["validators"]
+    if name not in validators:
+        validators[name] = _STATE["make"](_STATE["schemas"][name])
+    errors = sorted(validators[name].iter_errors(rec), key=lambda e: list(e.absolute_path))
+    return [f"{path}:{n}: {label} {where(e)}: {e.message[:300]}" for e in errors[:5]]
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--schemas", default=DEFAULT_SCHEMAS)
@@ -115,6 +129,7 @@ def main(argv):
                     help="per file and record type, validate the first N records, then one in --sample-every "
                          "(0: every record)")
     ap.add_argument("--sample-every", type=int, default=10)
+    ap.add_argument("--jobs", type=int, default=0, help="processes that validate (0: one per CPU)")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args(argv)
 
@@ -127,11 +142,13 @@ def main(argv):
         schemas = copy.deepcopy(schemas)
         for s in schemas.values():
             close(s, skip)
-    make = validator_factory(schemas)
-    validators = {}
+    # Which lines to validate is decided here, in file order (cheap); the
+    # validation itself, most of the time, is spread over the CPUs.
+    out = []  # (file index, line, message), printed in that order
+    items = []  # (file index, line, schema name, label, record)
     counts = {}
     bad = skipped = 0
-    for path in files_of(a.paths):
+    for fi, path in enumerate(files_of(a.paths)):
         seen = {}
         with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -140,27 +157,34 @@ def main(argv):
                 try:
                     rec = json.loads(line, parse_float=decimal.Decimal)
                 except ValueError as e:
-                    print(f"{path}:{n}: not JSON: {e}")
+                    out.append((fi, n, f"{path}:{n}: not JSON: {e}"))
                     bad += 1
                     continue
                 t = rec.get("type") if isinstance(rec, dict) else None
                 name = os.path.basename(a.against) if a.against else f"{t}.schema.json"
                 label = "ocsf" if a.against else t
                 if name not in schemas or name == "defs.schema.json":
-                    print(f"{path}:{n}: record type {t!r} has no schema ({os.path.join(a.schemas, name)})")
+                    out.append((fi, n, f"{path}:{n}: record type {t!r} has no schema ({os.path.join(a.schemas, name)})"))
                     bad += 1
                     continue
                 seen[t] = seen.get(t, 0) + 1
                 if a.sample_after and seen[t] > a.sample_after and seen[t] % a.sample_every:
                     skipped += 1
                     continue
-                if name not in validators:
-                    validators[name] = make(schemas[name])
-                errors = sorted(validators[name].iter_errors(rec), key=lambda e: list(e.absolute_path))
-                for e in errors[:5]:
-                    print(f"{path}:{n}: {label} {where(e)}: {e.message[:300]}")
-                bad += bool(errors)
+                items.append((fi, n, path, name, label, rec))
                 counts[label] = counts.get(label, 0) + 1
+    _STATE.update(make=validator_factory(schemas), schemas=schemas, validators={})
+    jobs = min(a.jobs or os.cpu_count() or 1, max(1, len(items) // 200))
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            found = pool.map(errors_of, items, chunksize=32)
+    else:
+        found = [errors_of(it) for it in items]
+    for (fi, n, _, _, _, _), msgs in zip(items, found):
+        out.extend((fi, n, m) for m in msgs)
+        bad += bool(msgs)
+    for _, _, m in sorted(out, key=lambda x: (x[0], x[1])):
+        print(m)
     total = sum(counts.values())
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
     print(f"validate: {total} records ({summary}), {bad} invalid"

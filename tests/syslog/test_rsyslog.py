@@ -35,27 +35,17 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenario"))
+import scenario_lib as sl  # noqa: E402
+from scenario_lib import Failure, fail, finish, free_port, skip  # noqa: E402
 
 SENSOR, HELPER = sys.argv[2], sys.argv[3]
 SCENARIO = sys.argv[1]
 EXIT_CODE = 73
 SD_ID = "plumbline@32473"
 HOSTILE = ['q"uote', "br]acket", "back\\slash", "new\nline", "esc\x1b[2Jx", "plain"]
-
-
-def skip(why):
-    if os.environ.get("PLUMBLINE_REQUIRE_BPF") == "1":
-        print(f"FAIL (PLUMBLINE_REQUIRE_BPF=1): {why}", file=sys.stderr)
-        sys.exit(1)
-    print(f"SKIP: {why}", file=sys.stderr)
-    sys.exit(77)
-
-
-def fail(why):
-    print(f"FAIL: {why}", file=sys.stderr)
-    sys.exit(1)
 
 
 # ---- a strict RFC 5424 parser ----
@@ -146,14 +136,6 @@ def parse_5424(raw: bytes):
 
 # ---- processes ----
 
-def free_port(kind):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 class Rsyslog:
     def __init__(self, d, inputs):
         self.d, self.out = d, os.path.join(d, "received.jsonl")
@@ -208,49 +190,20 @@ class Rsyslog:
             return [json.loads(l) for l in f.read().decode("utf-8").splitlines() if l.strip()]
 
 
-class Sensor:
-    def __init__(self, d, target, extra=()):
-        self.d, self.json = d, os.path.join(d, "records.jsonl")
-        rules = os.path.join(d, "rules.yaml")
-        with open(rules, "w") as f:
-            f.write("- rule: syslog probe\n"
-                    "  desc: a copy of the helper exited with %d\n"
-                    "  condition: proc.exit_code = %d and proc.exe contains /plsys-\n"
-                    "  output: \"probe %%proc.exe_name exited %%proc.exit_code (pid %%proc.pid)\"\n"
-                    "  priority: ERROR\n" % (EXIT_CODE, EXIT_CODE))
-        notify = os.path.join(d, "notify")
-        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        ns.bind(notify)
-        env = dict(os.environ, NOTIFY_SOCKET=notify)
-        self.log = os.path.join(d, "sensor.log")
-        self.p = subprocess.Popen([SENSOR, "run", "--no-live", "--json", self.json, "--state-dir",
-                                   os.path.join(d, "state"), "--no-baselines", "--rules", rules,
-                                   "--syslog", target, "--stats-interval", "1",
-                                   # one alert per helper run, matched one for one: the
-                                   # loss alert (what a restart drops is counted) is
-                                   # tested by faults_flood_losses_counted_and_alerted
-                                   "--loss-alert-interval", "0", *extra],
-                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "a"), env=env)
-        ns.settimeout(30)
-        try:
-            while b"READY=1" not in ns.recv(64):
-                pass
-        except socket.timeout:
-            self.p.kill()
-            fail("the sensor did not get ready: " + open(self.log).read())
-        ns.close()
-
-    def stop(self):
-        self.p.send_signal(signal.SIGINT)
-        try:
-            self.p.wait(30)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            fail("the sensor did not stop")
-
-    def records(self):
-        with open(self.json, "rb") as f:
-            return [json.loads(l) for l in f.read().decode("utf-8").splitlines() if l.strip()]
+def Sensor(d, target, extra=()):
+    rules = os.path.join(d, "rules.yaml")
+    with open(rules, "w") as f:
+        f.write("- rule: syslog probe\n"
+                "  desc: a copy of the helper exited with %d\n"
+                "  condition: proc.exit_code = %d and proc.exe contains /plsys-\n"
+                "  output: \"probe %%proc.exe_name exited %%proc.exit_code (pid %%proc.pid)\"\n"
+                "  priority: ERROR\n" % (EXIT_CODE, EXIT_CODE))
+    return sl.Sensor(d, "sensor", SENSOR, defaults=False, extra=[
+        "--no-baselines", "--rules", rules, "--syslog", target, "--stats-interval", "1",
+        # one alert per helper run, matched one for one: the loss alert (what
+        # a restart drops is counted) is tested by
+        # faults_flood_losses_counted_and_alerted
+        "--loss-alert-interval", "0", *extra])
 
 
 def run_helpers(d, n, pause=0.0):
@@ -330,18 +283,16 @@ def final_stats(sensor):
 
 
 def main():
-    if os.geteuid() != 0:
-        skip("not root: the sensor loads BPF")
-    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
-        skip("no kernel BTF at /sys/kernel/btf/vmlinux")
+    sl.need_bpf()
     if not shutil.which("rsyslogd"):
         skip("no rsyslogd (Debian's rsyslog)")
     if "relp" in SCENARIO and not any(os.path.exists(p + "/imrelp.so") for p in
                                       ("/usr/lib/x86_64-linux-gnu/rsyslog", "/usr/lib/aarch64-linux-gnu/rsyslog",
                                        "/usr/lib/rsyslog")):
         skip("no imrelp (Debian's rsyslog-relp)")
-    d = tempfile.mkdtemp(prefix="pl-syslog-")
+    d = sl.temp_dir("pl-syslog-")
     rs = sensor = None
+    ok = False
     try:
         proto = SCENARIO.split("-")[0]
         if proto == "unix":
@@ -402,16 +353,13 @@ def main():
         # relp: librelp's resends after a reconnect are not counted again in sent
         if st["queued"] != 0 or st["state"] != "disconnected" or st["sent"] != len(seen) + (0 if proto == "relp" else dups):
             fail(f"stats at exit: {st}")
-        print("PASS")
+        ok = True
+    except Failure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
     finally:
-        if sensor and sensor.p.poll() is None:
-            sensor.p.kill()
         if rs:
             rs.stop()
-        if os.environ.get("PL_KEEP_TMP") != "1":
-            shutil.rmtree(d, ignore_errors=True)
-        else:
-            print("kept", d)
+        finish([sensor], d, ok)
 
 
 if __name__ == "__main__":

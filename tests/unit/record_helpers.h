@@ -19,30 +19,26 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "test_records.h"
 
 /*
- * Every record a suite's writers produce is also appended to
- * $PLUMBLINE_TEST_RECORDS_DIR (set by ctest): native records to
+ * Every record a suite's writers produce is also appended to its test's
+ * records directory (test_records.h): native records to
  * unit-<program>-<pid>.jsonl, OCSF findings to ocsf/ under the same name.
  * The schema_records test validates them all against docs/schema/.
  */
 static inline void ut_keep_record(const struct pl_output *o, const char *line)
 {
 	static FILE *files[2];
-	const char *dir = getenv("PLUMBLINE_TEST_RECORDS_DIR");
 	int k = o->alert_form == PL_ALERT_OCSF;
+	const char *dir = test_records__dir(k);
 
-	if (!dir || !dir[0])
+	if (!dir)
 		return;
 	if (!files[k]) {
-		char path[512];
+		char path[768];
 
-		if (k) {
-			snprintf(path, sizeof(path), "%s/ocsf", dir);
-			mkdir(path, 0755);
-		}
-		snprintf(path, sizeof(path), "%s%s/unit-%s-%d.jsonl", dir, k ? "/ocsf" : "", program_invocation_short_name,
-			 (int)getpid());
+		snprintf(path, sizeof(path), "%s/unit-%s-%d.jsonl", dir, program_invocation_short_name, (int)getpid());
 		files[k] = fopen(path, "ae");
 		if (!files[k])
 			return;

@@ -14,81 +14,19 @@
 
 #include "failpaths.h"
 
-#define MAX_KEYS 1024
+#include "fake_failpaths.h"
+
 #define SEC 1000000000ull
 
-/* The fake kernel: a flat array of keys, and which images are live. */
-struct fake {
-	struct pl_fail_key keys[MAX_KEYS];
-	struct pl_fail_val vals[MAX_KEYS];
-	bool used[MAX_KEYS];
-	uint32_t live_tgid; /* a process the kernel tracks that user space doesn't */
-	uint64_t live_image;
-	unsigned removes;
-};
-
 struct ctx {
-	struct fake k;
+	struct fake_failpaths k;
 	struct proctable *procs;
 	struct failpaths *fp;
 };
 
-static int find(struct fake *f, const struct pl_fail_key *k)
-{
-	for (int i = 0; i < MAX_KEYS; i++)
-		if (f->used[i] && memcmp(&f->keys[i], k, sizeof(*k)) == 0)
-			return i;
-	return -1;
-}
-
-static int fk_lookup(void *ctx, const struct pl_fail_key *k, struct pl_fail_val *ret)
-{
-	int i = find(ctx, k);
-
-	if (i < 0)
-		return -ENOENT;
-	*ret = ((struct fake *)ctx)->vals[i];
-	return 0;
-}
-
-static int fk_remove(void *ctx, const struct pl_fail_key *k)
-{
-	struct fake *f = ctx;
-	int i = find(f, k);
-
-	if (i < 0)
-		return -ENOENT;
-	f->used[i] = false;
-	f->removes++;
-	return 0;
-}
-
-static int fk_next_key(void *ctx, const struct pl_fail_key *prev, struct pl_fail_key *ret)
-{
-	struct fake *f = ctx;
-	int start = prev ? find(f, prev) + 1 : 0;
-
-	for (int i = start; i < MAX_KEYS; i++)
-		if (f->used[i]) {
-			*ret = f->keys[i];
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static bool fk_image_live(void *ctx, uint32_t tgid, uint64_t image_id)
-{
-	struct fake *f = ctx;
-
-	return tgid == f->live_tgid && image_id == f->live_image;
-}
-
 static struct pl_fail_key key(uint32_t tgid, uint64_t image, const char *path)
 {
-	struct pl_fail_key k = { .image_id = image, .tgid = tgid, .err = 2 };
-
-	snprintf(k.path, sizeof(k.path), "%s", path);
-	return k;
+	return fake_failpaths__key(tgid, image, 2, path);
 }
 
 /* The kernel inserting a key with `count` failures at time t, and the
@@ -97,30 +35,18 @@ static struct pl_fail_key *kernel_fails(struct ctx *c, uint32_t tgid, uint64_t i
 					uint64_t count, uint64_t t)
 {
 	struct pl_fail_key k = key(tgid, image, path);
-	int i = find(&c->k, &k);
-	struct pl_ev_fail_path ev = { .hdr = { .tgid = tgid } };
+	struct pl_ev_fail_path ev = { .hdr = { .tgid = tgid }, .key = k };
+	bool fresh;
+	int i = fake_failpaths__fail(&c->k, &k, count, t, &fresh);
 
-	if (i >= 0) {
-		c->k.vals[i].count += count;
-		return &c->k.keys[i];
-	}
-	for (i = 0; c->k.used[i]; i++)
-		assert_true(i < MAX_KEYS - 1);
-	c->k.used[i] = true;
-	c->k.keys[i] = k;
-	c->k.vals[i] = (struct pl_fail_val){ .count = count, .first_ns = t };
-	ev.key = k;
-	failpaths__on_record(c->fp, &ev);
+	if (fresh)
+		failpaths__on_record(c->fp, &ev);
 	return &c->k.keys[i];
 }
 
 static unsigned table_size(struct ctx *c)
 {
-	unsigned n = 0;
-
-	for (int i = 0; i < MAX_KEYS; i++)
-		n += c->k.used[i];
-	return n;
+	return fake_failpaths__size(&c->k);
 }
 
 static uint64_t listed(struct ctx *c, struct proc_info *pi, const char *path, bool consume)
@@ -139,15 +65,10 @@ static uint64_t listed(struct ctx *c, struct proc_info *pi, const char *path, bo
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	struct failpaths_table tbl = {
-		.ctx = &c->k,
-		.lookup = fk_lookup,
-		.remove = fk_remove,
-		.next_key = fk_next_key,
-		.image_live = fk_image_live,
-	};
+	struct failpaths_table tbl;
 
 	assert_non_null(c);
+	tbl = fake_failpaths__table(&c->k);
 	assert_int_equal(proctable__new(1024, &c->procs), 0);
 	assert_int_equal(failpaths__new(&tbl, c->procs, &c->fp), 0);
 	*state = c;
@@ -220,7 +141,7 @@ static void test_idle_keys_move_out_and_come_back_with_exact_counts(void **state
 	busy = kernel_fails(c, 10, 1, "/busy", 1, 0);
 	failpaths__sweep(c->fp, 1 * SEC); /* notes the counts */
 	assert_int_equal(table_size(c), 2);
-	c->k.vals[find(&c->k, busy)].count++;
+	c->k.vals[fake_failpaths__find(&c->k, busy)].count++;
 	failpaths__sweep(c->fp, 2 * SEC); /* /idle unchanged since: out */
 	assert_int_equal(table_size(c), 1);
 	assert_int_equal(failpaths__stats(c->fp)->idle_moved, 1);

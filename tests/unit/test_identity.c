@@ -27,7 +27,11 @@
 #include <cmocka.h>
 #include <elf.h>
 
+#include <json-c/json.h>
+
 #include "identity.h"
+#include "sample.h"
+#include "sample_json.h"
 #include "sha256fd.h"
 #include "unit_helpers.h"
 
@@ -902,6 +906,39 @@ static void test_identity_proc_cmdline_of_self(void **state)
 	assert_null(identity__proc_cmdline(0x7fffff00, 4096));
 }
 
+/* An exe path as identity__resolve_exe gives it (the process is gone: the
+ * exec'd filename) is written by sample_json escaped exactly once. */
+static void test_identity_resolved_exe_is_escaped_once_in_the_record(void **state)
+{
+	struct identity *id = NULL;
+	struct exe_info exe;
+	struct pl_sample s;
+	struct json_object *o, *back, *v;
+
+	assert_int_equal(identity__new("", &id), 0);
+	pl_sample__init(&s, PL_AT_EXIT);
+	s.exe_dev = 0x801;
+	s.exe_ino = 4242;
+	/* no such pid: /proc/PID/exe can't be read, the filename is the path */
+	identity__resolve_exe(id, 1073741823, &(struct exe_stamp){ .kdev = s.exe_dev, .ino = s.exe_ino },
+			      "/nonexistent-plumbline/q\"uo\\te", &exe);
+	assert_non_null(exe.path);
+	s.exe = exe.path;
+	o = sample_json__record(&s);
+	assert_non_null(o);
+	/* the JSON string decodes to q"uo\x5Cte: one backslash, escaped once */
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "q\\\"uo\\\\x5Cte"));
+	back = json_tokener_parse(
+	    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	assert_non_null(back);
+	assert_true(json_object_object_get_ex(back, "exe", &v));
+	assert_string_equal(json_object_get_string(v), "/nonexistent-plumbline/q\"uo\\x5Cte");
+	json_object_put(back);
+	json_object_put(o);
+	exe_info__clear(&exe);
+	identity__free(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,6 +973,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identity_cgroup_path_of_nested_dir_and_no_fd_leak, setup,
 						teardown),
 		cmocka_unit_test(test_identity_proc_cmdline_of_self),
+		cmocka_unit_test(test_identity_resolved_exe_is_escaped_once_in_the_record),
 	};
 
 	return cmocka_run_group_tests_name("identity", tests, NULL, NULL);

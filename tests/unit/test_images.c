@@ -34,6 +34,7 @@
 #include "proctable.h"
 #include "syscalls.h"
 
+#include "fake_failpaths.h"
 #include "record_helpers.h"
 #include "unit_helpers.h"
 
@@ -66,75 +67,10 @@ int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
 	return 0;
 }
 
-/* ---- the kernel's failed-path table, in memory ---- */
-
-#define MAX_KEYS 64
-
-struct fake {
-	struct pl_fail_key keys[MAX_KEYS];
-	struct pl_fail_val vals[MAX_KEYS];
-	bool used[MAX_KEYS];
-};
-
-static int find(struct fake *f, const struct pl_fail_key *k)
-{
-	for (int i = 0; i < MAX_KEYS; i++)
-		if (f->used[i] && memcmp(&f->keys[i], k, sizeof(*k)) == 0)
-			return i;
-	return -1;
-}
-
-static int fk_lookup(void *ctx, const struct pl_fail_key *k, struct pl_fail_val *ret)
-{
-	int i = find(ctx, k);
-
-	if (i < 0)
-		return -ENOENT;
-	*ret = ((struct fake *)ctx)->vals[i];
-	return 0;
-}
-
-static int fk_remove(void *ctx, const struct pl_fail_key *k)
-{
-	struct fake *f = ctx;
-	int i = find(f, k);
-
-	if (i < 0)
-		return -ENOENT;
-	f->used[i] = false;
-	return 0;
-}
-
-static int fk_next_key(void *ctx, const struct pl_fail_key *prev, struct pl_fail_key *ret)
-{
-	struct fake *f = ctx;
-
-	for (int i = prev ? find(f, prev) + 1 : 0; i < MAX_KEYS; i++)
-		if (f->used[i]) {
-			*ret = f->keys[i];
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static bool fk_image_live(void *ctx, uint32_t tgid, uint64_t image_id)
-{
-	return false;
-}
-
-static unsigned table_size(struct fake *f)
-{
-	unsigned n = 0;
-
-	for (int i = 0; i < MAX_KEYS; i++)
-		n += f->used[i];
-	return n;
-}
-
 /* ---- the fixture ---- */
 
 struct fx {
-	struct fake k;
+	struct fake_failpaths k; /* the kernel's failed-path table */
 	char cgroot[64];
 	uint64_t cgroup_id; /* of cgroot/system.slice/app.service */
 	struct proctable *procs;
@@ -151,15 +87,14 @@ struct fx {
 static int setup_with(void **state, uint32_t max_procs)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct failpaths_table tbl = {
-	    .lookup = fk_lookup, .remove = fk_remove, .next_key = fk_next_key, .image_live = fk_image_live};
+	struct failpaths_table tbl;
 	struct pipeline_opts o = {.exec_records = true, .process_records = true, .window_records = true};
 	struct images_deps d;
 	char path[128];
 	struct stat st;
 
 	assert_non_null(f);
-	tbl.ctx = &f->k;
+	tbl = fake_failpaths__table(&f->k);
 	/* a cgroup v2 tree of our own, for the cgroup paths */
 	snprintf(f->cgroot, sizeof(f->cgroot), "/tmp/plumbline-images-XXXXXX");
 	assert_non_null(mkdtemp(f->cgroot));
@@ -273,27 +208,21 @@ static void fail_(struct fx *f, uint32_t tgid, uint64_t image_id, int err, const
 		  uint64_t count)
 {
 	struct pl_ev_fail_path ev = {.hdr = hdr(PL_EV_FAIL_PATH, sizeof(ev), tgid)};
-	int i;
+	bool fresh;
 
-	ev.key = (struct pl_fail_key){.image_id = image_id, .tgid = tgid, .err = err};
-	snprintf(ev.key.path, sizeof(ev.key.path), "%s", path);
+	ev.key = fake_failpaths__key(tgid, image_id, err, path);
 	ev.truncated = truncated;
-	for (i = 0; f->k.used[i]; i++)
-		assert_true(i < MAX_KEYS - 1);
-	f->k.used[i] = true;
-	f->k.keys[i] = ev.key;
-	f->k.vals[i] = (struct pl_fail_val){.count = count};
+	fake_failpaths__fail(&f->k, &ev.key, count, 0, &fresh);
+	assert_true(fresh);
 	images__on_record(f->im, &ev, sizeof(ev));
 }
 
 /* More failures of a key already in the table. */
 static void fail_more(struct fx *f, uint32_t tgid, uint64_t image_id, int err, const char *path, uint64_t more)
 {
-	struct pl_fail_key k = {.image_id = image_id, .tgid = tgid, .err = err};
-	int i;
+	struct pl_fail_key k = fake_failpaths__key(tgid, image_id, err, path);
+	int i = fake_failpaths__find(&f->k, &k);
 
-	snprintf(k.path, sizeof(k.path), "%s", path);
-	i = find(&f->k, &k);
 	assert_true(i >= 0);
 	f->k.vals[i].count += more;
 }
@@ -618,7 +547,7 @@ static void test_images_window_reads_failed_paths_and_the_binary_second(void **s
 	ut_null(o, "binary"); /* no second closed yet */
 	json_object_put(o);
 	/* a window doesn't consume the table */
-	assert_int_equal(table_size(&f->k), 2);
+	assert_int_equal(fake_failpaths__size(&f->k), 2);
 
 	/* the second closes: it held this process, its 320 failures, on its top path */
 	binagg__tick(f->bin, 1.0);
@@ -716,7 +645,7 @@ static void test_images_end_gives_exit_code_or_signal_and_consumes_failed_paths(
 			/* 5 + 1 of 7: one failure's path didn't fit the table */
 			assert_true(ut_bool(o, "open_fail_paths_incomplete"));
 			/* the image has ended: its keys left the table */
-			assert_int_equal(table_size(&f->k), 0);
+			assert_int_equal(fake_failpaths__size(&f->k), 0);
 		} else {
 			assert_int_equal(json_object_array_length(paths), 0);
 			assert_false(ut_bool(o, "open_fail_paths_incomplete"));
@@ -828,7 +757,7 @@ static void test_images_running_at_shutdown_is_written_with_its_totals(void **st
 	assert_string_equal(ut_str(o, "exe"), "/nonexistent-plumbline/svc");
 	json_object_put(o);
 	assert_non_null(proctable__get(f->procs, PID(1)));
-	assert_int_equal(table_size(&f->k), 1);
+	assert_int_equal(fake_failpaths__size(&f->k), 1);
 }
 
 /* ---- what the ring buffer must not be trusted with ---- */

@@ -24,7 +24,6 @@
 #include <json-c/json.h>
 
 #include "fields.h"
-#include "identity.h"
 #include "sample.h"
 #include "sample_json.h"
 #include "syscalls.h"
@@ -897,32 +896,6 @@ static void test_sample_json_hostile_strings_cannot_forge_a_line_or_a_field(void
 	json_object_put(o);
 }
 
-/* An exe path as identity.c resolves it (the process is gone: the exec'd
- * filename) is written escaped exactly once. */
-static void test_sample_json_exe_from_identity_is_escaped_once(void **state)
-{
-	struct fx *f = *state;
-	struct identity *id = NULL;
-	struct exe_info exe;
-	struct json_object *o;
-
-	assert_int_equal(identity__new("", &id), 0);
-	/* no such pid: /proc/PID/exe can't be read, the filename is the path */
-	identity__resolve_exe(id, 1073741823, &(struct exe_stamp){ .kdev = f->exit.exe_dev, .ino = f->exit.exe_ino },
-			      "/nonexistent-plumbline/q\"uo\\te", &exe);
-	assert_non_null(exe.path);
-	f->exit.exe = exe.path;
-	o = written(&f->exit);
-	/* the JSON string decodes to q"uo\x5Cte: one backslash, escaped once */
-	assert_string_equal(ut_str(o, "exe"), "/nonexistent-plumbline/q\"uo\\x5Cte");
-	json_object_put(o);
-	o = sample_json__record(&f->exit);
-	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "q\\\"uo\\\\x5Cte"));
-	json_object_put(o);
-	exe_info__clear(&exe);
-	identity__free(id);
-}
-
 /* An argument byte that is not UTF-8 is \xFF in the record, not \x5CxFF. */
 static void test_sample_json_cmdline_argument_byte_is_escaped_once(void **state)
 {
@@ -1494,7 +1467,6 @@ int main(void)
 	    T(test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_and_exit),
 	    T(test_sample_json_unknown_strings_are_null_never_empty),
 	    T(test_sample_json_hostile_strings_cannot_forge_a_line_or_a_field),
-	    T(test_sample_json_exe_from_identity_is_escaped_once),
 	    T(test_sample_json_cmdline_argument_byte_is_escaped_once),
 	    T(test_sample_json_parse_gives_every_rule_field_of_rich_samples),
 	    T(test_sample_json_wait_frames_are_escaped_and_read_back_raw),
