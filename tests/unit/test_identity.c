@@ -342,6 +342,27 @@ static void test_identity_gone_process_is_named_by_canonical_path_not_its_spelli
 	exe_info__clear(&e);
 }
 
+/* A relative exec name of a process that is gone is resolved against the
+ * cwd its exec record carries, not against /proc (nothing is left there). */
+static void test_identity_gone_process_relative_name_resolves_against_its_exec_cwd(void **state)
+{
+	struct fixture *f = *state;
+	char real[PATH_MAX], link[PATH_MAX];
+	struct exe_info e;
+	struct stat st;
+
+	assert_non_null(realpath(TEST_BINARY, real));
+	assert_int_equal(stat(real, &st), 0);
+	snprintf(link, sizeof(link), "%s/tool", f->tmpdir);
+	assert_int_equal(symlink(real, link), 0);
+
+	identity__resolve_exe(f->id, 0x7fffff00,
+			      &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino, .cwd = f->tmpdir },
+			      "./tool", &e);
+	assert_string_equal(e.path, real);
+	exe_info__clear(&e);
+}
+
 /* ---- build-ids from hand-made ELF files: layouts and bounds ---- */
 
 static const unsigned char test_id[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
@@ -919,6 +940,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_canonical_path_resolves_symlinks_and_relative_names, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_identity_gone_process_relative_name_resolves_against_its_exec_cwd,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_gone_process_is_named_by_canonical_path_not_its_spelling,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_read_build_id_from_a_note_segment, setup, teardown),
