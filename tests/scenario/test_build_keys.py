@@ -30,14 +30,12 @@ PLUMBLINE_REQUIRE_BPF=1.
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 
 SENSOR = os.path.abspath(sys.argv[1])
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scenario_lib import Failure, fail, finish, log, skip, Sensor  # noqa: E402
+from scenario_lib import Failure, fail, finish, log, run_make, settle, skip, tree, Sensor  # noqa: E402
 
 MAKEFILE = """\
 CC = gcc
@@ -77,43 +75,9 @@ def tool_of(exe):
     return None
 
 
-def tree(recs, root):
-    pids = {root}
-    links = {(r["pid"], r["ppid"]) for r in recs if r.get("type") in ("exec", "process") and "ppid" in r}
-    grown = True
-    while grown:
-        grown = False
-        for pid, ppid in links:
-            if ppid in pids and pid not in pids:
-                pids.add(pid)
-                grown = True
-    return pids
-
-
-def make(args, cwd, env):
-    p = subprocess.Popen(["make", "-s"] + args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    _, err = p.communicate(timeout=120)
-    if p.returncode != 0:
-        fail(f"make {args} exited {p.returncode}: {err[-2000:]}")
-    return p.pid
-
-
-def settle(sensor, pid, timeout=30):
-    """Wait for the exit record of pid (so its tree's records are in)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if any(r.get("type") == "process" and r.get("pid") == pid and r.get("end_reason") == "exit"
-               for r in sensor.records()):
-            time.sleep(0.5)
-            return
-        time.sleep(0.2)
-    fail(f"no exit record for pid {pid} in {timeout} s")
-
-
 def images(recs, root):
     """The exec images of the build rooted at root (their end records)."""
-    pids = tree(recs, root)
+    pids = tree(recs, [root])
     return [r for r in recs if r.get("type") == "process" and r.get("pid") in pids and r.get("image") == "exec"]
 
 
@@ -151,20 +115,20 @@ def main():
         log("sensor ready")
 
         # the reference: the sensor handles records as they come
-        roots = [make([], proj, env)]
-        settle(sensor, roots[-1])
-        make(["clean"], proj, env)
+        roots = [run_make([], proj, env)]
+        settle(sensor, roots[-1], 30)
+        run_make(["clean"], proj, env)
 
         # the race, certain: every process of the build is gone before the
         # sensor handles its first record
         for args, cwd in (([], proj), (["-C", "proj"], d)):
             sensor.p.send_signal(signal.SIGSTOP)
             try:
-                roots.append(make(args, cwd, env))
+                roots.append(run_make(args, cwd, env))
             finally:
                 sensor.p.send_signal(signal.SIGCONT)
-            settle(sensor, roots[-1])
-            make(["clean"], proj, env)  # after: the files are there, their processes gone
+            settle(sensor, roots[-1], 30)
+            run_make(["clean"], proj, env)  # after: the files are there, their processes gone
         log(f"three builds: one live, two handled after they ended ({roots})")
 
         recs = sensor.records()
