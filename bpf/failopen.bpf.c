@@ -20,10 +20,17 @@ struct {
 	__type(value, struct pl_fail_key);
 } fail_scratch SEC(".maps");
 
-/* Layout of a syscalls:sys_exit_* tracepoint record. */
+/*
+ * Layout of a syscalls:sys_exit_* tracepoint record, as its format file
+ * says: `int __syscall_nr` at offset 8, `long ret` at 16. The 4 bytes
+ * between are alignment padding that the kernel does not clear (6.18 leaves
+ * stale bytes there), so the number is read as the int it is: read as a
+ * long, it matched the open in flight only while the padding was zero.
+ */
 struct sys_exit_args {
 	__u64 common;
-	long id;
+	__s32 id;
+	__u32 pad;
 	long ret;
 };
 
