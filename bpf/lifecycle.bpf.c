@@ -121,12 +121,12 @@ struct {
 static __always_inline __u32 read_cwd(struct task_struct *t, char *out)
 {
 	struct fs_struct *fs = BPF_CORE_READ(t, fs);
-	struct dentry *d, *root_d;
+	struct dentry *d, *root_d, *mnt_root;
 	struct vfsmount *vm, *root_vm;
-	struct mount *m;
 	__u32 zero = 0, pos = PL_CWD_LEN - 1;
 	struct cwd_buf *cb;
 	bool whole = false;
+	struct mount *m;
 
 	cb = bpf_map_lookup_elem(&cwd_scratch, &zero);
 	if (!cb || !fs)
@@ -136,16 +136,18 @@ static __always_inline __u32 read_cwd(struct task_struct *t, char *out)
 	root_d = BPF_CORE_READ(fs, root.dentry);
 	root_vm = BPF_CORE_READ(fs, root.mnt);
 	m = container_of(vm, struct mount, mnt);
+	mnt_root = BPF_CORE_READ(vm, mnt_root);
 	cb->b[PL_CWD_LEN - 1] = 0;
+	/* each step: two reads (parent, name) and the name's bytes */
 	for (int i = 0; i < CWD_MAX_DEPTH; i++) {
 		struct dentry *parent;
-		__u32 len;
+		struct qstr name;
 
 		if (d == root_d && vm == root_vm) {
 			whole = true;
 			break;
 		}
-		if (d == BPF_CORE_READ(vm, mnt_root)) {
+		if (d == mnt_root) {
 			struct mount *pm = BPF_CORE_READ(m, mnt_parent);
 
 			if (pm == m) { /* the namespace's root mount: outside the task's root */
@@ -155,6 +157,7 @@ static __always_inline __u32 read_cwd(struct task_struct *t, char *out)
 			d = BPF_CORE_READ(m, mnt_mountpoint);
 			m = pm;
 			vm = &pm->mnt;
+			mnt_root = BPF_CORE_READ(vm, mnt_root);
 			continue;
 		}
 		parent = BPF_CORE_READ(d, d_parent);
@@ -162,11 +165,10 @@ static __always_inline __u32 read_cwd(struct task_struct *t, char *out)
 			whole = true;
 			break;
 		}
-		len = BPF_CORE_READ(d, d_name.len);
-		if (len + 1 > pos)
+		if (BPF_CORE_READ_INTO(&name, d, d_name) || name.len + 1 > pos)
 			break;
-		pos -= len;
-		bpf_probe_read_kernel(&cb->b[pos & CWD_MASK], len & CWD_MASK, BPF_CORE_READ(d, d_name.name));
+		pos -= name.len;
+		bpf_probe_read_kernel(&cb->b[pos & CWD_MASK], name.len & CWD_MASK, name.name);
 		pos--;
 		cb->b[pos & CWD_MASK] = '/';
 		d = parent;

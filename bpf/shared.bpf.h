@@ -6,11 +6,11 @@
  * entry, CPU accounting, syscall folds, failed-path keys, ring-buffer
  * records).
  *
- * plumbline's BPF side is one program built from one object per probe
- * family (shared.bpf.c, syscalls.bpf.c, failopen.bpf.c, sched.bpf.c,
- * lifecycle.bpf.c, oncpu.bpf.c), linked by libbpf's static linker
- * (`bpftool gen object`) into the object the one skeleton is generated
- * from, so user space sees one set of programs and maps. A map or variable
+ * plumbline's BPF side is one object file per probe family (shared.bpf.c,
+ * syscalls.bpf.c, failopen.bpf.c, sched.bpf.c, lifecycle.bpf.c,
+ * oncpu.bpf.c), linked by libbpf's static linker (`bpftool gen object`)
+ * into the one object the one skeleton is generated from, so user space
+ * sees one set of programs and maps. A map or variable
  * is defined once, in shared.bpf.c (which defines PL_SHARED_DEFINE before
  * including this header), and is `extern` everywhere else: the linker
  * binds each extern to that definition. Helpers are static inline: each
