@@ -20,11 +20,12 @@
 #include <linux/types.h>
 #endif
 
-#define PL_ABI_VERSION 3
+#define PL_ABI_VERSION 4
 
 #define PL_COMM_LEN 16
 #define PL_PATH_LEN 256    /* failed-open paths and exec filenames, incl. NUL */
 #define PL_ARGS_LEN 256    /* bounded cmdline, NUL-separated as in /proc */
+#define PL_CWD_LEN 256     /* working directory at exec, incl. NUL; a power of 2 (a BPF mask) */
 #define PL_NR_SYSCALLS 512 /* per-syscall slots; higher numbers go to sc_other */
 #define PL_NR_ERRNO 64     /* failed opens by errno; errno >= 63 counts in slot 63 */
 
@@ -61,7 +62,8 @@ enum pl_drop {
 	PL_DROP_RINGBUF = 0,       /* ring buffer full: a record was not emitted */
 	PL_DROP_PROC_MAP = 1,      /* process table full: a process was not tracked */
 	PL_DROP_FAILPATH_MAP = 2,  /* failed-path table full: path not recorded (count kept) */
-	PL_DROP_PATH_TRUNC = 3,    /* a path was longer than PL_PATH_LEN - 1 and was cut */
+	PL_DROP_PATH_TRUNC = 3,    /* a path was longer than PL_PATH_LEN - 1 (a cwd than PL_CWD_LEN - 1)
+				    * and was cut */
 	PL_DROP_ARGS_TRUNC = 4,    /* a cmdline was longer than PL_ARGS_LEN */
 	PL_DROP_THREAD_STATE = 5,  /* task storage allocation failed: thread not accounted */
 	PL_DROP_PATH_FAULT = 6,    /* a failed-open path could not be read from user memory */
@@ -149,6 +151,15 @@ struct pl_ev_exec {
 	__u32 args_len;      /* bytes of args, PL_ARGS_LEN means truncated */
 	char filename[PL_PATH_LEN];
 	char args[PL_ARGS_LEN];
+	/*
+	 * The exec'ing task's working directory, as its getcwd(2) says (from its
+	 * root, mounts crossed), read at exec so that whatever is keyed by it
+	 * never depends on when user space looks. A relative filename or script
+	 * path is resolved against it; build tools are keyed by it.
+	 */
+	__u32 cwd_len;       /* bytes incl. NUL; 0 unknown; PL_CWD_LEN + 1: cut, cwd holds its tail */
+	__u32 pad;
+	char cwd[PL_CWD_LEN];
 };
 
 /* PL_EV_FORK and PL_EV_SEEN share one layout. */
@@ -225,6 +236,9 @@ _Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8
 _Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");
 _Static_assert(sizeof(struct pl_ev_exec) % 8 == 0, "pl_ev_exec alignment");
+_Static_assert(sizeof(struct pl_ev_exec) == 24 + 104 + 8 + PL_PATH_LEN + PL_ARGS_LEN + 8 + PL_CWD_LEN,
+	       "pl_ev_exec layout");
+_Static_assert((PL_CWD_LEN & (PL_CWD_LEN - 1)) == 0, "PL_CWD_LEN a power of 2");
 _Static_assert(sizeof(struct pl_ev_end) % 8 == 0, "pl_ev_end alignment");
 _Static_assert(sizeof(struct pl_fail_key) == 16 + PL_PATH_LEN, "pl_fail_key layout");
 

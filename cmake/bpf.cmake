@@ -1,5 +1,5 @@
 # BPF build: vmlinux.h from the running kernel's BTF, clang -target bpf,
-# then a bpftool skeleton. pl_bpf_skeleton(<name> <source.bpf.c>) produces
+# then a bpftool skeleton. pl_bpf_skeleton(<name> <source.bpf.c>...) produces
 # ${PL_BPF_OUT}/<name>.skel.h and a target <name>_skel to depend on.
 find_program(CLANG clang REQUIRED)
 find_program(BPFTOOL NAMES bpftool PATHS /usr/sbin /sbin REQUIRED)
@@ -29,17 +29,41 @@ else()
   message(FATAL_ERROR "plumbline supports x86_64 only for now, not ${CMAKE_SYSTEM_PROCESSOR}")
 endif()
 
-function(pl_bpf_skeleton name src)
+# pl_bpf_skeleton(<name> <source.bpf.c>...): each source compiled on its own
+# (a depfile from clang, so a header change rebuilds what includes it);
+# several are linked by libbpf's static linker (bpftool gen object) into
+# one object, which is what the one skeleton is generated from.
+function(pl_bpf_skeleton name)
   set(obj "${PL_BPF_OUT}/${name}.bpf.o")
   set(skel "${PL_BPF_OUT}/${name}.skel.h")
-  add_custom_command(
-    OUTPUT "${obj}"
-    COMMAND "${CLANG}" -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_${PL_BPF_ARCH}
-            -Wall -Werror -I "${PL_BPF_OUT}" -I "${PROJECT_SOURCE_DIR}/bpf"
-            -c "${src}" -o "${obj}"
-    DEPENDS "${src}" "${PROJECT_SOURCE_DIR}/bpf/plumbline.h" "${PL_BPF_OUT}/vmlinux.h"
-    COMMENT "Compiling BPF ${name}"
-    VERBATIM)
+  set(parts "")
+  list(LENGTH ARGN nsrc)
+  foreach(src IN LISTS ARGN)
+    get_filename_component(base "${src}" NAME_WE)
+    if(nsrc EQUAL 1)
+      set(part "${obj}")
+    else()
+      set(part "${PL_BPF_OUT}/${name}.${base}.o")
+    endif()
+    add_custom_command(
+      OUTPUT "${part}"
+      COMMAND "${CLANG}" -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_${PL_BPF_ARCH}
+              -Wall -Werror -I "${PL_BPF_OUT}" -I "${PROJECT_SOURCE_DIR}/bpf"
+              -MD -MF "${part}.d" -c "${src}" -o "${part}"
+      DEPENDS "${src}" "${PL_BPF_OUT}/vmlinux.h"
+      DEPFILE "${part}.d"
+      COMMENT "Compiling BPF ${name}: ${base}"
+      VERBATIM)
+    list(APPEND parts "${part}")
+  endforeach()
+  if(nsrc GREATER 1)
+    add_custom_command(
+      OUTPUT "${obj}"
+      COMMAND "${BPFTOOL}" gen object "${obj}" ${parts}
+      DEPENDS ${parts}
+      COMMENT "Linking BPF ${name}"
+      VERBATIM)
+  endif()
   add_custom_command(
     OUTPUT "${skel}"
     COMMAND "${BPFTOOL}" gen skeleton "${obj}" name "${name}" > "${skel}.tmp"

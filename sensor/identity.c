@@ -548,30 +548,21 @@ static bool is_live_name(const char *path)
 	return path[0] == '/' && !(n > d && strcmp(path + n - d, " (deleted)") == 0);
 }
 
-/* The canonical name of (dev, ino) as exec'd by pid under `filename`, when
+/* The canonical name of (dev, ino) exec'd under `filename`, when
  * /proc/PID/exe could not say: the filename's realpath (a relative one
- * against /proc/PID/cwd) verified to be the file, else the name verified
- * earlier for the file. NULL: no verified name. */
-static const char *verified_name(struct identity *id, pid_t pid, pid_t ppid, const char *filename, dev_t dev,
+ * against cwd, the exec'ing process's working directory at exec) verified
+ * to be the file, else the name verified earlier for the file. NULL: no
+ * verified name. */
+static const char *verified_name(struct identity *id, const char *cwd, const char *filename, dev_t dev,
 				 ino_t ino, char *buf, size_t size)
 {
-	char cwd[64];
-
 	/* /proc/self/..., /dev/fd/N (fexecve, a memfd): the exec'ing process's
 	 * own view, which the sensor's realpath would read as its own */
 	if (filename && (strncmp(filename, "/proc/", 6) == 0 || strncmp(filename, "/dev/fd/", 8) == 0))
 		return path_get(id, dev, ino);
-	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
 	if (filename && identity__canonical_path(filename, cwd, dev, ino, buf, size) == 0) {
 		path_put(id, dev, ino, buf);
 		return buf;
-	}
-	if (filename && filename[0] != '/' && ppid > 0) {
-		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)ppid);
-		if (identity__canonical_path(filename, cwd, dev, ino, buf, size) == 0) {
-			path_put(id, dev, ino, buf);
-			return buf;
-		}
 	}
 	return path_get(id, dev, ino);
 }
@@ -625,7 +616,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stam
 		close(fd);
 		fd = -1;
 	}
-	name = verified_name(id, pid, (pid_t)k->ppid, filename, dev, ino, canon, sizeof(canon));
+	name = verified_name(id, k->cwd, filename, dev, ino, canon, sizeof(canon));
 	if (name) {
 		fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && got == IDS_NONE)

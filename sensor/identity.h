@@ -59,9 +59,10 @@ struct exe_stamp {
 	uint64_t ino;
 	uint64_t size;
 	uint64_t mtime_ns, ctime_ns; /* CLOCK_REALTIME ns */
-	uint32_t ppid; /* the exec'ing process's parent, 0: unknown. Its cwd resolves a relative
-			* filename once the process itself is gone (a fork child usually execs
-			* where its parent is; the (dev, ino) check catches the rest) */
+	const char *cwd; /* the exec'ing process's working directory at exec (its exec record),
+			  * NULL: unknown. A relative filename is resolved against it, so the
+			  * name does not depend on the process still running; the (dev, ino)
+			  * check rejects a name that leads elsewhere (another mount namespace) */
 };
 
 /*

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "buildkey.h"
 #include "clock.h"
 #include "scriptkey.h"
 #include "textsafe.h"
@@ -206,76 +207,45 @@ static struct proc_info *start_image(struct images *im, uint32_t tgid, const str
 /* What the kernel said of the image's executable, as identity wants it. */
 #define stamp_of(id)                                                                                          \
 	((struct exe_stamp){ .kdev = (id)->exe_dev, .ino = (id)->exe_ino, .size = (id)->exe_size,            \
-			     .mtime_ns = (id)->exe_mtime_ns, .ctime_ns = (id)->exe_ctime_ns, .ppid = (id)->ppid })
+			     .mtime_ns = (id)->exe_mtime_ns, .ctime_ns = (id)->exe_ctime_ns })
 
 static char *dup_or_null(const char *x)
 {
 	return x ? strdup(x) : NULL;
 }
 
-/*
- * build tools keyed by the build they work for. A compiler,
- * assembler, linker or build driver run under a build driver (make, ninja,
- * cmake, meson) gets "+build:DIR" in its key, DIR the working directory of
- * the outermost build driver among its ancestors (the project's top, where
- * `make -C sub` nests), so that one project's tools don't make another's
- * look new (docs/baselines.md "Keys"). Outside a build, no suffix.
- */
-#define BUILD_KEY_MAX_DEPTH 16
-#define BUILD_KEY_DIR_MAX 256
-
-static bool name_in(const char *path, const char *const *names)
+/* The build directory of a new image: its predecessor's (the same
+ * process's previous image, or its fork parent's), so that the outermost
+ * driver's stands; else, for a driver, its own from its exec record (cwd
+ * NULL: a process already running, whose cwd only /proc can say). */
+static char *build_dir_of(const struct proc_info *pi, char *inherited, const char *cwd, bool cwd_cut,
+			  const char *args, size_t args_len)
 {
-	const char *b = path ? strrchr(path, '/') : NULL;
-
-	b = b ? b + 1 : path;
-	for (size_t i = 0; b && names[i]; i++)
-		if (!strcmp(b, names[i]))
-			return true;
-	return false;
-}
-
-static const char *const build_drivers[] = { "make", "gmake", "ninja", "samu", "cmake", "meson", NULL };
-static const char *const build_keyed[] = {
-	"make", "gmake", "ninja", "samu", "cmake", "meson", "cc", "gcc", "g++", "c++", "cpp", "clang", "clang++",
-	"cc1", "cc1plus", "collect2", "lto1", "lto-wrapper", "as", "ld", "ld.bfd", "ld.gold", "ld.lld", "lld", "ar",
-	"ranlib", "strip", "objcopy", "x86_64-linux-gnu-gcc-12", "x86_64-linux-gnu-g++-12", "x86_64-linux-gnu-as",
-	"x86_64-linux-gnu-ld", "x86_64-linux-gnu-ld.bfd", "x86_64-linux-gnu-ar", "x86_64-linux-gnu-ranlib",
-	"x86_64-linux-gnu-strip", "x86_64-linux-gnu-objcopy", "x86_64-linux-gnu-cpp-12", NULL
-};
-
-/* "+build:DIR" for a build tool inside a build, else NULL (also on ENOMEM). */
-static char *build_suffix(struct images *im, uint32_t tgid, const struct proc_info *pi)
-{
+	const char *exe = pi->exe ? pi->exe : pi->filename;
 	char link[64], dir[PATH_MAX], *out = NULL;
-	uint32_t driver = 0, pid = pi->ppid;
-	const char *d;
 	ssize_t n;
 
-	if (!name_in(pi->exe ? pi->exe : pi->filename, build_keyed))
-		return NULL;
-	if (name_in(pi->exe ? pi->exe : pi->filename, build_drivers))
-		driver = tgid;
-	for (int depth = 0; pid > 1 && depth < BUILD_KEY_MAX_DEPTH; depth++) {
-		const struct proc_info *a = proctable__get(im->d.procs, pid);
-
-		if (!a)
-			break;
-		if (name_in(a->exe, build_drivers))
-			driver = pid;
-		pid = a->ppid;
+	if (inherited || !buildkey__is_driver(exe))
+		return inherited;
+	if (!cwd) {
+		snprintf(link, sizeof(link), "/proc/%u/cwd", pi->tgid);
+		n = readlink(link, dir, sizeof(dir) - 1);
+		if (n <= 0)
+			return NULL;
+		dir[n] = '\0';
+		cwd = dir;
 	}
-	if (!driver)
-		return NULL;
-	snprintf(link, sizeof(link), "/proc/%u/cwd", driver);
-	n = readlink(link, dir, sizeof(dir) - 1);
-	if (n <= 0)
-		return NULL;
-	dir[n] = 0;
-	/* bounded: a deep directory keeps its last BUILD_KEY_DIR_MAX bytes */
-	d = n > BUILD_KEY_DIR_MAX ? dir + n - BUILD_KEY_DIR_MAX : dir;
-	if (asprintf(&out, "+build:%s%s", d == dir ? "" : "...", d) < 0)
-		return NULL;
+	(void)buildkey__driver_dir(exe, cwd, cwd_cut, args, args_len, &out);
+	return out;
+}
+
+/* "+build:DIR" for a build tool inside a build, else NULL (also on ENOMEM). */
+static char *build_suffix(const struct proc_info *pi)
+{
+	char *out = NULL;
+
+	if (pi->build_dir && buildkey__is_keyed(pi->exe ? pi->exe : pi->filename))
+		(void)buildkey__suffix(pi->build_dir, &out);
 	return out;
 }
 
@@ -358,7 +328,10 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	char *fork_bin = old ? TAKE_PTR(old->parent_binary_id) : NULL;
 	char *fork_exe = old ? TAKE_PTR(old->parent_exe) : NULL;
 	struct hash_wait fork_wait = old ? old->parent_wait : (struct hash_wait){ 0 };
-	char filename[PL_PATH_LEN];
+	char *build_dir = old ? TAKE_PTR(old->build_dir) : NULL;
+	char filename[PL_PATH_LEN], cwd_buf[PL_CWD_LEN];
+	struct exe_stamp stamp = stamp_of(&ev->id);
+	bool cwd_cut, cwd_known;
 	struct exe_info exe;
 	size_t args_len;
 	int64_t m2r;
@@ -367,22 +340,26 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	if (!pi) {
 		free(fork_bin);
 		free(fork_exe);
+		free(build_dir);
 		return;
 	}
 	args_len = images__exec_strings(ev, filename, &pi->filename_truncated);
+	cwd_known = images__exec_cwd(ev, cwd_buf, &cwd_cut);
+	/* relative names resolve against the whole cwd only: a tail is no place */
+	stamp.cwd = cwd_known && !cwd_cut ? cwd_buf : NULL;
 	pi->filename = strdup(filename);
 	pi->cmdline = text_cmdline(ev->args, args_len);
-	identity__resolve_exe(im->d.ident, ev->hdr.tgid, &stamp_of(&ev->id), filename, &exe);
+	identity__resolve_exe(im->d.ident, ev->hdr.tgid, &stamp, filename, &exe);
 	pi->exe = exe.path;
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
 	pi->hash_wait = exe.hash_pending;
 	/* an interpreter is keyed by what it runs (out of memory: by its binary only) */
-	(void)scriptkey__derive(im->scripts, ev->hdr.tgid, pi->exe ? pi->exe : pi->filename, ev->args,
-				args_len, &pi->script_suffix,
-				&pi->script);
+	(void)scriptkey__derive(im->scripts, ev->hdr.tgid, stamp.cwd, pi->exe ? pi->exe : pi->filename, ev->args,
+				args_len, &pi->script_suffix, &pi->script);
+	pi->build_dir = build_dir_of(pi, build_dir, cwd_known ? cwd_buf : "", cwd_cut, ev->args, args_len);
 	if (!pi->script_suffix)
-		pi->script_suffix = build_suffix(im, ev->hdr.tgid, pi);
+		pi->script_suffix = build_suffix(pi);
 	parent = proctable__get(im->d.procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
@@ -410,6 +387,9 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		return;
 	set_parent(pi, parent, NULL, NULL);
 	wait_for_parent(pi, parent, NULL);
+	/* a FORK record is handled after every record of its parent until
+	 * then (one ordered ring buffer): the parent's entry is as it was */
+	pi->build_dir = parent ? dup_or_null(parent->build_dir) : NULL;
 	if (ev->hdr.type == PL_EV_FORK && parent && parent->exe && parent->binary_id &&
 	    parent->exe_dev == ev->id.exe_dev && parent->exe_ino == ev->id.exe_ino) {
 		/* a fork child runs its parent's image: same identity */
@@ -430,6 +410,9 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
 		pi->forked = ev->hdr.type == PL_EV_FORK; /* a fork image even when its parent is unknown */
 	}
+	/* a driver already running when the sensor started: only /proc knows its cwd */
+	if (ev->hdr.type == PL_EV_SEEN)
+		pi->build_dir = build_dir_of(pi, pi->build_dir, NULL, false, NULL, 0);
 	attach_unless_waiting(im, pi);
 }
 
@@ -538,6 +521,19 @@ size_t images__exec_strings(const struct pl_ev_exec *ev, char filename[PL_PATH_L
 	filename[PL_PATH_LEN - 1] = '\0';
 	*ret_truncated = ev->filename_len > PL_PATH_LEN;
 	return ev->args_len <= PL_ARGS_LEN ? ev->args_len : PL_ARGS_LEN;
+}
+
+bool images__exec_cwd(const struct pl_ev_exec *ev, char cwd[PL_CWD_LEN], bool *ret_cut)
+{
+	memcpy(cwd, ev->cwd, PL_CWD_LEN);
+	cwd[PL_CWD_LEN - 1] = '\0';
+	*ret_cut = ev->cwd_len > PL_CWD_LEN;
+	if (ev->cwd_len == 0 || cwd[0] != '/') {
+		cwd[0] = '\0';
+		*ret_cut = false;
+		return false;
+	}
+	return true;
 }
 
 void images__on_record(struct images *im, const void *data, size_t size)

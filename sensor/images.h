@@ -72,6 +72,11 @@ int images__record_type(const void *data, size_t size);
  * args to read (never more than PL_ARGS_LEN, whatever args_len says). */
 size_t images__exec_strings(const struct pl_ev_exec *ev, char filename[PL_PATH_LEN], bool *ret_truncated);
 
+/* An exec record's working directory, NUL-terminated into cwd, and whether
+ * the kernel cut it (cwd then holds its last components). false when the
+ * kernel could not read it, or it is not an absolute path: cwd is then "". */
+bool images__exec_cwd(const struct pl_ev_exec *ev, char cwd[PL_CWD_LEN], bool *ret_cut);
+
 /* An END record's final counters (s->life, its arrays borrowed from ev) and
  * how the image ended (end_reason, exit code or signal), into s. */
 void images__end_counts(const struct pl_ev_end *ev, struct pl_sample *s);

@@ -57,7 +57,8 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->parent_exe);
 	free(pi->script_suffix);
 	free(pi->script);
-	pi->script_suffix = pi->script = NULL;
+	free(pi->build_dir);
+	pi->script_suffix = pi->script = pi->build_dir = NULL;
 	pi->forked = false;
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;
 	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;

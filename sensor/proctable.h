@@ -71,6 +71,10 @@ struct proc_info {
 	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
 	char *script;            /* the script label (proc.script) or NULL */
 	bool forked;             /* a fork child running its parent's image (no exec) */
+	/* the directory of the outermost build driver among the image's
+	 * ancestors, itself included (buildkey.h), or NULL: handed down at
+	 * fork and exec, never read from /proc (but for a SEEN driver) */
+	char *build_dir;
 	/* waiting (images.c): when it last used CPU or made a syscall
 	 * (monotonic; image start until its first active window), and when its
 	 * state was last read / its wait last reported */

@@ -311,33 +311,28 @@ static bool script_hash(struct scriptkey_cache *c, uint32_t pid, const char *abs
 	return true;
 }
 
-/* path made absolute against the cwd of pid, cut to SCRIPT_PATH_MAX; false
- * when it is relative and the cwd is unknown (the process is gone). */
-static bool absolute(uint32_t pid, const char *path, char out[SCRIPT_PATH_MAX + 1])
+/* path made absolute against cwd (the process's working directory at exec),
+ * cut to SCRIPT_PATH_MAX; false when it is relative and cwd is unknown. */
+static bool absolute(const char *cwd, const char *path, char out[SCRIPT_PATH_MAX + 1])
 {
-	char link[64], cwd[SCRIPT_PATH_MAX + 1];
-	ssize_t n;
 	int w;
 
 	if (path[0] == '/') {
 		w = snprintf(out, SCRIPT_PATH_MAX + 1, "%s", path);
 	} else {
-		snprintf(link, sizeof(link), "/proc/%u/cwd", pid);
-		n = readlink(link, cwd, sizeof(cwd) - 1);
-		if (n <= 0)
+		if (!cwd || cwd[0] != '/')
 			return false;
-		cwd[n] = '\0';
 		while (path[0] == '.' && path[1] == '/')
 			path += 2;
-		w = snprintf(out, SCRIPT_PATH_MAX + 1, "%s%s%s", cwd, n > 1 ? "/" : "", path);
+		w = snprintf(out, SCRIPT_PATH_MAX + 1, "%s%s%s", cwd, cwd[1] ? "/" : "", path);
 	}
 	if (w > SCRIPT_PATH_MAX)
 		memcpy(out + SCRIPT_PATH_MAX - 3, "...", 4);
 	return true;
 }
 
-int scriptkey__derive(struct scriptkey_cache *c, uint32_t pid, const char *exe, const char *args, size_t len,
-		      char **ret_suffix, char **ret_script)
+int scriptkey__derive(struct scriptkey_cache *c, uint32_t pid, const char *cwd, const char *exe, const char *args,
+		      size_t len, char **ret_suffix, char **ret_script)
 {
 	struct script_arg sa = scriptkey__parse(scriptkey__interpreter(exe), args, len);
 	char abs[SCRIPT_PATH_MAX + 1], hex[HASH_HEX + 1];
@@ -359,7 +354,7 @@ int scriptkey__derive(struct scriptkey_cache *c, uint32_t pid, const char *exe, 
 			    : 0;
 		break;
 	case SCRIPT_FILE:
-		if (!absolute(pid, sa.text, abs))
+		if (!absolute(cwd, sa.text, abs))
 			snprintf(abs, sizeof(abs), "%s", sa.text);
 		if (abs[0] == '/' && script_hash(c, pid, abs, hex))
 			r = asprintf(&suffix, "+script:%s#sha256:%s", abs, hex);

@@ -70,12 +70,15 @@ void scriptkey_cache__free(struct scriptkey_cache *c);
  * its exe is an interpreter and args name a script: *ret_suffix is the
  * binary-identity suffix above, *ret_script the label ("/srv/app.py", "-c",
  * "-m http.server"), both malloc'd, both NULL when nothing applies. A
- * relative script path is made absolute with /proc/PID/cwd; the file is
- * opened through /proc/PID/root (the process's own view) and hashed once per
- * (dev, ino, size, mtime) in c (c may be NULL: path only). 0 or -ENOMEM
- * (outputs then untouched).
+ * relative script path is made absolute against cwd, the process's working
+ * directory when it exec'd (its exec record; NULL: unknown, the path is then
+ * kept as written), so the key does not depend on the process still
+ * running; the file is opened through /proc/PID/root (the process's own
+ * view; the sensor's when the process is gone) and hashed once per (dev,
+ * ino, size, mtime) in c (c may be NULL: path only). 0 or -ENOMEM (outputs
+ * then untouched).
  */
-int scriptkey__derive(struct scriptkey_cache *c, uint32_t pid, const char *exe, const char *args, size_t len,
-		      char **ret_suffix, char **ret_script);
+int scriptkey__derive(struct scriptkey_cache *c, uint32_t pid, const char *cwd, const char *exe, const char *args,
+		      size_t len, char **ret_suffix, char **ret_script);
 
 #endif

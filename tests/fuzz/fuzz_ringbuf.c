@@ -85,6 +85,13 @@ static void decode_exec(const struct pl_ev_exec *ev)
 	FZ_ASSERT(strlen(filename) < PL_PATH_LEN);
 	FZ_ASSERT(args_len <= PL_ARGS_LEN);
 	FZ_ASSERT(truncated == (ev->filename_len > PL_PATH_LEN));
+	{
+		char cwd[PL_CWD_LEN];
+		bool cut, known = images__exec_cwd(ev, cwd, &cut);
+
+		FZ_ASSERT(strlen(cwd) < PL_CWD_LEN);
+		FZ_ASSERT(known ? cwd[0] == '/' : !cwd[0] && !cut);
+	}
 	check_escaped(filename, strlen(filename));
 	check_comm(&ev->id);
 	cmd = text_cmdline(ev->args, args_len);

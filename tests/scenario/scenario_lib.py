@@ -212,6 +212,42 @@ class Sensor(Daemon):
         keep_records(self.json, self.name)
 
 
+def tree(recs, roots):
+    """Pids descending from roots, by the records' ppid links."""
+    pids = set(roots)
+    links = {(r["pid"], r["ppid"]) for r in recs if r.get("type") in ("exec", "process") and "ppid" in r}
+    grown = True
+    while grown:
+        grown = False
+        for pid, ppid in links:
+            if ppid in pids and pid not in pids:
+                pids.add(pid)
+                grown = True
+    return pids
+
+
+def run_make(args, cwd, env):
+    """make -s ARGS in cwd (its output dropped, a failure fails the test); its pid."""
+    p = subprocess.Popen(["make", "-s"] + args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    _, err = p.communicate(timeout=120)
+    if p.returncode != 0:
+        fail(f"make {args} exited {p.returncode}: {err[-2000:]}")
+    return p.pid
+
+
+def settle(sensor, pid, timeout=10):
+    """Wait for the exit record of pid (so its tree's records are in)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if any(r.get("type") == "process" and r.get("pid") == pid and r.get("end_reason") == "exit"
+               for r in sensor.records()):
+            time.sleep(0.5)
+            return
+        time.sleep(0.2)
+    fail(f"no exit record for pid {pid} in {timeout} s")
+
+
 def finish(sensors, d, ok, results=()):
     """Stop the sensors (their records go to PLUMBLINE_TEST_RECORDS_DIR), print
     the measured times to alert, keep or remove D, and exit: 0 when ok.

@@ -41,7 +41,7 @@ SET_QUIET_S = 3
 WARN = 4  # severity: Warning (lower is more severe)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario_lib as sl  # noqa: E402
-from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # noqa: E402
+from scenario_lib import Failure, fail, finish, log, run_make, settle, skip, tree, Sensor as _Sensor  # noqa: E402
 
 
 MAKEFILE = """\
@@ -79,20 +79,6 @@ def Sensor(d):
     return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--set-quiet", str(SET_QUIET_S)))
 
 
-def tree(recs, roots):
-    """Pids descending from roots, by the records' ppid links."""
-    pids = set(roots)
-    links = {(r["pid"], r["ppid"]) for r in recs if r.get("type") in ("exec", "process") and "ppid" in r}
-    grown = True
-    while grown:
-        grown = False
-        for pid, ppid in links:
-            if ppid in pids and pid not in pids:
-                pids.add(pid)
-                grown = True
-    return pids
-
-
 def alerts_of(recs, pids):
     return [r for r in recs if r.get("type") == "alert" and r.get("pid") in pids]
 
@@ -103,24 +89,7 @@ def exec_time(recs, pid):
 
 
 def make(proj, env, sensor, what):
-    p = subprocess.Popen(["make", "-j2", "-s"] + what, cwd=proj, env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    _, err = p.communicate(timeout=120)
-    if p.returncode != 0:
-        fail(f"make {what} exited {p.returncode}: {err[-2000:]}")
-    return p.pid
-
-
-def settle(sensor, pid, timeout=10):
-    """Wait for the exit record of pid (so its tree's records are in)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if any(r.get("type") == "process" and r.get("pid") == pid and r.get("end_reason") == "exit"
-               for r in sensor.records()):
-            time.sleep(0.5)
-            return
-        time.sleep(0.2)
-    fail(f"no exit record for pid {pid} in {timeout} s")
+    return run_make(["-j2"] + what, proj, env)
 
 
 def wait_alert(sensor, roots, rule, timeout=10):

@@ -324,7 +324,14 @@ static void test_identity_gone_process_is_named_by_canonical_path_not_its_spelli
 	snprintf(link, sizeof(link), "%s/gcc", f->tmpdir);
 	assert_int_equal(symlink(real, link), 0);
 
-	/* pid_max is at most 4194304: these pids cannot exist */
+	/* pid_max is at most 4194304: these pids cannot exist. A relative
+	 * name against the cwd the exec record carries (nothing is left in
+	 * /proc, and no name is known yet) */
+	identity__resolve_exe(f->id, 0x7fffff00,
+			      &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino, .cwd = f->tmpdir },
+			      "./gcc", &e);
+	assert_string_equal(e.path, real);
+	exe_info__clear(&e);
 	identity__resolve_exe(f->id, 0x7fffff00, &(struct exe_stamp){ .kdev = kernel_dev(st.st_dev), .ino = st.st_ino }, link, &e);
 	assert_string_equal(e.path, real);
 	assert_string_equal(e.binary_id, "build-id:" TEST_BUILD_ID);

@@ -173,8 +173,9 @@ static struct pl_ident ident(uint32_t ppid, uint64_t image_id, uint32_t flags, u
 	return id;
 }
 
-static void exec_(struct fx *f, uint32_t tgid, struct pl_ident id, const char *filename, const char *args,
-		  size_t args_len)
+/* An exec record with the working directory the kernel read (NULL: none). */
+static void exec_in(struct fx *f, uint32_t tgid, struct pl_ident id, const char *filename, const char *args,
+		    size_t args_len, const char *cwd)
 {
 	struct pl_ev_exec ev = {.hdr = hdr(PL_EV_EXEC, sizeof(ev), tgid), .id = id};
 
@@ -182,7 +183,17 @@ static void exec_(struct fx *f, uint32_t tgid, struct pl_ident id, const char *f
 	ev.filename_len = (uint32_t)strlen(filename) + 1;
 	memcpy(ev.args, args, args_len);
 	ev.args_len = (uint32_t)args_len;
+	if (cwd) {
+		snprintf(ev.cwd, sizeof(ev.cwd), "%s", cwd);
+		ev.cwd_len = (uint32_t)strlen(cwd) + 1;
+	}
 	images__on_record(f->im, &ev, sizeof(ev));
+}
+
+static void exec_(struct fx *f, uint32_t tgid, struct pl_ident id, const char *filename, const char *args,
+		  size_t args_len)
+{
+	exec_in(f, tgid, id, filename, args, args_len, NULL);
 }
 
 static void proc_(struct fx *f, enum pl_event_type type, uint32_t tgid, struct pl_ident id)
@@ -381,6 +392,51 @@ static void test_images_fork_child_inherits_its_parent_image_and_its_exec_is_a_s
 	json_object_put(o);
 	/* an exec ends an image, not the process */
 	assert_non_null(proctable__get(f->procs, PID(2)));
+}
+
+static const char *suffix_of(struct fx *f, uint32_t tgid)
+{
+	const struct proc_info *pi = proctable__get(f->procs, tgid);
+
+	assert_non_null(pi);
+	return pi->script_suffix;
+}
+
+/*
+ * Build keys come from the records alone: the outermost driver's directory
+ * (its exec cwd and -C), handed down by fork and exec, whatever the tools'
+ * own cwds, and kept after the driver has exited.
+ */
+static void test_images_build_tools_are_keyed_by_the_outermost_driver_from_records(void **state)
+{
+	struct fx *f = *state;
+
+	exec_in(f, PID(1), ident(1, 11, PL_PROC_EXECED, 201, "make", 10), "/nonexistent-plumbline/make",
+		"make\0-C\0proj\0", 13, "/src");
+	assert_string_equal(suffix_of(f, PID(1)), "+build:/src/proj");
+	proc_(f, PL_EV_FORK, PID(2), ident(PID(1), 21, PL_PROC_FORKED, 201, "make", 11));
+	/* the driver is gone before its child execs */
+	memset(&f->p, 0, sizeof(f->p));
+	f->p.id = ident(1, 11, PL_PROC_EXECED, 201, "make", 10);
+	end_(f, PID(1), &f->p, 11 * SEC, PL_END_EXIT, 0);
+	memset(&f->p, 0, sizeof(f->p));
+	f->p.id = ident(PID(1), 21, PL_PROC_FORKED, 201, "make", 11);
+	end_(f, PID(2), &f->p, 11 * SEC + MS, PL_END_EXEC, 0);
+	exec_in(f, PID(2), ident(PID(1), 22, PL_PROC_EXECED, 202, "gcc", 12), "/nonexistent-plumbline/gcc",
+		"gcc\0-c\0x.c\0", 12, "/src/proj/sub");
+	assert_string_equal(suffix_of(f, PID(2)), "+build:/src/proj");
+	/* a nested driver elsewhere keeps the outer one's directory */
+	proc_(f, PL_EV_FORK, PID(3), ident(PID(2), 31, PL_PROC_FORKED, 202, "gcc", 13));
+	exec_in(f, PID(3), ident(PID(2), 32, PL_PROC_EXECED, 201, "make", 13), "/nonexistent-plumbline/make",
+		"make\0", 5, "/src/proj/sub");
+	assert_string_equal(suffix_of(f, PID(3)), "+build:/src/proj");
+	/* a tool outside any build, and a driver whose cwd the kernel could not read */
+	exec_in(f, PID(4), ident(1, 41, PL_PROC_EXECED, 202, "gcc", 14), "/nonexistent-plumbline/gcc", "gcc\0", 4,
+		"/src/proj");
+	assert_null(suffix_of(f, PID(4)));
+	exec_in(f, PID(5), ident(1, 51, PL_PROC_EXECED, 201, "make", 15), "/nonexistent-plumbline/make", "make\0", 5,
+		NULL);
+	assert_null(suffix_of(f, PID(5)));
 }
 
 /* A child on another executable than its parent's (the parent exec'd since)
@@ -866,6 +922,7 @@ int main(void)
 	    T(test_images_exec_record_has_identity_parent_and_ancestors),
 	    T(test_images_exec_filename_truncated_and_arguments_bounded),
 	    T(test_images_fork_child_inherits_its_parent_image_and_its_exec_is_a_step),
+	    T(test_images_build_tools_are_keyed_by_the_outermost_driver_from_records),
 	    T(test_images_fork_of_another_exe_and_seen_process_resolve_themselves),
 	    T(test_images_window_is_the_delta_since_the_last_window),
 	    T(test_images_window_reads_failed_paths_and_the_binary_second),

@@ -130,7 +130,7 @@ static void test_not_an_interpreter_has_no_suffix(void **state)
 	char buf[64], *suffix = (char *)1, *script = (char *)1;
 	size_t n = pack(buf, sizeof(buf), ARGV("cat", "x.py"));
 
-	assert_int_equal(scriptkey__derive(NULL, (uint32_t)getpid(), "/usr/bin/cat", buf, n, &suffix, &script), 0);
+	assert_int_equal(scriptkey__derive(NULL, (uint32_t)getpid(), "/", "/usr/bin/cat", buf, n, &suffix, &script), 0);
 	assert_null(suffix);
 	assert_null(script);
 }
@@ -154,7 +154,7 @@ static void test_derive_hashes_the_script_and_follows_changes(void **state)
 	fputs("x = 1\n", f);
 	fclose(f);
 	n = pack(buf, sizeof(buf), ARGV("python3", "-u", "./s.py"));
-	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), "/usr/bin/python3", buf, n, &s1, &script), 0);
+	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), dir, "/usr/bin/python3", buf, n, &s1, &script), 0);
 	snprintf(want, sizeof(want), "%s/s.py", dir);
 	assert_string_equal(script, want);
 	free(script);
@@ -163,7 +163,7 @@ static void test_derive_hashes_the_script_and_follows_changes(void **state)
 	assert_int_equal(strncmp(s1, want, strlen(want)), 0);
 	assert_int_equal(strlen(s1), strlen(want) + 16);
 	/* cached: the same answer again */
-	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), "/usr/bin/python3", buf, n, &s2, &script), 0);
+	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), dir, "/usr/bin/python3", buf, n, &s2, &script), 0);
 	assert_string_equal(s1, s2);
 	free(script);
 	free(s2);
@@ -171,27 +171,40 @@ static void test_derive_hashes_the_script_and_follows_changes(void **state)
 	f = fopen("s.py", "a");
 	fputs("y = 2\n", f);
 	fclose(f);
-	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), "/usr/bin/python3", buf, n, &s3, &script), 0);
+	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), dir, "/usr/bin/python3", buf, n, &s3, &script), 0);
 	assert_int_equal(strncmp(s3, want, strlen(want)), 0);
 	assert_string_not_equal(s1, s3);
 	free(script);
-	free(s3);
 	free(s1);
+	/* the cwd at exec, not the process's cwd now, nor whether it still
+	 * runs: a process that is gone (no such pid) is keyed the same */
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(scriptkey__derive(c, 0x7fffff00u, dir, "/usr/bin/python3", buf, n, &s2, &script), 0);
+	assert_string_equal(s2, s3);
+	free(script);
+	free(s2);
+	/* a relative path and no cwd known: the path as written */
+	assert_int_equal(scriptkey__derive(c, 0x7fffff00u, NULL, "/usr/bin/python3", buf, n, &s2, &script), 0);
+	assert_string_equal(s2, "+script:./s.py");
+	free(script);
+	free(s2);
+	assert_int_equal(chdir(dir), 0);
+	free(s3);
 	/* a script that does not exist: keyed by path only */
 	n = pack(buf, sizeof(buf), ARGV("python3", "/nonexistent/x.py"));
-	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), "/usr/bin/python3", buf, n, &s1, &script), 0);
+	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), dir, "/usr/bin/python3", buf, n, &s1, &script), 0);
 	assert_string_equal(s1, "+script:/nonexistent/x.py");
 	free(s1);
 	free(script);
 	/* one-liner and module */
 	n = pack(buf, sizeof(buf), ARGV("sh", "-c", "echo hi"));
-	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), "/usr/bin/dash", buf, n, &s1, &script), 0);
+	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), dir, "/usr/bin/dash", buf, n, &s1, &script), 0);
 	assert_string_equal(s1, "+inline");
 	assert_string_equal(script, "-c");
 	free(s1);
 	free(script);
 	n = pack(buf, sizeof(buf), ARGV("python3", "-m", "http.server"));
-	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), "/usr/bin/python3", buf, n, &s1, &script), 0);
+	assert_int_equal(scriptkey__derive(c, (uint32_t)getpid(), dir, "/usr/bin/python3", buf, n, &s1, &script), 0);
 	assert_string_equal(s1, "+module:http.server");
 	assert_string_equal(script, "-m http.server");
 	free(s1);
