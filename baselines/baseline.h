@@ -16,7 +16,7 @@
  *   binary_id  = <binary> [ "+script:" <abs path> [ "#sha256:" <16 hex> ]
  *                         | "+inline" | "+module:" <name> ] [ "+fork" ]
  *
- * "+script", "+inline", "+module" for interpreters (sensor/scriptkey.h),
+ * "+script", "+inline", "+module" for interpreters (sensor/identity/scriptkey.h),
  * "+fork" for a child that did not exec (it runs its parent's image in
  * another role: sshd's privilege-separation child). The key is only a
  * string: files written before this grammar load as they were.

@@ -20,7 +20,7 @@
 
 /*
  * One context switch, whichever program the kernel's sched_switch prototype
- * allows (sensor/kfeatures.c decides at load time which one is loaded):
+ * allows (sensor/probes/kfeatures.c decides at load time which one is loaded):
  * prev_state is the state __schedule() acted on.
  */
 static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next,

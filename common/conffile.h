@@ -3,7 +3,7 @@
  * conffile.h - the `key = value` line format of plumbline.conf (docs/config.md).
  *
  * Only the syntax: which keys exist and what their values mean is the
- * caller's (sensor/config.c drives `plumbline run`'s own option parser with
+ * caller's (sensor/config/config.c drives `plumbline run`'s own option parser with
  * them). The input is untrusted and bounded (CF_FILE_MAX bytes, CF_LINE_MAX
  * a line, CF_ENTRIES_MAX settings); every error carries its exact 1-based
  * line and byte column. The library never prints.

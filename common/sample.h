@@ -93,7 +93,7 @@ struct pl_fail {
 };
 
 /* The binary's last complete second, across all its processes. */
-/* One frame of an on-CPU stack, named (sensor/symbols.c). */
+/* One frame of an on-CPU stack, named (sensor/stacks/symbols.c). */
 struct pl_frame {
 	const char *object;   /* the file's path, "[kernel]" or "[module]" */
 	const char *function; /* NULL when the object names no symbol there */
@@ -195,7 +195,7 @@ struct pl_verdict {
 };
 
 /* ---- what a process off-CPU waits on, read from /proc
- * (sensor/waitstate.c) while it waits; symbol names only, never addresses */
+ * (sensor/process/waitstate.c) while it waits; symbol names only, never addresses */
 #define PL_WAIT_THREADS 8 /* threads described; the rest only counted */
 #define PL_WAIT_FRAMES 12 /* kernel frames kept per thread */
 #define PL_WAIT_NAME 64

@@ -85,11 +85,11 @@ if [ ! -s "$tmp/problems" ] && ! awk '{ print $1, $2 }' "$tmp/edges" | tsort >/d
 	sed -n 's/^tsort: \([^ ]*\)$/  \1/p' "$tmp/loop" >>"$tmp/problems"
 fi
 
-# libbpf: called from sensor/bpfsensor.c and sensor/kfeatures.c only
-awk '$2 ~ /^sensor\// && $2 != "sensor/bpfsensor.c" && $2 != "sensor/kfeatures.c" { print $1, $2 }' "$tmp/objs" |
+# libbpf: called from sensor/probes/bpfsensor.c and sensor/probes/kfeatures.c only
+awk '$2 ~ /^sensor\// && $2 != "sensor/probes/bpfsensor.c" && $2 != "sensor/probes/kfeatures.c" { print $1, $2 }' "$tmp/objs" |
 	while read -r o src; do
 		nm -P -u "$o" | awk -v src="$src" '$1 ~ /^(bpf_|btf__|libbpf_|ring_buffer__|perf_buffer__|bpf_object__|bpf_program__|bpf_map__|bpf_link__)/ {
-			printf "checkdeps: %s calls %s: only sensor/bpfsensor.c and sensor/kfeatures.c call libbpf\n", src, $1 }'
+			printf "checkdeps: %s calls %s: only sensor/probes/bpfsensor.c and sensor/probes/kfeatures.c call libbpf\n", src, $1 }'
 	done >>"$tmp/problems"
 
 # calls across modules: only into common/
@@ -131,7 +131,7 @@ find $mods -name '*.[ch]' | sort | xargs grep -nE '^[[:space:]]*#[[:space:]]*inc
 		m = file; sub(/\/.*/, "", m)
 		dir = file; sub(/\/[^\/]*$/, "", dir)
 		# sensor/ may use anything, but only its BPF modules talk to libbpf
-		bpfmod = file == "sensor/bpfsensor.c" || file == "sensor/kfeatures.c"
+		bpfmod = file == "sensor/probes/bpfsensor.c" || file == "sensor/probes/kfeatures.c"
 		if ($0 ~ /include[[:space:]]*</) {
 			if ((inc ~ /^bpf\// || inc == "linux/bpf.h") && !bpfmod)
 				printf "checkdeps: %s:%s includes <%s>: no libbpf or BPF headers in %s\n", file, line, inc,

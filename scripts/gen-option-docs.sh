@@ -1,6 +1,6 @@
 #!/bin/sh
 # Write what is generated from the option table of `plumbline run`
-# (sensor/options_table.c) into the files that are committed:
+# (sensor/config/options_table.c) into the files that are committed:
 #   sensor/dist/plumbline.conf   = `plumbline config example`
 #   docs/config.md, docs/cli.md  = `plumbline config doc-table config|cli`,
 #                                  between their BEGIN/END run-options markers
@@ -26,7 +26,7 @@ settle() {
 		return 0
 	fi
 	if [ $check -eq 1 ]; then
-		echo "${1#"$top"/} is out of date with sensor/options_table.c:" >&2
+		echo "${1#"$top"/} is out of date with sensor/config/options_table.c:" >&2
 		diff -u "$1" "$2" | head -40 >&2 || true
 		stale=1
 	else

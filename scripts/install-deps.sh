@@ -16,7 +16,7 @@ usage() {
 PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
 libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev librelp-dev"
 # libcap-ng-dev and libseccomp-dev: the sensor drops its capabilities and
-# installs a seccomp filter once attached (sensor/privilege.c).
+# installs a seccomp filter once attached (sensor/hardening/privilege.c).
 PKGS="$PKGS libcap-ng-dev libseccomp-dev"
 # libmicrohttpd-dev: the HTTP server of the metrics endpoint (--metrics).
 PKGS="$PKGS libmicrohttpd-dev"

@@ -9,17 +9,17 @@
 #include <string.h>
 
 
-#include "bpfsensor.h"
-#include "cmd_audit.h"
-#include "cmd_baseline.h"
-#include "cmd_evidence.h"
-#include "cmd_rules.h"
-#include "config.h"
-#include "cmd_status.h"
-#include "kfeatures.h"
+#include "probes/bpfsensor.h"
+#include "cli/cmd_audit.h"
+#include "cli/cmd_baseline.h"
+#include "cli/cmd_evidence.h"
+#include "cli/cmd_rules.h"
+#include "config/config.h"
+#include "cli/cmd_status.h"
+#include "probes/kfeatures.h"
 #include "plumbline.h"
 #include "log.h"
-#include "options.h"
+#include "config/options.h"
 #include "run.h"
 
 static void usage(FILE *out)

@@ -5,7 +5,7 @@
 #ifndef PL_RUN_H
 #define PL_RUN_H
 
-#include "options.h"
+#include "config/options.h"
 
 /* Run the sensor until a stop signal or the duration. 0 or -errno (logged). */
 int sensor_run(const struct run_opts *opts);

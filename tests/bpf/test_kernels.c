@@ -28,7 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kfeatures.h"
+#include "probes/kfeatures.h"
 #include "sensor_harness.h"
 
 #define WAIT_MS 10000

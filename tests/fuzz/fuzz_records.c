@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alerts.h"
+#include "pipeline/alerts.h"
 #include "fuzz_input.h"
 #include "lineread.h"
 #include "log.h"
-#include "options.h"
+#include "config/options.h"
 #include "output.h"
 #include "sample_json.h"
 #include "syslog_out.h"
@@ -92,7 +92,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* One record as replay_one() (sensor/cmd_rules.c) takes it. */
+/* One record as replay_one() (sensor/cli/cmd_rules.c) takes it. */
 static void replay_record(struct json_object *rec, bool *seen_exec, uint64_t *last_ns)
 {
 	struct pl_sample s, e;

@@ -22,10 +22,10 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "images.h"
+#include "process/images.h"
 #include "plumbline.h"
 #include "sample_json.h"
-#include "scriptkey.h"
+#include "identity/scriptkey.h"
 #include "syscalls.h"
 #include "textsafe.h"
 

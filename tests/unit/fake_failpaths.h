@@ -2,7 +2,7 @@
 /*
  * fake_failpaths.h - the kernel's `fail_paths` map in memory, for the unit
  * tests of the modules that read it through struct failpaths_table
- * (sensor/failpaths.h): a flat array of keys, their values, and the one
+ * (sensor/process/failpaths.h): a flat array of keys, their values, and the one
  * (tgid, image) the kernel still tracks. Static inline, so each test stays
  * one translation unit (include after <cmocka.h>).
  */
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "failpaths.h"
+#include "process/failpaths.h"
 
 #define FAKE_FAILPATHS_MAX 1024
 

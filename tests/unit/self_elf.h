@@ -4,7 +4,7 @@
  * tests: where a function of this binary (or of libc) sits in its file,
  * which file it is, and a few kernel symbols straight from /proc/kallsyms.
  *
- * Each fact is computed from a source other than the one sensor/symbols.c
+ * Each fact is computed from a source other than the one sensor/stacks/symbols.c
  * reads: the dynamic loader's program headers and /proc/self/maps for file
  * offsets, the link-time build-id (TEST_BUILD_ID) for this binary.
  */

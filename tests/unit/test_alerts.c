@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_alerts.c - rules on samples to alert records (sensor/alerts.c):
+ * test_alerts.c - rules on samples to alert records (sensor/pipeline/alerts.c):
  * the throttle per (rule, binary) and what the next alert says of it, the
  * exact value of each output field by type, the evidence of each moment
  * (a window's one top path; an exit's every path), an undecided match when
@@ -20,8 +20,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "alerts.h"
-#include "stats.h"
+#include "pipeline/alerts.h"
+#include "telemetry/stats.h"
 #include "log.h"
 #include "syscalls.h"
 

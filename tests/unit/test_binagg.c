@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_binagg.c - per-binary activity over the last second (sensor/binagg.c):
+ * test_binagg.c - per-binary activity over the last second (sensor/process/binagg.c):
  * what is added during a second is read only once the tick closes it, and
  * only until the next one; the top path is the one with the most failures
  * among a bounded set of candidates; binaries beyond the bound are counted.
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "binagg.h"
+#include "process/binagg.h"
 
 static int setup(void **state)
 {

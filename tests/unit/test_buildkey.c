@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buildkey.h"
+#include "identity/buildkey.h"
 
 /* argv literals as the kernel hands them: "a\0b\0" (the literal's own NUL
  * not counted) */

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "cmd_baseline.h"
+#include "cli/cmd_baseline.h"
 #include "bundle.h"
 #include "store.h"
 #include "unit_helpers.h"

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "cmd_rules.h"
+#include "cli/cmd_rules.h"
 #include "unit_helpers.h"
 
 /* YAML escapes: \L is U+2028, \N is U+0085 (C1), \u202e a bidi override */

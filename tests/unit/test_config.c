@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_config.c - the config file: its line format (common/conffile.c) with
- * the exact position of each error, and its meaning (sensor/config.c): keys
+ * the exact position of each error, and its meaning (sensor/config/config.c): keys
  * checked by run's own option parser, repeated keys, the command line over
  * the file, and every run option described as a key.
  */
@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "conffile.h"
-#include "config.h"
-#include "options.h"
+#include "config/config.h"
+#include "config/options.h"
 #include "unit_helpers.h"
 
 #define PARSE_STR(cf, s) conffile__parse((s), strlen(s), (cf))
@@ -144,7 +144,7 @@ static void test_conffile_bounds_lines_files_and_errors(void **state)
 	free(buf);
 }
 
-/* ---- the meaning: sensor/config.c ---- */
+/* ---- the meaning: sensor/config/config.c ---- */
 
 static char dir[64];
 
@@ -331,7 +331,7 @@ static void test_config_every_run_option_is_a_documented_key(void **state)
 		if (strcmp(o->name, "help") == 0)
 			continue;
 		if (config__key_info(o->name, &def, &live) != 0)
-			fail_msg("run option --%s has no entry in sensor/config.c key_infos", o->name);
+			fail_msg("run option --%s has no entry in sensor/config/config.c key_infos", o->name);
 		snprintf(key, sizeof(key), "\n#%s = ", o->name);
 		if (!strstr(dist, key))
 			fail_msg("sensor/dist/plumbline.conf lacks '#%s = '", o->name);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_dedupe.c - dedupe windows per (rule, binary) (sensor/dedupe.c): what
+ * test_dedupe.c - dedupe windows per (rule, binary) (sensor/pipeline/dedupe.c): what
  * is held back, and that every held match is reported exactly once, whether
  * its window ends, the sensor stops, or another pair takes its slot.
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "dedupe.h"
+#include "pipeline/dedupe.h"
 
 #define SEC 1000000000ull
 #define T0 1700000000000000000ull

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "failpaths.h"
+#include "process/failpaths.h"
 
 #include "fake_failpaths.h"
 

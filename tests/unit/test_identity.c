@@ -29,7 +29,7 @@
 
 #include <json-c/json.h>
 
-#include "identity.h"
+#include "identity/identity.h"
 #include "sample.h"
 #include "sample_json.h"
 #include "sha256fd.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_images.c - from the kernel's records to samples to JSON records
- * (sensor/images.c), without a kernel.
+ * (sensor/process/images.c), without a kernel.
  *
  * Hand-built ring-buffer records (pl_ev_exec, pl_ev_proc, pl_ev_end,
  * pl_ev_fail_path) and process-table entries (pl_proc) go through a real
@@ -25,13 +25,13 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "binagg.h"
-#include "failpaths.h"
-#include "identity.h"
-#include "images.h"
+#include "process/binagg.h"
+#include "process/failpaths.h"
+#include "identity/identity.h"
+#include "process/images.h"
 #include "log.h"
-#include "pipeline.h"
-#include "proctable.h"
+#include "pipeline/pipeline.h"
+#include "process/proctable.h"
 #include "syscalls.h"
 
 #include "fake_failpaths.h"

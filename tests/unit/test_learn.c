@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_learn.c - the sensor's side of baselines (sensor/learn.c): the
+ * test_learn.c - the sensor's side of baselines (sensor/pipeline/learn.c): the
  * baseline's state in every sample (key, readiness, the quantiles of what
  * is ready, the parent's view of an exec), the verdict of a window or an
  * exit, and what is learned: everything until ready, then nothing a rule
@@ -22,9 +22,9 @@
 #include <json-c/json.h>
 
 #include "baseline.h"
-#include "learn.h"
+#include "pipeline/learn.h"
 #include "log.h"
-#include "proctable.h"
+#include "process/proctable.h"
 #include "sketch.h"
 #include "syscalls.h"
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "live.h"
+#include "process/live.h"
 
 #define SEC 1000000000ull
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "oncpu.h"
+#include "stacks/oncpu.h"
 #include "self_elf.h"
 
 #define MAX_KEYS 512

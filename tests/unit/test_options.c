@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "expr.h"
-#include "options.h"
+#include "config/options.h"
 
 #define MAX_ARGS 32
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_pipeline.c - a sample's way through the sensor (sensor/pipeline.c),
+ * test_pipeline.c - a sample's way through the sensor (sensor/pipeline/pipeline.c),
  * and the promise that live and replay are the same path.
  *
  * Live and replay: the same samples judged by the shipped rules directly,
@@ -30,12 +30,12 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "alerts.h"
-#include "cmd_rules.h"
-#include "learn.h"
+#include "pipeline/alerts.h"
+#include "cli/cmd_rules.h"
+#include "pipeline/learn.h"
 #include "log.h"
-#include "pipeline.h"
-#include "proctable.h"
+#include "pipeline/pipeline.h"
+#include "process/proctable.h"
 #include "sample_json.h"
 #include "syscalls.h"
 

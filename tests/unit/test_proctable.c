@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "proctable.h"
+#include "process/proctable.h"
 
 #define MAX 4
 

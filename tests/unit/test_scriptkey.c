@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scriptkey.h"
+#include "identity/scriptkey.h"
 
 /* argv as the kernel hands it: NUL-separated, each NUL-terminated */
 static size_t pack(char *buf, size_t size, const char *const *argv)

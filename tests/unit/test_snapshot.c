@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_snapshot.c - what the metrics and status.json read of the rules
- * (sensor/alerts.c): evaluations, alerts and held-back matches per
+ * (sensor/pipeline/alerts.c): evaluations, alerts and held-back matches per
  * rule, kept by name across a reload; the last alerts, newest first, as the
  * alert records say them; and a snapshot's exposition, with a rule name that
  * needs escaping.
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "alerts.h"
-#include "snapshot.h"
+#include "pipeline/alerts.h"
+#include "telemetry/snapshot.h"
 
 #include "record_helpers.h"
 #include "unit_helpers.h"

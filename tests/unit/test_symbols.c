@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "identity.h"
+#include "identity/identity.h"
 #include "self_elf.h"
-#include "symbols.h"
+#include "stacks/symbols.h"
 
 /* Named functions of this binary: non-static and kept out of line, so
  * .symtab names them at addresses of their own. */

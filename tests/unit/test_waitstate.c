@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "waitstate.h"
+#include "process/waitstate.h"
 
 struct fx {
 	pid_t child;

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_baseline.c - `plumbline baseline ...`: look at, move and prune what
+ * the sensor learned. Works on the state directory directly, and refuses
+ * one that others could write. list, show and export open it read-only and
+ * may run beside a sensor; import and forget change it, so they take its
+ * writer lock (statedir.h) and are refused while a sensor holds it, whose
+ * next save would write its in-memory copy back over theirs.
+ *
+ * Labels, keys and set members were learned from processes or imported from
+ * bundles: whatever they hold, they are printed through text_escape(), so a
+ * listing is printable text that no exe name can add a line to.
+ */
+#include "cli/cmd_baseline.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "telemetry/audit_trail.h"
+#include "bundle.h"
+#include "cleanup.h"
+#include "log.h"
+#include "sample_json.h"
+#include "hardening/statedir.h"
+#include "store.h"
+#include "textsafe.h"
+
+struct bopts {
+	const char *state_dir;
+	const char *out;
+	bool json;
+	bool all;
+	struct bl_policy pol;
+	const char *audit_log; /* import and forget are recorded there (--audit-log) */
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: plumbline baseline COMMAND [OPTIONS]\n"
+	      "\n"
+	      "Commands:\n"
+	      "  list                     every baseline: binary, context, samples, readiness\n"
+	      "  show BINARY              counts, quantiles, readiness and sets of the matching baselines\n"
+	      "  export FILE              write every baseline into one bundle file\n"
+	      "  import FILE              merge a bundle into the state directory (sensor stopped)\n"
+	      "  merge A B... -o OUT      merge bundles (fleet learning) into OUT\n"
+	      "  forget BINARY            delete the matching baseline (--all: every match)\n"
+	      "\n"
+	      "BINARY is a baseline key, a binary id (build-id:HEX, sha256:HEX, or a prefix of\n"
+	      "one), an exe path, or an exe file name.\n"
+	      "\n"
+	      "Options:\n"
+	      "  --state-dir DIR          the sensor's state directory (default /var/lib/plumbline)\n"
+	      "  --json                   machine-readable output\n"
+	      "  --min-samples N          readiness threshold to report (default 20, as run)\n"
+	      "  --min-windows N          window readiness threshold (default 60, as run)\n"
+	      "  -o, --output FILE        merge: where to write\n"
+	      "  --all                    forget: every matching baseline\n"
+	      "  --audit-log FILE         import, forget: record the change in this audit log\n"
+	      "                           (refused, and nothing changed, if it cannot be)\n"
+	      "  -h, --help               this help\n",
+	      f);
+}
+
+static void report_bad(void *ctx, const char *path, const char *problem)
+{
+	log_warn("%s: %s", path, problem);
+}
+
+/* list, show and export only read: they may run beside a sensor that saves */
+static int open_store(const struct bopts *o, bool readonly, struct bl_store **ret)
+{
+	char dir[4096];
+	int r = statedir__check(o->state_dir, false);
+
+	if (r < 0)
+		return r;
+	snprintf(dir, sizeof(dir), "%s/baselines", o->state_dir);
+	r = readonly ? bl_store__open_readonly(dir, report_bad, NULL, ret) : bl_store__open(dir, report_bad, NULL, ret);
+	if (r < 0)
+		return log_error_errno(r, "Cannot open the baseline store '%s': %m", dir);
+	return 0;
+}
+
+/* import and forget write: the state directory (made if create) must be
+ * theirs alone. Returns the lock's fd, or -errno (logged). */
+static int lock_store(const struct bopts *o, bool create)
+{
+	int r = statedir__check(o->state_dir, create);
+
+	return r < 0 ? r : statedir__lock(o->state_dir);
+}
+
+/* raw escaped, for a line of text (malloc'd; NULL when out of memory: print OR_Q(it)) */
+static char *esc(const char *raw)
+{
+	return text_escape_str(raw);
+}
+
+#define OR_Q(s) ((s) ? (s) : "?")
+
+/* raw escaped, its last `cols` columns, padded to them */
+static void print_col(const char *raw, int cols)
+{
+	_cleanup_free_ char *e = text_escape_str(raw);
+	size_t used, off = e ? text_tail(e, (size_t)cols, &used) : 0;
+
+	printf("%s%*s", e ? e + off : "?", e ? cols - (int)used : cols - 1, "");
+}
+
+static bool matches_exactly(const struct baseline *b, const char *what, size_t n)
+{
+	const char *base = strrchr(b->exe, '/');
+
+	if (strcmp(b->key, what) == 0 || strcmp(b->exe, what) == 0 || (base && strcmp(base + 1, what) == 0))
+		return true;
+	/* a binary id, or an unambiguous-looking prefix of one */
+	if (n >= 8 && strncmp(b->binary_id, what, n) == 0)
+		return true;
+	if (n >= 8 && strchr(b->binary_id, ':') && strncmp(strchr(b->binary_id, ':') + 1, what, n) == 0)
+		return true;
+	return false;
+}
+
+/* what as typed, or as a listing shows it (escaped: "x\x0Ay" for an exe
+ * holding a newline) */
+static bool matches(const struct baseline *b, const char *what)
+{
+	_cleanup_free_ char *raw = text_unescape(what, strlen(what), NULL);
+
+	return matches_exactly(b, what, strlen(what)) ||
+	       (raw && strcmp(raw, what) != 0 && matches_exactly(b, raw, strlen(raw)));
+}
+
+static void fmt_time(uint64_t ns, char *buf, size_t size)
+{
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	if (ns && gmtime_r(&t, &tm))
+		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void fmt_num(double v, char *buf, size_t size)
+{
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else if (v >= 1e6)
+		snprintf(buf, size, "%.4g", v);
+	else
+		snprintf(buf, size, "%.0f", v);
+}
+
+static const double quantiles[] = { 0.5, 0.9, 0.99, 0.999 };
+static const char *const qnames[] = { "p50", "p90", "p99", "p99_9" };
+
+/* The baseline's JSON plus what a reader wants computed. */
+static struct json_object *show_json(const struct baseline *b, const struct bl_policy *p)
+{
+	struct json_object *o = baseline__to_json(b), *q = json_object_new_object();
+
+	json_object_object_add(o, "ready", json_object_new_boolean(baseline__ready(b, p)));
+	json_object_object_add(o, "windows_ready", json_object_new_boolean(baseline__windows_ready(b, p)));
+	for (int d = 0; d < PL_DIST_MAX; d++) {
+		struct json_object *e = json_object_new_object();
+		const struct sketch *s = &b->dist[d];
+
+		json_object_object_add(e, "count", json_object_new_uint64(s->count));
+		for (size_t i = 0; i < 4; i++) {
+			double v = sketch__quantile(s, quantiles[i]);
+
+			json_object_object_add(e, qnames[i], isfinite(v) ? json_object_new_double(v) : NULL);
+		}
+		json_object_object_add(e, "mean", s->count ? json_object_new_double(sketch__mean(s)) : NULL);
+		json_object_object_add(e, "min", s->count ? json_object_new_uint64(s->min) : NULL);
+		json_object_object_add(e, "max", s->count ? json_object_new_uint64(s->max) : NULL);
+		json_object_object_add(q, bl_dist__name(d), e);
+	}
+	json_object_object_add(o, "quantiles", q);
+	return o;
+}
+
+static void show_text(const struct baseline *b, const struct bl_policy *p)
+{
+	_cleanup_free_ char *key = esc(b->key), *exe = esc(b->exe), *pexe = esc(b->parent_exe);
+	_cleanup_free_ char *prior = esc(b->prior_key);
+	char c[32], u[32];
+
+	fmt_time(b->created_ns, c, sizeof(c));
+	fmt_time(b->updated_ns, u, sizeof(u));
+	printf("baseline %s\n", OR_Q(key));
+	printf("  exe            %s\n  parent exe     %s\n", !exe ? "?" : exe[0] ? exe : "-",
+	       !pexe ? "?" : pexe[0] ? pexe : "-");
+	printf("  created        %s   updated %s\n", c, u);
+	printf("  samples        %llu (%s; ready at %u)   windows %llu (%s; ready at %u)\n",
+	       (unsigned long long)b->samples, baseline__ready(b, p) ? "ready" : "learning", p->min_samples,
+	       (unsigned long long)b->windows, baseline__windows_ready(b, p) ? "ready" : "learning", p->min_windows);
+	printf("  not learned    %llu anomalous, %llu over the learning rate\n", (unsigned long long)b->quarantined,
+	       (unsigned long long)b->rate_limited);
+	printf("  prior          %s\n", prior ? prior : b->prior_key ? "?" : "-");
+	printf("  %-26s %8s %10s %10s %10s %10s %10s %10s\n", "distribution", "count", "p50", "p90", "p99", "p99.9", "min",
+	       "max");
+	for (int d = 0; d < PL_DIST_MAX; d++) {
+		const struct sketch *s = &b->dist[d];
+		char v[6][24];
+
+		for (int i = 0; i < 4; i++)
+			fmt_num(sketch__quantile(s, quantiles[i]), v[i], sizeof(v[i]));
+		fmt_num(s->count ? (double)s->min : NAN, v[4], sizeof(v[4]));
+		fmt_num(s->count ? (double)s->max : NAN, v[5], sizeof(v[5]));
+		printf("  %-26s %8llu %10s %10s %10s %10s %10s %10s\n", bl_dist__name(d), (unsigned long long)s->count, v[0],
+		       v[1], v[2], v[3], v[4], v[5]);
+	}
+	for (int i = 0; i < BL_SET_MAX; i++) {
+		const struct strset *set = &b->set[i];
+
+		printf("  %s: %u of at most %u, %llu refused by the bound\n", bl_set__name(i), set->n, set->max,
+		       (unsigned long long)set->overflow);
+		for (uint32_t k = 0; k < set->n; k++) {
+			_cleanup_free_ char *m = esc(set->m[k].s);
+
+			printf("    %8llu  %s\n", (unsigned long long)set->m[k].count, OR_Q(m));
+		}
+	}
+}
+
+/* What a changing command did: a line for people on stderr, or with
+ * --json one object on stdout. */
+static void done(const struct bopts *o, const char *what, const char *file, size_t n)
+{
+	if (o->json) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "command", json_object_new_string(what));
+		json_object_object_add(j, "file", file ? json_object_new_string(file) : NULL);
+		json_object_object_add(j, "baselines", json_object_new_uint64(n));
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else {
+		fprintf(stderr, "%s: %zu baselines%s%s\n", what, n, file ? ", " : "", file ? file : "");
+	}
+}
+
+static int cmd_list(struct bopts *o)
+{
+	struct bl_store *st;
+	struct json_object *arr;
+	int r = open_store(o, true, &st);
+
+	if (r < 0)
+		return r;
+	if (o->json) {
+		arr = json_object_new_array();
+		for (size_t i = 0; i < bl_store__count(st); i++) {
+			const struct baseline *b = bl_store__at(st, i);
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "key", sample_json__str(b->key));
+			json_object_object_add(e, "exe", sample_json__str(b->exe));
+			json_object_object_add(e, "parent_exe", sample_json__str(b->parent_exe));
+			json_object_object_add(e, "samples", json_object_new_uint64(b->samples));
+			json_object_object_add(e, "windows", json_object_new_uint64(b->windows));
+			json_object_object_add(e, "ready", json_object_new_boolean(baseline__ready(b, &o->pol)));
+			json_object_object_add(e, "updated_ns", json_object_new_uint64(b->updated_ns));
+			json_object_array_add(arr, e);
+		}
+		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(arr);
+	} else {
+		printf("%-40s %-30s %8s %8s %-5s\n", "EXE", "PARENT", "SAMPLES", "WINDOWS", "READY");
+		for (size_t i = 0; i < bl_store__count(st); i++) {
+			const struct baseline *b = bl_store__at(st, i);
+
+			size_t n = strlen(b->binary_id), k = strlen(BL_KEY_FORK);
+			_cleanup_free_ char *forked = NULL;
+
+			/* a fork image's baseline has the exec image's labels:
+			 * say which is which */
+			if (n >= k && strcmp(b->binary_id + n - k, BL_KEY_FORK) == 0 && asprintf(&forked, "%s (fork)", b->exe) < 0)
+				forked = NULL;
+			/* the end of a path names the binary: its last columns */
+			print_col(forked ? forked : b->exe, 40);
+			putchar(' ');
+			print_col(b->parent_exe[0] ? b->parent_exe : "-", 30);
+			printf(" %8llu %8llu %-5s\n", (unsigned long long)b->samples, (unsigned long long)b->windows,
+			       baseline__ready(b, &o->pol) ? "yes" : "no");
+		}
+		printf("-- %zu baselines in %s/baselines\n", bl_store__count(st), o->state_dir);
+	}
+	bl_store__free(st);
+	return 0;
+}
+
+static int cmd_show(struct bopts *o, const char *what)
+{
+	struct bl_store *st;
+	struct json_object *arr = json_object_new_array();
+	size_t found = 0;
+	int r = open_store(o, true, &st);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < bl_store__count(st); i++) {
+		const struct baseline *b = bl_store__at(st, i);
+
+		if (!matches(b, what))
+			continue;
+		found++;
+		if (o->json)
+			json_object_array_add(arr, show_json(b, &o->pol));
+		else
+			show_text(b, &o->pol);
+	}
+	if (o->json && found)
+		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+	bl_store__free(st);
+	if (!found)
+		return log_error_errno(ENOENT, "no baseline matches '%s' (see plumbline baseline list)", what);
+	return 0;
+}
+
+static int cmd_export(struct bopts *o, const char *file)
+{
+	struct bl_store *st;
+	struct baseline **all;
+	size_t n;
+	int r = open_store(o, true, &st);
+
+	if (r < 0)
+		return r;
+	n = bl_store__count(st);
+	all = calloc(n ? n : 1, sizeof(*all));
+	for (size_t i = 0; all && i < n; i++)
+		all[i] = bl_store__at(st, i);
+	r = all ? bl_bundle__write(file, all, n) : -ENOMEM;
+	free(all);
+	bl_store__free(st);
+	if (r == -EFBIG)
+		return log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					  "merge read", file, BL_BUNDLE_MAX >> 20);
+	if (r < 0)
+		return log_error_errno(r, "Cannot write '%s': %m", file);
+	done(o, "export", file, n);
+	return 0;
+}
+
+static int cmd_import(struct bopts *o, const char *file)
+{
+	_cleanup_close_ int lock = lock_store(o, true);
+	struct baseline **bs;
+	struct bl_store *st = NULL;
+	char err[256];
+	size_t n;
+	int r;
+
+	_cleanup_(output_freep) struct pl_output *audit = NULL;
+	char sha[65];
+
+	if (lock < 0)
+		return lock;
+	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, &audit)) < 0)
+		return r;
+	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
+	if (r < 0)
+		return log_error_errno(r, "Cannot import '%s': %s", file, err);
+	/* the bundle was validated as a regular file: hashing it cannot block */
+	if (audit && (r = audit_trail__file_sha256(file, sha)) < 0) {
+		for (size_t i = 0; i < n; i++)
+			baseline__free(bs[i]);
+		free(bs);
+		return log_error_errno(r, "Cannot read '%s': %m", file);
+	}
+	r = open_store(o, false, &st);
+	for (size_t i = 0; i < n; i++) {
+		if (r < 0)
+			baseline__free(bs[i]);
+		else if ((r = bl_store__absorb(st, bs[i])) < 0)
+			log_error_errno(r, "Cannot import baseline #%zu (%m): it and the %zu after it were not imported", i,
+					n - i - 1);
+	}
+	free(bs);
+	if (r < 0) {
+		bl_store__free(st);
+		return r;
+	}
+	r = bl_store__save(st);
+	bl_store__free(st);
+	if (r < 0)
+		return log_error_errno(r, "Cannot save the imported baselines: %m");
+	if (audit) {
+		struct json_object *rec = json_object_new_object();
+
+		json_object_object_add(rec, "type", json_object_new_string("baseline_import"));
+		json_object_object_add(rec, "file", sample_json__str(file));
+		json_object_object_add(rec, "sha256", json_object_new_string(sha));
+		json_object_object_add(rec, "baselines", json_object_new_uint64(n));
+		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
+		r = audit_trail__cli_append(audit, o->audit_log, "baseline_import", rec);
+		json_object_put(rec);
+		if (r < 0)
+			return r;
+	}
+	done(o, "import", file, n);
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp((*(struct baseline *const *)a)->key, (*(struct baseline *const *)b)->key);
+}
+
+/*
+ * Merge the n baselines of one bundle (consumed, and freed) into *acc, an
+ * array of *nacc baselines sorted by key with no key twice; the result is
+ * the same. Sorted merging keeps a fleet's merge O(n log n): 65536 keys
+ * are compared a million times, not two billion.
+ */
+static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs, size_t n)
+{
+	struct baseline **out = malloc((*nacc + n ? *nacc + n : 1) * sizeof(*out));
+	size_t i = 0, j = 0, k = 0;
+	int r = 0;
+
+	if (!out) {
+		for (size_t x = 0; x < n; x++)
+			baseline__free(bs[x]);
+		return -ENOMEM;
+	}
+	qsort(bs, n, sizeof(*bs), cmp_key);
+	while (i < *nacc || j < n) {
+		struct baseline *next = j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++]
+													   : bs[j++];
+
+		if (k > 0 && strcmp(out[k - 1]->key, next->key) == 0) {
+			if (!r)
+				r = baseline__merge(out[k - 1], next);
+			baseline__free(next);
+		} else {
+			out[k++] = next;
+		}
+	}
+	free(*acc);
+	*acc = out;
+	*nacc = k;
+	return r;
+}
+
+static int cmd_merge(struct bopts *o, char **files, int nfiles)
+{
+	struct baseline **acc = NULL;
+	size_t nacc = 0;
+	int r = 0;
+
+	if (!o->out)
+		return log_error_errno(EINVAL, "merge needs -o OUT");
+	for (int f = 0; f < nfiles && !r; f++) {
+		struct baseline **bs;
+		char err[256];
+		size_t n;
+
+		r = bl_bundle__read(files[f], &bs, &n, err, sizeof(err));
+		if (r < 0) {
+			log_error("Cannot read '%s': %s", files[f], err);
+			break;
+		}
+		r = merge_into(&acc, &nacc, bs, n);
+		free(bs);
+		if (r < 0)
+			log_error_errno(r, "Cannot merge '%s': %m", files[f]);
+		else if (nacc > BL_STORE_MAX)
+			r = log_error_errno(EFBIG, "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
+					    files[f], nacc, BL_STORE_MAX);
+	}
+	if (!r) {
+		r = bl_bundle__write(o->out, acc, nacc);
+		if (r == -EFBIG)
+			log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					   "merge read", o->out, BL_BUNDLE_MAX >> 20);
+		else if (r < 0)
+			log_error_errno(r, "Cannot write '%s': %m", o->out);
+		else
+			done(o, "merge", o->out, nacc);
+	}
+	for (size_t i = 0; i < nacc; i++)
+		baseline__free(acc[i]);
+	free(acc);
+	return r;
+}
+
+static int cmd_forget(struct bopts *o, const char *what)
+{
+	_cleanup_close_ int lock = lock_store(o, false);
+	struct bl_store *st;
+	char **keys = NULL;
+	size_t n = 0;
+	int r;
+
+	_cleanup_(output_freep) struct pl_output *audit = NULL;
+	struct json_object *forgot = json_object_new_array();
+
+	if (lock < 0)
+		return lock;
+	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, &audit)) < 0)
+		return r;
+	r = open_store(o, false, &st);
+	if (r < 0) {
+		json_object_put(forgot);
+		return r;
+	}
+	for (size_t i = 0; i < bl_store__count(st); i++)
+		if (matches(bl_store__at(st, i), what)) {
+			char **nk = realloc(keys, (n + 1) * sizeof(*nk));
+
+			if (!nk)
+				break;
+			keys = nk;
+			keys[n++] = strdup(bl_store__at(st, i)->key);
+		}
+	if (n == 0)
+		r = log_error_errno(ENOENT, "no baseline matches '%s'", what);
+	else if (n > 1 && !o->all)
+		r = log_error_errno(EINVAL, "'%s' matches %zu baselines; name one key, or add --all", what, n);
+	for (size_t i = 0; i < n; i++) {
+		if (!r && keys[i]) {
+			int f = bl_store__forget(st, keys[i]);
+
+			_cleanup_free_ char *k = esc(keys[i]);
+
+			if (f < 0)
+				r = log_error_errno(f, "Cannot forget %s: %m", OR_Q(k));
+			else
+				json_object_array_add(forgot, sample_json__str(keys[i]));
+			if (!f && !o->json)
+				fprintf(stderr, "forgot %s\n", OR_Q(k));
+		}
+		free(keys[i]);
+	}
+	free(keys);
+	/* what was forgotten, even when a later key failed */
+	if (audit && json_object_array_length(forgot) > 0) {
+		struct json_object *rec = json_object_new_object();
+		int a;
+
+		json_object_object_add(rec, "type", json_object_new_string("baseline_forget"));
+		json_object_object_add(rec, "what", sample_json__str(what));
+		json_object_object_add(rec, "keys", json_object_get(forgot));
+		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
+		a = audit_trail__cli_append(audit, o->audit_log, "baseline_forget", rec);
+		json_object_put(rec);
+		if (a < 0 && !r)
+			r = a;
+	}
+	json_object_put(forgot);
+	if (!r)
+		done(o, "forget", NULL, n);
+	bl_store__free(st);
+	return r;
+}
+
+int cmd_baseline(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "state-dir", required_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },    { "all", no_argument, NULL, 'a' },
+		{ "min-samples", required_argument, NULL, 'm' }, { "min-windows", required_argument, NULL, 'w' },
+		{ "audit-log", required_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },            {}
+	};
+	struct bopts o = { .state_dir = "/var/lib/plumbline" };
+	const char *cmd;
+	char *end;
+	int c;
+
+	bl_policy__defaults(&o.pol);
+	optind = 0; /* GNU getopt permutes: options may come after the command word */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o.state_dir = optarg;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'a':
+			o.all = true;
+			break;
+		case 'A':
+			o.audit_log = optarg;
+			break;
+		case 'm':
+		case 'w': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v == 0 || v > 1000000)
+				return log_error_errno(EINVAL, "invalid value '%s' for --min-%s", optarg,
+						       c == 'm' ? "samples" : "windows");
+			if (c == 'm')
+				o.pol.min_samples = (uint32_t)v;
+			else
+				o.pol.min_windows = (uint32_t)v;
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return log_error_errno(EINVAL, "unknown or incomplete option '%s' (see plumbline baseline --help)",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	cmd = argv[optind];
+	argv += optind + 1;
+	argc -= optind + 1;
+	if (strcmp(cmd, "list") == 0 && argc == 0)
+		return cmd_list(&o);
+	if (strcmp(cmd, "show") == 0 && argc == 1)
+		return cmd_show(&o, argv[0]);
+	if (strcmp(cmd, "export") == 0 && argc == 1)
+		return cmd_export(&o, argv[0]);
+	if (strcmp(cmd, "import") == 0 && argc == 1)
+		return cmd_import(&o, argv[0]);
+	if (strcmp(cmd, "merge") == 0 && argc >= 1)
+		return cmd_merge(&o, argv, argc);
+	if (strcmp(cmd, "forget") == 0 && argc == 1)
+		return cmd_forget(&o, argv[0]);
+	return log_error_errno(EINVAL, "bad use of 'baseline %s' (see plumbline baseline --help)", cmd);
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_evidence.c - `plumbline evidence JSONL_FILE ALERT_ID [--svg OUT.svg]
+ * [--folded]`: one alert's stack evidence, read back from the JSON output,
+ * as a text summary, as folded stacks, or drawn as a flame graph
+ * (docs/cli.md, docs/outputs.md).
+ *
+ * The file is read as replay reads records, a line at a time in bounded
+ * memory, but it must be a regular file: the command looks for one alert
+ * and says whether the id was unique, so it reads the file to its end, and
+ * a FIFO would make it wait for a writer. Every string shown is escaped
+ * once more on its way out, here as text, in the SVG by the flame graph's
+ * writer, which gets the raw bytes.
+ */
+#include "cli/cmd_evidence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "evidence.h"
+#include "fileio.h"
+#include "filekind.h"
+#include "flamegraph.h"
+#include "lineread.h"
+#include "log.h"
+#include "textsafe.h"
+
+/* As replay's bound, for the same records (cmd_rules.c says why 4 MiB). */
+#define EVIDENCE_LINE_MAX (4u << 20)
+
+static void usage(FILE *f)
+{
+	fputs("Usage: plumbline evidence JSONL_FILE ALERT_ID [--svg OUT.svg] [--folded]\n"
+	      "\n"
+	      "Show the stack evidence of the alert ALERT_ID, read from JSONL_FILE (the JSON\n"
+	      "output of `plumbline run`): without options a text summary (objects and\n"
+	      "functions on CPU against the baseline, the top stacks).\n"
+	      "\n"
+	      "  --svg OUT.svg   draw the stacks as a flame graph: one self-contained SVG file,\n"
+	      "                  with the details of each frame on hover\n"
+	      "  --folded        print the stacks folded (frame;frame;frame COUNT), for\n"
+	      "                  flamegraph.pl, speedscope and the like\n"
+	      "  -h, --help      this help\n"
+	      "See docs/outputs.md, \"Flame graphs\".\n",
+	      f);
+}
+
+/* ---- finding the alert ---- */
+
+static int refuse_input(const char *path, mode_t mode)
+{
+	return log_error_errno(EINVAL, "Cannot read '%s': it is %s, not a regular file", path, file_kind(mode));
+}
+
+/* path, a regular file, checked before the open (a device is never opened)
+ * and on the fd (opened O_NONBLOCK: a FIFO swapped in never blocks). */
+static int open_input(const char *path, FILE **ret)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st) < 0)
+		return log_error_errno(errno, "Cannot open '%s': %m", path);
+	if (!S_ISREG(st.st_mode))
+		return refuse_input(path, st.st_mode);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return log_error_errno(errno, "Cannot open '%s': %m", path);
+	if (!S_ISREG(st.st_mode))
+		return refuse_input(path, st.st_mode);
+	if (fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "r")))
+		return log_error_errno(errno, "Cannot read '%s': %m", path);
+	TAKE_FD(fd);
+	*ret = f;
+	return 0;
+}
+
+static bool is_alert(struct json_object *rec)
+{
+	struct json_object *t;
+
+	return json_object_object_get_ex(rec, "type", &t) && json_object_is_type(t, json_type_string) &&
+	       strcmp(json_object_get_string(t), "alert") == 0;
+}
+
+static bool has_id(struct json_object *rec, const char *id)
+{
+	struct json_object *i;
+
+	return json_object_object_get_ex(rec, "id", &i) && json_object_is_type(i, json_type_string) &&
+	       strcmp(json_object_get_string(i), id) == 0;
+}
+
+/*
+ * The first alert of file with this id, into *ret (the caller puts it). Says
+ * when the id is not unique, and what was skipped. 0 or -errno (logged).
+ */
+static int find_alert(const char *file, const char *id, const char *id_esc, struct json_object **ret)
+{
+	_cleanup_fclose_ FILE *in = NULL;
+	_cleanup_free_ char *line = NULL;
+	struct json_object *found = NULL;
+	size_t lineno = 0, first = 0, matches = 0, alerts = 0, too_long = 0;
+	ssize_t len;
+	int r;
+
+	if ((r = open_input(file, &in)) < 0)
+		return r;
+	line = malloc(EVIDENCE_LINE_MAX + 1);
+	if (!line)
+		return log_error_errno(ENOMEM, "Out of memory");
+	while ((len = line_read(in, line, EVIDENCE_LINE_MAX)) != -ENODATA) {
+		struct json_object *rec;
+
+		lineno++;
+		if (len == -EIO) {
+			json_object_put(found);
+			return log_error_errno(EIO, "%s:%zu: read error", file, lineno);
+		}
+		if (len == -E2BIG) {
+			if (too_long++ < 10)
+				log_warn("%s:%zu: line longer than the %u MiB limit, skipped", file, lineno,
+					 EVIDENCE_LINE_MAX >> 20);
+			continue;
+		}
+		/* the sensor writes "type":"alert" plainly: most lines need no parse */
+		if (!memmem(line, (size_t)len, "alert", 5))
+			continue;
+		rec = json_tokener_parse(line);
+		if (rec && is_alert(rec)) {
+			alerts++;
+			if (has_id(rec, id) && matches++ == 0) {
+				found = json_object_get(rec);
+				first = lineno;
+			}
+		}
+		json_object_put(rec);
+	}
+	if (!found)
+		return log_error_errno(ENOENT, "No alert with id '%s' in %s (%zu alerts read%s)", id_esc, file, alerts,
+				       too_long ? ", some lines over the limit skipped" : "");
+	if (matches > 1)
+		log_warn("%zu alerts in %s have the id '%s': showing the first, line %zu", matches, file, id_esc, first);
+	*ret = found;
+	return 0;
+}
+
+/* ---- text ---- */
+
+static void put_esc(FILE *f, const char *raw)
+{
+	_cleanup_free_ char *e = text_escape_str(raw ? raw : "");
+
+	fputs(e ? e : "?", f);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* A frame as folded stacks write it: escaped, ';' (the separator) as
+ * \x3B, kernel frames marked _[k] as perf's stackcollapse does. */
+static void put_folded_frame(FILE *f, const struct ev_frame *fr)
+{
+	_cleanup_free_ char *raw = NULL, *e = NULL;
+
+	if (fr->function)
+		raw = strdup(fr->function);
+	else if (asprintf(&raw, "%s+0x%llx", base_name(fr->object), (unsigned long long)fr->offset) < 0)
+		raw = NULL;
+	e = raw ? text_escape_str(raw) : NULL;
+	for (const char *p = e ? e : "?"; *p; p++) {
+		if (*p == ';')
+			fputs("\\x3B", f);
+		else
+			putc(*p, f);
+	}
+	if (fr->kernel)
+		fputs("_[k]", f);
+}
+
+static void put_folded(FILE *f, const struct ev_stack *s)
+{
+	for (size_t j = 0; j < s->nframes; j++) {
+		if (j)
+			putc(';', f);
+		put_folded_frame(f, &s->frames[j]);
+	}
+	if (!s->nframes)
+		fputs("[no frames]", f);
+}
+
+static int print_folded(const struct evidence *ev)
+{
+	for (size_t i = 0; i < ev->nstacks; i++) {
+		put_folded(stdout, &ev->stacks[i]);
+		printf(" %llu\n", (unsigned long long)ev->stacks[i].samples);
+	}
+	return fflush(stdout) == EOF || ferror(stdout) ? log_error_errno(EIO, "Cannot write to stdout: %m") : 0;
+}
+
+/* A share as a percentage, right-aligned in 8 columns ("-": none). */
+static void put_pct(double share)
+{
+	if (isnan(share))
+		printf("%8s", "-");
+	else
+		printf("%7.1f%%", share * 100);
+}
+
+static int print_summary(const struct evidence *ev)
+{
+	char when[64] = "";
+
+	if (ev->time_ns > 0) {
+		time_t t = (time_t)(ev->time_ns / 1000000000);
+		struct tm tm;
+
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	}
+	printf("Alert ");
+	put_esc(stdout, ev->id);
+	printf(": ");
+	put_esc(stdout, ev->rule ? ev->rule : "?");
+	printf(" (");
+	put_esc(stdout, ev->priority ? ev->priority : "?");
+	if (ev->when) {
+		printf(", at ");
+		put_esc(stdout, ev->when);
+	}
+	printf(")\n");
+	if (when[0])
+		printf("  time     %s\n", when);
+	printf("  process  ");
+	put_esc(stdout, ev->exe ? ev->exe : "?");
+	if (ev->pid >= 0)
+		printf(", pid %lld", (long long)ev->pid);
+	printf("\n  samples  %llu on CPU at %llu Hz per CPU, %llu unattributed; the top %zu stack%s hold %llu\n",
+	       (unsigned long long)ev->samples, (unsigned long long)ev->rate_hz, (unsigned long long)ev->unattributed,
+	       ev->nstacks, ev->nstacks == 1 ? "" : "s", (unsigned long long)evidence__shown(ev));
+	if (ev->stacks_dropped)
+		printf("           (%zu more stacks in the record, past the %d shown)\n", ev->stacks_dropped,
+		       EV_MAX_STACKS);
+	if (ev->nobjects) {
+		printf("\nObjects on CPU\n  samples   share baseline  object\n");
+		for (size_t i = 0; i < ev->nobjects; i++) {
+			const struct ev_object *o = &ev->objects[i];
+
+			printf("%9llu", (unsigned long long)o->samples);
+			put_pct(o->share);
+			putchar(' ');
+			if (o->is_new)
+				printf("%8s", "new");
+			else
+				put_pct(o->baseline_share);
+			printf("  ");
+			put_esc(stdout, o->object);
+			if (o->build_id) {
+				printf(" (build-id ");
+				put_esc(stdout, o->build_id);
+				printf(")");
+			}
+			putchar('\n');
+		}
+	}
+	if (ev->nfunctions) {
+		printf("\nFunctions on CPU\n  samples   share  function\n");
+		for (size_t i = 0; i < ev->nfunctions; i++) {
+			const struct ev_function *fn = &ev->functions[i];
+
+			printf("%9llu", (unsigned long long)fn->samples);
+			put_pct(fn->share);
+			printf("  ");
+			put_esc(stdout, fn->function ? fn->function : "[unknown]");
+			printf(" (");
+			put_esc(stdout, base_name(fn->object));
+			printf(")\n");
+		}
+	}
+	printf("\nTop stacks (folded: outermost caller first, the sampled frame last)\n  samples  stack\n");
+	for (size_t i = 0; i < ev->nstacks; i++) {
+		printf("%9llu  ", (unsigned long long)ev->stacks[i].samples);
+		put_folded(stdout, &ev->stacks[i]);
+		putchar('\n');
+	}
+	return fflush(stdout) == EOF || ferror(stdout) ? log_error_errno(EIO, "Cannot write to stdout: %m") : 0;
+}
+
+/* ---- the flame graph ---- */
+
+/* The evidence's stacks as a graph whose root holds every sample of the
+ * process: what the top stacks don't cover is shown as such, not left out. */
+static int build_graph(const struct evidence *ev, struct flamegraph **ret)
+{
+	struct flamegraph *fg = NULL;
+	struct fg_frame fr[FG_MAX_DEPTH];
+	uint64_t shown = evidence__shown(ev), rest, unatt;
+	int r = flamegraph__new(&fg);
+
+	for (size_t i = 0; r == 0 && i < ev->nstacks; i++) {
+		const struct ev_stack *s = &ev->stacks[i];
+
+		for (size_t j = 0; j < s->nframes; j++)
+			fr[j] = (struct fg_frame){ .kind = s->frames[j].kernel ? FG_KERNEL : FG_USER,
+						   .object = s->frames[j].object,
+						   .function = s->frames[j].function,
+						   .offset = s->frames[j].offset };
+		if (!s->nframes)
+			fr[0] = (struct fg_frame){ .kind = FG_OTHER, .function = "[no frames]" };
+		r = flamegraph__add(fg, fr, s->nframes ? s->nframes : 1, s->samples);
+	}
+	rest = ev->samples > shown ? ev->samples - shown : 0;
+	unatt = ev->unattributed < rest ? ev->unattributed : rest;
+	if (r == 0 && unatt)
+		r = flamegraph__add(fg, &(struct fg_frame){ .kind = FG_OTHER, .function = "[stack not kept]" }, 1, unatt);
+	if (r == 0 && rest > unatt)
+		r = flamegraph__add(fg, &(struct fg_frame){ .kind = FG_OTHER, .function = "[other stacks]" }, 1,
+				    rest - unatt);
+	if (r < 0) {
+		flamegraph__free(fg);
+		return r;
+	}
+	*ret = fg;
+	return 0;
+}
+
+/* OUT may be replaced only if it is a regular file or not there: a symlink
+ * is refused, not followed (and the rename would replace the link itself,
+ * never its target, whatever is swapped in after this check). */
+static int check_output(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : log_error_errno(errno, "Cannot write '%s': %m", path);
+	if (S_ISLNK(st.st_mode))
+		return log_error_errno(ELOOP, "Cannot write '%s': it is a symbolic link (not followed)", path);
+	if (!S_ISREG(st.st_mode))
+		return log_error_errno(EINVAL, "Cannot write '%s': it is %s, not a regular file", path,
+				       file_kind(st.st_mode));
+	return 0;
+}
+
+static int write_svg(const struct evidence *ev, const char *out)
+{
+	_cleanup_free_ char *title = NULL, *sub = NULL, *buf = NULL;
+	struct flamegraph *fg = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	if ((r = check_output(out)) < 0)
+		return r;
+	if (asprintf(&title, "%s (%s)", ev->rule ? ev->rule : "alert", ev->priority ? ev->priority : "?") < 0)
+		title = NULL;
+	if (asprintf(&sub, "%s, pid %lld | alert %s | %llu samples at %llu Hz, %llu unattributed",
+		     ev->exe ? ev->exe : "?", (long long)ev->pid, ev->id ? ev->id : "?",
+		     (unsigned long long)ev->samples, (unsigned long long)ev->rate_hz,
+		     (unsigned long long)ev->unattributed) < 0)
+		sub = NULL;
+	if (!title || !sub)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if ((r = build_graph(ev, &fg)) == -ENOSPC)
+		return log_error_errno(r, "Cannot draw the stacks: more than %d frames to draw", FG_MAX_NODES);
+	if (r < 0)
+		return log_error_errno(r, "Cannot draw the stacks: %m");
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		flamegraph__free(fg);
+		return log_error_errno(errno, "Cannot draw the stacks: %m");
+	}
+	r = flamegraph__write_svg(fg, &(struct fg_svg_opts){ .title = title, .subtitle = sub }, f);
+	if (fclose(f) == EOF && r == 0)
+		r = -ENOMEM;
+	if (r == 0)
+		r = atomic_write_file(out, buf, len, 0644);
+	if (r < 0) {
+		flamegraph__free(fg);
+		return log_error_errno(r, "Cannot write '%s': %m", out);
+	}
+	log_info("wrote %s: %zu frames, %llu samples", out, flamegraph__count(fg) - 1,
+		 (unsigned long long)flamegraph__total(fg));
+	flamegraph__free(fg);
+	return 0;
+}
+
+/* ---- the command ---- */
+
+int cmd_evidence(int argc, char **argv)
+{
+	static const struct option longopts[] = { { "svg", required_argument, NULL, 's' },
+						  { "folded", no_argument, NULL, 'f' },
+						  { "help", no_argument, NULL, 'h' },
+						  {} };
+	const char *svg = NULL, *file, *id;
+	struct json_object *rec = NULL;
+	struct evidence ev;
+	_cleanup_free_ char *id_esc = NULL;
+	bool folded = false;
+	char err[256];
+	int c, r;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			svg = optarg;
+			break;
+		case 'f':
+			folded = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return log_error_errno(EINVAL, "unknown option or missing argument '%s' (see plumbline evidence "
+						       "--help)", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 2) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	file = argv[optind];
+	id = argv[optind + 1];
+	id_esc = text_escape_str(id);
+	if (!id_esc)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if ((r = find_alert(file, id, id_esc, &rec)) < 0)
+		return r;
+	r = evidence__parse(rec, &ev, err, sizeof(err));
+	json_object_put(rec);
+	if (r == -ENODATA)
+		log_error("alert %s carries no stack samples", id_esc);
+	else if (r < 0)
+		log_error_errno(r, "alert %s: cannot read its stack evidence: %s", id_esc, err);
+	if (r == 0 && svg)
+		r = write_svg(&ev, svg);
+	if (r == 0 && folded)
+		r = print_folded(&ev);
+	if (r == 0 && !svg && !folded)
+		r = print_summary(&ev);
+	evidence__free(&ev);
+	return r;
+}

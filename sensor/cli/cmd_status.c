@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_status.c - `plumbline status`: status.json, checked and printed.
+ *
+ * The file is the sensor's word (runtime.h); whether that sensor still runs
+ * is checked here: its pid must be alive and be plumbline (a pid reused by
+ * another program after a crash is not taken for the sensor). The file is
+ * bounded and parsed as untrusted JSON; its strings were escaped by the
+ * sensor (text_escape), and are printed as such.
+ */
+#include "cli/cmd_status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "clock.h"
+#include "lineread.h"
+#include "log.h"
+#include "telemetry/runtime.h"
+
+#define STATUS_MAX_BYTES (1u << 20)
+#define STATUS_STALE_S	 10 /* five missed updates */
+
+static void usage(FILE *f)
+{
+	fputs("Usage: plumbline status [--runtime-dir DIR] [--json]\n"
+	      "\n"
+	      "Show what the running sensor watches, what it is learning and how far along,\n"
+	      "what it lost, and its last alerts. Read from DIR/status.json, which the sensor\n"
+	      "rewrites every 2 seconds: the sensor is not disturbed.\n"
+	      "Exits 1, saying why, when no sensor is running (or it stopped updating).\n"
+	      "\n"
+	      "Options:\n"
+	      "  --runtime-dir DIR   the sensor's runtime directory (default /run/plumbline)\n"
+	      "  --json              print status.json as it is (fields: docs/status.md)\n"
+	      "  -h, --help          this help\n",
+	      f);
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static uint64_t u64(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	return v && json_object_is_type(v, json_type_int) ? json_object_get_uint64(v) : 0;
+}
+
+/* A string of the file, printable: control bytes (which the sensor never
+ * writes, as it escapes them) are shown as '?'. */
+static const char *str(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v = get(o, key);
+	const char *s = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	size_t i;
+
+	if (!s)
+		return NULL;
+	for (i = 0; s[i] && i + 1 < size; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+static void when(uint64_t ns, char *buf, size_t size)
+{
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, size, "?");
+}
+
+static void duration(uint64_t ns, char *buf, size_t size)
+{
+	uint64_t s = ns / 1000000000ull;
+
+	if (s >= 86400)
+		snprintf(buf, size, "%llud %02lluh %02llum", (unsigned long long)(s / 86400),
+			 (unsigned long long)(s % 86400 / 3600), (unsigned long long)(s % 3600 / 60));
+	else if (s >= 3600)
+		snprintf(buf, size, "%lluh %02llum %02llus", (unsigned long long)(s / 3600),
+			 (unsigned long long)(s % 3600 / 60), (unsigned long long)(s % 60));
+	else
+		snprintf(buf, size, "%llum %02llus", (unsigned long long)(s / 60), (unsigned long long)(s % 60));
+}
+
+/* Whether pid runs plumbline: alive, and its comm says so. */
+static bool is_sensor(uint64_t pid)
+{
+	char path[64], comm[32];
+
+	if (pid == 0 || pid > 4194304)
+		return false;
+	if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)pid);
+	if (read_small_file(path, comm, sizeof(comm)) <= 0)
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	return strcmp(comm, "plumbline") == 0;
+}
+
+static int read_status(const char *path, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	char *buf;
+	size_t len = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_size > STATUS_MAX_BYTES)
+		return -EFBIG;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+static void print_outputs(struct json_object *outs)
+{
+	bool first = true;
+	char b[64];
+
+	printf("  %-14s", "outputs");
+	json_object_object_foreach(outs, name, o)
+	{
+		printf("%s%s %s (%llu written, %llu dropped)", first ? "" : "; ", name,
+		       str(o, "state", b, sizeof(b)) ?: "?", (unsigned long long)u64(o, "written"),
+		       (unsigned long long)u64(o, "dropped"));
+		first = false;
+	}
+	printf("%s\n", first ? "none" : "");
+}
+
+static void print_watching(struct json_object *w, uint64_t alerts)
+{
+	struct json_object *f = get(w, "features");
+	size_t n = f && json_object_is_type(f, json_type_array) ? json_object_array_length(f) : 0;
+
+	printf("\nWatching\n");
+	printf("  %-14s%llu tracked (at most %llu)\n", "processes", (unsigned long long)u64(w, "tracked_processes"),
+	       (unsigned long long)u64(w, "max_procs"));
+	printf("  %-14s", "features");
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(f, i));
+
+		printf("%s%s", i ? ", " : "", s && !strpbrk(s, "\n\r\033") ? s : "?");
+	}
+	printf("%s\n", n ? "" : "none");
+	if (json_object_get_boolean(get(w, "rules")))
+		printf("  %-14s%llu loaded, %llu enabled; %llu alerts written\n", "rules",
+		       (unsigned long long)u64(w, "rules_loaded"), (unsigned long long)u64(w, "rules_enabled"),
+		       (unsigned long long)alerts);
+	else
+		printf("  %-14soff (--no-rules)\n", "rules");
+	printf("  %-14s%s\n", "baselines",
+	       json_object_get_boolean(get(w, "baselines")) ? "on" : "off (--no-baselines)");
+	printf("  %-14s%s\n", "stacks", json_object_get_boolean(get(w, "stack_sampling")) ? "sampled" : "off");
+	print_outputs(get(w, "outputs"));
+}
+
+static void print_learning(struct json_object *l)
+{
+	struct json_object *top = get(l, "closest_to_ready");
+	size_t n = top && json_object_is_type(top, json_type_array) ? json_object_array_length(top) : 0;
+
+	if (!l) {
+		printf("\nLearning\n  off (--no-baselines)\n");
+		return;
+	}
+	printf("\nLearning\n");
+	printf("  %-14s%llu: %llu ready, %llu learning (ready at %llu process samples); %llu with window scores "
+	       "ready\n",
+	       "baselines", (unsigned long long)u64(l, "baselines"), (unsigned long long)u64(l, "ready"),
+	       (unsigned long long)u64(l, "learning"), (unsigned long long)u64(l, "min_samples"),
+	       (unsigned long long)u64(l, "windows_ready"));
+	if (n)
+		printf("  closest to ready:\n");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(top, i);
+		char exe[256], parent[256];
+		uint64_t have = u64(t, "samples"), need = u64(t, "needed");
+
+		printf("    %7llu/%-7llu %3u%%  %s (parent %s)\n", (unsigned long long)have, (unsigned long long)need,
+		       need ? (unsigned)(have * 100 / need) : 0, str(t, "exe", exe, sizeof(exe)) ?: "?",
+		       str(t, "parent_exe", parent, sizeof(parent)) ?: "?");
+	}
+}
+
+static void print_losses(struct json_object *losses)
+{
+	bool any = false;
+
+	printf("\nLosses\n");
+	json_object_object_foreach(losses, cause, v)
+	{
+		uint64_t n = json_object_get_uint64(v);
+
+		if (!n || strpbrk(cause, "\n\r\033"))
+			continue;
+		printf("  %-24s%llu\n", cause, (unsigned long long)n);
+		any = true;
+	}
+	if (!any)
+		printf("  nothing lost\n");
+}
+
+static void print_alerts(struct json_object *alerts)
+{
+	size_t n = alerts && json_object_is_type(alerts, json_type_array) ? json_object_array_length(alerts) : 0;
+
+	printf("\nLast alerts%s\n", n ? " (newest first)" : "");
+	if (!alerts) {
+		printf("  rules off (--no-rules)\n");
+		return;
+	}
+	if (!n)
+		printf("  none\n");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(alerts, i);
+		char t[40], rule[160], prio[32], exe[300];
+
+		when(u64(a, "time_ns"), t, sizeof(t));
+		printf("  %s  %-13s %-40s %s (pid %llu)\n", t, str(a, "priority", prio, sizeof(prio)) ?: "?",
+		       str(a, "rule", rule, sizeof(rule)) ?: "?", str(a, "exe", exe, sizeof(exe)) ?: "?",
+		       (unsigned long long)u64(a, "pid"));
+	}
+}
+
+static void print_human(struct json_object *o)
+{
+	char ver[32], started[40], up[40], metrics[96], dir[256];
+	uint64_t now = real_ns(), t = u64(o, "time_ns");
+
+	when(u64(o, "start_time_ns"), started, sizeof(started));
+	duration(u64(o, "uptime_ns"), up, sizeof(up));
+	printf("plumbline %s, pid %llu, running for %s (since %s)\n", str(o, "version", ver, sizeof(ver)) ?: "?",
+	       (unsigned long long)u64(o, "pid"), up, started);
+	printf("  CPU %.1f s, RSS %.1f MiB; metrics %s; status of %llu s ago (%s)\n", u64(o, "cpu_ns") / 1e9,
+	       u64(o, "rss_bytes") / 1048576.0, str(o, "metrics", metrics, sizeof(metrics)) ? metrics : "off",
+	       (unsigned long long)(now > t ? (now - t) / 1000000000ull : 0),
+	       str(o, "runtime_dir", dir, sizeof(dir)) ?: "?");
+	print_watching(get(o, "watching"), u64(o, "alerts"));
+	print_learning(get(o, "learning"));
+	print_losses(get(o, "losses"));
+	print_alerts(get(o, "last_alerts"));
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"runtime-dir", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {},
+	};
+	const char *dir = "/run/plumbline";
+	bool as_json = false;
+	char path[4096], *text = NULL, st[16];
+	struct json_object *o;
+	size_t len = 0;
+	uint64_t pid, t, now = real_ns();
+	int c, r;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'j':
+			as_json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			log_error("unknown or incomplete option '%s' (see plumbline status --help)", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		log_error("unexpected argument '%s' (see plumbline status --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, STATUS_FILE) >= sizeof(path))
+		return log_error_errno(ENAMETOOLONG, "--runtime-dir: too long");
+	r = read_status(path, &text, &len);
+	if (r == -ENOENT) {
+		fprintf(stderr,
+			"plumbline status: no sensor running: %s does not exist (no sensor has run with "
+			"--runtime-dir %s)\n",
+			path, dir);
+		return 1;
+	}
+	if (r < 0)
+		return log_error_errno(r, "Cannot read %s: %m", path);
+	o = json_tokener_parse(text);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		free(text);
+		return log_error_errno(EINVAL, "Cannot read %s: not a status file (not a JSON object)", path);
+	}
+	pid = u64(o, "pid");
+	t = u64(o, "time_ns");
+	r = 0;
+	if (str(o, "state", st, sizeof(st)) && strcmp(st, "stopped") == 0) {
+		char at[40];
+
+		when(t, at, sizeof(at));
+		fprintf(stderr, "plumbline status: no sensor running: the last one (pid %llu) stopped at %s\n",
+			(unsigned long long)pid, at);
+		r = 1;
+	} else if (!is_sensor(pid)) {
+		char at[40];
+
+		when(t, at, sizeof(at));
+		fprintf(stderr,
+			"plumbline status: no sensor running: pid %llu of %s is gone or is not plumbline (the "
+			"sensor ended without stopping: killed or crashed); its last status was at %s\n",
+			(unsigned long long)pid, path, at);
+		r = 1;
+	}
+	if (r == 0) {
+		if (as_json)
+			fwrite(text, 1, len, stdout);
+		else
+			print_human(o);
+		if (now > t && now - t > STATUS_STALE_S * 1000000000ull) {
+			fprintf(stderr,
+				"plumbline status: the sensor (pid %llu) has not updated %s for %llu s: it may be "
+				"stuck\n",
+				(unsigned long long)pid, path, (unsigned long long)((now - t) / 1000000000ull));
+			r = 1;
+		}
+	}
+	json_object_put(o);
+	free(text);
+	return r;
+}

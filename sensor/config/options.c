@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * options.c - parse and validate `plumbline run` options.
+ *
+ * The options, their defaults and checks are options_table.c's; here they
+ * become getopt_long()'s tables, the defaults are applied through the same
+ * setters as given values, and what only a combination of options can get
+ * wrong is checked.
+ */
+#include "config/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "metrics.h"
+
+#define OPT_VAL_BASE 0x100 /* getopt's val of an option without a short name: this + its index */
+
+const char *run_opts__default_rules(void)
+{
+	return access(PL_RULES_SOURCE_DIR, R_OK) == 0 ? PL_RULES_SOURCE_DIR : PL_RULES_INSTALL_DIR;
+}
+
+/* The entries getopt_long() parses: those with a setter, and --help. */
+static bool parsed(const struct run_opt *d)
+{
+	return d->set || d->short_name == 'h';
+}
+
+static struct option longopts[128];
+static char shortopts[32];
+
+/* getopt_long()'s tables, made of the table once. */
+static void make_getopt_tables(void)
+{
+	const struct run_opt *t;
+	size_t n, k = 0, s = 0;
+
+	if (longopts[0].name)
+		return;
+	t = run_opts__table(&n);
+	for (size_t i = 0; i < n && k + 1 < ARRAY_SIZE(longopts); i++) {
+		if (!parsed(&t[i]))
+			continue;
+		longopts[k++] = (struct option){ t[i].name, t[i].arg ? required_argument : no_argument, NULL,
+						 t[i].short_name ? t[i].short_name : OPT_VAL_BASE + (int)i };
+		if (t[i].short_name && s + 3 < sizeof(shortopts)) {
+			shortopts[s++] = t[i].short_name;
+			if (t[i].arg)
+				shortopts[s++] = ':';
+		}
+	}
+}
+
+const struct option *run_opts__longopts(void)
+{
+	make_getopt_tables();
+	return longopts;
+}
+
+/* The table's entry of getopt's c, or NULL. */
+static const struct run_opt *entry_of(int c)
+{
+	size_t n;
+	const struct run_opt *t = run_opts__table(&n);
+
+	if (c >= OPT_VAL_BASE && (size_t)(c - OPT_VAL_BASE) < n)
+		return &t[c - OPT_VAL_BASE];
+	for (size_t i = 0; i < n; i++)
+		if (t[i].short_name && t[i].short_name == c)
+			return &t[i];
+	return NULL;
+}
+
+/* The defaults, through the setters: what --help and the docs say is what runs. */
+static void apply_defaults(struct run_opts *o)
+{
+	size_t n;
+	const struct run_opt *t = run_opts__table(&n);
+
+	memset(o, 0, sizeof(*o)); /* padding too: two parses of the same options compare equal */
+	o->live = LIVE_AUTO;
+	o->baselines = o->rules = true; /* what --no-baselines and --no-rules turn off */
+	bl_policy__defaults(&o->policy);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].set && t[i].arg && t[i].def && !(t[i].flags & RUN_OPT_DEF_SHOWN) &&
+		    t[i].set(&t[i], t[i].def, o) < 0)
+			log_error("the default of --%s is invalid: a bug", t[i].name);
+}
+
+/* What no option gets wrong alone, their combination may. */
+static int check_combination(struct run_opts *o)
+{
+	if ((o->process_records || o->window_records) && !o->json_path)
+		o->json_path = "-";
+	if (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0 && o->json_path && strcmp(o->json_path, "-") == 0) {
+		log_error("--json and --ocsf cannot both write to standard output");
+		return -EINVAL;
+	}
+	if (o->metrics) {
+		struct metrics_addr ma;
+		char msg[160];
+
+		/* parsed already: only the address's kind is asked here */
+		if (metrics_addr__parse(o->metrics, &ma, msg, sizeof(msg)) == 0 && !ma.loopback &&
+		    !o->metrics_allow_remote) {
+			log_error("--metrics %s: not a loopback address; the metrics would be served to the network "
+				  "(unauthenticated, unencrypted). Give 127.0.0.1:PORT or [::1]:PORT, or add "
+				  "--metrics-allow-remote to allow it",
+				  o->metrics);
+			return -EINVAL;
+		}
+	}
+	if (o->ocsf_path && !o->rules) {
+		log_error("--ocsf writes alerts, and --no-rules raises none");
+		return -EINVAL;
+	}
+	if (o->live == LIVE_AUTO)
+		o->live = ((o->json_path && strcmp(o->json_path, "-") == 0) ||
+			   (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0))
+				  ? LIVE_OFF
+				  : LIVE_ON;
+	return 0;
+}
+
+int run_opts__parse(int argc, char **argv, struct run_opts *o)
+{
+	int c;
+
+	make_getopt_tables();
+	apply_defaults(o);
+	optind = 0; /* 0, not 1: glibc then also forgets a half-parsed option cluster */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct run_opt *d = entry_of(c);
+		int r;
+
+		if (c == 'h') {
+			run_opts__usage(stdout);
+			return 1;
+		}
+		if (!d || !d->set) {
+			if (optopt)
+				log_error("unknown or incomplete option '%s' (see plumbline run --help)",
+					  argv[optind - 1]);
+			else
+				log_error("unknown option '%s' (see plumbline run --help)", argv[optind - 1]);
+			return -EINVAL;
+		}
+		r = d->set(d, optarg, o);
+		if (r)
+			return r;
+	}
+	if (optind < argc) {
+		log_error("unexpected argument '%s' (see plumbline run --help)", argv[optind]);
+		return -EINVAL;
+	}
+	return check_combination(o);
+}

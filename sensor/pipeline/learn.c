@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: MIT
+/*
+ * learn.c - samples scored against their baselines, and learned.
+ *
+ * What is learned from what:
+ *   an image that ended by exit or exec (not one the sensor saw only in
+ *   part, nor one still running at shutdown) -> one lifetime sample;
+ *   every 1-second window of a running image -> one window sample;
+ *   an exec -> the child's exe in the parent image's set of children.
+ * The verdict goes into the sample itself (pl_sample.bl): rules read it
+ * there, and the records write it from there.
+ */
+#include "pipeline/learn.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "clock.h"
+#include "log.h"
+#include "hardening/statedir.h"
+#include "store.h"
+#include "syscalls.h"
+#include "textsafe.h"
+
+/* A scored sample waiting for the rules' decision (learner__commit). */
+enum pending_kind { PENDING_NONE, PENDING_PROCESS, PENDING_WINDOW };
+
+#define LEARN_MAX_OBJECTS 128 /* on-CPU objects of one sample learned (most samples first) */
+
+struct pending {
+	enum pending_kind kind;
+	struct baseline *b;
+	struct bl_process_sample ps;
+	struct bl_window_sample ws;
+	struct bl_verdict v;
+	const char *paths[PROC_MAX_FAIL_KEYS]; /* borrowed from the sample until commit */
+	const char *names[PL_NR_SYSCALLS];
+	const char *objs[LEARN_MAX_OBJECTS]; /* on-CPU objects, borrowed likewise */
+	uint64_t obj_counts[LEARN_MAX_OBJECTS];
+};
+
+#define QCACHE_SLOTS 1024
+
+struct qcache {
+	const struct baseline *b;
+	uint64_t samples, windows, updated_ns; /* b as the quantiles were computed */
+	double q[PL_WIN_OPEN_FAIL + 1][3];
+};
+
+struct learner {
+	struct bl_policy pol;
+	struct pending pending;
+	struct bl_store *store;
+	char *dir;
+	int lock_fd; /* the state directory's writer lock (statedir__lock) */
+	enum bl_sc_class sc_class[PL_NR_SYSCALLS];
+	bool save_failing;
+	struct qcache qcache[QCACHE_SLOTS];
+	uint64_t process_samples, window_samples, anomalous, no_baseline, saves, save_errors;
+	uint64_t evicted_logged; /* bl_store__evicted() at the last eviction log line */
+	uint64_t evicted_seen;   /* ... and when the quantile cache was last cleared */
+	uint64_t swept_ns;       /* CLOCK_REALTIME of the last lifetime sweep */
+};
+
+#define SWEEP_INTERVAL_NS (3600ull * 1000000000ull) /* the lifetime sweep, at the first flush after this */
+
+
+static void report_bad_file(void *ctx, const char *path, const char *problem)
+{
+	log_warn("baseline store: %s: %s", path, problem);
+}
+
+int learner__open(const char *state_dir, const struct bl_policy *pol, struct learner **ret)
+{
+	struct learner *l = calloc(1, sizeof(*l));
+	char dir[PATH_MAX];
+	int r;
+
+	if (!l)
+		return log_error_errno(ENOMEM, "Out of memory");
+	l->pol = *pol;
+	for (int i = 0; i < PL_NR_SYSCALLS; i++) {
+		const char *n = syscall_name(i);
+
+		l->sc_class[i] = n ? syscall_class(n) : BL_SC_OTHER;
+	}
+	/* made if missing, refused if others could write it, then ours alone */
+	r = statedir__check(state_dir, true);
+	if (r >= 0)
+		r = l->lock_fd = statedir__lock(state_dir);
+	if (r < 0) {
+		free(l);
+		return r;
+	}
+	snprintf(dir, sizeof(dir), "%s/baselines", state_dir);
+	l->dir = strdup(dir);
+	r = bl_store__open(dir, report_bad_file, l, &l->store);
+	if (r < 0 || !l->dir) {
+		r = log_error_errno(r < 0 ? r : -ENOMEM, "Cannot open the baseline store '%s': %m", dir);
+		close(l->lock_fd);
+		free(l->dir);
+		free(l);
+		return r;
+	}
+	log_info("baselines: %zu loaded from %s (mode %s)", bl_store__count(l->store), dir,
+		 pol->mode == BL_MODE_LEARN ? "learn" : pol->mode == BL_MODE_DETECT ? "detect" : "auto");
+	bl_store__set_policy(l->store, pol);
+	learner__sweep(l);
+	*ret = l;
+	return 0;
+}
+
+void learner__free(struct learner *l)
+{
+	if (!l)
+		return;
+	learner__flush(l);
+	bl_store__free(l->store);
+	close(l->lock_fd); /* after the last save */
+	free(l->dir);
+	free(l);
+}
+
+/* Cached quantiles are keyed by the baseline's address, which an evicted
+ * baseline's successor may reuse. */
+static void forget_evicted(struct learner *l)
+{
+	uint64_t n = bl_store__evicted(l->store) + bl_store__aged_out(l->store);
+
+	if (n != l->evicted_seen) {
+		memset(l->qcache, 0, sizeof(l->qcache));
+		l->evicted_seen = n;
+	}
+}
+
+void learner__sweep(struct learner *l)
+{
+	uint64_t now = real_ns(), before = bl_store__aged_out(l->store), evicted = bl_store__evicted(l->store);
+	int r;
+
+	l->swept_ns = now;
+	r = bl_store__sweep(l->store, now);
+	forget_evicted(l);
+	if (r < 0)
+		log_warn_errno(r, "baselines: the lifetime sweep of %s failed: %m", l->dir);
+	else if (r > 0 || bl_store__evicted(l->store) > evicted)
+		log_info("baselines: %llu aged out (not seen for %llu days, or an old binary's prior no longer "
+			 "needed), %llu evicted over the bound of %u; %zu left",
+			 (unsigned long long)(bl_store__aged_out(l->store) - before),
+			 (unsigned long long)(l->pol.max_age_ns / (86400ull * 1000000000ull)),
+			 (unsigned long long)(bl_store__evicted(l->store) - evicted), l->pol.max_baselines,
+			 bl_store__count(l->store));
+	l->evicted_logged = bl_store__evicted(l->store);
+}
+
+void learner__attach(struct learner *l, struct proc_info *pi)
+{
+	if (pi->bl) {
+		/* attached again (a new image): the old one is no longer in use by pi */
+		if (pi->bl->users)
+			pi->bl->users--;
+		pi->bl = NULL;
+	}
+	if (!pi->binary_id) {
+		l->no_baseline++;
+		return;
+	}
+	if (pi->script_suffix || pi->forked) {
+		/* what the image runs and how it began are part of what its
+		 * baseline stands for (docs/baselines.md "Keys"); the exe label names the
+		 * script too, so that a changed script has the old one's history as prior */
+		_cleanup_free_ char *id = NULL, *exe = NULL;
+
+		if (asprintf(&id, "%s%s%s", pi->binary_id, pi->script_suffix ? pi->script_suffix : "",
+			     pi->forked ? BL_KEY_FORK : "") < 0 ||
+		    asprintf(&exe, "%s%s%s", pi->exe ? pi->exe : "", pi->script ? " " : "",
+			     pi->script ? pi->script : "") < 0) {
+			id = exe = NULL;
+			l->no_baseline++;
+			return;
+		}
+		pi->bl = bl_store__obtain(l->store, id, pi->parent_binary_id ? pi->parent_binary_id : "-", exe,
+					  pi->parent_exe ? pi->parent_exe : "", real_ns());
+	} else {
+		pi->bl = bl_store__obtain(l->store, pi->binary_id, pi->parent_binary_id ? pi->parent_binary_id : "-",
+					  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", real_ns());
+	}
+	if (pi->bl)
+		pi->bl->users++; /* never evicted while pi runs it (proctable releases it) */
+	else
+		l->no_baseline++;
+	forget_evicted(l); /* evictions are logged once per flush interval, by learner__flush */
+}
+
+void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child)
+{
+	if (!parent || !parent->bl || !child->exe)
+		return;
+	uint64_t now = real_ns();
+
+	/* ready means the parent's children set has saturated */
+	child->parent_bl_ready = baseline__set_ready(parent->bl, BL_SET_CHILDREN, &l->pol, now);
+	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, now) == 1;
+}
+
+/* What every sample says about its baseline: key, readiness, the learned
+ * quantiles of the ready distributions, the parent's view of this exec. */
+/*
+ * The quantiles rules read (p50, p90, p99 of the lifetime and per-second
+ * distributions up to PL_WIN_OPEN_FAIL), for b as it is now. Walking a
+ * sketch's buckets for each of them at every sample of a busy binary would
+ * cost more than the rest of the sample; a baseline changes only when it
+ * learns (its counts move), so they are kept per baseline until then, in a
+ * direct-mapped cache (a collision recomputes).
+ */
+static const double (*quantiles_of(struct learner *l, const struct baseline *b))[3]
+{
+	static const double qs[3] = { 0.5, 0.9, 0.99 };
+	struct qcache *c = &l->qcache[(uintptr_t)b / sizeof(*b) % QCACHE_SLOTS];
+
+	if (c->b == b && c->samples == b->samples && c->windows == b->windows && c->updated_ns == b->updated_ns)
+		return c->q;
+	for (int d = 0; d <= PL_WIN_OPEN_FAIL; d++)
+		for (int k = 0; k < 3; k++)
+			c->q[d][k] = sketch__quantile(&b->dist[d], qs[k]);
+	c->b = b;
+	c->samples = b->samples;
+	c->windows = b->windows;
+	c->updated_ns = b->updated_ns;
+	return c->q;
+}
+
+void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s)
+{
+	struct pl_verdict *v = &s->bl;
+	const struct baseline *b = pi ? pi->bl : NULL;
+	const double (*q)[3];
+
+	if (!b)
+		return;
+	v->key = b->key;
+	v->ready = baseline__ready(b, &l->pol);
+	v->windows_ready = baseline__windows_ready(b, &l->pol);
+	v->samples = b->samples;
+	v->parent_ready = pi->parent_bl_ready;
+	v->parent_new_child = pi->parent_new_child;
+	if (!v->ready && !v->windows_ready)
+		return;
+	q = quantiles_of(l, b);
+	for (int d = 0; d <= PL_WIN_OPEN_FAIL; d++) {
+		if (!(d >= PL_WIN_CPU ? v->windows_ready : v->ready))
+			continue; /* a distribution that is not ready says nothing */
+		for (int k = 0; k < 3; k++)
+			v->q[d][k] = q[d][k];
+	}
+}
+
+/* The verdict of the baseline into the sample. */
+static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
+{
+	struct pl_verdict *v = &s->bl;
+
+	v->scored = true;
+	/* ready, windows_ready, samples and the quantiles are this baseline's
+	 * own at every moment (learner__state): exec, window and exit read
+	 * them alike. Whether this sample was scored against a prior instead
+	 * is from_prior; that it was scored at all is scored. */
+	v->from_prior = bv->from_prior;
+	v->anomalous = bv->anomalous;
+	v->learned = false;
+	v->max_dist = bv->max_dist;
+	v->max_score = bv->max_dist >= 0 ? bv->max_score : NAN;
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		v->f[d] = (struct pl_score){
+			.valid = bv->f[d].valid,
+			.value = bv->f[d].value,
+			.p50 = bv->f[d].p50,
+			.p99 = bv->f[d].p99,
+			.ratio_p50 = bv->f[d].ratio_p50,
+			.ratio_p99 = bv->f[d].ratio_p99,
+			.score = bv->f[d].score,
+		};
+	v->nnew_fail_paths = bv->new_members[BL_SET_FAIL_PATHS] < PL_SAMPLE_NEW_MAX ? bv->new_members[BL_SET_FAIL_PATHS]
+										  : PL_SAMPLE_NEW_MAX;
+	for (uint32_t i = 0; i < v->nnew_fail_paths; i++)
+		v->new_fail_paths[i] = bv->new_list[BL_SET_FAIL_PATHS][i];
+	v->nnew_syscalls = bv->new_members[BL_SET_SYSCALLS] < PL_SAMPLE_NEW_MAX ? bv->new_members[BL_SET_SYSCALLS]
+										: PL_SAMPLE_NEW_MAX;
+	for (uint32_t i = 0; i < v->nnew_syscalls; i++)
+		v->new_syscalls[i] = bv->new_list[BL_SET_SYSCALLS][i];
+	v->oncpu_ready = bv->oncpu_ready;
+	v->nnew_oncpu_objects = bv->new_members[BL_SET_ONCPU] < PL_SAMPLE_NEW_MAX ? bv->new_members[BL_SET_ONCPU]
+										 : PL_SAMPLE_NEW_MAX;
+	for (uint32_t i = 0; i < v->nnew_oncpu_objects; i++)
+		v->new_oncpu_objects[i] = bv->new_list[BL_SET_ONCPU][i];
+	v->new_oncpu_samples = bv->new_oncpu_samples;
+}
+
+static void score_process(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
+{
+	struct pending *q = &l->pending;
+	struct bl_process_sample *ps = &q->ps;
+
+	*ps = (struct bl_process_sample){
+		.cpu_ns = s->life.cpu_ns,
+		.wall_ns = pl_sample__wall_ns(s),
+		.offcpu_ns = s->life.offcpu_ns,
+		.syscalls = s->life.syscalls,
+		.open_fail = s->life.open_fail,
+		.fail_paths = q->paths,
+		.syscall_names = q->names,
+		.now_ns = real_ns(), /* set readiness is in time */
+	};
+	for (uint32_t i = 0; i < s->nfails && i < PROC_MAX_FAIL_KEYS; i++)
+		if (s->fails[i].path)
+			q->paths[ps->nfail_paths++] = s->fails[i].path;
+	for (int i = 0; s->life.sc && i < PL_NR_SYSCALLS; i++)
+		if (s->life.sc[i] && syscall_name(i))
+			q->names[ps->nsyscall_names++] = syscall_name(i);
+	ps->oncpu_objects = q->objs;
+	ps->oncpu_counts = q->obj_counts;
+	for (uint32_t i = 0; s->oncpu && i < s->oncpu->nobjs && ps->noncpu < LEARN_MAX_OBJECTS; i++) {
+		q->objs[ps->noncpu] = s->oncpu->objs[i].object;
+		q->obj_counts[ps->noncpu++] = s->oncpu->objs[i].samples;
+	}
+	baseline__score_process(b, prior, ps, &l->pol, &q->v);
+	/* each object beside what the baseline expects of it */
+	const struct baseline *ref = q->v.from_prior ? prior : b;
+
+	for (uint32_t i = 0; s->oncpu && i < s->oncpu->nobjs; i++) {
+		struct pl_oncpu_obj *o = &s->oncpu->objs[i];
+
+		o->baseline_share = q->v.ready ? baseline__oncpu_share(ref, &l->pol, o->object) : NAN;
+		o->is_new = q->v.oncpu_ready && o->baseline_share == 0;
+	}
+}
+
+static void score_window(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
+{
+	struct pending *q = &l->pending;
+	struct bl_window_sample *ws = &q->ws;
+
+	*ws = (struct bl_window_sample){
+		.duration_ns = s->win_end_ns - s->win_start_ns,
+		.cpu_ns = s->win.cpu_ns,
+		.syscalls = s->win.syscalls,
+		.open_fail = s->win.open_fail,
+	};
+	for (int i = 0; s->win.sc && i < PL_NR_SYSCALLS; i++)
+		ws->sc_class[l->sc_class[i]] += s->win.sc[i];
+	ws->sc_class[BL_SC_OTHER] += s->win.sc_other;
+	baseline__score_window(b, prior, ws, &l->pol, &q->v);
+}
+
+void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s, bool learn)
+{
+	struct pending *q = &l->pending;
+	const struct baseline *prior;
+
+	q->kind = PENDING_NONE;
+	learner__state(l, pi, s);
+	if (!pi || !pi->bl || (s->moment != PL_AT_EXIT && s->moment != PL_AT_WINDOW))
+		return;
+	bl_store__touch(pi->bl, real_ns());
+	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
+	if (s->moment == PL_AT_EXIT)
+		score_process(l, pi->bl, prior, s);
+	else
+		score_window(l, pi->bl, prior, s);
+	put_verdict(s, &q->v);
+	l->anomalous += q->v.anomalous;
+	/* what the sensor saw only in part is scored but not learned */
+	if (learn && !s->partial) {
+		q->kind = s->moment == PL_AT_EXIT ? PENDING_PROCESS : PENDING_WINDOW;
+		q->b = pi->bl;
+	}
+}
+
+bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s)
+{
+	struct pending *q = &l->pending;
+	int r = 0;
+
+	switch (q->kind) {
+	case PENDING_NONE:
+		return false;
+	case PENDING_PROCESS:
+		r = baseline__learn_process(q->b, &q->ps, &l->pol, real_ns(), alerted, &q->v);
+		l->process_samples += q->v.learned;
+		break;
+	case PENDING_WINDOW:
+		r = baseline__learn_window(q->b, &q->ws, &l->pol, real_ns(), alerted, &q->v);
+		l->window_samples += q->v.learned;
+		break;
+	}
+	if (r < 0)
+		log_warn("baseline %s: out of memory while learning", q->b->key);
+	q->kind = PENDING_NONE;
+	if (s)
+		s->bl.learned = q->v.learned;
+	return q->v.learned;
+}
+
+int learner__flush(struct learner *l)
+{
+	uint64_t now = real_ns();
+	int r;
+
+	bl_store__touch_live(l->store, now);
+	if (now < l->swept_ns || now - l->swept_ns >= SWEEP_INTERVAL_NS)
+		learner__sweep(l);
+	if (bl_store__evicted(l->store) != l->evicted_logged) {
+		log_info("baselines: %llu evicted since the last flush (the store holds its bound of %u; least "
+			 "recently seen first)",
+			 (unsigned long long)(bl_store__evicted(l->store) - l->evicted_logged), l->pol.max_baselines);
+		l->evicted_logged = bl_store__evicted(l->store);
+	}
+	r = bl_store__save(l->store);
+
+	l->saves++;
+	if (r < 0) {
+		l->save_errors++;
+		if (!l->save_failing) {
+			const char *file = bl_store__save_failed(l->store);
+			const char *name = strerrorname_np(-r);
+
+			log_warn_errno(r, "Cannot save baselines to %s: %m (%s%s%s; keeping them in memory, will retry)",
+				       l->dir, name ? name : "?", file ? ", first " : "", file ? file : "");
+		}
+		l->save_failing = true;
+		return r;
+	}
+	if (l->save_failing)
+		log_info("baselines saved to %s again", l->dir);
+	l->save_failing = false;
+	return 0;
+}
+
+void learner__counts(const struct learner *l, struct learner_counts *ret)
+{
+	*ret = (struct learner_counts){
+		.baselines = bl_store__count(l->store),
+		.process_samples = l->process_samples,
+		.window_samples = l->window_samples,
+		.anomalous = l->anomalous,
+		.without_baseline = l->no_baseline,
+		.save_errors = l->save_errors,
+		.evicted = bl_store__evicted(l->store),
+		.aged_out = bl_store__aged_out(l->store),
+	};
+}
+
+/* ---- metrics and `plumbline status` ---- */
+
+static void label(char *buf, size_t size, const char *s)
+{
+	buf[0] = '\0';
+	if (s)
+		text_escape_buf(buf, size, s, strlen(s), 0);
+}
+
+void learner__progress(const struct learner *l, struct learn_progress *ret)
+{
+	size_t n = bl_store__count(l->store);
+	const struct baseline *top[LEARN_TOP_MAX];
+	size_t ntop = 0;
+
+	*ret = (struct learn_progress){
+		.baselines = n,
+		.min_samples = l->pol.min_samples,
+		.min_windows = l->pol.min_windows,
+		.process_samples = l->process_samples,
+		.window_samples = l->window_samples,
+		.anomalous = l->anomalous,
+		.without_baseline = l->no_baseline + bl_store__refused(l->store),
+		.save_errors = l->save_errors,
+	};
+	for (size_t i = 0; i < n; i++) {
+		const struct baseline *b = bl_store__at(l->store, i);
+		size_t j;
+
+		if (!b)
+			continue;
+		ret->windows_ready += baseline__windows_ready(b, &l->pol);
+		if (baseline__ready(b, &l->pol)) {
+			ret->ready++;
+			continue;
+		}
+		ret->learning++;
+		/* insertion into the few closest to ready: most samples, then most recently updated */
+		for (j = ntop; j > 0; j--) {
+			const struct baseline *o = top[j - 1];
+
+			if (o->samples > b->samples || (o->samples == b->samples && o->updated_ns >= b->updated_ns))
+				break;
+			if (j < LEARN_TOP_MAX)
+				top[j] = o;
+		}
+		if (j < LEARN_TOP_MAX) {
+			top[j] = b;
+			if (ntop < LEARN_TOP_MAX)
+				ntop++;
+		}
+	}
+	for (size_t i = 0; i < ntop; i++) {
+		label(ret->top[i].exe, sizeof(ret->top[i].exe), top[i]->exe);
+		label(ret->top[i].parent_exe, sizeof(ret->top[i].parent_exe), top[i]->parent_exe);
+		ret->top[i].samples = top[i]->samples;
+	}
+	ret->ntop = ntop;
+}

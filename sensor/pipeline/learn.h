@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * learn.h - the sensor's side of baselines: turn process images and windows
+ * into samples, score them, learn them, and say so in their records.
+ *
+ * The model and the store are in baselines/ (no kernel there); this module
+ * knows the kernel's counters (struct pl_stats) and the process table, logs,
+ * and decides when to flush the store.
+ */
+#ifndef PL_LEARN_H
+#define PL_LEARN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "baseline.h"
+#include "plumbline.h"
+#include "process/proctable.h"
+#include "sample.h"
+
+struct learner;
+
+/* Make or check the state directory (statedir__check), take its writer
+ * lock, held until learner__free(), and open the store under
+ * state_dir/baselines, reporting bad files. 0 or -errno (logged): -EPERM
+ * for a directory others could write, -EBUSY when another process holds
+ * the lock. */
+int learner__open(const char *state_dir, const struct bl_policy *pol, struct learner **ret);
+/* Save and free. NULL-safe. */
+void learner__free(struct learner *l);
+
+/* Find or create pi's baseline from its binary and parent identities. */
+void learner__attach(struct learner *l, struct proc_info *pi);
+
+/* child was exec'd by a process running parent's image: observe the child
+ * in the parent's baseline; sets child->parent_new_child. */
+void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child);
+
+/*
+ * The baseline's state for a sample of pi at any moment, into s->bl: key,
+ * readiness, the learned quantiles of what is ready, the parent's view of
+ * this image's exec. Nothing when pi has no baseline.
+ */
+void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s);
+
+/*
+ * The state, and for a window or exit sample its verdict against the
+ * baseline (or the prior), into s->bl. With `learn`, the sample is kept
+ * pending for learner__commit() (a partial image's never is). The strings
+ * and counts of s it borrows must live until then.
+ */
+void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s, bool learn);
+
+/*
+ * Learn the sample scored last, unless `alerted` (a rule at Warning or above
+ * fired on it) or
+ * the policy says no; s->bl.learned (s may be NULL) and the return value
+ * say whether it was learned.
+ */
+bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s);
+
+/* The store's lifetime sweep (bl_store__sweep) now, logged when it removed
+ * any: at open, then hourly from learner__flush. */
+void learner__sweep(struct learner *l);
+
+/* Save dirty baselines (first touching those in use, and sweeping when an
+ * hour has passed); a failure is logged once per failure streak, naming
+ * the errno and the first file that could not be written. */
+int learner__flush(struct learner *l);
+
+/* Counters for the stats record. */
+/* The counters of the stats record's `baselines`, typed. */
+struct learner_counts {
+	uint64_t baselines, process_samples, window_samples, anomalous;
+	uint64_t without_baseline; /* refusals of a full store included: attach counts them */
+	uint64_t save_errors, evicted, aged_out;
+};
+
+void learner__counts(const struct learner *l, struct learner_counts *ret);
+
+/* ---- metrics and `plumbline status` ---- */
+
+#define LEARN_TOP_MAX 5
+
+/* The store by state, and the learning baselines closest to ready. */
+struct learn_progress {
+	uint64_t baselines;     /* in the store */
+	uint64_t ready;         /* process samples >= min_samples (scored) */
+	uint64_t learning;      /* not ready yet */
+	uint64_t windows_ready; /* window samples >= min_windows */
+	uint32_t min_samples, min_windows;
+	uint64_t process_samples, window_samples, anomalous, without_baseline, save_errors;
+	struct {
+		char exe[256];       /* the baseline's exe label, escaped (text_escape) */
+		char parent_exe[256];
+		uint64_t samples;    /* of min_samples */
+	} top[LEARN_TOP_MAX];   /* learning baselines with the most samples first */
+	size_t ntop;
+};
+
+/* Fill *ret. One pass over the store. */
+void learner__progress(const struct learner *l, struct learn_progress *ret);
+
+#endif

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpfsensor.c - skeleton lifecycle.
+ *
+ * Configuration goes in between __open() and __load(): map sizes and the
+ * rodata switches. Optional programs whose feature is missing are not loaded
+ * at all (autoload off) rather than failing the whole object.
+ */
+#include "probes/bpfsensor.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "log.h"
+#include "plumbline_bpf.skel.h"
+
+struct bpfsensor {
+	struct plumbline_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **perf_links;
+	int *perf_fds;
+	int ncpus;
+	bool open_fail;
+	bool refresh;
+	bool sync; /* pl_cpu_sync runs on each CPU before a pass */
+	bool sample;
+	struct bpf_link **sample_links;
+	int *sample_fds;
+	struct perf_buffer *mmaps;
+	bpfsensor_mmap_fn mmap_fn;
+	void *mmap_ctx;
+	uint64_t mmaps_lost;
+	struct pl_proc *scratch; /* one procs value: too big for the stack of a callback */
+};
+
+/* libbpf's warnings (verifier logs included, which can be long) go to
+ * stderr whole; its info and debug chatter only with --verbose. */
+__attribute__((format(printf, 2, 0))) static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+							   va_list ap)
+{
+	if (level != LIBBPF_WARN && log_get_level() < LOG_LVL_DEBUG)
+		return 0;
+	fputs("plumbline: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* A cpu-clock event at hz on every CPU, running prog: fds and links into
+ * *fds and *links (ncpus entries each, -1 / NULL where a CPU is offline). */
+static int attach_cpu_clock(struct bpfsensor *s, struct bpf_program *prog, uint32_t hz, int **fds,
+			    struct bpf_link ***links)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000000ull / hz, /* cpu-clock counts ns */
+	};
+
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return s->ncpus ? s->ncpus : -EINVAL;
+	*links = calloc(s->ncpus, sizeof(**links));
+	*fds = calloc(s->ncpus, sizeof(**fds));
+	if (!*links || !*fds)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		(*fds)[cpu] = -1;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == ENODEV) /* possible but offline */
+				continue;
+			return -errno;
+		}
+		(*fds)[cpu] = fd;
+		(*links)[cpu] = bpf_program__attach_perf_event(prog, fd);
+		if (!(*links)[cpu])
+			return -errno;
+	}
+	return 0;
+}
+
+int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, bpfsensor_record_fn cb,
+		    void *ctx, struct bpfsensor **ret)
+{
+	struct bpfsensor *s;
+	int r;
+
+	libbpf_set_print(libbpf_log);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return log_error_errno(ENOMEM, "Out of memory");
+	s->scratch = malloc(sizeof(*s->scratch));
+	if (!s->scratch) {
+		r = log_error_errno(ENOMEM, "Out of memory");
+		goto fail;
+	}
+	s->skel = plumbline_bpf__open();
+	if (!s->skel) {
+		r = log_error_errno(errno, "Failed to open the BPF object: %m");
+		goto fail;
+	}
+	s->open_fail = feat->have[PL_FEAT_SYSCALL_TP];
+	s->refresh = feat->have[PL_FEAT_PERF_EVENT] && opts->refresh_hz > 0;
+	s->skel->rodata->track_open_fail = s->open_fail;
+	s->skel->rodata->wakeup_bytes = (uint64_t)opts->ringbuf_kb * 1024 / 8;
+	s->skel->rodata->self_tgid = getpid();
+	s->skel->rodata->fail_key_burst = opts->fail_keys_burst;
+	s->skel->rodata->fail_key_interval_ns = 1000000000ull / (opts->fail_keys_per_s ? opts->fail_keys_per_s : 1);
+	if (!s->open_fail) {
+		bpf_program__set_autoload(s->skel->progs.pl_exit_openat, false);
+		bpf_program__set_autoload(s->skel->progs.pl_exit_open, false);
+		bpf_program__set_autoload(s->skel->progs.pl_exit_openat2, false);
+		bpf_program__set_autoload(s->skel->progs.pl_exit_creat, false);
+	}
+	/* one sched_switch program of two, by the prototype (kfeatures.c) */
+	bpf_program__set_autoload(feat->have[PL_FEAT_SCHED_SWITCH_STATE] ? s->skel->progs.pl_switch_3arg
+									  : s->skel->progs.pl_sched_switch,
+				  false);
+	if (!s->refresh)
+		bpf_program__set_autoload(s->skel->progs.pl_cpu_refresh, false);
+	bpf_program__set_autoattach(s->skel->progs.pl_cpu_sync, false); /* run on demand: bpfsensor__sync_cpu() */
+	s->ncpus = libbpf_num_possible_cpus();
+	s->sync = s->ncpus > 0;
+	s->sample = feat->have[PL_FEAT_PERF_EVENT] && opts->sample_hz > 0;
+	s->skel->rodata->stack_key_burst = ONCPU_MAX_KEYS;
+	if (!s->sample)
+		bpf_program__set_autoload(s->skel->progs.pl_oncpu_sample, false);
+	bpf_map__set_max_entries(s->skel->maps.ustacks, opts->max_stacks);
+	bpf_map__set_max_entries(s->skel->maps.kstacks, opts->max_stacks);
+	bpf_map__set_max_entries(s->skel->maps.stack_counts, opts->max_stacks * 4);
+	bpf_map__set_max_entries(s->skel->maps.procs, opts->max_procs);
+	bpf_map__set_max_entries(s->skel->maps.fail_paths, opts->max_fail_paths);
+	bpf_map__set_max_entries(s->skel->maps.events, opts->ringbuf_kb * 1024);
+
+	r = plumbline_bpf__load(s->skel);
+	if (r) {
+		r = log_error_errno(r, "Failed to load the BPF programs: %m (see the libbpf messages above)");
+		goto fail;
+	}
+	r = plumbline_bpf__attach(s->skel);
+	if (r) {
+		r = log_error_errno(r, "Failed to attach the BPF programs: %m");
+		goto fail;
+	}
+	if (s->refresh) {
+		r = attach_cpu_clock(s, s->skel->progs.pl_cpu_refresh, opts->refresh_hz, &s->perf_fds, &s->perf_links);
+		if (r < 0) {
+			r = log_error_errno(r, "Failed to attach the CPU refresher to perf events: %m");
+			goto fail;
+		}
+	}
+	if (s->sample) {
+		r = attach_cpu_clock(s, s->skel->progs.pl_oncpu_sample, opts->sample_hz, &s->sample_fds,
+				     &s->sample_links);
+		if (r < 0) {
+			r = log_error_errno(r, "Failed to attach the on-CPU sampler to perf events: %m");
+			goto fail;
+		}
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), cb, ctx, NULL);
+	if (!s->rb) {
+		r = log_error_errno(errno, "Failed to set up the ring buffer: %m");
+		goto fail;
+	}
+	*ret = s;
+	return 0;
+fail:
+	bpfsensor__free(s);
+	return r;
+}
+
+int bpfsensor__epoll_fd(const struct bpfsensor *s)
+{
+	return ring_buffer__epoll_fd(s->rb);
+}
+
+int bpfsensor__consume(struct bpfsensor *s)
+{
+	/* mappings first: a stack record may name an object mapped just before */
+	if (s->mmaps)
+		perf_buffer__consume(s->mmaps);
+	return ring_buffer__consume(s->rb);
+}
+
+/* PERF_RECORD_MMAP2 as the kernel lays it out with attr.build_id set. */
+struct mmap2_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint8_t build_id_size;
+	uint8_t reserved1;
+	uint16_t reserved2;
+	uint8_t build_id[20];
+	uint32_t prot, flags;
+	char filename[];
+};
+
+static enum bpf_perf_event_ret on_mmap(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct bpfsensor *s = ctx;
+	const struct mmap2_rec *m = (const void *)h;
+	size_t max;
+
+	(void)cpu;
+	if (h->type == PERF_RECORD_LOST) {
+		const struct {
+			struct perf_event_header h;
+			uint64_t id, lost;
+		} *l = (const void *)h;
+
+		if (h->size >= sizeof(*l))
+			s->mmaps_lost += l->lost;
+		return LIBBPF_PERF_EVENT_CONT;
+	}
+	if (h->type != PERF_RECORD_MMAP2 || h->size <= sizeof(*m))
+		return LIBBPF_PERF_EVENT_CONT;
+	max = h->size - sizeof(*m);
+	if (!memchr(m->filename, 0, max) || m->filename[0] != '/')
+		return LIBBPF_PERF_EVENT_CONT; /* anonymous, [vdso], or cut */
+	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && m->build_id_size <= sizeof(m->build_id))
+		s->mmap_fn(s->mmap_ctx, m->pid, m->build_id, m->build_id_size, m->filename);
+	else
+		s->mmap_fn(s->mmap_ctx, m->pid, NULL, 0, m->filename);
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+int bpfsensor__watch_mmaps(struct bpfsensor *s, bpfsensor_mmap_fn fn, void *ctx)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.mmap = 1,
+		.mmap2 = 1,
+		.build_id = 1,
+		.watermark = 1,
+		.wakeup_watermark = 1u << 30, /* never wakes: consumed with every ring-buffer batch */
+	};
+	struct perf_buffer_raw_opts o = { .sz = sizeof(o) };
+
+	if (!s->sample || s->mmaps)
+		return -EINVAL;
+	s->mmap_fn = fn;
+	s->mmap_ctx = ctx;
+	s->mmaps = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.mmap_events), 128, &attr, on_mmap, s, &o);
+	if (!s->mmaps)
+		return -errno;
+	return 0;
+}
+
+uint64_t bpfsensor__mmaps_lost(const struct bpfsensor *s)
+{
+	return s->mmaps_lost;
+}
+
+int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	_cleanup_free_ uint64_t *vals = NULL;
+
+	if (ncpus <= 0)
+		return -EINVAL;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < PL_DROP_MAX; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.drops), &k, vals))
+			return -errno;
+		for (int c = 0; c < ncpus; c++)
+			out[k] += vals[c];
+	}
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *ctx, uint32_t tgid, const struct pl_proc *p),
+			    void *ctx)
+{
+	int fd = bpf_map__fd(s->skel->maps.procs), r = 0;
+	uint32_t key, next, *keys = NULL;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0 && n < max) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			uint32_t *k = realloc(keys, ncap * sizeof(*k));
+
+			if (!k) {
+				r = -ENOMEM;
+				break;
+			}
+			keys = k;
+			cap = ncap;
+		}
+		keys[n++] = key;
+	}
+	if (n)
+		qsort(keys, n, sizeof(*keys), cmp_u32);
+	for (size_t i = 0; i < n; i++) {
+		if (i && keys[i] == keys[i - 1])
+			continue;
+		if (bpf_map_lookup_elem(fd, &keys[i], s->scratch) == 0)
+			fn(ctx, keys[i], s->scratch);
+	}
+	free(keys);
+	return r;
+}
+
+static int fail_lookup(void *ctx, const struct pl_fail_key *k, struct pl_fail_val *ret)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.fail_paths), k, ret) ? -errno : 0;
+}
+
+static int fail_remove(void *ctx, const struct pl_fail_key *k)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_delete_elem(bpf_map__fd(s->skel->maps.fail_paths), k) ? -errno : 0;
+}
+
+static int fail_next_key(void *ctx, const struct pl_fail_key *prev, struct pl_fail_key *ret)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_get_next_key(bpf_map__fd(s->skel->maps.fail_paths), prev, ret) ? -errno : 0;
+}
+
+static bool image_live(void *ctx, uint32_t tgid, uint64_t image_id)
+{
+	struct bpfsensor *s = ctx;
+	struct pl_proc *p = s->scratch;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &tgid, p) == 0 && p->id.image_id == image_id;
+}
+
+struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s)
+{
+	return (struct failpaths_table){
+		.ctx = s,
+		.lookup = fail_lookup,
+		.remove = fail_remove,
+		.next_key = fail_next_key,
+		.image_live = image_live,
+	};
+}
+
+bool bpfsensor__tracks_open_fail(const struct bpfsensor *s)
+{
+	return s->open_fail;
+}
+
+void bpfsensor__sync_cpu(struct bpfsensor *s)
+{
+	int fd = bpf_program__fd(s->skel->progs.pl_cpu_sync);
+
+	if (!s->sync)
+		return;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (uint32_t)cpu);
+
+		if (bpf_prog_test_run_opts(fd, &o) == 0 || errno == ENXIO)
+			continue; /* ENXIO: the CPU is offline, nothing runs there */
+		log_warn_errno(errno,
+				  "Cannot bring the CPU counters up to date on CPU %d before a pass (%m): "
+				  "windows see CPU as of the last refresh (1/--refresh-hz s) from now on",
+				  cpu);
+		s->sync = false;
+		return;
+	}
+}
+
+bool bpfsensor__refreshes_cpu(const struct bpfsensor *s)
+{
+	return s->refresh;
+}
+
+bool bpfsensor__samples(const struct bpfsensor *s)
+{
+	return s->sample;
+}
+
+static int st_count(void *ctx, const struct pl_stack_key *k, uint64_t *ret)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stack_counts), k, ret) ? -errno : 0;
+}
+
+static int st_remove(void *ctx, const struct pl_stack_key *k)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_delete_elem(bpf_map__fd(s->skel->maps.stack_counts), k) ? -errno : 0;
+}
+
+static int st_next_key(void *ctx, const struct pl_stack_key *prev, struct pl_stack_key *ret)
+{
+	struct bpfsensor *s = ctx;
+
+	return bpf_map_get_next_key(bpf_map__fd(s->skel->maps.stack_counts), prev, ret) ? -errno : 0;
+}
+
+_Static_assert(sizeof(struct pl_ustack_frame) == sizeof(struct bpf_stack_build_id) &&
+		       offsetof(struct pl_ustack_frame, offset_or_ip) == offsetof(struct bpf_stack_build_id, offset) &&
+		       (int)PL_FRAME_VALID == (int)BPF_STACK_BUILD_ID_VALID && (int)PL_FRAME_IP == (int)BPF_STACK_BUILD_ID_IP,
+	       "pl_ustack_frame is struct bpf_stack_build_id");
+
+static int st_ustack(void *ctx, int32_t id, struct pl_ustack_frame *ret)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t k = id;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.ustacks), &k, ret) ? -errno : 0;
+}
+
+static int st_kstack(void *ctx, int32_t id, uint64_t *ret)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t k = id;
+
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.kstacks), &k, ret) ? -errno : 0;
+}
+
+static int st_forget(void *ctx, bool kernel, int32_t id)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t k = id;
+	int fd = bpf_map__fd(kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks);
+
+	return bpf_map_delete_elem(fd, &k) ? -errno : 0;
+}
+
+static int st_next_stack(void *ctx, bool kernel, int32_t prev, int32_t *ret)
+{
+	struct bpfsensor *s = ctx;
+	uint32_t p = prev, next;
+	int fd = bpf_map__fd(kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks);
+
+	if (bpf_map_get_next_key(fd, prev < 0 ? NULL : &p, &next))
+		return -errno;
+	*ret = (int32_t)next;
+	return 0;
+}
+
+struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s)
+{
+	return (struct oncpu_table){
+		.ctx = s,
+		.count = st_count,
+		.remove = st_remove,
+		.next_key = st_next_key,
+		.ustack = st_ustack,
+		.kstack = st_kstack,
+		.forget_stack = st_forget,
+		.next_stack = st_next_stack,
+		.image_live = image_live,
+	};
+}
+
+const char *bpfsensor__libbpf_version(void)
+{
+	return libbpf_version_string();
+}
+
+void bpfsensor__free(struct bpfsensor *s)
+{
+	if (!s)
+		return;
+	ring_buffer__free(s->rb);
+	perf_buffer__free(s->mmaps);
+	for (int i = 0; s->sample_links && i < s->ncpus; i++)
+		bpf_link__destroy(s->sample_links[i]);
+	for (int i = 0; s->sample_fds && i < s->ncpus; i++)
+		if (s->sample_fds[i] >= 0)
+			close(s->sample_fds[i]);
+	free(s->sample_links);
+	free(s->sample_fds);
+	for (int i = 0; s->perf_links && i < s->ncpus; i++)
+		bpf_link__destroy(s->perf_links[i]);
+	for (int i = 0; s->perf_fds && i < s->ncpus; i++)
+		if (s->perf_fds[i] >= 0)
+			close(s->perf_fds[i]);
+	free(s->perf_links);
+	free(s->perf_fds);
+	plumbline_bpf__destroy(s->skel);
+	free(s->scratch);
+	free(s);
+}
+
+const int *bpfsensor__steady_cmds(size_t *ret_n)
+{
+	static const int cmds[] = {
+		BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
+		BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_LOOKUP_AND_DELETE_ELEM, BPF_MAP_LOOKUP_BATCH,
+		BPF_MAP_LOOKUP_AND_DELETE_BATCH, BPF_MAP_DELETE_BATCH,
+	};
+
+	*ret_n = ARRAY_SIZE(cmds);
+	return cmds;
+}
+
+const int *bpfsensor__loader_cmds(size_t *ret_n)
+{
+	static const int cmds[] = {
+		BPF_PROG_LOAD, BPF_BTF_LOAD, BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN, BPF_PROG_ATTACH, BPF_LINK_UPDATE,
+	};
+
+	*ret_n = ARRAY_SIZE(cmds);
+	return cmds;
+}

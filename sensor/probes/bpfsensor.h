@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfsensor.h - the BPF side, as one object: open, configure, load, attach.
+ *
+ * Owns the skeleton, its links and the ring buffer. The daemon owns the event
+ * loop: it polls bpfsensor__epoll_fd() and calls bpfsensor__consume().
+ */
+#ifndef PL_BPFSENSOR_H
+#define PL_BPFSENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "process/failpaths.h"
+#include "probes/kfeatures.h"
+#include "stacks/oncpu.h"
+#include "plumbline.h"
+
+struct bpfsensor_opts {
+	uint32_t max_procs;      /* entries of the in-kernel process table */
+	uint32_t max_fail_paths; /* entries of the failed-open dedupe table */
+	uint32_t ringbuf_kb;     /* ring buffer size, power of two */
+	uint32_t refresh_hz;     /* CPU refresh frequency per CPU; 0 disables */
+	uint32_t fail_keys_burst; /* new failed-path keys one image may insert at once */
+	uint32_t fail_keys_per_s; /* ... and then per second */
+	uint32_t sample_hz;      /* on-CPU stack samples per second per CPU; 0 disables */
+	uint32_t max_stacks;     /* entries of each stack table */
+};
+
+/* An executable file mapped by some process, as the kernel reported it
+ * (PERF_RECORD_MMAP2): its build-id (len 0: the kernel could not read it)
+ * and its path. Called from bpfsensor__consume() before any ring-buffer
+ * record, so a stack is never read before the mapping it runs in. */
+typedef void (*bpfsensor_mmap_fn)(void *ctx, uint32_t pid, const uint8_t *build_id, size_t len, const char *path);
+
+struct bpfsensor;
+
+/*
+ * Open, configure from opts and the probed features, load and attach.
+ * cb is called for every ring-buffer record with ctx. Logs what fails.
+ * Returns 0 and *ret, or -errno.
+ */
+/* Called for each ring-buffer record (data, size as the kernel wrote them);
+ * a negative return stops the current batch (the record is consumed). */
+typedef int (*bpfsensor_record_fn)(void *ctx, void *data, size_t size);
+
+int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features *feat, bpfsensor_record_fn cb,
+		    void *ctx, struct bpfsensor **ret);
+
+/* Receive the mappings (see bpfsensor_mmap_fn) when sampling is on. Once,
+ * after open. 0 or -errno (sampling then names objects from /proc only). */
+int bpfsensor__watch_mmaps(struct bpfsensor *s, bpfsensor_mmap_fn fn, void *ctx);
+/* PERF_RECORD_LOST: mapping records the kernel could not deliver. */
+uint64_t bpfsensor__mmaps_lost(const struct bpfsensor *s);
+
+int bpfsensor__epoll_fd(const struct bpfsensor *s);
+/* Deliver every pending record. Returns the number consumed or -errno. */
+int bpfsensor__consume(struct bpfsensor *s);
+
+/* Loss counters summed over CPUs. 0 or -errno. */
+int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX]);
+
+/*
+ * Call fn once for every process in the kernel's table, with its current
+ * entry (valid during the call only). The keys are collected first and
+ * visited in order: a deletion under the map's cursor (a process exiting
+ * meanwhile) would restart the kernel's walk and visit processes twice.
+ * At most max keys are collected. 0 or -ENOMEM (some were visited).
+ */
+int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *ctx, uint32_t tgid, const struct pl_proc *p),
+			    void *ctx);
+
+/* The failed-path table and the process table, as failpaths.c uses them. */
+struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s);
+bool bpfsensor__tracks_open_fail(const struct bpfsensor *s);
+/* Bring every CPU's running thread's CPU time and syscalls into its
+ * process now (an IPI per CPU), before a pass over the process table. */
+void bpfsensor__sync_cpu(struct bpfsensor *s);
+bool bpfsensor__refreshes_cpu(const struct bpfsensor *s);
+bool bpfsensor__samples(const struct bpfsensor *s);
+
+/* The on-CPU sample tables, as oncpu.c uses them. */
+struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s);
+
+/* The bpf(2) commands the sensor makes once attached (on the fds it holds:
+ * map reads, deletes and walks, the refresher's test run, object info), and
+ * those that load or attach, which it never makes then: privilege.c's
+ * seccomp filter allows the first and kills on the second. Static arrays;
+ * the count in *ret_n. */
+const int *bpfsensor__steady_cmds(size_t *ret_n);
+const int *bpfsensor__loader_cmds(size_t *ret_n);
+
+/* "libbpf X.Y", for `plumbline version`. */
+const char *bpfsensor__libbpf_version(void);
+
+/* Detach and free. NULL-safe. */
+void bpfsensor__free(struct bpfsensor *s);
+
+#endif

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * waitstate.c - what a waiting process waits on, from /proc (see
+ * waitstate.h).
+ */
+#include "process/waitstate.h"
+#include "lineread.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREADS_SCANNED 256
+
+/* The state letter after the last ')' of a stat line (comm may hold ')'). */
+static char stat_state(const char *path)
+{
+	char buf[512];
+	const char *p;
+
+	if (read_small_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return 0;
+	return p[2];
+}
+
+char waitstate__proc_state(uint32_t tgid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", tgid);
+	return stat_state(path);
+}
+
+/* A symbol name: letters, digits, '_' and '.', bounded; "" otherwise. */
+static void symbol(char *dst, const char *src, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && n < PL_WAIT_NAME - 1 &&
+	       ((src[n] >= 'a' && src[n] <= 'z') || (src[n] >= 'A' && src[n] <= 'Z') ||
+		(src[n] >= '0' && src[n] <= '9') || src[n] == '_' || src[n] == '.'))
+		n++;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* "[<0>] pipe_read+0x31e/0x420" lines: the names only. */
+static void read_stack(const char *dir, struct pl_wait_thread *t)
+{
+	char path[96], buf[4096], *line, *save = NULL;
+
+	if (snprintf(path, sizeof(path), "%s/stack", dir) >= (int)sizeof(path)) /* never a truncated path */
+		return;
+	if (read_small_file(path, buf, sizeof(buf)) < 0)
+		return;
+	t->stack_read = true;
+	for (line = strtok_r(buf, "\n", &save); line && t->nframes < PL_WAIT_FRAMES; line = strtok_r(NULL, "\n", &save)) {
+		char *name = strchr(line, ']');
+
+		name = name ? name + 1 : line;
+		while (*name == ' ')
+			name++;
+		symbol(t->frames[t->nframes], name, strlen(name));
+		if (t->frames[t->nframes][0])
+			t->nframes++;
+	}
+}
+
+static void read_wchan(const char *dir, struct pl_wait_thread *t)
+{
+	char path[96], buf[PL_WAIT_NAME];
+
+	if (snprintf(path, sizeof(path), "%s/wchan", dir) >= (int)sizeof(path))
+		return;
+	if (read_small_file(path, buf, sizeof(buf)) <= 0 || strcmp(buf, "0") == 0)
+		return;
+	symbol(t->wchan, buf, strlen(buf));
+}
+
+/* How telling a thread's state is about why the process waits. */
+static int rank(char st)
+{
+	switch (st) {
+	case 'T':
+	case 't':
+		return 4;
+	case 'D':
+		return 3;
+	case 'R':
+		return 2;
+	case 'S':
+		return 1;
+	}
+	return 0;
+}
+
+int waitstate__read(uint32_t tgid, struct pl_wait *ret)
+{
+	char dir[64], tdir[96];
+	struct dirent *de;
+	char main_state = 0, best = 0;
+	uint32_t scanned = 0;
+	DIR *d;
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(dir, sizeof(dir), "/proc/%u/task", tgid);
+	d = opendir(dir);
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d)) && scanned < MAX_THREADS_SCANNED) {
+		char *end, st;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+		struct pl_wait_thread *t;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end || tid > UINT32_MAX)
+			continue;
+		scanned++;
+		snprintf(tdir, sizeof(tdir), "%s/%lu", dir, tid);
+		snprintf(tdir + strlen(tdir), sizeof(tdir) - strlen(tdir), "/stat");
+		st = stat_state(tdir);
+		tdir[strlen(tdir) - 5] = '\0';
+		if (!st)
+			continue; /* gone meanwhile */
+		ret->threads++;
+		ret->runq += st == 'R';
+		ret->blocked += st == 'S' || st == 'D';
+		ret->stopped += st == 'T' || st == 't';
+		if (tid == tgid)
+			main_state = st;
+		if (rank(st) > rank(best))
+			best = st;
+		if (st == 'R' || ret->nt == PL_WAIT_THREADS)
+			continue;
+		t = &ret->t[ret->nt++];
+		t->tid = (uint32_t)tid;
+		t->state = st;
+		read_wchan(tdir, t);
+		read_stack(tdir, t);
+	}
+	closedir(d);
+	if (!ret->threads)
+		return -ENOENT;
+	ret->state = rank(best) >= 2 ? best : main_state ? main_state : best;
+	/* the main thread first when it waits: it names what the process waits on */
+	for (uint32_t i = 1; i < ret->nt; i++)
+		if (ret->t[i].tid == tgid || rank(ret->t[i].state) > rank(ret->t[0].state)) {
+			struct pl_wait_thread tmp = ret->t[0];
+
+			ret->t[0] = ret->t[i];
+			ret->t[i] = tmp;
+		}
+	return 0;
+}

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/*
+ * snapshot.c - the tick's snapshot, and its two renderings (see snapshot.h).
+ *
+ * The metric families and their meaning are listed in docs/metrics.md, the
+ * fields of status.json in docs/status.md: a family or field added here is
+ * added there.
+ */
+#include "telemetry/snapshot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "probes/bpfsensor.h"
+#include "clock.h"
+#include "lineread.h"
+#include "syslog_out.h"
+#include "textsafe.h"
+
+static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack"};
+
+const char *snap_output__name(enum snap_output o)
+{
+	static const char *const names[SNAP_OUT_MAX] = {"json", "syslog", "ocsf", "audit"};
+
+	return (unsigned)o < SNAP_OUT_MAX ? names[o] : "?";
+}
+
+void snapshot__clear(struct snapshot *s)
+{
+	for (size_t i = 0; i < s->nrule; i++)
+		free(s->rule[i].name);
+	free(s->rule);
+	*s = (struct snapshot){0};
+}
+
+static void loss(struct snapshot *s, const char *cause, uint64_t n)
+{
+	if (s->nloss < SNAP_LOSSES_MAX)
+		s->loss[s->nloss++] = (struct snap_loss){.cause = cause, .n = n};
+}
+
+static uint64_t rss_bytes(void)
+{
+	char buf[128];
+	unsigned long long size, resident;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (read_small_file("/proc/self/statm", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llu", &size, &resident) != 2 || page <= 0)
+		return 0;
+	return (uint64_t)resident * (uint64_t)page;
+}
+
+static void output_state(struct snap_output_state *o, const struct pl_output *out)
+{
+	if (!out)
+		return;
+	o->on = true;
+	o->written = out->written;
+	o->dropped = out->dropped;
+	o->failing = out->failing;
+	snprintf(o->state, sizeof(o->state), "%s", out->failing ? "failing" : "ok");
+}
+
+static int fill_rules(struct snapshot *s, const struct alerts *a)
+{
+	const struct alerts_rule_count *c;
+	size_t n;
+
+	alerts__counts(a, &s->rules);
+	s->nrecent = alerts__recent(a, s->recent, ALERTS_RECENT_MAX);
+	c = alerts__rule_counts(a, &n);
+	if (!n)
+		return 0;
+	s->rule = calloc(n, sizeof(*s->rule));
+	if (!s->rule)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		s->rule[i] = (struct snap_rule){.name = strdup(c[i].name),
+						.enabled = c[i].enabled,
+						.evaluations = c[i].evaluations,
+						.alerts = c[i].alerts,
+						.throttled = c[i].throttled};
+		if (!s->rule[i].name)
+			return -ENOMEM;
+		s->nrule++;
+	}
+	return 0;
+}
+
+int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t start_time_ns, uint32_t max_procs)
+{
+	const struct images_stats *im = images__stats(src->images);
+	const struct pipeline_stats *pst = pipeline__stats(src->pipe);
+	uint64_t k[PL_DROP_MAX] = {0}, now = mono_ns();
+	struct rusage ru;
+	int r = 0;
+
+	snapshot__clear(s);
+	bpfsensor__drops(src->bpf, k);
+	getrusage(RUSAGE_SELF, &ru);
+	s->pid = (uint32_t)getpid();
+	s->time_ns = now + (uint64_t)mono_to_real();
+	s->start_time_ns = start_time_ns;
+	s->uptime_ns = now - src->start_ns;
+	s->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+		    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+	s->rss_bytes = rss_bytes();
+	s->maxrss_bytes = (uint64_t)ru.ru_maxrss * 1024u;
+	for (int i = 0; i < PL_FEAT_MAX; i++)
+		s->have[i] = src->feat->have[i];
+	s->tracked_processes = proctable__count(src->procs);
+	s->max_procs = max_procs;
+	s->baselines_on = src->learn;
+	s->rules_on = src->alerts;
+	s->sampling_on = src->oncpu;
+
+	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
+		s->ringbuf_records[i] = im->records[i];
+	s->exec_records = pst->exec_records;
+	s->process_records = pst->process_records;
+	s->window_records = pst->window_records;
+
+	/* every loss counter of the stats record, by its key there (docs/records.md) */
+	{
+		static const enum pl_loss order[] = {
+			PL_LOSS_RINGBUF_FULL,	      PL_LOSS_PROC_MAP_FULL,	      PL_LOSS_FAIL_PATH_MAP_FULL,
+			PL_LOSS_THREAD_STATE,	      PL_LOSS_PATH_FAULT,	      PL_LOSS_FAIL_PATH_IMAGE_CAP,
+			PL_LOSS_STACK_TABLE_FULL,      PL_LOSS_STACK_NOT_STORED,       PL_LOSS_STACK_IMAGE_CAP,
+			PL_LOSS_INVALID_RECORDS,       PL_LOSS_PROCTABLE_FULL,	      PL_LOSS_FAIL_KEYS_UNREMEMBERED,
+			PL_LOSS_FAIL_PATHS_DISPLACED,  PL_LOSS_BINARIES_UNTRACKED,     PL_LOSS_BINARY_PATHS_FORGOTTEN,
+			PL_LOSS_HASH_QUEUE_FULL,
+		};
+		/* with on-CPU sampling only */
+		static const enum pl_loss sampling[] = {
+			PL_LOSS_STACKS_UNREADABLE,
+			PL_LOSS_KEYS_DISPLACED,
+			PL_LOSS_MAPPINGS_LOST,
+			PL_LOSS_OBJECTS_REFUSED,
+		};
+		uint64_t c[PL_LOSS_MAX];
+
+		stats__loss_counts(src, c);
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+			loss(s, pl_loss__name(order[i]), c[order[i]]);
+		for (size_t i = 0; src->oncpu && src->sym && i < sizeof(sampling) / sizeof(sampling[0]); i++)
+			loss(s, pl_loss__name(sampling[i]), c[sampling[i]]);
+	}
+	s->path_truncated = k[PL_DROP_PATH_TRUNC];
+	s->args_truncated = k[PL_DROP_ARGS_TRUNC];
+	s->losses = stats__losses(src);
+
+	output_state(&s->out[SNAP_OUT_JSON], src->json);
+	output_state(&s->out[SNAP_OUT_SYSLOG], src->syslog);
+	output_state(&s->out[SNAP_OUT_OCSF], src->ocsf);
+	output_state(&s->out[SNAP_OUT_AUDIT], src->audit);
+	if (src->syslog) {
+		struct pl_syslog_stats st;
+
+		syslog_output__stats(src->syslog, &st);
+		snprintf(s->out[SNAP_OUT_SYSLOG].state, sizeof(s->out[SNAP_OUT_SYSLOG].state), "%s",
+			 syslog_state__name(st.state));
+		s->out[SNAP_OUT_SYSLOG].queued = st.queued;
+		s->out[SNAP_OUT_SYSLOG].queued_bytes = st.queued_bytes;
+	}
+	if (src->alerts)
+		r = fill_rules(s, src->alerts);
+	if (src->learn) {
+		learner__progress(src->learn, &s->learn);
+		loss(s, "without_baseline", s->learn.without_baseline);
+	}
+	hostctx__psi(now, &s->psi);
+	return r;
+}
+
+/* ---- Prometheus text (docs/metrics.md) ---- */
+
+#define L1(n, v) ((struct pl_label[]){{(n), (v)}})
+
+static void counter(struct pl_expo *e, const char *name, const char *help, uint64_t v)
+{
+	expo__family(e, name, PL_METRIC_COUNTER, help);
+	expo__u64(e, NULL, 0, v);
+}
+
+static void gauge(struct pl_expo *e, const char *name, const char *help, double v)
+{
+	expo__family(e, name, PL_METRIC_GAUGE, help);
+	expo__double(e, NULL, 0, v);
+}
+
+static void render_rules(const struct snapshot *s, struct pl_expo *e)
+{
+	const struct alerts_counts *c = &s->rules;
+
+	expo__family(e, "plumbline_rules_loaded", PL_METRIC_GAUGE, "Rules loaded, by whether they are enabled.");
+	expo__u64(e, L1("enabled", "true"), 1, c->enabled);
+	expo__u64(e, L1("enabled", "false"), 1, c->rules - c->enabled);
+	counter(e, "plumbline_rule_samples_total", "Samples (exec, window, exit) on which some enabled rule ran.",
+		c->events);
+	expo__family(e, "plumbline_rule_evaluations_total", PL_METRIC_COUNTER,
+		     "Evaluations of each loaded rule (one per sample at a moment it runs at).");
+	for (size_t i = 0; i < s->nrule; i++)
+		expo__u64(e, L1("rule", s->rule[i].name), 1, s->rule[i].evaluations);
+	expo__family(e, "plumbline_rule_alerts_total", PL_METRIC_COUNTER, "Alerts written, by rule.");
+	for (size_t i = 0; i < s->nrule; i++)
+		expo__u64(e, L1("rule", s->rule[i].name), 1, s->rule[i].alerts);
+	expo__family(e, "plumbline_rule_throttled_total", PL_METRIC_COUNTER,
+		     "Matches held back by the rule's dedupe window (throttle), by rule.");
+	for (size_t i = 0; i < s->nrule; i++)
+		expo__u64(e, L1("rule", s->rule[i].name), 1, s->rule[i].throttled);
+	counter(e, "plumbline_alert_summaries_total", "alert_summary records written (dedupe windows closed).",
+		c->summaries);
+	gauge(e, "plumbline_alert_summaries_pending", "Dedupe windows holding matches not reported yet.",
+	      (double)c->summaries_pending);
+	counter(e, "plumbline_rule_reloads_total", "Successful rule reloads on SIGHUP.", c->reloads);
+	counter(e, "plumbline_rule_reload_failures_total", "Rule reloads rejected on SIGHUP.", c->reload_failures);
+	counter(e, "plumbline_regex_limit_hits_total",
+		"Regex evaluations stopped by PCRE2's match or depth limit (the comparison is false).",
+		c->regex_limit_hits);
+	counter(e, "plumbline_regex_budget_skips_total",
+		"Regex evaluations skipped because the second's regex budget (--regex-budget-ms) was spent.",
+		c->regex_skipped);
+	counter(e, "plumbline_regex_budget_skipped_matches_total",
+		"Rule matches undecided because of a skipped regex (they matched: fail closed).",
+		c->regex_skipped_matches);
+	counter(e, "plumbline_regex_errors_total", "Regex matches that failed otherwise.", c->regex_errors);
+	counter(e, "plumbline_regex_runs_total", "PCRE2 matches run.", c->regex_runs);
+	counter(e, "plumbline_regex_cache_hits_total", "Regex evaluations answered from the verdict cache.",
+		c->regex_cache_hits);
+}
+
+static void render_baselines(const struct snapshot *s, struct pl_expo *e)
+{
+	const struct learn_progress *l = &s->learn;
+
+	expo__family(e, "plumbline_baselines", PL_METRIC_GAUGE,
+		     "Baselines in the store, by state: learning (fewer process samples than --min-samples) or ready.");
+	expo__u64(e, L1("state", "learning"), 1, l->learning);
+	expo__u64(e, L1("state", "ready"), 1, l->ready);
+	gauge(e, "plumbline_baselines_windows_ready",
+	      "Baselines with at least --min-windows window samples (window scores ready).", (double)l->windows_ready);
+	expo__family(e, "plumbline_baseline_samples_learned_total", PL_METRIC_COUNTER,
+		     "Samples learned into baselines since start, by kind.");
+	expo__u64(e, L1("kind", "process"), 1, l->process_samples);
+	expo__u64(e, L1("kind", "window"), 1, l->window_samples);
+	counter(e, "plumbline_baseline_anomalous_samples_total", "Samples whose verdict was anomalous.", l->anomalous);
+	counter(e, "plumbline_baseline_save_errors_total", "Failed saves of the baseline store.", l->save_errors);
+}
+
+int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
+{
+	static const char *const psi_res[] = {"cpu", "memory", "io"};
+	bool psi_ok[] = {s->psi.cpu_ok, s->psi.memory_ok, s->psi.io_ok};
+	double psi_v[] = {s->psi.cpu, s->psi.memory, s->psi.io};
+
+	expo__family(e, "plumbline_build_info", PL_METRIC_GAUGE, "The sensor's version (the value is 1).");
+	expo__u64(e, ((struct pl_label[]){{"version", PL_VERSION}, {"libbpf", bpfsensor__libbpf_version()}}), 2, 1);
+	gauge(e, "plumbline_start_time_seconds", "When the sensor started, seconds since the Unix epoch.",
+	      (double)s->start_time_ns / 1e9);
+	gauge(e, "plumbline_uptime_seconds", "Seconds since the sensor started.", (double)s->uptime_ns / 1e9);
+	expo__family(e, "plumbline_kernel_feature", PL_METRIC_GAUGE, "Probed kernel features: 1 available, 0 missing.");
+	for (int i = 0; i < PL_FEAT_MAX; i++)
+		expo__u64(e, L1("feature", features__id(i)), 1, s->have[i]);
+	gauge(e, "plumbline_tracked_processes", "Processes in the user-space process table.",
+	      (double)s->tracked_processes);
+	gauge(e, "plumbline_tracked_processes_max", "The process table's bound (--max-procs).", (double)s->max_procs);
+
+	expo__family(e, "plumbline_events_total", PL_METRIC_COUNTER, "Valid ring-buffer records consumed, by type.");
+	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
+		expo__u64(e, L1("type", ev_names[i]), 1, s->ringbuf_records[i]);
+	expo__family(e, "plumbline_records_total", PL_METRIC_COUNTER,
+		     "exec, process and window records built and handed to the JSON output.");
+	expo__u64(e, L1("type", "exec"), 1, s->exec_records);
+	expo__u64(e, L1("type", "process"), 1, s->process_records);
+	expo__u64(e, L1("type", "window"), 1, s->window_records);
+	expo__family(e, "plumbline_losses_total", PL_METRIC_COUNTER,
+		     "Everything lost, by cause: the loss counters of the stats record, keyed as there.");
+	for (size_t i = 0; i < s->nloss; i++)
+		expo__u64(e, L1("cause", s->loss[i].cause), 1, s->loss[i].n);
+	expo__family(
+	    e, "plumbline_truncations_total", PL_METRIC_COUNTER,
+	    "Strings cut to their bound (nothing else lost): failed-open paths and exec paths, command lines.");
+	expo__u64(e, L1("what", "path"), 1, s->path_truncated);
+	expo__u64(e, L1("what", "args"), 1, s->args_truncated);
+
+	expo__family(e, "plumbline_output_records_written_total", PL_METRIC_COUNTER, "Records delivered, by output.");
+	for (int o = 0; o < SNAP_OUT_MAX; o++)
+		if (s->out[o].on)
+			expo__u64(e, L1("output", snap_output__name(o)), 1, s->out[o].written);
+	expo__family(e, "plumbline_output_records_dropped_total", PL_METRIC_COUNTER,
+		     "Records an output could not deliver, by output.");
+	for (int o = 0; o < SNAP_OUT_MAX; o++)
+		if (s->out[o].on)
+			expo__u64(e, L1("output", snap_output__name(o)), 1, s->out[o].dropped);
+	expo__family(e, "plumbline_output_failing", PL_METRIC_GAUGE,
+		     "1 while an output's last record was lost (a failure episode), else 0.");
+	for (int o = 0; o < SNAP_OUT_MAX; o++)
+		if (s->out[o].on)
+			expo__u64(e, L1("output", snap_output__name(o)), 1, s->out[o].failing);
+	if (s->out[SNAP_OUT_SYSLOG].on) {
+		gauge(e, "plumbline_syslog_queued_messages", "Alerts waiting for the syslog target.",
+		      (double)s->out[SNAP_OUT_SYSLOG].queued);
+		gauge(e, "plumbline_syslog_queued_bytes", "Bytes of the alerts waiting for the syslog target.",
+		      (double)s->out[SNAP_OUT_SYSLOG].queued_bytes);
+		gauge(e, "plumbline_syslog_connected", "1 when the syslog target is connected.",
+		      strcmp(s->out[SNAP_OUT_SYSLOG].state, "connected") == 0);
+	}
+	if (s->rules_on)
+		render_rules(s, e);
+	if (s->baselines_on)
+		render_baselines(s, e);
+	if (s->psi.present) {
+		expo__family(e, "plumbline_host_pressure_some_avg10_ratio", PL_METRIC_GAUGE,
+			     "Host pressure stall information: share of the last 10 s some task stalled, by resource.");
+		for (int i = 0; i < 3; i++)
+			if (psi_ok[i])
+				expo__double(e, L1("resource", psi_res[i]), 1, psi_v[i] / 100.0);
+	}
+	counter(e, "plumbline_metrics_scrapes_total", "Scrapes of this endpoint answered (as of the last tick).",
+		s->scrapes);
+	return e->err;
+}
+
+void snapshot__process_metrics(struct pl_expo *e, void *ctx)
+{
+	struct rusage ru;
+
+	(void)ctx;
+	getrusage(RUSAGE_SELF, &ru);
+	expo__family(e, "plumbline_process_cpu_seconds_total", PL_METRIC_COUNTER,
+		     "User and system CPU time of the sensor process (not of its BPF programs), seconds.");
+	expo__double(e, NULL, 0,
+		     (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	gauge(e, "plumbline_process_resident_memory_bytes", "Resident memory of the sensor process (/proc/self/statm).",
+	      (double)rss_bytes());
+	gauge(e, "plumbline_process_max_resident_memory_bytes", "Peak resident memory of the sensor process.",
+	      (double)ru.ru_maxrss * 1024.0);
+}
+
+/* ---- status.json (docs/status.md) ---- */
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static void add_str(struct json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
+}
+
+/* Raw bytes (a rule's name) as JSON: escaped once, as in records. */
+static void add_raw(struct json_object *o, const char *key, const char *raw)
+{
+	char *esc = text_escape_str(raw);
+
+	add_str(o, key, esc);
+	free(esc);
+}
+
+static struct json_object *status_watch(const struct snapshot *s)
+{
+	struct json_object *w = json_object_new_object(), *f = json_object_new_array(),
+			   *outs = json_object_new_object();
+
+	for (int i = 0; i < PL_FEAT_MAX; i++)
+		if (s->have[i])
+			json_object_array_add(f, json_object_new_string(features__id(i)));
+	json_object_object_add(w, "features", f);
+	add_u64(w, "tracked_processes", s->tracked_processes);
+	add_u64(w, "max_procs", s->max_procs);
+	json_object_object_add(w, "baselines", json_object_new_boolean(s->baselines_on));
+	json_object_object_add(w, "rules", json_object_new_boolean(s->rules_on));
+	json_object_object_add(w, "stack_sampling", json_object_new_boolean(s->sampling_on));
+	add_u64(w, "rules_loaded", s->rules.rules);
+	add_u64(w, "rules_enabled", s->rules.enabled);
+	for (int o = 0; o < SNAP_OUT_MAX; o++) {
+		struct json_object *x;
+
+		if (!s->out[o].on)
+			continue;
+		x = json_object_new_object();
+		add_str(x, "state", s->out[o].state);
+		add_u64(x, "written", s->out[o].written);
+		add_u64(x, "dropped", s->out[o].dropped);
+		json_object_object_add(outs, snap_output__name(o), x);
+	}
+	json_object_object_add(w, "outputs", outs);
+	return w;
+}
+
+static struct json_object *status_learning(const struct snapshot *s)
+{
+	const struct learn_progress *l = &s->learn;
+	struct json_object *o, *top;
+
+	if (!s->baselines_on)
+		return NULL;
+	o = json_object_new_object();
+	top = json_object_new_array();
+	add_u64(o, "baselines", l->baselines);
+	add_u64(o, "ready", l->ready);
+	add_u64(o, "learning", l->learning);
+	add_u64(o, "windows_ready", l->windows_ready);
+	add_u64(o, "min_samples", l->min_samples);
+	add_u64(o, "min_windows", l->min_windows);
+	for (size_t i = 0; i < l->ntop; i++) {
+		struct json_object *t = json_object_new_object();
+
+		add_str(t, "exe", l->top[i].exe[0] ? l->top[i].exe : NULL);
+		add_str(t, "parent_exe", l->top[i].parent_exe[0] ? l->top[i].parent_exe : NULL);
+		add_u64(t, "samples", l->top[i].samples);
+		add_u64(t, "needed", l->min_samples);
+		json_object_array_add(top, t);
+	}
+	json_object_object_add(o, "closest_to_ready", top);
+	return o;
+}
+
+struct json_object *snapshot__status(const struct snapshot *s, const char *runtime_dir, const char *metrics_addr)
+{
+	struct json_object *o = json_object_new_object(), *losses, *groups, *alerts;
+
+	if (!o)
+		return NULL;
+	add_str(o, "type", "status");
+	add_u64(o, "format", 1);
+	add_str(o, "state", s->stopped ? "stopped" : "running");
+	add_u64(o, "pid", s->pid);
+	add_str(o, "version", PL_VERSION);
+	add_u64(o, "start_time_ns", s->start_time_ns);
+	add_u64(o, "time_ns", s->time_ns);
+	add_u64(o, "uptime_ns", s->uptime_ns);
+	add_u64(o, "cpu_ns", s->cpu_ns);
+	add_u64(o, "rss_bytes", s->rss_bytes);
+	add_str(o, "runtime_dir", runtime_dir);
+	add_str(o, "metrics", metrics_addr);
+	json_object_object_add(o, "watching", status_watch(s));
+	json_object_object_add(o, "learning", status_learning(s));
+	losses = json_object_new_object();
+	for (size_t i = 0; i < s->nloss; i++)
+		add_u64(losses, s->loss[i].cause, s->loss[i].n);
+	for (int i = 0; i < SNAP_OUT_MAX; i++)
+		if (s->out[i].on) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "%s_dropped", snap_output__name(i));
+			add_u64(losses, key, s->out[i].dropped);
+		}
+	groups = json_object_new_object();
+	add_u64(groups, "records", s->losses.records);
+	add_u64(groups, "processes", s->losses.processes);
+	add_u64(groups, "output_writes", s->losses.output_writes);
+	add_u64(groups, "fail_paths", s->losses.fail_paths);
+	add_u64(groups, "threads", s->losses.threads);
+	json_object_object_add(o, "losses", losses);
+	json_object_object_add(o, "lost", groups);
+	alerts = json_object_new_array();
+	for (size_t i = 0; i < s->nrecent; i++) {
+		const struct alerts_recent *r = &s->recent[i];
+		struct json_object *a = json_object_new_object();
+
+		add_str(a, "id", r->id);
+		add_u64(a, "time_ns", r->time_ns);
+		add_str(a, "rule", r->rule);
+		add_str(a, "priority", r->priority);
+		add_str(a, "exe", r->exe[0] ? r->exe : NULL);
+		add_u64(a, "pid", r->pid);
+		json_object_array_add(alerts, a);
+	}
+	json_object_object_add(o, "last_alerts", s->rules_on ? alerts : NULL);
+	if (!s->rules_on)
+		json_object_put(alerts);
+	if (s->rules_on) {
+		struct json_object *rules = json_object_new_array();
+
+		for (size_t i = 0; i < s->nrule; i++) {
+			struct json_object *r = json_object_new_object();
+
+			add_raw(r, "name", s->rule[i].name);
+			json_object_object_add(r, "enabled", json_object_new_boolean(s->rule[i].enabled));
+			add_u64(r, "evaluations", s->rule[i].evaluations);
+			add_u64(r, "alerts", s->rule[i].alerts);
+			add_u64(r, "throttled", s->rule[i].throttled);
+			json_object_array_add(rules, r);
+		}
+		json_object_object_add(o, "rules", rules);
+		add_u64(o, "alerts", s->rules.alerts);
+	}
+	return o;
+}
