@@ -10,6 +10,8 @@
 #  - those four include no header of sensor/ or bpf/, no BPF skeleton and
 #    nothing of libbpf's, and common/ includes none of rules/, baselines/ or
 #    outputs/;
+#  - sensor/'s folders are layered: a file calls and includes only its own
+#    folder, the folders before it in $sensor_order, log.c and the libraries;
 #  - in sensor/, only bpfsensor.c (the BPF lifecycle) and kfeatures.c (the
 #    feature probes) include or call libbpf.
 #
@@ -99,6 +101,41 @@ awk '{
 		printf "checkdeps: %s calls into %s (%s): %s/ calls only into itself%s\n",
 		    $1, $2, $3, a[1], a[1] == "common" ? "" : " and common/"
 }' "$tmp/edges" >>"$tmp/problems"
+
+# sensor/'s folders, in the order they may use each other
+# (docs/architecture.md, "The tree"): a file of sensor/F/ calls into and
+# includes from its own folder, the folders before F, sensor/log.c and the
+# libraries; sensor/run.c and sensor/main.c use everything.
+sensor_order="identity stacks process probes hardening pipeline config telemetry cli"
+folder_rank='
+	BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
+	function folder(p, s, k) {
+		k = split(p, s, "/")
+		if (s[1] != "sensor")
+			return ""
+		if (k == 2)
+			return p == "sensor/log.c" || p == "sensor/log.h" ? "(log)" : "(top)"
+		return s[2]
+	}
+	function r(f) { return f == "(log)" ? 0 : f == "(top)" ? 1000 : (f in rank) ? rank[f] : -1 }'
+awk -v order="$sensor_order" "$folder_rank"'
+	{
+		a = folder($1); b = folder($2)
+		if (a == "" || b == "" || a == b || r(a) > r(b))
+			next
+		printf "checkdeps: %s calls into %s (%s): sensor/%s/ uses only the folders before it (%s)\n", $1, $2, $3, a, order
+	}' "$tmp/edges" >>"$tmp/problems"
+find sensor -mindepth 2 -name '*.[ch]' | sort | xargs grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]+/' /dev/null |
+	awk -v order="$sensor_order" "$folder_rank"'
+	{
+		file = $0; sub(/:.*/, "", file)
+		line = $0; sub(/^[^:]*:/, "", line); sub(/:.*/, "", line)
+		inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+		a = folder(file); b = inc; sub(/\/.*/, "", b)
+		if (!(b in rank) || a == b || r(a) > r(b))
+			next
+		printf "checkdeps: %s:%s includes \"%s\": sensor/%s/ uses only the folders before it (%s)\n", file, line, inc, a, order
+	}' >>"$tmp/problems"
 
 # ---- includes ----
 # A quoted include resolves as the compiler would find it: next to the file,

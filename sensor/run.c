@@ -46,7 +46,7 @@
 #include "log.h"
 #include "telemetry/lossalert.h"
 #include "output.h"
-#include "process/images.h"
+#include "pipeline/images.h"
 #include "pipeline/pipeline.h"
 #include "hardening/privilege.h"
 #include "process/proctable.h"

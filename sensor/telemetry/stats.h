@@ -17,7 +17,7 @@
 #include "probes/bpfsensor.h"
 #include "process/failpaths.h"
 #include "identity/identity.h"
-#include "process/images.h"
+#include "pipeline/images.h"
 #include "probes/kfeatures.h"
 #include "pipeline/learn.h"
 #include "stacks/oncpu.h"

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "process/images.h"
+#include "pipeline/images.h"
 #include "plumbline.h"
 #include "sample_json.h"
 #include "identity/scriptkey.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_images.c - from the kernel's records to samples to JSON records
- * (sensor/process/images.c), without a kernel.
+ * (sensor/pipeline/images.c), without a kernel.
  *
  * Hand-built ring-buffer records (pl_ev_exec, pl_ev_proc, pl_ev_end,
  * pl_ev_fail_path) and process-table entries (pl_proc) go through a real
@@ -28,7 +28,7 @@
 #include "process/binagg.h"
 #include "process/failpaths.h"
 #include "identity/identity.h"
-#include "process/images.h"
+#include "pipeline/images.h"
 #include "log.h"
 #include "pipeline/pipeline.h"
 #include "process/proctable.h"

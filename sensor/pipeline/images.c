@@ -8,7 +8,7 @@
  * stores. Per-syscall and per-errno window deltas are computed into this
  * module's own arrays.
  */
-#include "process/images.h"
+#include "pipeline/images.h"
 #include "process/waitstate.h"
 
 #include <errno.h>
