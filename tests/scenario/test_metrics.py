@@ -170,9 +170,12 @@ def main():
         log(f"promtool check metrics: clean ({len(text)} bytes, {len(m)} samples)")
 
         recs, alerts = alerts_of(out)
+        # the sensor's own alerts (when "sensor": "Sensor lost events") tell of
+        # the rest of the machine, not of this test's processes: not counted here
+        alerts = [a for a in alerts if a.get("when") != "sensor"]
         mine = [a for a in alerts if a["rule"] == RULE]
         if len(mine) != N or len(alerts) != N:
-            fail(f"the JSON output has {len(mine)} alerts of the rule ({len(alerts)} in all), expected {N}")
+            fail(f"the JSON output has {len(mine)} alerts of the rule ({len(alerts)} of rules in all), expected {N}")
         got = val(m, "plumbline_rule_alerts_total", rule=RULE)
         written = val(m, "plumbline_output_records_written_total", output="json")
         if got != N or written != len(recs):
