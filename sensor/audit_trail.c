@@ -259,7 +259,7 @@ static void send_head(struct audit_trail *t, struct pl_output *const *heads, siz
 
 #define DELTA(f) (now.f - t->seen.f)
 
-void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, uint64_t now_ns,
+void audit_trail__tick(struct audit_trail *t, const struct live_losses *lost, uint64_t now_ns,
 		       struct pl_output *const *heads, size_t n)
 {
 	uint64_t every = (t ? t->opts->stats_interval_s ? t->opts->stats_interval_s : 60 : 0) * 1000000000ull;
@@ -269,7 +269,7 @@ void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, u
 	if (!t)
 		return;
 	if (now_ns - t->losses_ns >= every - 50000000ull) {
-		struct live_losses now = stats__losses(src);
+		struct live_losses now = *lost;
 
 		t->losses_ns = now_ns;
 		if (DELTA(records) || DELTA(processes) || DELTA(output_writes) || DELTA(fail_paths) || DELTA(threads)) {
@@ -292,7 +292,7 @@ void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, u
 		send_head(t, heads, n, now_ns);
 }
 
-void audit_trail__stop(struct audit_trail *t, const char *reason, const struct stats_sources *src,
+void audit_trail__stop(struct audit_trail *t, const char *reason, const struct pl_sensor_stats *st,
 		       struct pl_output *const *heads, size_t n)
 {
 	struct json_object *rec;
@@ -302,7 +302,7 @@ void audit_trail__stop(struct audit_trail *t, const char *reason, const struct s
 	rec = record("stop");
 	if (rec) {
 		json_object_object_add(rec, "reason", json_object_new_string(reason));
-		json_object_object_add(rec, "stats", stats__record(src));
+		json_object_object_add(rec, "stats", stats_json__record(st));
 	}
 	put(t, "stop", rec);
 	send_head(t, heads, n, mono_ns());

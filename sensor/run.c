@@ -99,15 +99,6 @@ struct sensor {
 	struct pl_alert_ids ids;    /* the one generator of alert ids: rules' alerts, summaries, losses */
 };
 
-/* Write a record to the JSON output (consumed). A failure is reported by
- * on_output(), once per episode; every lost record is counted. */
-static void emit(struct sensor *s, const char *type, struct json_object *rec)
-{
-	if (rec && s->out)
-		output__write_event(s->out, type, rec);
-	json_object_put(rec);
-}
-
 /*
  * What an output's failure episode means to the operator (outputs/output.h):
  * the first lost record is said once with the reason, a reminder at most
@@ -237,22 +228,33 @@ static void set_outputs(struct sensor *s)
 }
 
 /* The loss alert goes where rule alerts go (set_outputs()). final: at shutdown. */
+/* The counters now (stats.h). */
+static void collect(struct sensor *s, struct pl_sensor_stats *ret)
+{
+	struct stats_sources src = sources(s);
+
+	stats__collect(&src, ret);
+}
+
 static void loss_alert(struct sensor *s, bool final)
 {
 	struct pl_output *alert_outs[] = { s->out, s->syslog, s->text, audit_trail__output(s->audit), s->ocsf };
-	struct stats_sources src = sources(s);
+	struct pl_sensor_stats st;
 
+	collect(s, &st);
 	if (final)
-		lossalert__flush(s->loss, &src, alert_outs, ARRAY_SIZE(alert_outs));
+		lossalert__flush(s->loss, &st, alert_outs, ARRAY_SIZE(alert_outs));
 	else
-		lossalert__tick(s->loss, &src, mono_ns(), alert_outs, ARRAY_SIZE(alert_outs));
+		lossalert__tick(s->loss, &st, mono_ns(), alert_outs, ARRAY_SIZE(alert_outs));
 }
 
 static void emit_stats(struct sensor *s)
 {
-	struct stats_sources src = sources(s);
+	struct pl_sensor_stats st;
 
-	emit(s, "stats", stats__record(&src));
+	collect(s, &st);
+	if (s->out)
+		output__write_stats(s->out, &st);
 }
 
 static void on_tick(struct sensor *s)
@@ -274,10 +276,10 @@ static void on_tick(struct sensor *s)
 			oncpu__tick(s->oncpu, now);
 	}
 	if (s->live && now - s->last_live_ns >= s->opts->live_interval_s * 1000000000ull - 50000000ull) {
-		struct stats_sources src = sources(s);
-		struct live_losses lost = stats__losses(&src);
+		struct pl_sensor_stats st;
 
-		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), &lost);
+		collect(s, &st);
+		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), &st.losses);
 		s->last_live_ns = now;
 	}
 	if (s->syslog)
@@ -288,10 +290,11 @@ static void on_tick(struct sensor *s)
 	if (s->learn && s->ticks % s->opts->flush_interval_s == 0)
 		learner__flush(s->learn);
 	if (s->audit) {
-		struct stats_sources src = sources(s);
 		struct pl_output *heads[] = { s->syslog, s->out };
+		struct pl_sensor_stats st;
 
-		audit_trail__tick(s->audit, &src, now, heads, ARRAY_SIZE(heads));
+		collect(s, &st);
+		audit_trail__tick(s->audit, &st.losses, now, heads, ARRAY_SIZE(heads));
 	}
 	{
 		struct stats_sources src = sources(s);
@@ -744,10 +747,11 @@ static void sensor_shutdown(struct sensor *s)
 	}
 	emit_stats(s);
 	if (s->audit) {
-		struct stats_sources src = sources(s);
 		struct pl_output *heads[] = { s->syslog, s->out };
+		struct pl_sensor_stats st;
 
-		audit_trail__stop(s->audit, s->stop_reason ? s->stop_reason : "error", &src, heads, ARRAY_SIZE(heads));
+		collect(s, &st);
+		audit_trail__stop(s->audit, s->stop_reason ? s->stop_reason : "error", &st, heads, ARRAY_SIZE(heads));
 	}
 	{
 		struct stats_sources src = sources(s);
@@ -819,11 +823,11 @@ int sensor_run(const struct run_opts *opts)
 	}
 	sensor_shutdown(s);
 	{
-		struct stats_sources src = sources(s);
-		struct live_losses lost = stats__losses(&src);
+		struct pl_sensor_stats st;
 		char text[256];
 
-		live__losses_text(&lost, text, sizeof(text));
+		collect(s, &st);
+		live__losses_text(&st.losses, text, sizeof(text));
 		log_info("detached after %.1f s: %llu process records, %s", (mono_ns() - s->start_ns) / 1e9,
 			 (unsigned long long)pipeline__stats(s->pipe)->process_records, text);
 	}

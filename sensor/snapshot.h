@@ -76,7 +76,7 @@ struct snapshot {
 	/* outputs */
 	struct snap_output_state out[SNAP_OUT_MAX];
 	/* rules */
-	struct alerts_counts rules;
+	struct pl_stats_rules rules;
 	struct snap_rule *rule;
 	size_t nrule;
 	struct alerts_recent recent[ALERTS_RECENT_MAX];
