@@ -7,8 +7,8 @@
 #include "sample_json.h"
 
 static const char *const types[] = {
-	[PL_SENSOR_START] = "start", [PL_SENSOR_RULES] = "rules",	  [PL_SENSOR_LOSSES] = "losses",
-	[PL_SENSOR_STOP] = "stop",   [PL_SENSOR_AUDIT_HEAD] = "audit_head",
+    [PL_SENSOR_START] = "start", [PL_SENSOR_RULES] = "rules",		[PL_SENSOR_LOSSES] = "losses",
+    [PL_SENSOR_STOP] = "stop",	 [PL_SENSOR_AUDIT_HEAD] = "audit_head",
 };
 
 const char *pl_sensor_event__type(const struct pl_sensor_event *ev)

@@ -93,8 +93,8 @@ struct pl_stats_rules {
 #define PL_STATS_FEAT_MAX 32
 
 struct pl_sensor_stats {
-	uint64_t time_ns;   /* CLOCK_REALTIME when taken */
-	uint64_t uptime_ns; /* since the sensor started */
+	uint64_t time_ns;			   /* CLOCK_REALTIME when taken */
+	uint64_t uptime_ns;			   /* since the sensor started */
 	uint64_t ringbuf_records[PL_EV_STACK + 1]; /* by enum pl_event_type */
 	uint64_t exec_records, process_records, window_records;
 	uint64_t kernel_drops[PL_DROP_MAX];
@@ -131,7 +131,8 @@ struct pl_sensor_stats {
 	struct pl_stats_rules rules;
 	bool identity_on;
 	struct {
-		uint64_t hashes_queued, hashes_done, hash_failures, hash_queue_full, hashes_pending, hash_ns, cache_hits;
+		uint64_t hashes_queued, hashes_done, hash_failures, hash_queue_full, hashes_pending, hash_ns,
+		    cache_hits;
 	} identity;
 };
 

@@ -6,6 +6,8 @@
  */
 #include "sensor_stats.h"
 
+#include <stddef.h>
+
 /* The kernel's drop counters, keyed as in the stats record's kernel_drops. */
 static const char *const drop_names[PL_DROP_MAX] = {
 	"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
@@ -77,106 +79,134 @@ static struct json_object *output_counts(const struct pl_stats_output *out)
 	return o;
 }
 
+
+/* A counter's key and where it is in its struct. */
+struct u64_key {
+	const char *key;
+	size_t off;
+};
+
+/* Every field a key names is a uint64_t: the array's size is -1, a compile error, otherwise. */
+#define KEY(k, type, field) { k, offsetof(type, field) + 0 * sizeof(char[sizeof(((type *)0)->field) == 8 ? 1 : -1]) }
+#define S(k, field) KEY(k, struct pl_sensor_stats, field)
+
+#define NKEYS(keys) (sizeof(keys) / sizeof((keys)[0]))
+
+/* Add the counters keys[n] of base (a struct whose fields they name) to o, in that order. */
+static void add_keys(struct json_object *o, const void *base, const struct u64_key *keys, size_t n)
+{
+	for (size_t i = 0; o && i < n; i++)
+		add_u64(o, keys[i].key, *(const uint64_t *)((const char *)base + keys[i].off));
+}
+
+/* A new object of those counters, NULL on ENOMEM. */
+static struct json_object *u64_object(const void *base, const struct u64_key *keys, size_t n)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_keys(o, base, keys, n);
+	return o;
+}
+
+#define U64_OBJECT(base, keys) u64_object((base), (keys), NKEYS(keys))
+
+static const struct u64_key waiting_keys[] = {
+	S("state_reads", waiting.state_reads),
+	S("skipped", waiting.skipped),
+	S("reports", waiting.reports),
+};
+
+static const struct u64_key fail_paths_keys[] = {
+	S("table_entries", fail_paths.table_entries), S("table_max", fail_paths.table_max),
+	S("orphans_swept", fail_paths.orphans_swept), S("idle_moved", fail_paths.idle_moved),
+	S("unknown_swept", fail_paths.unknown_swept),
+};
+
+#define Q(k, field) KEY(k, struct pl_syslog_stats, field)
+
+static const struct u64_key syslog_keys[] = {
+	Q("sent", sent),
+	Q("queued", queued),
+	Q("queued_bytes", queued_bytes),
+	Q("dropped_overflow", dropped_overflow),
+	Q("dropped_unsendable", dropped_unsendable),
+	Q("dropped_at_exit", dropped_at_exit),
+	Q("cut", cut),
+	Q("connects", connects),
+	Q("reconnects", reconnects),
+	Q("connect_failures", connect_failures),
+};
+
+static const struct u64_key identity_keys[] = {
+	S("hashes_queued", identity.hashes_queued),   S("hashes_done", identity.hashes_done),
+	S("hash_failures", identity.hash_failures),   S("hash_queue_full", identity.hash_queue_full),
+	S("hashes_pending", identity.hashes_pending), S("hash_ns", identity.hash_ns),
+	S("cache_hits", identity.cache_hits),
+};
+
+static const struct u64_key oncpu_keys[] = {
+	S("rate_hz", oncpu.rate_hz),
+	S("stack_keys", oncpu.stack_keys),
+	S("stacks_read", oncpu.stacks_read),
+	S("stacks_unreadable", oncpu.stacks_unreadable),
+	S("keys_displaced", oncpu.keys_displaced),
+	S("orphans_swept", oncpu.orphans_swept),
+	S("stacks_forgotten", oncpu.stacks_forgotten),
+	S("processes_scanned", oncpu.processes_scanned),
+	S("mappings", oncpu.mappings),
+	S("mappings_lost", oncpu.mappings_lost),
+	S("objects", oncpu.objects),
+	S("objects_refused", oncpu.objects_refused),
+	S("objects_loaded", oncpu.objects_loaded),
+	S("object_load_failures", oncpu.object_load_failures),
+	S("kernel_symbols", oncpu.kernel_symbols),
+};
+
+static const struct u64_key baselines_keys[] = {
+	S("baselines", baselines.baselines),
+	S("process_samples_learned", baselines.process_samples_learned),
+	S("window_samples_learned", baselines.window_samples_learned),
+	S("anomalous_samples", baselines.anomalous_samples),
+	S("without_baseline", baselines.without_baseline),
+	S("save_errors", baselines.save_errors),
+	S("evicted", baselines.evicted),
+	S("aged_out", baselines.aged_out),
+};
+
+#define R(k, field) KEY(k, struct pl_stats_rules, field)
+
+static const struct u64_key rules_keys[] = {
+	R("rules", rules),
+	R("events", events),
+	R("alerts", alerts),
+	R("throttled", throttled),
+	R("summaries", summaries),
+	R("summaries_pending", summaries_pending),
+	R("regex_limit_hits", regex_limit_hits),
+	R("regex_errors", regex_errors),
+	R("regex_runs", regex_runs),
+	R("regex_cache_hits", regex_cache_hits),
+	R("regex_skipped", regex_skipped),
+	R("regex_skipped_matches", regex_skipped_matches),
+	R("reloads", reloads),
+	R("reload_failures", reload_failures),
+};
+
+struct json_object *stats_json__rules(const struct pl_stats_rules *c)
+{
+	return U64_OBJECT(c, rules_keys);
+}
+
 /* The syslog output's counters: the output's own, and its buffer and connection. */
 static struct json_object *syslog_counts(const struct pl_sensor_stats *s)
 {
-	const struct pl_syslog_stats *st = &s->syslog_more;
 	struct json_object *o = output_counts(&s->syslog);
 
 	if (!o)
 		return NULL;
-	add_u64(o, "sent", st->sent);
-	add_u64(o, "queued", st->queued);
-	add_u64(o, "queued_bytes", st->queued_bytes);
-	add_u64(o, "dropped_overflow", st->dropped_overflow);
-	add_u64(o, "dropped_unsendable", st->dropped_unsendable);
-	add_u64(o, "dropped_at_exit", st->dropped_at_exit);
-	add_u64(o, "cut", st->cut);
-	add_u64(o, "connects", st->connects);
-	add_u64(o, "reconnects", st->reconnects);
-	add_u64(o, "connect_failures", st->connect_failures);
-	json_object_object_add(o, "state", json_object_new_string(syslog_state__name(st->state)));
+	add_keys(o, &s->syslog_more, syslog_keys, NKEYS(syslog_keys));
+	json_object_object_add(o, "state", json_object_new_string(syslog_state__name(s->syslog_more.state)));
 	return o;
-}
-
-static struct json_object *identity_json(const struct pl_sensor_stats *s)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	add_u64(o, "hashes_queued", s->identity.hashes_queued);
-	add_u64(o, "hashes_done", s->identity.hashes_done);
-	add_u64(o, "hash_failures", s->identity.hash_failures);
-	add_u64(o, "hash_queue_full", s->identity.hash_queue_full);
-	add_u64(o, "hashes_pending", s->identity.hashes_pending);
-	add_u64(o, "hash_ns", s->identity.hash_ns);
-	add_u64(o, "cache_hits", s->identity.cache_hits);
-	return o;
-}
-
-static struct json_object *oncpu_json(const struct pl_sensor_stats *s)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	add_u64(o, "rate_hz", s->oncpu.rate_hz);
-	add_u64(o, "stack_keys", s->oncpu.stack_keys);
-	add_u64(o, "stacks_read", s->oncpu.stacks_read);
-	add_u64(o, "stacks_unreadable", s->oncpu.stacks_unreadable);
-	add_u64(o, "keys_displaced", s->oncpu.keys_displaced);
-	add_u64(o, "orphans_swept", s->oncpu.orphans_swept);
-	add_u64(o, "stacks_forgotten", s->oncpu.stacks_forgotten);
-	add_u64(o, "processes_scanned", s->oncpu.processes_scanned);
-	add_u64(o, "mappings", s->oncpu.mappings);
-	add_u64(o, "mappings_lost", s->oncpu.mappings_lost);
-	add_u64(o, "objects", s->oncpu.objects);
-	add_u64(o, "objects_refused", s->oncpu.objects_refused);
-	add_u64(o, "objects_loaded", s->oncpu.objects_loaded);
-	add_u64(o, "object_load_failures", s->oncpu.object_load_failures);
-	add_u64(o, "kernel_symbols", s->oncpu.kernel_symbols);
-	return o;
-}
-
-static struct json_object *baselines_json(const struct pl_sensor_stats *s)
-{
-	struct json_object *b = json_object_new_object();
-
-	if (!b)
-		return NULL;
-	add_u64(b, "baselines", s->baselines.baselines);
-	add_u64(b, "process_samples_learned", s->baselines.process_samples_learned);
-	add_u64(b, "window_samples_learned", s->baselines.window_samples_learned);
-	add_u64(b, "anomalous_samples", s->baselines.anomalous_samples);
-	add_u64(b, "without_baseline", s->baselines.without_baseline);
-	add_u64(b, "save_errors", s->baselines.save_errors);
-	add_u64(b, "evicted", s->baselines.evicted);
-	add_u64(b, "aged_out", s->baselines.aged_out);
-	return b;
-}
-
-struct json_object *stats_json__rules(const struct pl_stats_rules *c)
-{
-	struct json_object *r = json_object_new_object();
-
-	if (!r)
-		return NULL;
-	add_u64(r, "rules", c->rules);
-	add_u64(r, "events", c->events);
-	add_u64(r, "alerts", c->alerts);
-	add_u64(r, "throttled", c->throttled);
-	add_u64(r, "summaries", c->summaries);
-	add_u64(r, "summaries_pending", c->summaries_pending);
-	add_u64(r, "regex_limit_hits", c->regex_limit_hits);
-	add_u64(r, "regex_errors", c->regex_errors);
-	add_u64(r, "regex_runs", c->regex_runs);
-	add_u64(r, "regex_cache_hits", c->regex_cache_hits);
-	add_u64(r, "regex_skipped", c->regex_skipped);
-	add_u64(r, "regex_skipped_matches", c->regex_skipped_matches);
-	add_u64(r, "reloads", c->reloads);
-	add_u64(r, "reload_failures", c->reload_failures);
-	return r;
 }
 
 /* The counters of the kernel, by drop counter, and the sensor's own losses. */
@@ -197,22 +227,8 @@ static void add_drops(struct json_object *o, const struct pl_sensor_stats *s)
 
 static void add_tables(struct json_object *o, const struct pl_sensor_stats *s)
 {
-	struct json_object *w = json_object_new_object(), *fp = json_object_new_object();
-
-	if (w) {
-		add_u64(w, "state_reads", s->waiting.state_reads);
-		add_u64(w, "skipped", s->waiting.skipped);
-		add_u64(w, "reports", s->waiting.reports);
-	}
-	json_object_object_add(o, "waiting", w);
-	if (fp) {
-		add_u64(fp, "table_entries", s->fail_paths.table_entries);
-		add_u64(fp, "table_max", s->fail_paths.table_max);
-		add_u64(fp, "orphans_swept", s->fail_paths.orphans_swept);
-		add_u64(fp, "idle_moved", s->fail_paths.idle_moved);
-		add_u64(fp, "unknown_swept", s->fail_paths.unknown_swept);
-	}
-	json_object_object_add(o, "fail_paths", fp);
+	json_object_object_add(o, "waiting", U64_OBJECT(s, waiting_keys)); /* /proc reads of idle processes */
+	json_object_object_add(o, "fail_paths", U64_OBJECT(s, fail_paths_keys));
 }
 
 static void add_outputs(struct json_object *o, const struct pl_sensor_stats *s)
@@ -245,7 +261,7 @@ struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 	add_u64(o, "window_records", s->window_records);
 	add_drops(o, s);
 	add_tables(o, s);
-	json_object_object_add(o, "oncpu", s->oncpu_on ? oncpu_json(s) : NULL);
+	json_object_object_add(o, "oncpu", s->oncpu_on ? U64_OBJECT(s, oncpu_keys) : NULL);
 	add_outputs(o, s);
 	add_u64(o, "tracked_processes", s->tracked_processes);
 	add_u64(o, "sensor_cpu_ns", s->cpu_ns);
@@ -254,10 +270,10 @@ struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 	for (size_t i = 0; feat && i < s->nfeature; i++)
 		json_object_object_add(feat, s->feature[i].name, json_object_new_boolean(s->feature[i].have));
 	json_object_object_add(o, "features", feat);
-	json_object_object_add(o, "baselines", s->baselines_on ? baselines_json(s) : NULL);
+	json_object_object_add(o, "baselines", s->baselines_on ? U64_OBJECT(s, baselines_keys) : NULL);
 	json_object_object_add(o, "rules", s->rules_on ? stats_json__rules(&s->rules) : NULL);
 	add_u64(o, "binaries_untracked", s->loss[PL_LOSS_BINARIES_UNTRACKED]);
 	add_u64(o, "binary_paths_forgotten", s->loss[PL_LOSS_BINARY_PATHS_FORGOTTEN]);
-	json_object_object_add(o, "identity", s->identity_on ? identity_json(s) : NULL);
+	json_object_object_add(o, "identity", s->identity_on ? U64_OBJECT(s, identity_keys) : NULL);
 	return o;
 }

@@ -3,8 +3,8 @@
  * snapshot.h - the sensor's state as of one tick, for the metrics endpoint
  * and `plumbline status`.
  *
- * Filled once per tick on the event loop from the same sources as the stats
- * record (stats.h: stats_sources, stats__losses), never recounted, then
+ * Filled once per tick on the event loop from the same counters as the stats
+ * record (stats__collect(): struct pl_sensor_stats), never recounted, then
  * rendered twice: to Prometheus text (outputs/metrics.h), which the HTTP
  * thread serves from its own copy, and to status.json (docs/status.md).
  * Nothing here points into live sensor state once filled: every string is
