@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * run.c - the sensor daemon: set-up, one epoll loop over the ring buffer, a
- * signalfd and timerfds, and shutdown.
+ * run.c - the sensor daemon: one epoll loop over the ring buffer, a
+ * signalfd and timerfds, SIGHUP and shutdown (set-up and teardown:
+ * run_setup.c).
  *
  * The loop only dispatches: ring-buffer records go to images.c (the life of
  * each image, and its samples), samples through pipeline.c (score, judge,
@@ -19,11 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -39,7 +37,6 @@
 #include "failpaths.h"
 #include "oncpu.h"
 #include "symbols.h"
-#include "filekind.h"
 #include "kfeatures.h"
 #include "identity.h"
 #include "learn.h"
@@ -49,12 +46,10 @@
 #include "output.h"
 #include "images.h"
 #include "pipeline.h"
-#include "privilege.h"
 #include "proctable.h"
 #include "runtime.h"
 #include "stats.h"
 #include "syslog_out.h"
-#include "textsafe.h"
 
 /* Records handled per consume call: past it the loop comes back to epoll, so
  * signals and ticks are served during a sustained storm of records. */
