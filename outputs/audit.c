@@ -478,19 +478,20 @@ int audit_log__head(const struct pl_output *o, uint64_t *ret_seq, char ret_hash[
 	return 0;
 }
 
-struct json_object *audit_log__head_record(const struct pl_output *o, const char *file, uint64_t time_ns)
+_Static_assert(sizeof(((struct pl_sensor_event *)0)->head.hash) == PL_AUDIT_HEX + 1, "a head event holds a hash");
+
+int audit_log__head_event(const struct pl_output *o, const char *file, uint64_t time_ns,
+			  struct pl_sensor_event *ret)
 {
 	const struct audit_log *a = as_audit(o);
-	struct json_object *rec;
 
-	if (!a || !(rec = json_object_new_object()))
-		return NULL;
-	json_object_object_add(rec, "type", json_object_new_string("audit_head"));
-	json_object_object_add(rec, "time_ns", json_object_new_uint64(time_ns));
-	json_object_object_add(rec, "seq", json_object_new_uint64(a->seq));
-	json_object_object_add(rec, "hash", json_object_new_string(a->hash));
-	json_object_object_add(rec, "file", json_object_new_string(file));
-	return rec;
+	if (!a)
+		return -EINVAL;
+	*ret = (struct pl_sensor_event){ .kind = PL_SENSOR_AUDIT_HEAD,
+					 .time_ns = time_ns,
+					 .head = { .seq = a->seq, .file = file } };
+	memcpy(ret->head.hash, a->hash, sizeof(ret->head.hash));
+	return 0;
 }
 
 uint64_t audit_log__sync_errors(const struct pl_output *o)

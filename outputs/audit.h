@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "output.h"
+#include "sensor_event.h"
 
 #define PL_AUDIT_HEX	   64	      /* a SHA-256 in lowercase hex */
 #define PL_AUDIT_LINE_MAX  (1u << 20) /* longest line written or read, '\n' included */
@@ -69,11 +70,12 @@ int audit_log__open(const char *path, struct pl_output **ret, struct audit_resum
  * the genesis before any). -EINVAL when o is not an audit log. */
 int audit_log__head(const struct pl_output *o, uint64_t *ret_seq, char ret_hash[PL_AUDIT_HEX + 1]);
 
-/* An `audit_head` record of the current head, for a place off this host
- * (syslog): {"type":"audit_head","time_ns":T,"seq":N,"hash":"H","file":F}.
- * time_ns: CLOCK_REALTIME. New reference, NULL on -ENOMEM or when o is not
- * an audit log. */
-struct json_object *audit_log__head_record(const struct pl_output *o, const char *file, uint64_t time_ns);
+/* The `audit_head` event of the current head, for a place off this host
+ * (syslog): {"type":"audit_head","time_ns":T,"seq":N,"hash":"H","file":F}
+ * once formatted. time_ns: CLOCK_REALTIME; file is pointed to, not copied.
+ * 0 and *ret, or -EINVAL (untouched) when o is not an audit log. */
+int audit_log__head_event(const struct pl_output *o, const char *file, uint64_t time_ns,
+			  struct pl_sensor_event *ret);
 
 /* fdatasync() failures so far (the line was written, its durability is not
  * known). */

@@ -70,6 +70,16 @@ int output__write_sample(struct pl_output *o, const struct pl_sample *s)
 	return output__write(o, &(struct pl_record){ .kind = PL_RECORD_SAMPLE, .sample = s });
 }
 
+int output__write_stats(struct pl_output *o, const struct pl_sensor_stats *st)
+{
+	return output__write(o, &(struct pl_record){ .kind = PL_RECORD_STATS, .stats = st });
+}
+
+int output__write_sensor(struct pl_output *o, const struct pl_sensor_event *ev)
+{
+	return output__write(o, &(struct pl_record){ .kind = PL_RECORD_SENSOR, .sensor = ev });
+}
+
 int output__write_event(struct pl_output *o, const char *type, struct json_object *body)
 {
 	const struct pl_event ev = { .type = type, .body = body };

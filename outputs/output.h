@@ -28,17 +28,23 @@
 #include "alert.h"
 #include "sample.h"
 
+struct pl_sensor_stats; /* sensor_stats.h */
+struct pl_sensor_event; /* sensor_event.h */
+
 struct pl_output;
 
 /* What goes to the outputs. */
 enum pl_record_kind {
 	PL_RECORD_ALERT = 0, /* an alert or a summary (alert.h) */
 	PL_RECORD_SAMPLE,    /* an exec, window or process record (sample_json.h) */
-	PL_RECORD_EVENT,     /* the sensor's own: stats, audit_head, start, stop, ... */
+	PL_RECORD_EVENT,     /* a record made elsewhere as JSON (a `plumbline baseline` change, ...) */
+	PL_RECORD_STATS,     /* the sensor's counters: the `stats` record (sensor_stats.h) */
+	PL_RECORD_SENSOR,    /* the sensor's life: start, rules, losses, stop, audit_head (sensor_event.h) */
 };
 
-/* A record of the sensor's own: its type ([a-z0-9_]{1,32}) and its JSON body
- * (the whole record, "type" included), made where the record is born. */
+/* A record that was JSON where it was born (the command line's changes to
+ * the audit log, an audit log's own resumed/audit_lost lines): its type
+ * ([a-z0-9_]{1,32}) and its JSON body (the whole record, "type" included). */
 struct pl_event {
 	const char *type;
 	struct json_object *body;
@@ -50,10 +56,12 @@ struct pl_record {
 		const struct pl_alert *alert;
 		const struct pl_sample *sample;
 		const struct pl_event *event;
+		const struct pl_sensor_stats *stats;
+		const struct pl_sensor_event *sensor;
 	};
 };
 
-/* The record's type: "alert", "alert_summary", "exec", "window", "process", or the event's. */
+/* The record's type: "alert", "alert_summary", "exec", "window", "process", "stats", or the event's. */
 const char *pl_record__type(const struct pl_record *rec);
 
 /* The form alerts take on an output (docs/outputs.md): the sensor's own
@@ -147,9 +155,11 @@ int output__write(struct pl_output *o, const struct pl_record *rec);
  * its own form. */
 void output__write_all(struct pl_output *const *outs, size_t n, const struct pl_record *rec);
 
-/* Shorthands: an alert, a sample, an event (body: the record, "type" included). */
+/* Shorthands: an alert, a sample, the stats, the sensor's life, an event (body: the record, "type" included). */
 int output__write_alert(struct pl_output *o, const struct pl_alert *a);
 int output__write_sample(struct pl_output *o, const struct pl_sample *s);
+int output__write_stats(struct pl_output *o, const struct pl_sensor_stats *st);
+int output__write_sensor(struct pl_output *o, const struct pl_sensor_event *ev);
 int output__write_event(struct pl_output *o, const char *type, struct json_object *body);
 int output__flush(struct pl_output *o);
 /* NULL-safe. */

@@ -13,6 +13,8 @@
 #include "alert_json.h"
 #include "alert_ocsf.h"
 #include "sample_json.h"
+#include "sensor_event.h"
+#include "sensor_stats.h"
 
 const char *pl_record__type(const struct pl_record *rec)
 {
@@ -24,6 +26,10 @@ const char *pl_record__type(const struct pl_record *rec)
 		return rec->sample->moment == PL_AT_EXIT ? "process" : pl_moment__name(rec->sample->moment);
 	case PL_RECORD_EVENT:
 		return rec->event->type;
+	case PL_RECORD_STATS:
+		return "stats";
+	case PL_RECORD_SENSOR:
+		return pl_sensor_event__type(rec->sensor);
 	}
 	return NULL;
 }
@@ -37,6 +43,10 @@ struct json_object *pl_record__json(const struct pl_record *rec, enum pl_alert_f
 		return sample_json__record(rec->sample);
 	case PL_RECORD_EVENT:
 		return json_object_get(rec->event->body);
+	case PL_RECORD_STATS:
+		return stats_json__record(rec->stats);
+	case PL_RECORD_SENSOR:
+		return sensor_event_json__record(rec->sensor);
 	}
 	return NULL;
 }

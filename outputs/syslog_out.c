@@ -172,11 +172,6 @@ void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t s
 	}
 }
 
-const char *syslog_state__name(enum pl_syslog_state s)
-{
-	return s == PL_SYSLOG_CONNECTED ? "connected" : s == PL_SYSLOG_CONNECTING ? "connecting" : "disconnected";
-}
-
 /* ---- the backend ---- */
 
 struct syslog_output {

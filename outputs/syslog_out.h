@@ -149,7 +149,10 @@ struct pl_syslog_stats {
 };
 
 /* "connected", "connecting", "disconnected". */
-const char *syslog_state__name(enum pl_syslog_state s);
+static inline const char *syslog_state__name(enum pl_syslog_state s)
+{
+	return s == PL_SYSLOG_CONNECTED ? "connected" : s == PL_SYSLOG_CONNECTING ? "connecting" : "disconnected";
+}
 
 /*
  * Records to the syslog target t (not `off`), as RFC 5424 messages. Returns 0

@@ -386,11 +386,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	alerts__finish(a, last_ns, &out, 1);
 	{
-		struct alerts_counts counts;
+		struct pl_stats_rules counts;
 		struct json_object *rs;
 
 		alerts__counts(a, &counts);
-		rs = stats__rules_json(&counts);
+		rs = stats_json__rules(&counts);
 		fprintf(stderr, "replay: %zu records (%zu unreadable lines, %zu over the line limit), %s\n", records,
 			bad, too_long, rs ? json_object_to_json_string_ext(rs, JSON_C_TO_STRING_PLAIN) : "{}");
 		json_object_put(rs);

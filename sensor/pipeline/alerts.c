@@ -443,13 +443,13 @@ int alerts__reconfigure(struct alerts *a, const struct alerts_opts *o)
 
 /* ---- metrics and `plumbline status` ---- */
 
-void alerts__counts(const struct alerts *a, struct alerts_counts *ret)
+void alerts__counts(const struct alerts *a, struct pl_stats_rules *ret)
 {
 	size_t n = rl_ruleset__count(a->rs), enabled = 0;
 
 	for (size_t i = 0; i < n; i++)
 		enabled += rl_ruleset__rule(a->rs, i)->enabled;
-	*ret = (struct alerts_counts){
+	*ret = (struct pl_stats_rules){
 		.rules = n,
 		.enabled = enabled,
 		.events = a->events,

@@ -18,6 +18,7 @@
 #include "alert.h"
 #include "event.h"
 #include "output.h"
+#include "sensor_stats.h"
 
 struct alerts_opts {
 	const char *const *paths;  /* rule files or directories */
@@ -81,14 +82,8 @@ void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *
 
 /* ---- metrics and `plumbline status` ---- */
 
-struct alerts_counts {
-	size_t rules, enabled; /* loaded, and of them enabled */
-	uint64_t events, alerts, throttled, summaries, summaries_pending, reloads, reload_failures;
-	uint64_t regex_limit_hits, regex_errors, regex_runs, regex_cache_hits, regex_skipped, regex_skipped_matches;
-};
-
-/* The counters of the stats record's `rules`, typed. */
-void alerts__counts(const struct alerts *a, struct alerts_counts *ret);
+/* The counters of the stats record's `rules` (sensor_stats.h), typed. */
+void alerts__counts(const struct alerts *a, struct pl_stats_rules *ret);
 
 /* Counts of one loaded rule, kept by name across reloads. */
 struct alerts_rule_count {

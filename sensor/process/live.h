@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sensor_stats.h" /* struct live_losses */
+
 struct live;
 
 int live__new(struct live **ret);
@@ -38,13 +40,6 @@ uint64_t live__interval(const struct live *l);
  * failed opens whose path was not kept (their counts are kept), and threads
  * whose times could not be measured.
  */
-struct live_losses {
-	uint64_t records;
-	uint64_t processes;
-	uint64_t output_writes;
-	uint64_t fail_paths;
-	uint64_t threads; /* threads whose times could not be measured */
-};
 
 /* "lost: ..." in words into buf (always NUL-terminated); "nothing lost"
  * when every counter is 0. */

@@ -17,7 +17,6 @@
 #include "clock.h"
 #include "log.h"
 #include "plumbline.h"
-#include "sample_json.h"
 #include "sha256fd.h"
 
 struct audit_trail {
@@ -124,142 +123,104 @@ struct pl_output *audit_trail__output(struct audit_trail *t)
 	return t ? t->log : NULL;
 }
 
-static struct json_object *record(const char *type)
+/* Append ev, stamped now. */
+static void put(struct audit_trail *t, struct pl_sensor_event *ev)
 {
-	struct json_object *o = json_object_new_object();
-
-	if (o) {
-		json_object_object_add(o, "type", json_object_new_string(type));
-		json_object_object_add(o, "time_ns", json_object_new_uint64(real_ns()));
-	}
-	return o;
+	ev->time_ns = real_ns();
+	output__write_sensor(t->log, ev);
 }
 
-/* Append rec, a record of the given type (consumed). */
-static void put(struct audit_trail *t, const char *type, struct json_object *rec)
-{
-	if (rec)
-		output__write_event(t->log, type, rec);
-	else
-		t->log->dropped++;
-	json_object_put(rec);
-}
-
-static struct json_object *str_array(const char *const *v, size_t n)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, sample_json__str(v[i]));
-	return a;
-}
-
-static struct json_object *ruleset(const struct alerts *a)
+static void ruleset(const struct alerts *a, struct pl_ruleset_id *ret)
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char md[32];
-	char sha[65];
 	size_t rules, files;
-	struct json_object *o;
 
-	if (!a)
-		return NULL;
 	alerts__ruleset(a, &rules, &files, md);
 	for (int i = 0; i < 32; i++) {
-		sha[2 * i] = hex[md[i] >> 4];
-		sha[2 * i + 1] = hex[md[i] & 15];
+		ret->sha256[2 * i] = hex[md[i] >> 4];
+		ret->sha256[2 * i + 1] = hex[md[i] & 15];
 	}
-	sha[64] = '\0';
-	o = json_object_new_object();
-	json_object_object_add(o, "rules", json_object_new_uint64(rules));
-	json_object_object_add(o, "files", json_object_new_uint64(files));
-	json_object_object_add(o, "sha256", json_object_new_string(sha));
-	return o;
+	ret->sha256[64] = '\0';
+	ret->rules = rules;
+	ret->files = files;
 }
 
-/* The options that decide what the sensor sees and says. */
-static struct json_object *options(const struct run_opts *o)
+static const char *mode_name(enum bl_mode m)
 {
 	static const char *const modes[] = {
 	    [BL_MODE_AUTO] = "auto", [BL_MODE_LEARN] = "learn", [BL_MODE_DETECT] = "detect"};
-	struct json_object *j = json_object_new_object();
-	char syslog[PL_SYSLOG_PATH_MAX + 8];
 
-	syslog_target__format(&o->syslog, syslog, sizeof(syslog));
-	const char *def = run_opts__default_rules();
-
-	json_object_object_add(j, "rules",
-			       !o->rules	? NULL
-			       : o->nrule_paths ? str_array(o->rule_paths, o->nrule_paths)
-						: str_array(&def, 1));
-	json_object_object_add(j, "enable_rule", str_array(o->enable, o->nenable));
-	json_object_object_add(j, "disable_rule", str_array(o->disable, o->ndisable));
-	json_object_object_add(j, "baselines", json_object_new_boolean(o->baselines));
-	json_object_object_add(j, "state_dir", o->baselines ? sample_json__str(o->state_dir) : NULL);
-	json_object_object_add(j, "mode",
-			       json_object_new_string((unsigned)o->policy.mode < 3 && modes[o->policy.mode]
-							  ? modes[o->policy.mode]
-							  : "?"));
-	json_object_object_add(j, "json", o->json_path ? sample_json__str(o->json_path) : NULL);
-	json_object_object_add(j, "syslog", json_object_new_string(syslog));
-	json_object_object_add(j, "audit_log", sample_json__str(o->audit_log));
-	json_object_object_add(j, "audit_head_interval_s", json_object_new_uint64(o->audit_head_interval_s));
-	json_object_object_add(j, "stats_interval_s", json_object_new_uint64(o->stats_interval_s));
-	json_object_object_add(j, "regex_budget_ms", json_object_new_uint64(o->regex_budget_ms));
-	return j;
+	return (unsigned)m < 3 && modes[m] ? modes[m] : "?";
 }
 
 void audit_trail__start(struct audit_trail *t, const struct alerts *a)
 {
-	struct json_object *rec;
+	const struct run_opts *o = t ? t->opts : NULL;
+	const char *def = run_opts__default_rules();
+	char syslog[PL_SYSLOG_PATH_MAX + 8];
+	struct pl_ruleset_id rs;
+	struct pl_start_options opt;
 
 	if (!t)
 		return;
-	rec = record("start");
-	if (rec) {
-		json_object_object_add(rec, "version", json_object_new_string(PL_VERSION));
-		json_object_object_add(rec, "pid", json_object_new_int64((int64_t)getpid()));
-		json_object_object_add(rec, "options", options(t->opts));
-		json_object_object_add(rec, "ruleset", ruleset(a));
-	}
-	put(t, "start", rec);
+	syslog_target__format(&o->syslog, syslog, sizeof(syslog));
+	opt = (struct pl_start_options){
+		.rules = !o->rules ? NULL : o->nrule_paths ? o->rule_paths : &def,
+		.nrules = o->nrule_paths ? o->nrule_paths : 1,
+		.enable = o->enable,
+		.nenable = o->nenable,
+		.disable = o->disable,
+		.ndisable = o->ndisable,
+		.baselines = o->baselines,
+		.state_dir = o->baselines ? o->state_dir : NULL,
+		.mode = mode_name(o->policy.mode),
+		.json = o->json_path,
+		.syslog = syslog,
+		.audit_log = o->audit_log,
+		.audit_head_interval_s = o->audit_head_interval_s,
+		.stats_interval_s = o->stats_interval_s,
+		.regex_budget_ms = o->regex_budget_ms,
+	};
+	if (a)
+		ruleset(a, &rs);
+	put(t, &(struct pl_sensor_event){ .kind = PL_SENSOR_START,
+					  .start = { .version = PL_VERSION,
+						     .pid = (int64_t)getpid(),
+						     .options = &opt,
+						     .ruleset = a ? &rs : NULL } });
 	t->head_ns = mono_ns(); /* the first head an interval from now */
 	t->losses_ns = t->head_ns;
 }
 
 void audit_trail__rules(struct audit_trail *t, const struct alerts *a, int r)
 {
-	struct json_object *rec;
+	struct pl_ruleset_id rs;
 
 	if (!t || !a)
 		return;
-	rec = record("rules");
-	if (rec) {
-		json_object_object_add(rec, "reason", json_object_new_string("sighup"));
-		json_object_object_add(rec, "result", json_object_new_string(r < 0 ? "rejected" : "loaded"));
-		/* rejected: the rules that keep running */
-		json_object_object_add(rec, "ruleset", ruleset(a));
-	}
-	put(t, "rules", rec);
+	ruleset(a, &rs); /* rejected: the rules that keep running */
+	put(t, &(struct pl_sensor_event){
+		   .kind = PL_SENSOR_RULES,
+		   .rules = { .reason = "sighup", .result = r < 0 ? "rejected" : "loaded", .ruleset = &rs } });
 }
 
 static void send_head(struct audit_trail *t, struct pl_output *const *heads, size_t n, uint64_t now_ns)
 {
-	struct json_object *rec = audit_log__head_record(t->log, t->opts->audit_log, real_ns());
+	struct pl_sensor_event ev;
 
-	if (!rec)
+	if (audit_log__head_event(t->log, t->opts->audit_log, real_ns(), &ev) < 0)
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (heads[i])
-			output__write_event(heads[i], "audit_head", rec);
-	json_object_put(rec);
-	audit_log__head(t->log, &t->head_seq, (char[PL_AUDIT_HEX + 1]){0});
+			output__write_sensor(heads[i], &ev);
+	t->head_seq = ev.head.seq;
 	t->head_ns = now_ns;
 }
 
-#define DELTA(f) (now.f - t->seen.f)
+#define GREW(f) (lost->f != t->seen.f)
 
-void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, uint64_t now_ns,
+void audit_trail__tick(struct audit_trail *t, const struct live_losses *lost, uint64_t now_ns,
 		       struct pl_output *const *heads, size_t n)
 {
 	uint64_t every = (t ? t->opts->stats_interval_s ? t->opts->stats_interval_s : 60 : 0) * 1000000000ull;
@@ -269,22 +230,19 @@ void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, u
 	if (!t)
 		return;
 	if (now_ns - t->losses_ns >= every - 50000000ull) {
-		struct live_losses now = stats__losses(src);
-
 		t->losses_ns = now_ns;
-		if (DELTA(records) || DELTA(processes) || DELTA(output_writes) || DELTA(fail_paths) || DELTA(threads)) {
-			struct json_object *rec = record("losses");
+		if (GREW(records) || GREW(processes) || GREW(output_writes) || GREW(fail_paths) || GREW(threads)) {
+			struct pl_sensor_event ev = { .kind = PL_SENSOR_LOSSES };
 
-			if (rec) {
-				json_object_object_add(rec, "records", json_object_new_uint64(DELTA(records)));
-				json_object_object_add(rec, "processes", json_object_new_uint64(DELTA(processes)));
-				json_object_object_add(rec, "output_writes",
-						       json_object_new_uint64(DELTA(output_writes)));
-				json_object_object_add(rec, "fail_paths", json_object_new_uint64(DELTA(fail_paths)));
-				json_object_object_add(rec, "threads", json_object_new_uint64(DELTA(threads)));
-			}
-			put(t, "losses", rec);
-			t->seen = now;
+			ev.losses = (struct live_losses){
+				.records = lost->records - t->seen.records,
+				.processes = lost->processes - t->seen.processes,
+				.output_writes = lost->output_writes - t->seen.output_writes,
+				.fail_paths = lost->fail_paths - t->seen.fail_paths,
+				.threads = lost->threads - t->seen.threads,
+			};
+			put(t, &ev);
+			t->seen = *lost;
 		}
 	}
 	if (audit_log__head(t->log, &seq, hash) == 0 && seq != t->head_seq &&
@@ -292,19 +250,12 @@ void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, u
 		send_head(t, heads, n, now_ns);
 }
 
-void audit_trail__stop(struct audit_trail *t, const char *reason, const struct stats_sources *src,
+void audit_trail__stop(struct audit_trail *t, const char *reason, const struct pl_sensor_stats *st,
 		       struct pl_output *const *heads, size_t n)
 {
-	struct json_object *rec;
-
 	if (!t)
 		return;
-	rec = record("stop");
-	if (rec) {
-		json_object_object_add(rec, "reason", json_object_new_string(reason));
-		json_object_object_add(rec, "stats", stats__record(src));
-	}
-	put(t, "stop", rec);
+	put(t, &(struct pl_sensor_event){ .kind = PL_SENSOR_STOP, .stop = { .reason = reason, .stats = st } });
 	send_head(t, heads, n, mono_ns());
 }
 

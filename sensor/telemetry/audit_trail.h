@@ -36,16 +36,16 @@ void audit_trail__start(struct audit_trail *t, const struct alerts *a);
 void audit_trail__rules(struct audit_trail *t, const struct alerts *a, int r);
 
 /*
- * Once a second: a `losses` line when stats__losses() grew since the last
+ * Once a second: a `losses` line when lost (struct pl_sensor_stats' losses) grew since the last
  * one (checked once per stats interval), and the head to heads[n] (NULL
  * entries skipped) when something was appended and the head interval has
  * passed. now_ns: CLOCK_MONOTONIC.
  */
-void audit_trail__tick(struct audit_trail *t, const struct stats_sources *src, uint64_t now_ns,
+void audit_trail__tick(struct audit_trail *t, const struct live_losses *lost, uint64_t now_ns,
 		       struct pl_output *const *heads, size_t n);
 
-/* The `stop` line with reason and the final stats record, then the head to heads[n]. */
-void audit_trail__stop(struct audit_trail *t, const char *reason, const struct stats_sources *src,
+/* The `stop` line with reason and the final counters st (as the stats record), then the head to heads[n]. */
+void audit_trail__stop(struct audit_trail *t, const char *reason, const struct pl_sensor_stats *st,
 		       struct pl_output *const *heads, size_t n);
 
 /*

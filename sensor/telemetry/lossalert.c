@@ -59,12 +59,9 @@ uint64_t lossalert__raised(const struct lossalert *la)
 	return la ? la->raised : 0;
 }
 
-static void counts(const struct stats_sources *src, uint64_t c[C_MAX])
+static void counts(const struct pl_sensor_stats *st, uint64_t c[C_MAX])
 {
-	uint64_t all[PL_LOSS_MAX];
-
-	stats__loss_counts(src, all);
-	memcpy(c, all, sizeof(uint64_t) * C_MAX);
+	memcpy(c, st->loss, sizeof(uint64_t) * C_MAX);
 }
 
 static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t now_mono_ns,
@@ -124,14 +121,14 @@ static bool grew(const uint64_t a[C_MAX], const uint64_t b[C_MAX])
 	return false;
 }
 
-void lossalert__tick(struct lossalert *la, const struct stats_sources *src, uint64_t now_mono_ns,
+void lossalert__tick(struct lossalert *la, const struct pl_sensor_stats *st, uint64_t now_mono_ns,
 		     struct pl_output *const *outs, size_t nouts)
 {
 	uint64_t c[C_MAX];
 
 	if (!la || !la->interval_ns)
 		return;
-	counts(src, c);
+	counts(st, c);
 	if (grew(c, la->last_seen))
 		la->folded++;
 	memcpy(la->last_seen, c, sizeof(c));
@@ -142,14 +139,14 @@ void lossalert__tick(struct lossalert *la, const struct stats_sources *src, uint
 	raise_alert(la, c, now_mono_ns, outs, nouts);
 }
 
-void lossalert__flush(struct lossalert *la, const struct stats_sources *src, struct pl_output *const *outs,
+void lossalert__flush(struct lossalert *la, const struct pl_sensor_stats *st, struct pl_output *const *outs,
 		      size_t nouts)
 {
 	uint64_t c[C_MAX];
 
 	if (!la || !la->interval_ns)
 		return;
-	counts(src, c);
+	counts(st, c);
 	if (grew(c, la->last_seen))
 		la->folded++;
 	memcpy(la->last_seen, c, sizeof(c));

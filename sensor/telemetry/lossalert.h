@@ -23,7 +23,7 @@
 
 #include "alert.h"
 #include "output.h"
-#include "telemetry/stats.h"
+#include "sensor_stats.h"
 
 #define LOSSALERT_RULE "Sensor lost events"
 #define LOSSALERT_INTERVAL_S 60 /* default: at most one loss alert a minute */
@@ -36,15 +36,15 @@ struct lossalert;
 int lossalert__open(uint32_t interval_s, struct pl_alert_ids *ids, struct lossalert **ret);
 void lossalert__free(struct lossalert *la);
 
-/* Once a tick: read the loss counters; raise the alert to every output in
+/* Once a tick: read the loss counters (st->loss); raise the alert to every output in
  * outs (NULL entries skipped, each in its alert_form) when some grew and the
  * interval since the last alert has passed. now_mono_ns: CLOCK_MONOTONIC. */
-void lossalert__tick(struct lossalert *la, const struct stats_sources *src, uint64_t now_mono_ns,
+void lossalert__tick(struct lossalert *la, const struct pl_sensor_stats *st, uint64_t now_mono_ns,
 		     struct pl_output *const *outs, size_t nouts);
 
 /* At shutdown: raise the alert for losses not yet reported, whatever the
  * interval. */
-void lossalert__flush(struct lossalert *la, const struct stats_sources *src, struct pl_output *const *outs,
+void lossalert__flush(struct lossalert *la, const struct pl_sensor_stats *st, struct pl_output *const *outs,
 		      size_t nouts);
 
 /* Alerts raised so far. */

@@ -55,9 +55,9 @@ static uint64_t rss_bytes(void)
 	return (uint64_t)resident * (uint64_t)page;
 }
 
-static void output_state(struct snap_output_state *o, const struct pl_output *out)
+static void output_state(struct snap_output_state *o, const struct pl_stats_output *out)
 {
-	if (!out)
+	if (!out->on)
 		return;
 	o->on = true;
 	o->written = out->written;
@@ -71,7 +71,6 @@ static int fill_rules(struct snapshot *s, const struct alerts *a)
 	const struct alerts_rule_count *c;
 	size_t n;
 
-	alerts__counts(a, &s->rules);
 	s->nrecent = alerts__recent(a, s->recent, ALERTS_RECENT_MAX);
 	c = alerts__rule_counts(a, &n);
 	if (!n)
@@ -94,36 +93,32 @@ static int fill_rules(struct snapshot *s, const struct alerts *a)
 
 int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t start_time_ns, uint32_t max_procs)
 {
-	const struct images_stats *im = images__stats(src->images);
-	const struct pipeline_stats *pst = pipeline__stats(src->pipe);
-	uint64_t k[PL_DROP_MAX] = {0}, now = mono_ns();
-	struct rusage ru;
+	struct pl_sensor_stats st;
+	uint64_t now = mono_ns();
 	int r = 0;
 
 	snapshot__clear(s);
-	bpfsensor__drops(src->bpf, k);
-	getrusage(RUSAGE_SELF, &ru);
+	stats__collect(src, &st);
 	s->pid = (uint32_t)getpid();
-	s->time_ns = now + (uint64_t)mono_to_real();
+	s->time_ns = st.time_ns;
 	s->start_time_ns = start_time_ns;
-	s->uptime_ns = now - src->start_ns;
-	s->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-		    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+	s->uptime_ns = st.uptime_ns;
+	s->cpu_ns = st.cpu_ns;
 	s->rss_bytes = rss_bytes();
-	s->maxrss_bytes = (uint64_t)ru.ru_maxrss * 1024u;
+	s->maxrss_bytes = st.maxrss_kb * 1024u;
 	for (int i = 0; i < PL_FEAT_MAX; i++)
-		s->have[i] = src->feat->have[i];
-	s->tracked_processes = proctable__count(src->procs);
+		s->have[i] = st.feature[i].have;
+	s->tracked_processes = st.tracked_processes;
 	s->max_procs = max_procs;
 	s->baselines_on = src->learn;
 	s->rules_on = src->alerts;
 	s->sampling_on = src->oncpu;
 
 	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
-		s->ringbuf_records[i] = im->records[i];
-	s->exec_records = pst->exec_records;
-	s->process_records = pst->process_records;
-	s->window_records = pst->window_records;
+		s->ringbuf_records[i] = st.ringbuf_records[i];
+	s->exec_records = st.exec_records;
+	s->process_records = st.process_records;
+	s->window_records = st.window_records;
 
 	/* every loss counter of the stats record, by its key there (docs/records.md) */
 	{
@@ -142,31 +137,28 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 			PL_LOSS_MAPPINGS_LOST,
 			PL_LOSS_OBJECTS_REFUSED,
 		};
-		uint64_t c[PL_LOSS_MAX];
+		const uint64_t *c = st.loss;
 
-		stats__loss_counts(src, c);
 		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 			loss(s, pl_loss__name(order[i]), c[order[i]]);
-		for (size_t i = 0; src->oncpu && src->sym && i < sizeof(sampling) / sizeof(sampling[0]); i++)
+		for (size_t i = 0; st.oncpu_on && i < sizeof(sampling) / sizeof(sampling[0]); i++)
 			loss(s, pl_loss__name(sampling[i]), c[sampling[i]]);
 	}
-	s->path_truncated = k[PL_DROP_PATH_TRUNC];
-	s->args_truncated = k[PL_DROP_ARGS_TRUNC];
-	s->losses = stats__losses(src);
+	s->path_truncated = st.kernel_drops[PL_DROP_PATH_TRUNC];
+	s->args_truncated = st.kernel_drops[PL_DROP_ARGS_TRUNC];
+	s->losses = st.losses;
 
-	output_state(&s->out[SNAP_OUT_JSON], src->json);
-	output_state(&s->out[SNAP_OUT_SYSLOG], src->syslog);
-	output_state(&s->out[SNAP_OUT_OCSF], src->ocsf);
-	output_state(&s->out[SNAP_OUT_AUDIT], src->audit);
-	if (src->syslog) {
-		struct pl_syslog_stats st;
-
-		syslog_output__stats(src->syslog, &st);
+	output_state(&s->out[SNAP_OUT_JSON], &st.json);
+	output_state(&s->out[SNAP_OUT_SYSLOG], &st.syslog);
+	output_state(&s->out[SNAP_OUT_OCSF], &st.ocsf);
+	output_state(&s->out[SNAP_OUT_AUDIT], &st.audit);
+	if (st.syslog.on) {
 		snprintf(s->out[SNAP_OUT_SYSLOG].state, sizeof(s->out[SNAP_OUT_SYSLOG].state), "%s",
-			 syslog_state__name(st.state));
-		s->out[SNAP_OUT_SYSLOG].queued = st.queued;
-		s->out[SNAP_OUT_SYSLOG].queued_bytes = st.queued_bytes;
+			 syslog_state__name(st.syslog_more.state));
+		s->out[SNAP_OUT_SYSLOG].queued = st.syslog_more.queued;
+		s->out[SNAP_OUT_SYSLOG].queued_bytes = st.syslog_more.queued_bytes;
 	}
+	s->rules = st.rules;
 	if (src->alerts)
 		r = fill_rules(s, src->alerts);
 	if (src->learn) {
@@ -195,7 +187,7 @@ static void gauge(struct pl_expo *e, const char *name, const char *help, double 
 
 static void render_rules(const struct snapshot *s, struct pl_expo *e)
 {
-	const struct alerts_counts *c = &s->rules;
+	const struct pl_stats_rules *c = &s->rules;
 
 	expo__family(e, "plumbline_rules_loaded", PL_METRIC_GAUGE, "Rules loaded, by whether they are enabled.");
 	expo__u64(e, L1("enabled", "true"), 1, c->enabled);

@@ -3,8 +3,8 @@
  * snapshot.h - the sensor's state as of one tick, for the metrics endpoint
  * and `plumbline status`.
  *
- * Filled once per tick on the event loop from the same sources as the stats
- * record (stats.h: stats_sources, stats__losses), never recounted, then
+ * Filled once per tick on the event loop from the same counters as the stats
+ * record (stats__collect(): struct pl_sensor_stats), never recounted, then
  * rendered twice: to Prometheus text (outputs/metrics.h), which the HTTP
  * thread serves from its own copy, and to status.json (docs/status.md).
  * Nothing here points into live sensor state once filled: every string is
@@ -76,7 +76,7 @@ struct snapshot {
 	/* outputs */
 	struct snap_output_state out[SNAP_OUT_MAX];
 	/* rules */
-	struct alerts_counts rules;
+	struct pl_stats_rules rules;
 	struct snap_rule *rule;
 	size_t nrule;
 	struct alerts_recent recent[ALERTS_RECENT_MAX];

@@ -124,12 +124,12 @@ static struct json_object *alert(struct fx *f, size_t i)
 /* A counter of the stats record's `rules`, by its key there. */
 static uint64_t rules_counter(struct fx *f, const char *key)
 {
-	struct alerts_counts c;
+	struct pl_stats_rules c;
 	struct json_object *o;
 	uint64_t v;
 
 	alerts__counts(f->a, &c);
-	o = stats__rules_json(&c);
+	o = stats_json__rules(&c);
 	v = ut_u64(o, key);
 	json_object_put(o);
 	return v;

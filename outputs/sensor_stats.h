@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sensor_stats.h - the sensor's counters, typed: one struct for every reader.
+ *
+ * The sensor fills a struct pl_sensor_stats in one place (sensor/telemetry/stats.c) from
+ * each module's own counters; the stats record, the audit log's stop
+ * record, the loss alert, the metrics and status.json all read that one
+ * struct, so a counter has one value and one name everywhere. Its JSON
+ * (the `stats` record, docs/records.md) is made here at the edge
+ * (stats_json.c), never by the modules that count.
+ */
+#ifndef PL_SENSOR_STATS_H
+#define PL_SENSOR_STATS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "syslog_out.h"
+
+/*
+ * Every loss counter, by cause, named as in the stats record (docs/records.md):
+ * the one table of the names, for the stats record, the loss alert and the
+ * metrics. The causes before PL_LOSS_ALERTED raise the loss alert; the
+ * others are counted, never alerted (a path displaced from a full table
+ * still had its count kept). Truncations are not losses: a record still
+ * goes out.
+ */
+enum pl_loss {
+	PL_LOSS_RINGBUF_FULL,
+	PL_LOSS_INVALID_RECORDS,
+	PL_LOSS_PROC_MAP_FULL,
+	PL_LOSS_PROCTABLE_FULL,
+	PL_LOSS_FAIL_PATH_MAP_FULL,
+	PL_LOSS_FAIL_PATH_IMAGE_CAP,
+	PL_LOSS_PATH_FAULT,
+	PL_LOSS_FAIL_KEYS_UNREMEMBERED,
+	PL_LOSS_THREAD_STATE,
+	PL_LOSS_STACK_TABLE_FULL,
+	PL_LOSS_STACK_NOT_STORED,
+	PL_LOSS_STACK_IMAGE_CAP,
+	PL_LOSS_MAPPINGS_LOST,
+	PL_LOSS_BINARIES_UNTRACKED,
+	PL_LOSS_HASH_QUEUE_FULL,
+	PL_LOSS_OUTPUT_DROPPED,
+	PL_LOSS_SYSLOG_DROPPED,
+	PL_LOSS_OCSF_DROPPED,
+	PL_LOSS_AUDIT_DROPPED,
+	PL_LOSS_ALERTED,
+	PL_LOSS_FAIL_PATHS_DISPLACED = PL_LOSS_ALERTED,
+	PL_LOSS_BINARY_PATHS_FORGOTTEN,
+	PL_LOSS_STACKS_UNREADABLE,
+	PL_LOSS_KEYS_DISPLACED,
+	PL_LOSS_OBJECTS_REFUSED,
+	PL_LOSS_MAX
+};
+
+/*
+ * The kernel's drop counters, as the stats record's kernel_drops names them,
+ * and the kinds of ring-buffer records (1 to PL_REC_KINDS - 1). This library
+ * knows nothing of the BPF side: these are the ABI's PL_DROP_* and PL_EV_*
+ * (bpf/plumbline.h) by number, and sensor/telemetry/stats.c, which copies the
+ * kernel's counters in, asserts that each agrees.
+ */
+enum pl_kdrop {
+	PL_KDROP_RINGBUF,
+	PL_KDROP_PROC_MAP,
+	PL_KDROP_FAILPATH_MAP,
+	PL_KDROP_PATH_TRUNC,
+	PL_KDROP_ARGS_TRUNC,
+	PL_KDROP_THREAD_STATE,
+	PL_KDROP_PATH_FAULT,
+	PL_KDROP_FAILPATH_IMAGE,
+	PL_KDROP_STACK_MAP,
+	PL_KDROP_STACK_ID,
+	PL_KDROP_STACK_IMAGE,
+	PL_KDROP_MAX
+};
+#define PL_REC_KINDS 7 /* exec, fork, seen, end, fail_path, stack, from 1 */
+
+/* The cause's name: its key in the stats record ("?" out of range). */
+const char *pl_loss__name(enum pl_loss c);
+
+/* The kernel drop counter (enum pl_kdrop) that counts cause c, or -1 when user space counts it. */
+int pl_loss__drop(enum pl_loss c);
+
+/* The kernel drop counter's key in the stats record's kernel_drops ("?" out of range). */
+const char *pl_drop__name(int drop);
+
+/* What was lost so far, by what it was: the words of the live view, the
+ * last log line and the audit log's `losses` records. */
+struct live_losses {
+	uint64_t records;
+	uint64_t processes;
+	uint64_t output_writes;
+	uint64_t fail_paths;
+	uint64_t threads; /* threads whose times could not be measured */
+};
+
+/* One output's counters. */
+struct pl_stats_output {
+	bool on; /* the output is open */
+	uint64_t written, dropped;
+	bool failing; /* its last record was lost (or its target was unusable at open) */
+};
+
+/* The rules' counters (the stats record's `rules`, and `plumbline replay`'s last word). */
+struct pl_stats_rules {
+	uint64_t rules, enabled; /* loaded, and of them enabled */
+	uint64_t events, alerts, throttled, summaries, summaries_pending, reloads, reload_failures;
+	uint64_t regex_limit_hits, regex_errors, regex_runs, regex_cache_hits, regex_skipped, regex_skipped_matches;
+};
+
+#define PL_STATS_FEAT_MAX 32
+
+struct pl_sensor_stats {
+	uint64_t time_ns;			   /* CLOCK_REALTIME when taken */
+	uint64_t uptime_ns;			   /* since the sensor started */
+	uint64_t ringbuf_records[PL_REC_KINDS];       /* by kind (PL_EV_*) */
+	uint64_t exec_records, process_records, window_records;
+	uint64_t kernel_drops[PL_KDROP_MAX];
+	uint64_t loss[PL_LOSS_MAX]; /* every loss, by cause (0 for a part that is off) */
+	struct live_losses losses;
+	struct {
+		uint64_t state_reads, skipped, reports; /* /proc reads of idle processes */
+	} waiting;
+	struct {
+		uint64_t table_entries, table_max, orphans_swept, idle_moved, unknown_swept;
+	} fail_paths;
+	bool oncpu_on; /* on-CPU sampling (and its symbols) are on */
+	struct {
+		uint64_t rate_hz, stack_keys, stacks_read, stacks_unreadable, keys_displaced, orphans_swept;
+		uint64_t stacks_forgotten, processes_scanned, mappings, mappings_lost, objects, objects_refused;
+		uint64_t objects_loaded, object_load_failures, kernel_symbols;
+	} oncpu;
+	struct pl_stats_output json, audit, ocsf;
+	struct pl_stats_output syslog;
+	struct pl_syslog_stats syslog_more; /* with syslog.on */
+	uint64_t tracked_processes;
+	uint64_t cpu_ns, maxrss_kb; /* the sensor's own (getrusage) */
+	struct {
+		const char *name; /* static */
+		bool have;
+	} feature[PL_STATS_FEAT_MAX];
+	size_t nfeature;
+	bool baselines_on;
+	struct {
+		uint64_t baselines, process_samples_learned, window_samples_learned, anomalous_samples;
+		uint64_t without_baseline, save_errors, evicted, aged_out;
+	} baselines;
+	bool rules_on;
+	struct pl_stats_rules rules;
+	bool identity_on;
+	struct {
+		uint64_t hashes_queued, hashes_done, hash_failures, hash_queue_full, hashes_pending, hash_ns,
+		    cache_hits;
+	} identity;
+};
+
+/* The `stats` record of s (docs/records.md), a new object, or NULL on ENOMEM. */
+struct json_object *stats_json__record(const struct pl_sensor_stats *s);
+
+/* The stats record's `rules` object of r (new reference), NULL on ENOMEM. */
+struct json_object *stats_json__rules(const struct pl_stats_rules *r);
+
+#endif

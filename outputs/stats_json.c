@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats_json.c - the names of the sensor's counters and the JSON of its
+ * `stats` record (sensor_stats.h): the record's keys, order and nulls are
+ * docs/records.md's, made here from the typed counters.
+ */
+#include "sensor_stats.h"
+
+#include <stddef.h>
+
+/* The kernel's drop counters, keyed as in the stats record's kernel_drops. */
+static const char *const drop_names[PL_KDROP_MAX] = {
+	"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
+	"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
+	"stack_table_full", "stack_not_stored", "stack_image_cap",
+};
+
+/* The causes counted in user space; a kernel cause is named by its drop counter. */
+static const struct {
+	const char *name;
+	int drop; /* enum pl_kdrop, or -1 */
+} causes[PL_LOSS_MAX] = {
+	[PL_LOSS_RINGBUF_FULL] = { NULL, PL_KDROP_RINGBUF },
+	[PL_LOSS_INVALID_RECORDS] = { "invalid_records", -1 },
+	[PL_LOSS_PROC_MAP_FULL] = { NULL, PL_KDROP_PROC_MAP },
+	[PL_LOSS_PROCTABLE_FULL] = { "proctable_full", -1 },
+	[PL_LOSS_FAIL_PATH_MAP_FULL] = { NULL, PL_KDROP_FAILPATH_MAP },
+	[PL_LOSS_FAIL_PATH_IMAGE_CAP] = { NULL, PL_KDROP_FAILPATH_IMAGE },
+	[PL_LOSS_PATH_FAULT] = { NULL, PL_KDROP_PATH_FAULT },
+	[PL_LOSS_FAIL_KEYS_UNREMEMBERED] = { "fail_keys_unremembered", -1 },
+	[PL_LOSS_THREAD_STATE] = { NULL, PL_KDROP_THREAD_STATE },
+	[PL_LOSS_STACK_TABLE_FULL] = { NULL, PL_KDROP_STACK_MAP },
+	[PL_LOSS_STACK_NOT_STORED] = { NULL, PL_KDROP_STACK_ID },
+	[PL_LOSS_STACK_IMAGE_CAP] = { NULL, PL_KDROP_STACK_IMAGE },
+	[PL_LOSS_MAPPINGS_LOST] = { "mappings_lost", -1 },
+	[PL_LOSS_BINARIES_UNTRACKED] = { "binaries_untracked", -1 },
+	[PL_LOSS_HASH_QUEUE_FULL] = { "hash_queue_full", -1 },
+	[PL_LOSS_OUTPUT_DROPPED] = { "output_dropped", -1 },
+	[PL_LOSS_SYSLOG_DROPPED] = { "syslog_dropped", -1 },
+	[PL_LOSS_OCSF_DROPPED] = { "ocsf_dropped", -1 },
+	[PL_LOSS_AUDIT_DROPPED] = { "audit_dropped", -1 },
+	[PL_LOSS_FAIL_PATHS_DISPLACED] = { "fail_paths_displaced", -1 },
+	[PL_LOSS_BINARY_PATHS_FORGOTTEN] = { "binary_paths_forgotten", -1 },
+	[PL_LOSS_STACKS_UNREADABLE] = { "stacks_unreadable", -1 },
+	[PL_LOSS_KEYS_DISPLACED] = { "keys_displaced", -1 },
+	[PL_LOSS_OBJECTS_REFUSED] = { "objects_refused", -1 },
+};
+
+const char *pl_drop__name(int drop)
+{
+	return drop >= 0 && drop < PL_KDROP_MAX ? drop_names[drop] : "?";
+}
+
+int pl_loss__drop(enum pl_loss c)
+{
+	return c >= 0 && c < PL_LOSS_MAX ? causes[c].drop : -1;
+}
+
+const char *pl_loss__name(enum pl_loss c)
+{
+	if (c < 0 || c >= PL_LOSS_MAX)
+		return "?";
+	return causes[c].drop >= 0 ? drop_names[causes[c].drop] : causes[c].name;
+}
+
+static void add_u64(struct json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static struct json_object *output_counts(const struct pl_stats_output *out)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	add_u64(o, "written", out->written);
+	add_u64(o, "dropped", out->dropped);
+	return o;
+}
+
+
+/* A counter's key and where it is in its struct. */
+struct u64_key {
+	const char *key;
+	size_t off;
+};
+
+/* Every field a key names is a uint64_t: the array's size is -1, a compile error, otherwise. */
+#define KEY(k, type, field) { k, offsetof(type, field) + 0 * sizeof(char[sizeof(((type *)0)->field) == 8 ? 1 : -1]) }
+#define S(k, field) KEY(k, struct pl_sensor_stats, field)
+
+#define NKEYS(keys) (sizeof(keys) / sizeof((keys)[0]))
+
+/* Add the counters keys[n] of base (a struct whose fields they name) to o, in that order. */
+static void add_keys(struct json_object *o, const void *base, const struct u64_key *keys, size_t n)
+{
+	for (size_t i = 0; o && i < n; i++)
+		add_u64(o, keys[i].key, *(const uint64_t *)((const char *)base + keys[i].off));
+}
+
+/* A new object of those counters, NULL on ENOMEM. */
+static struct json_object *u64_object(const void *base, const struct u64_key *keys, size_t n)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_keys(o, base, keys, n);
+	return o;
+}
+
+#define U64_OBJECT(base, keys) u64_object((base), (keys), NKEYS(keys))
+
+static const struct u64_key waiting_keys[] = {
+	S("state_reads", waiting.state_reads),
+	S("skipped", waiting.skipped),
+	S("reports", waiting.reports),
+};
+
+static const struct u64_key fail_paths_keys[] = {
+	S("table_entries", fail_paths.table_entries), S("table_max", fail_paths.table_max),
+	S("orphans_swept", fail_paths.orphans_swept), S("idle_moved", fail_paths.idle_moved),
+	S("unknown_swept", fail_paths.unknown_swept),
+};
+
+#define Q(k, field) KEY(k, struct pl_syslog_stats, field)
+
+static const struct u64_key syslog_keys[] = {
+	Q("sent", sent),
+	Q("queued", queued),
+	Q("queued_bytes", queued_bytes),
+	Q("dropped_overflow", dropped_overflow),
+	Q("dropped_unsendable", dropped_unsendable),
+	Q("dropped_at_exit", dropped_at_exit),
+	Q("cut", cut),
+	Q("connects", connects),
+	Q("reconnects", reconnects),
+	Q("connect_failures", connect_failures),
+};
+
+static const struct u64_key identity_keys[] = {
+	S("hashes_queued", identity.hashes_queued),   S("hashes_done", identity.hashes_done),
+	S("hash_failures", identity.hash_failures),   S("hash_queue_full", identity.hash_queue_full),
+	S("hashes_pending", identity.hashes_pending), S("hash_ns", identity.hash_ns),
+	S("cache_hits", identity.cache_hits),
+};
+
+static const struct u64_key oncpu_keys[] = {
+	S("rate_hz", oncpu.rate_hz),
+	S("stack_keys", oncpu.stack_keys),
+	S("stacks_read", oncpu.stacks_read),
+	S("stacks_unreadable", oncpu.stacks_unreadable),
+	S("keys_displaced", oncpu.keys_displaced),
+	S("orphans_swept", oncpu.orphans_swept),
+	S("stacks_forgotten", oncpu.stacks_forgotten),
+	S("processes_scanned", oncpu.processes_scanned),
+	S("mappings", oncpu.mappings),
+	S("mappings_lost", oncpu.mappings_lost),
+	S("objects", oncpu.objects),
+	S("objects_refused", oncpu.objects_refused),
+	S("objects_loaded", oncpu.objects_loaded),
+	S("object_load_failures", oncpu.object_load_failures),
+	S("kernel_symbols", oncpu.kernel_symbols),
+};
+
+static const struct u64_key baselines_keys[] = {
+	S("baselines", baselines.baselines),
+	S("process_samples_learned", baselines.process_samples_learned),
+	S("window_samples_learned", baselines.window_samples_learned),
+	S("anomalous_samples", baselines.anomalous_samples),
+	S("without_baseline", baselines.without_baseline),
+	S("save_errors", baselines.save_errors),
+	S("evicted", baselines.evicted),
+	S("aged_out", baselines.aged_out),
+};
+
+#define R(k, field) KEY(k, struct pl_stats_rules, field)
+
+static const struct u64_key rules_keys[] = {
+	R("rules", rules),
+	R("events", events),
+	R("alerts", alerts),
+	R("throttled", throttled),
+	R("summaries", summaries),
+	R("summaries_pending", summaries_pending),
+	R("regex_limit_hits", regex_limit_hits),
+	R("regex_errors", regex_errors),
+	R("regex_runs", regex_runs),
+	R("regex_cache_hits", regex_cache_hits),
+	R("regex_skipped", regex_skipped),
+	R("regex_skipped_matches", regex_skipped_matches),
+	R("reloads", reloads),
+	R("reload_failures", reload_failures),
+};
+
+struct json_object *stats_json__rules(const struct pl_stats_rules *c)
+{
+	return U64_OBJECT(c, rules_keys);
+}
+
+/* The syslog output's counters: the output's own, and its buffer and connection. */
+static struct json_object *syslog_counts(const struct pl_sensor_stats *s)
+{
+	struct json_object *o = output_counts(&s->syslog);
+
+	if (!o)
+		return NULL;
+	add_keys(o, &s->syslog_more, syslog_keys, NKEYS(syslog_keys));
+	json_object_object_add(o, "state", json_object_new_string(syslog_state__name(s->syslog_more.state)));
+	return o;
+}
+
+/* The counters of the kernel, by drop counter, and the sensor's own losses. */
+static void add_drops(struct json_object *o, const struct pl_sensor_stats *s)
+{
+	struct json_object *kd = json_object_new_object(), *ud = json_object_new_object();
+
+	for (int i = 0; kd && i < PL_KDROP_MAX; i++)
+		add_u64(kd, drop_names[i], s->kernel_drops[i]);
+	json_object_object_add(o, "kernel_drops", kd);
+	if (ud) {
+		add_u64(ud, "proctable_full", s->loss[PL_LOSS_PROCTABLE_FULL]);
+		add_u64(ud, "fail_keys_unremembered", s->loss[PL_LOSS_FAIL_KEYS_UNREMEMBERED]);
+		add_u64(ud, "fail_paths_displaced", s->loss[PL_LOSS_FAIL_PATHS_DISPLACED]);
+	}
+	json_object_object_add(o, "userspace_drops", ud);
+}
+
+static void add_tables(struct json_object *o, const struct pl_sensor_stats *s)
+{
+	json_object_object_add(o, "waiting", U64_OBJECT(s, waiting_keys)); /* /proc reads of idle processes */
+	json_object_object_add(o, "fail_paths", U64_OBJECT(s, fail_paths_keys));
+}
+
+static void add_outputs(struct json_object *o, const struct pl_sensor_stats *s)
+{
+	/* `output` is there even without a JSON output, with zeros */
+	json_object_object_add(o, "output", output_counts(&s->json));
+	json_object_object_add(o, "syslog", s->syslog.on ? syslog_counts(s) : NULL);
+	if (s->audit.on)
+		json_object_object_add(o, "audit", output_counts(&s->audit));
+	json_object_object_add(o, "ocsf", s->ocsf.on ? output_counts(&s->ocsf) : NULL);
+}
+
+struct json_object *stats_json__record(const struct pl_sensor_stats *s)
+{
+	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack" };
+	struct json_object *o = json_object_new_object(), *ev, *feat;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "type", json_object_new_string("stats"));
+	add_u64(o, "time_ns", s->time_ns);
+	add_u64(o, "uptime_ns", s->uptime_ns);
+	ev = json_object_new_object();
+	for (int i = 1; ev && i < PL_REC_KINDS; i++)
+		add_u64(ev, ev_names[i], s->ringbuf_records[i]);
+	json_object_object_add(o, "ringbuf_records", ev);
+	add_u64(o, "invalid_records", s->loss[PL_LOSS_INVALID_RECORDS]);
+	add_u64(o, "exec_records", s->exec_records);
+	add_u64(o, "process_records", s->process_records);
+	add_u64(o, "window_records", s->window_records);
+	add_drops(o, s);
+	add_tables(o, s);
+	json_object_object_add(o, "oncpu", s->oncpu_on ? U64_OBJECT(s, oncpu_keys) : NULL);
+	add_outputs(o, s);
+	add_u64(o, "tracked_processes", s->tracked_processes);
+	add_u64(o, "sensor_cpu_ns", s->cpu_ns);
+	add_u64(o, "sensor_maxrss_kb", s->maxrss_kb);
+	feat = json_object_new_object();
+	for (size_t i = 0; feat && i < s->nfeature; i++)
+		json_object_object_add(feat, s->feature[i].name, json_object_new_boolean(s->feature[i].have));
+	json_object_object_add(o, "features", feat);
+	json_object_object_add(o, "baselines", s->baselines_on ? U64_OBJECT(s, baselines_keys) : NULL);
+	json_object_object_add(o, "rules", s->rules_on ? stats_json__rules(&s->rules) : NULL);
+	add_u64(o, "binaries_untracked", s->loss[PL_LOSS_BINARIES_UNTRACKED]);
+	add_u64(o, "binary_paths_forgotten", s->loss[PL_LOSS_BINARY_PATHS_FORGOTTEN]);
+	json_object_object_add(o, "identity", s->identity_on ? U64_OBJECT(s, identity_keys) : NULL);
+	return o;
+}
