@@ -204,15 +204,44 @@ static void test_user_ip_of_a_live_process_is_named_from_its_maps(void **state)
 	}
 }
 
+/* Read /proc/kallsyms around the module's own first read of it, into *k,
+ * until both of the test's reads agree: BPF programs loaded or unloaded
+ * meanwhile by anything else on the machine add and remove bpf_prog_*
+ * symbols, and the module's count is only comparable with a table that held
+ * still while it read. Returns the module (loaded) or NULL after 20 tries. */
+static struct symbols *kernel_symbols_read_still(struct se_kallsyms *k)
+{
+	for (int tries = 0; tries < 20; tries++) {
+		struct symbols *sym = NULL;
+		struct se_kallsyms after;
+
+		se_kallsyms_read(k);
+		if (!k->n)
+			return NULL;
+		assert_int_equal(symbols__new(&sym), 0);
+		symbols__load_kernel(sym);
+		se_kallsyms_read(&after);
+		free(after.s);
+		if (after.n == k->n && symbols__stats(sym)->kernel_symbols == k->n)
+			return sym;
+		symbols__free(sym);
+		free(k->s);
+		usleep(50 * 1000);
+	}
+	fail_msg("/proc/kallsyms changed during each of 20 reads");
+	return NULL;
+}
+
 static void test_kernel_frames_are_named_from_kallsyms(void **state)
 {
-	struct symbols *sym = *state;
 	struct se_kallsyms k;
 	const struct se_ksym *a, *b;
+	struct symbols *sym;
 	struct pl_frame f;
 
-	se_kallsyms_read(&k);
-	if (!k.n) {
+	(void)state;
+	sym = kernel_symbols_read_still(&k);
+	if (!sym) {
 		free(k.s);
 		print_message("skipped: /proc/kallsyms shows no addresses (kptr_restrict, not root)\n");
 		skip();
@@ -239,6 +268,7 @@ static void test_kernel_frames_are_named_from_kallsyms(void **state)
 	assert_true(f.kernel);
 	assert_null(f.function);
 	assert_int_equal(f.offset, 0);
+	symbols__free(sym);
 	free(k.s);
 }
 
