@@ -12,8 +12,10 @@
  * peers lock every scrape out. So the server tracks each connection (the
  * connection notifications) and whether its request head is complete (the
  * access handler has been called): a head not complete within
- * METRICS_HEAD_DEADLINE_S of accept, or of the previous request's end on a
- * kept-alive connection, is cut by a reaper thread; and a connection beyond
+ * METRICS_HEAD_DEADLINE_S of accept is cut by a reaper thread (on a
+ * kept-alive connection, the next head within one second past the idle
+ * timeout of the previous request's end: a connection honestly idle is
+ * closed by libmicrohttpd first, one that trickles is cut); and a connection beyond
  * METRICS_MAX_CONNS cuts the oldest one whose head is still incomplete.
  * Cutting is shutdown(2) of the socket, under the lock that the close
  * notification takes, which libmicrohttpd sends before it closes the fd:
@@ -307,6 +309,7 @@ struct conn_slot {
 	bool cut;       /* shut down, its close not yet notified */
 	int fd;
 	uint64_t since_ns; /* accept, or the end of the previous request */
+	uint64_t allow_ns; /* for the head from since_ns */
 };
 
 struct metrics_server {
@@ -369,7 +372,10 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_co
 			oldest = x;
 	}
 	if (info && free_slot) {
-		*free_slot = (struct conn_slot){ .used = true, .fd = info->connect_fd, .since_ns = mono_ns() };
+		*free_slot = (struct conn_slot){ .used = true,
+						 .fd = info->connect_fd,
+						 .since_ns = mono_ns(),
+						 .allow_ns = METRICS_HEAD_DEADLINE_S * 1000000000ull };
 		*socket_context = free_slot;
 		if (live >= METRICS_MAX_CONNS)
 			conn_cut(oldest ? oldest : free_slot, &s->cuts.evicted);
@@ -392,8 +398,10 @@ static void conn_mark(struct metrics_server *s, struct MHD_Connection *mc, bool 
 	pthread_mutex_lock(&s->lock);
 	if (c->used) {
 		c->head_done = !done;
-		if (done)
+		if (done) {
 			c->since_ns = mono_ns();
+			c->allow_ns = (METRICS_TIMEOUT_S + 1) * 1000000000ull;
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -420,8 +428,7 @@ static void *reaper(void *arg)
 		for (size_t i = 0; i < MHD_CONNS; i++) {
 			struct conn_slot *c = &s->conns[i];
 
-			if (c->used && !c->cut && !c->head_done &&
-			    now - c->since_ns >= METRICS_HEAD_DEADLINE_S * 1000000000ull)
+			if (c->used && !c->cut && !c->head_done && now - c->since_ns >= c->allow_ns)
 				conn_cut(c, &s->cuts.deadline);
 		}
 		pthread_cond_timedwait(&s->wake, &s->lock, &ts);

@@ -17,8 +17,9 @@
  *     reads the caller's state. Bounded: at most METRICS_MAX_CONNS
  *     connections, each closed after METRICS_TIMEOUT_S idle seconds; a
  *     request head (request line and headers) must be complete within
- *     METRICS_HEAD_DEADLINE_S of accept (or of the previous request's end),
- *     however slowly it trickles, and a connection beyond the bound cuts
+ *     METRICS_HEAD_DEADLINE_S of accept (a kept-alive connection's next one
+ *     within METRICS_TIMEOUT_S + 1 of the previous request's end), however
+ *     slowly it trickles, and a connection beyond the bound cuts
  *     the oldest one whose head is incomplete, so that slow peers cannot
  *     hold every slot (slowloris).
  *
