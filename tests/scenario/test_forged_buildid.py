@@ -142,8 +142,10 @@ def main():
             if not bid or not re.fullmatch(r"sha256:[0-9a-f]{64}", bid):
                 fail(f"the forged {who} is keyed {bid!r}, not by its content hash")
         key = (child.get("baseline") or {}).get("key")
-        if key is not None and "build-id:" in key:
-            fail(f"the forged child's baseline key {key!r} borrows a build-id")
+        log(f"forged child's baseline key: {key}")
+        want_key = f"{child['binary_id']}@{parent['binary_id']}"
+        if key != want_key:
+            fail(f"the forged child's baseline key is {key!r}, not its own and its parent's {want_key!r}")
         ok = True
     finally:
         finish([sensor], d, ok)
