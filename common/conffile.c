@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textsafe.h"
+
 int conffile__error(struct conffile *cf, int line, int col, const char *fmt, ...)
 {
 	struct cf_error *x;
@@ -113,10 +115,19 @@ static int parse_line(struct conffile *cf, const char *s, size_t len, int ln)
 	char *value;
 	int quoted = 0;
 
-	for (size_t j = 0; j < len; j++)
+	for (size_t j = 0; j < len;) {
+		/* a value is handed on as text (to rule paths, syslog, records):
+		 * bytes that are not UTF-8 would be a second meaning of it */
+		size_t n = text_utf8_decode(s + j, len - j, NULL);
+
+		if (n == 0)
+			return conffile__error(cf, ln, (int)j + 1, "byte 0x%02x is not valid UTF-8",
+					       (unsigned char)s[j]);
 		if (is_control((unsigned char)s[j]))
 			return conffile__error(cf, ln, (int)j + 1, "control character 0x%02x in the line",
 					       (unsigned char)s[j]);
+		j += n;
+	}
 	while (i < len && is_blank((unsigned char)s[i]))
 		i++;
 	if (i == len || s[i] == '#')

@@ -43,8 +43,9 @@ struct conffile {
 };
 
 /*
- * Parse len bytes of buf (not NUL-terminated; NUL bytes are errors). The
- * grammar, one setting a line:
+ * Parse len bytes of buf (not NUL-terminated; NUL bytes, control characters
+ * other than tab and bytes that are not valid UTF-8 are errors, at their
+ * byte). The grammar, one setting a line:
  *
  *   # a comment line; blank lines are ignored
  *   key = bare value            # a comment may follow any value

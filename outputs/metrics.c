@@ -6,6 +6,21 @@
  * and TYPE lines, as the format wants them grouped. The server holds the
  * last published text; libmicrohttpd's thread copies it into each response
  * under a mutex, so the caller may publish while a scrape is answered.
+ *
+ * libmicrohttpd's timeout is an idle one: a peer that sends one byte of
+ * its request head every few seconds keeps a slot for ever, and eight such
+ * peers lock every scrape out. So the server tracks each connection (the
+ * connection notifications) and whether its request head is complete (the
+ * access handler has been called): a head not complete within
+ * METRICS_HEAD_DEADLINE_S of accept is cut by a reaper thread (on a
+ * kept-alive connection, the next head within one second past the idle
+ * timeout of the previous request's end: a connection honestly idle is
+ * closed by libmicrohttpd first, one that trickles is cut); and a connection beyond
+ * METRICS_MAX_CONNS cuts the oldest one whose head is still incomplete.
+ * Cutting is shutdown(2) of the socket, under the lock that the close
+ * notification takes, which libmicrohttpd sends before it closes the fd:
+ * the fd is never one reused meanwhile. libmicrohttpd then reads the end of
+ * the stream and closes the connection itself.
  */
 #include "metrics.h"
 
@@ -20,8 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "textsafe.h"
 
 /* ---- the renderer ---- */
@@ -280,15 +298,144 @@ int metrics_addr__parse(const char *s, struct metrics_addr *ret, char *err, size
 
 /* ---- the server ---- */
 
+/* libmicrohttpd's own bound: room for METRICS_MAX_CONNS and as many cut
+ * ones not yet closed, so that a newcomer is accepted and can cut. */
+#define MHD_CONNS (2 * METRICS_MAX_CONNS)
+#define REAP_EVERY_NS 200000000ull
+
+struct conn_slot {
+	bool used;
+	bool head_done; /* the request head is in: the access handler ran */
+	bool cut;       /* shut down, its close not yet notified */
+	int fd;
+	uint64_t since_ns; /* accept, or the end of the previous request */
+	uint64_t allow_ns; /* for the head from since_ns */
+};
+
 struct metrics_server {
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;
 	char *text; /* the last published text, NULL before the first */
 	size_t len;
 	uint64_t scrapes;
+	struct metrics_cut_stats cuts;
 	metrics_live_fn live; /* set before the first publish, then only read */
 	void *live_ctx;
+	/* the connections, under lock */
+	struct conn_slot conns[MHD_CONNS];
+	pthread_cond_t wake; /* stop */
+	bool stop;
+	pthread_t reaper;
+	bool have_reaper;
 };
+
+/* Cut slot c (under lock): libmicrohttpd sees the end of the stream. */
+static void conn_cut(struct conn_slot *c, uint64_t *counter)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	c->cut = true;
+	(*counter)++;
+}
+
+/* A new connection takes a slot; when METRICS_MAX_CONNS are live, the
+ * oldest whose request head is incomplete is cut (else the newcomer: every
+ * other one is being answered). A closed one gives its slot back. */
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct metrics_server *s = cls;
+	const union MHD_ConnectionInfo *info;
+	struct conn_slot *c = *socket_context, *free_slot = NULL, *oldest = NULL;
+	size_t live = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (c)
+			*c = (struct conn_slot){ 0 };
+		*socket_context = NULL;
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	info = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	for (size_t i = 0; i < MHD_CONNS; i++) {
+		struct conn_slot *x = &s->conns[i];
+
+		if (!x->used) {
+			if (!free_slot)
+				free_slot = x;
+			continue;
+		}
+		if (x->cut)
+			continue;
+		live++;
+		if (!x->head_done && (!oldest || x->since_ns < oldest->since_ns))
+			oldest = x;
+	}
+	if (info && free_slot) {
+		*free_slot = (struct conn_slot){ .used = true,
+						 .fd = info->connect_fd,
+						 .since_ns = mono_ns(),
+						 .allow_ns = METRICS_HEAD_DEADLINE_S * 1000000000ull };
+		*socket_context = free_slot;
+		if (live >= METRICS_MAX_CONNS)
+			conn_cut(oldest ? oldest : free_slot, &s->cuts.evicted);
+	} else if (info) {
+		shutdown(info->connect_fd, SHUT_RDWR);
+		s->cuts.evicted++;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The connection's request head is complete (done false), or its request
+ * ended (done: a kept-alive connection waits for a new head from now). */
+static void conn_mark(struct metrics_server *s, struct MHD_Connection *mc, bool done)
+{
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn_slot *c = info ? info->socket_context : NULL;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (c->used) {
+		c->head_done = !done;
+		if (done) {
+			c->since_ns = mono_ns();
+			c->allow_ns = (METRICS_TIMEOUT_S + 1) * 1000000000ull;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)req_cls;
+	(void)toe;
+	conn_mark(cls, mc, true);
+}
+
+/* Cut every connection whose request head is overdue, every
+ * REAP_EVERY_NS, until stop. */
+static void *reaper(void *arg)
+{
+	struct metrics_server *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		uint64_t now = mono_ns(), until = now + REAP_EVERY_NS;
+		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ull),
+				       .tv_nsec = (long)(until % 1000000000ull) };
+
+		for (size_t i = 0; i < MHD_CONNS; i++) {
+			struct conn_slot *c = &s->conns[i];
+
+			if (c->used && !c->cut && !c->head_done && now - c->since_ns >= c->allow_ns)
+				conn_cut(c, &s->cuts.deadline);
+		}
+		pthread_cond_timedwait(&s->wake, &s->lock, &ts);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
 			      const char *ctype)
@@ -317,7 +464,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)req_cls;
+	if (!*req_cls) {
+		/* the first call for this request: its head is complete */
+		*req_cls = s;
+		conn_mark(s, c, false);
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n", 18, plain);
 	if (strcmp(url, "/metrics") != 0)
@@ -357,6 +508,7 @@ void metrics_server__set_live(struct metrics_server *s, metrics_live_fn fn, void
 int metrics_server__start(const struct metrics_addr *a, struct metrics_server **ret)
 {
 	struct metrics_server *s = calloc(1, sizeof(*s));
+	pthread_condattr_t ca;
 	sigset_t all, old;
 	int fd, one = 1, r;
 
@@ -377,21 +529,28 @@ int metrics_server__start(const struct metrics_addr *a, struct metrics_server **
 		return r;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	/* the server's thread inherits a mask that blocks every signal: signals
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	/* the server's threads inherit a mask that blocks every signal: signals
 	 * stay with the thread that reads them (the sensor's signalfd) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC, 0, NULL, NULL,
 				on_request, s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned)METRICS_MAX_CONNS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				(unsigned)METRICS_MAX_CONNS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_TIMEOUT_S,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_END);
+				(unsigned)MHD_CONNS, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MHD_CONNS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_NOTIFY_CONNECTION,
+				on_connection, s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+	r = s->d ? -pthread_create(&s->reaper, NULL, reaper, s) : -EIO;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!s->d) {
-		close(fd);
-		pthread_mutex_destroy(&s->lock);
-		free(s);
-		return -EIO;
+	s->have_reaper = r == 0;
+	if (r < 0) {
+		if (!s->d)
+			close(fd);
+		metrics_server__free(s);
+		return r;
 	}
 	*ret = s;
 	return 0;
@@ -427,11 +586,30 @@ uint64_t metrics_server__scrapes(struct metrics_server *s)
 	return n;
 }
 
+struct metrics_cut_stats metrics_server__cuts(struct metrics_server *s)
+{
+	struct metrics_cut_stats n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->cuts;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 void metrics_server__free(struct metrics_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d); /* joins the thread, closes the listening socket */
+	if (s->have_reaper) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = true;
+		pthread_cond_signal(&s->wake);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->reaper, NULL);
+	}
+	if (s->d)
+		MHD_stop_daemon(s->d); /* joins the thread, closes the listening socket */
+	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	free(s->text);
 	free(s);

@@ -15,7 +15,13 @@
  *     libmicrohttpd's own thread. The caller publishes a new text (once per
  *     tick); the server keeps its own copy under a mutex, so a scrape never
  *     reads the caller's state. Bounded: at most METRICS_MAX_CONNS
- *     connections, each closed after METRICS_TIMEOUT_S idle seconds.
+ *     connections, each closed after METRICS_TIMEOUT_S idle seconds; a
+ *     request head (request line and headers) must be complete within
+ *     METRICS_HEAD_DEADLINE_S of accept (a kept-alive connection's next one
+ *     within METRICS_TIMEOUT_S + 1 of the previous request's end), however
+ *     slowly it trickles, and a connection beyond the bound cuts
+ *     the oldest one whose head is incomplete, so that slow peers cannot
+ *     hold every slot (slowloris).
  *
  * The library never prints; errors are returned (with a message where the
  * errno cannot say it all).
@@ -83,6 +89,7 @@ int metrics_addr__parse(const char *s, struct metrics_addr *ret, char *err, size
 
 #define METRICS_MAX_CONNS 8
 #define METRICS_TIMEOUT_S 10
+#define METRICS_HEAD_DEADLINE_S 3
 #define METRICS_MAX_TEXT  (4u << 20) /* a published text beyond this is refused */
 
 struct metrics_server;
@@ -111,7 +118,14 @@ int metrics_server__publish(struct metrics_server *s, const char *text, size_t l
 /* Scrapes answered with 200 so far. */
 uint64_t metrics_server__scrapes(struct metrics_server *s);
 
-/* Stop the thread, close the socket, free. NULL-safe. */
+/* Connections cut before their request head was complete. */
+struct metrics_cut_stats {
+	uint64_t deadline; /* the head was not complete within METRICS_HEAD_DEADLINE_S */
+	uint64_t evicted;  /* cut for a newcomer when all slots were taken */
+};
+struct metrics_cut_stats metrics_server__cuts(struct metrics_server *s);
+
+/* Stop the threads, close the socket, free. NULL-safe. */
 void metrics_server__free(struct metrics_server *s);
 
 #endif

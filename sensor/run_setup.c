@@ -188,6 +188,13 @@ static int open_signals(struct sensor *s)
 	return 0;
 }
 
+/* Throttle windows live on a clock that a wall-clock step does not move. */
+static uint64_t window_clock(void *ctx)
+{
+	(void)ctx;
+	return boot_ns();
+}
+
 /* The rules: bad rules at start-up stop the sensor, nobody should believe it is watching. */
 static int load_rules(struct sensor *s)
 {
@@ -201,6 +208,7 @@ static int load_rules(struct sensor *s)
 		.ndisable = s->opts->ndisable,
 		.regex_budget_ns = (uint64_t)s->opts->regex_budget_ms * 1000000ull,
 		.ids = &s->ids,
+		.window_clock = window_clock,
 	};
 
 	def = run_opts__default_rules();

@@ -56,9 +56,10 @@ struct file_key {
 struct buildid_slot {
 	bool used;
 	struct file_key key;
-	char *build_id; /* NULL: the file has none */
-	char *sha256;   /* content hash, only computed when there is no build-id; NULL with no
-			 * build-id either: the file could not be hashed ("file:" id) */
+	char *build_id; /* NULL: the file has none; else what it claims, trusted or not */
+	bool trusted;   /* only root could have written it: its build-id is its identity */
+	char *sha256;   /* content hash, computed when there is no trusted build-id; NULL
+			 * then: the file could not be hashed ("file:" id) */
 	char *path;     /* its name as /proc/PID/exe read it, the first time; NULL: not read yet */
 	char *binary_id; /* made from the above once (slot_binary_id()) */
 };
@@ -86,6 +87,7 @@ struct hash_job {
 	uint32_t kdev; /* as the kernel (and the caller) named the file */
 	uint64_t ino;
 	struct file_key key; /* the file when it was queued */
+	char build_id[129];  /* the build-id it claims (not trusted), "" for none */
 	/* set by the worker, with state DONE */
 	int result; /* 0, -ESTALE (the file changed), -errno */
 	uint64_t ns;
@@ -307,10 +309,11 @@ static struct buildid_slot *cache_get(struct identity *id, const struct file_key
 	return s->used && key_equal(&s->key, k) ? s : NULL;
 }
 
-/* Cache what is known of k (strings copied). Direct-mapped: a colliding
- * binary replaces the slot. NULL when out of memory. */
+/* Cache what is known of k (strings copied; trusted: build_id is its
+ * identity). Direct-mapped: a colliding binary replaces the slot. NULL when
+ * out of memory. */
 static struct buildid_slot *cache_put(struct identity *id, const struct file_key *k, const char *build_id,
-				      const char *sha256)
+				      bool trusted, const char *sha256)
 {
 	struct buildid_slot *s = slot_of(id, k->dev, k->ino);
 
@@ -321,6 +324,7 @@ static struct buildid_slot *cache_put(struct identity *id, const struct file_key
 	*s = (struct buildid_slot){ .used = true,
 				    .key = *k,
 				    .build_id = build_id ? strdup(build_id) : NULL,
+				    .trusted = trusted,
 				    .sha256 = sha256 ? strdup(sha256) : NULL };
 	if ((build_id && !s->build_id) || (sha256 && !s->sha256)) {
 		free(s->build_id);
@@ -345,7 +349,7 @@ static char *slot_binary_id(const struct buildid_slot *s)
 {
 	char *id = NULL;
 
-	if (s->build_id)
+	if (s->build_id && s->trusted)
 		return asprintf(&id, "build-id:%s", s->build_id) < 0 ? NULL : id;
 	if (s->sha256)
 		return asprintf(&id, "sha256:%s", s->sha256) < 0 ? NULL : id;
@@ -359,8 +363,10 @@ enum ids {
 	IDS_DEFERRED /* the queue was full */
 };
 
-/* Queue the file open at fd for hashing, unless it already is. */
-static enum ids enqueue(struct identity *id, int fd, const struct file_key *k, uint32_t kdev, uint64_t ino)
+/* Queue the file open at fd for hashing, unless it already is; build_id
+ * (NULL: none) is what it claims, kept for its records. */
+static enum ids enqueue(struct identity *id, int fd, const struct file_key *k, uint32_t kdev, uint64_t ino,
+			const char *build_id)
 {
 	struct hash_job *j = NULL;
 	int dup;
@@ -385,6 +391,8 @@ static enum ids enqueue(struct identity *id, int fd, const struct file_key *k, u
 	*j = (struct hash_job){
 		.state = JOB_QUEUED, .seq = id->next_seq++, .fd = dup, .kdev = kdev, .ino = ino, .key = *k
 	};
+	if (build_id)
+		snprintf(j->build_id, sizeof(j->build_id), "%s", build_id);
 	pthread_cond_signal(&id->wake);
 	pthread_mutex_unlock(&id->lock);
 	id->stats.hashes_queued++;
@@ -393,27 +401,38 @@ static enum ids enqueue(struct identity *id, int fd, const struct file_key *k, u
 }
 
 /* What is known of the file open at fd (st its fstat, the kernel's (kdev,
- * ino)), into ret: from the cache, its build-id, or the queue. */
-static enum ids file_ids(struct identity *id, int fd, const struct stat *st, uint32_t kdev, uint64_t ino,
-			 struct exe_info *ret)
+ * ino), path its canonical name or NULL), into ret: from the cache, its
+ * build-id when only root could have written it, or the queue. */
+static enum ids file_ids(struct identity *id, int fd, const struct stat *st, const char *path, uint32_t kdev,
+			 uint64_t ino, struct exe_info *ret)
 {
 	struct file_key k = key_of(st);
 	struct buildid_slot *s = cache_get(id, &k);
 	char buf[129];
 
 	if (!s) {
-		if (identity__read_build_id(fd, buf, sizeof(buf)) == 0)
-			s = cache_put(id, &k, buf, NULL);
+		bool has_bid = identity__read_build_id(fd, buf, sizeof(buf)) == 0;
+		const char *bid = has_bid ? buf : NULL;
+
+		if (has_bid && identity__file_is_roots(path, st))
+			s = cache_put(id, &k, bid, true, NULL);
 		else if ((uint64_t)st->st_size > HASH_MAX_BYTES)
-			s = cache_put(id, &k, NULL, NULL); /* never hashed: "file:" */
-		else
-			return enqueue(id, fd, &k, kdev, ino);
+			s = cache_put(id, &k, bid, false, NULL); /* never hashed: "file:" */
+		else {
+			ret->build_id = bid ? strdup(bid) : NULL;
+			return enqueue(id, fd, &k, kdev, ino, bid);
+		}
 	}
 	if (s) {
 		ret->build_id = s->build_id ? strdup(s->build_id) : NULL;
 		ret->binary_id = slot_binary_id(s);
 	}
 	return IDS_KNOWN;
+}
+
+static const char *bid_or_null(const char *bid)
+{
+	return bid[0] ? bid : NULL;
 }
 
 int identity__completed(struct identity *id, identity_hashed_fn fn, void *ctx)
@@ -445,12 +464,12 @@ int identity__completed(struct identity *id, identity_hashed_fn fn, void *ctx)
 		id->stats.hash_ns += j->ns;
 		if (j->result == 0) {
 			id->stats.hashes_done++;
-			s = cache_put(id, &j->key, NULL, j->sha256);
+			s = cache_put(id, &j->key, bid_or_null(j->build_id), false, j->sha256);
 		} else {
 			id->stats.hash_failures++;
 			/* unreadable: known as such; changed: whatever it is now is another file */
 			if (j->result != -ESTALE)
-				s = cache_put(id, &j->key, NULL, NULL);
+				s = cache_put(id, &j->key, bid_or_null(j->build_id), false, NULL);
 		}
 		bid = s ? slot_binary_id(s) : file_id(j->key.dev, j->key.ino);
 		if (bid)
@@ -593,7 +612,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stam
 			link[n] = '\0';
 			ret->path = strdup(link);
 		}
-		got = file_ids(id, fd, &st, kdev, ino, ret);
+		got = file_ids(id, fd, &st, ret->path, kdev, ino, ret);
 		if (ret->path) {
 			/* the file is the one the kernel stamped: its name is the
 			 * binary's, for every later image of it */
@@ -620,7 +639,7 @@ void identity__resolve_exe(struct identity *id, pid_t pid, const struct exe_stam
 	if (name) {
 		fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && got == IDS_NONE)
-			got = file_ids(id, fd, &st, kdev, ino, ret);
+			got = file_ids(id, fd, &st, name, kdev, ino, ret);
 		ret->path = strdup(name);
 		if (ret->path && got != IDS_NONE) {
 			struct file_key now = key_of(&st);

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct identity;
@@ -45,7 +46,8 @@ struct exe_info {
 	char *path;        /* canonical path, or the exec'd filename when the process is gone (raw bytes,
 			    * escaped only where they leave the sensor); may be NULL */
 	char *build_id;    /* lowercase hex, NULL if the ELF has none or could not be read */
-	char *binary_id;   /* the baseline identity: "build-id:<hex>", else "sha256:<hex>" of the
+	char *binary_id;   /* the baseline identity: "build-id:<hex>" for a file only root could
+			    * have written (identity__file_is_roots()), else "sha256:<hex>" of the
 			    * content, else "file:<maj>:<min>:<ino>" (the file could not be read or
 			    * hashed); NULL while the hash is pending, or when the queue was full */
 	bool hash_pending; /* binary_id waits for the hash of the file (kdev, ino) given to
@@ -76,8 +78,9 @@ struct exe_stamp {
  * Fills *ret with malloc'd strings (free with exe_info__clear). Never fails
  * hard: unknown parts are NULL.
  *
- * Returns at once: a file with a build-id, or whose hash is cached (by
- * device, inode, size, mtime and ctime), gets its binary_id now. Any other
+ * Returns at once: a file with a build-id that only root could have
+ * written, or whose hash is cached (by device, inode, size, mtime and ctime:
+ * a chown or chmod changes ctime), gets its binary_id now. Any other
  * file is queued for the worker (one entry per file, however many processes
  * run it), and *ret says hash_pending. When IDENTITY_HASH_QUEUE files are
  * already queued, the file is not hashed now: binary_id is NULL, hash_pending
@@ -136,6 +139,17 @@ const struct identity_stats *identity__stats(const struct identity *id);
  * Implemented in identity_elf.c.
  */
 int identity__read_build_id(int fd, char *buf, size_t size);
+
+/*
+ * Whether only root could have written the file st (fstat of the file the
+ * caller read) and put it at `path` (canonical, absolute; NULL: false): the
+ * file and every directory on the path are owned by root and not writable
+ * by group or others (a directory may be, with its sticky bit), and the path
+ * still leads to st's device and inode. Only such a file is known by its
+ * build-id (a claim anyone can link into a file): any other is hashed.
+ * Implemented in identity_trust.c.
+ */
+bool identity__file_is_roots(const char *path, const struct stat *st);
 
 /* The cgroup v2 path of cgroup id (relative to the cgroup2 mount, "/" for
  * the root), or NULL. The string is owned by the cache. */

@@ -45,7 +45,8 @@ struct alerts {
 	struct pl_alert_ids own_ids;         /* when the opener gave none */
 	struct pl_alert_ids *ids;
 	uint64_t alerts, suppressed, summaries, reloads, reload_failures, events;
-	uint64_t now_ns;                     /* of the current eval, tick or finish */
+	uint64_t now_ns;                     /* of the current eval, tick or finish (REALTIME) */
+	uint64_t clock_ns;                   /* ... on the window clock (opts.window_clock) */
 	const struct pl_sample *sample;      /* of the current eval */
 	struct pl_output *const *outs;
 	size_t nouts;
@@ -223,6 +224,9 @@ static void write_alert(struct alerts *a, const struct pl_alert *al)
 static void summary_written(const struct dedupe_summary *sum, void *ctx)
 {
 	struct alerts *a = ctx;
+	/* the window's times are on the window clock: given in REALTIME as of
+	 * now, as every record's kernel times are (mono_to_real()) */
+	uint64_t off = a->now_ns - a->clock_ns;
 	struct pl_alert al;
 	const char *who = sum->exe ? sum->exe : sum->binary_id ? sum->binary_id : "?";
 	_cleanup_free_ char *name = text_escape_str(sum->rule), *whoe = text_escape_str(who);
@@ -238,10 +242,10 @@ static void summary_written(const struct dedupe_summary *sum, void *ctx)
 	al.summary = (struct pl_alert_summary){
 		.alert_id = sum->alert_id,
 		.count = sum->count,
-		.first_ns = sum->first_ns,
-		.last_ns = sum->last_ns,
-		.window_start_ns = sum->window_start_ns,
-		.window_end_ns = sum->window_end_ns,
+		.first_ns = sum->first_ns + off,
+		.last_ns = sum->last_ns + off,
+		.window_start_ns = sum->window_start_ns + off,
+		.window_end_ns = sum->window_end_ns + off,
 		.reason = dedupe_reason__name(sum->reason),
 	};
 	write_alert(a, &al);
@@ -340,7 +344,7 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	if (r->priority <= RL_PRIO_WARNING)
 		a->matched_warning++;
 	pl_alert_ids__peek(a->ids, id);
-	if (!dedupe__match(a->dd, &key, (uint64_t)r->throttle_s * 1000000000ull, a->now_ns, id, &suppressed)) {
+	if (!dedupe__match(a->dd, &key, (uint64_t)r->throttle_s * 1000000000ull, a->clock_ns, id, &suppressed)) {
 		a->suppressed++;
 		if (rule_count(a, r))
 			rule_count(a, r)->throttled++;
@@ -372,19 +376,26 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	write_alert(a, &al);
 }
 
+/* The times of the current eval, tick or finish. */
+static void set_now(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts)
+{
+	a->now_ns = now_ns;
+	a->clock_ns = a->opts.window_clock ? a->opts.window_clock(a->opts.window_clock_ctx) : now_ns;
+	a->outs = outs;
+	a->nouts = nouts;
+}
+
 int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,
 		 size_t nouts)
 {
 	if (!(rl_ruleset__kinds(a->rs) & (unsigned)s->moment))
 		return 0;
 	a->events++;
-	a->now_ns = now_ns;
+	set_now(a, now_ns, outs, nouts);
 	a->sample = s;
-	a->outs = outs;
-	a->nouts = nouts;
 	a->matched = 0;
 	a->matched_warning = 0;
-	dedupe__expire(a->dd, now_ns);
+	dedupe__expire(a->dd, a->clock_ns);
 	/* every enabled rule that runs at this moment is evaluated (rl_ruleset__eval) */
 	for (size_t i = 0; a->per_rule && i < rl_ruleset__count(a->rs); i++) {
 		const struct rl_rule *r = rl_ruleset__rule(a->rs, i);
@@ -403,18 +414,14 @@ int alerts__matched_warning(const struct alerts *a)
 
 void alerts__tick(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts)
 {
-	a->now_ns = now_ns;
-	a->outs = outs;
-	a->nouts = nouts;
-	dedupe__expire(a->dd, now_ns);
+	set_now(a, now_ns, outs, nouts);
+	dedupe__expire(a->dd, a->clock_ns);
 }
 
 void alerts__finish(struct alerts *a, uint64_t now_ns, struct pl_output *const *outs, size_t nouts)
 {
-	a->now_ns = now_ns;
-	a->outs = outs;
-	a->nouts = nouts;
-	dedupe__close_all(a->dd, now_ns);
+	set_now(a, now_ns, outs, nouts);
+	dedupe__close_all(a->dd, a->clock_ns);
 }
 
 void alerts__ruleset(const struct alerts *a, size_t *ret_rules, size_t *ret_files, unsigned char ret_sha256[32])

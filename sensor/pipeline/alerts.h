@@ -31,6 +31,13 @@ struct alerts_opts {
 	uint64_t id_instance;      /* the first half of every id; 0: drawn from getrandom(2) at open */
 	struct pl_alert_ids *ids;  /* the sensor's id generator (kept, not copied); NULL: one of its own,
 				    * from id_instance */
+	/* The clock of throttle windows, ns, read at each eval, tick and
+	 * finish: one that never steps back (live: CLOCK_BOOTTIME, boot_ns()),
+	 * so that a wall-clock step neither re-raises a throttled alert nor
+	 * holds one back for the length of the step. NULL: the now_ns given to
+	 * them (a replay, whose record times are its clock). */
+	uint64_t (*window_clock)(void *ctx);
+	void *window_clock_ctx;
 };
 
 #define ALERT_ID_LEN PL_ALERT_ID_LEN /* "<16 hex: instance>-<16 hex: sequence>" */
@@ -58,8 +65,9 @@ unsigned alerts__kinds(const struct alerts *a);
 /*
  * Evaluate the rules that run at s's moment on s; every alert that passes
  * its rule's dedupe window goes to each of the outputs (NULL entries
- * skipped), in the output's alert_form. Windows that closed by now_ns are
- * summarized first. now_ns: CLOCK_REALTIME. Returns the number of rules
+ * skipped), in the output's alert_form. Windows that closed by now (the
+ * window clock) are summarized first. now_ns: CLOCK_REALTIME, the alerts'
+ * time (summaries give their window's times in it too). Returns the number of rules
  * that matched (held-back ones included: they still raised an alert).
  */
 int alerts__eval(struct alerts *a, const struct pl_sample *s, uint64_t now_ns, struct pl_output *const *outs,

@@ -12,8 +12,9 @@
  * by another pair (the table is bounded). Nothing held back goes unreported.
  *
  * The binary is the binary_id, else the exe. Times are the caller's (live
- * REALTIME, or a replayed record's), so the module has no clock and no
- * output of its own: it counts, and says when to report.
+ * a clock that never steps back, CLOCK_BOOTTIME; a replayed record's), so
+ * the module has no clock and no output of its own: it counts, and says
+ * when to report.
  */
 #ifndef PL_DEDUPE_H
 #define PL_DEDUPE_H

@@ -168,8 +168,13 @@ static void fill(struct runtime *rt, const struct stats_sources *src)
 {
 	if (snapshot__fill(&rt->snap, src, rt->start_time_ns, rt->opts->max_procs) < 0)
 		log_debug("Out of memory for the counts per rule of the metrics snapshot");
-	if (rt->srv)
+	if (rt->srv) {
+		struct metrics_cut_stats cuts = metrics_server__cuts(rt->srv);
+
 		rt->snap.scrapes = metrics_server__scrapes(rt->srv);
+		rt->snap.cut_deadline = cuts.deadline;
+		rt->snap.cut_evicted = cuts.evicted;
+	}
 }
 
 void runtime__tick(struct runtime *rt, const struct stats_sources *src, bool now)

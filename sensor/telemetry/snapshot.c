@@ -315,6 +315,10 @@ int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 	}
 	counter(e, "plumbline_metrics_scrapes_total", "Scrapes of this endpoint answered (as of the last tick).",
 		s->scrapes);
+	expo__family(e, "plumbline_metrics_connections_cut_total", PL_METRIC_COUNTER,
+		     "Connections to this endpoint cut before their request head was complete (as of the last tick).");
+	expo__u64(e, L1("reason", "deadline"), 1, s->cut_deadline);
+	expo__u64(e, L1("reason", "evicted"), 1, s->cut_evicted);
 	return e->err;
 }
 

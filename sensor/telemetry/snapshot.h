@@ -86,6 +86,7 @@ struct snapshot {
 	/* the host */
 	struct hostctx_psi psi;
 	uint64_t scrapes; /* of the metrics endpoint */
+	uint64_t cut_deadline, cut_evicted; /* its connections cut with an incomplete request head */
 };
 
 /* Fill *ret (freed first with snapshot__clear) from src; start_time_ns is

@@ -197,22 +197,25 @@ static pid_t spawn_fd(int fd)
 }
 
 /*
- * The key a fileless image's baseline gets: the helper's build-id when the
- * sensor could still read the file, else its own file:DEV:INO (a memfd's
- * inode, an unlinked file's): never another binary's, never a name's.
+ * The key a fileless image's baseline gets: its own content hash (a memfd,
+ * or a file unlinked before exec, has no name root alone controls, so the
+ * helper's build-id in it is a claim), else its own file:DEV:INO (a memfd's
+ * inode, an unlinked file's); NULL while the hash is pending. Never another
+ * binary's, never a name's, never the build-id it claims.
  */
 static void assert_own_identity(struct json_object *r)
 {
 	const char *bid = rec_str(r, "binary_id");
+	char want[96];
 
-	assert_non_null(bid);
-	fprintf(stderr, "pid %lld (%s): binary_id %s\n", rec_int(r, "pid"), rec_str(r, "exe_kind"), bid);
-	if (strcmp(bid, HELPER_BID) != 0) {
-		char want[96];
-
-		snprintf(want, sizeof(want), "file:%s:%lld", rec_str(r, "exe_dev"), rec_int(r, "exe_ino"));
-		assert_string_equal(bid, want);
-	}
+	fprintf(stderr, "pid %lld (%s): binary_id %s\n", rec_int(r, "pid"), rec_str(r, "exe_kind"),
+		bid ? bid : "null (hash pending)");
+	if (!bid)
+		return;
+	if (strncmp(bid, "sha256:", 7) == 0 && strlen(bid) == 7 + 64)
+		return;
+	snprintf(want, sizeof(want), "file:%s:%lld", rec_str(r, "exe_dev"), rec_int(r, "exe_ino"));
+	assert_string_equal(bid, want);
 }
 
 static void assert_fileless_alert(pid_t pid, const char *kind)
@@ -226,14 +229,15 @@ static void assert_fileless_alert(pid_t pid, const char *kind)
 	assert_non_null(r);
 	assert_string_equal(rec_str(r, "exe_kind"), kind);
 	assert_own_identity(r);
-	snprintf(bid, sizeof(bid), "%s", rec_str(r, "binary_id"));
+	snprintf(bid, sizeof(bid), "%s", rec_str(r, "binary_id") ? rec_str(r, "binary_id") : "");
 	json_object_put(recs);
 	a = alerts_of("Fileless or deleted executable", pid);
 	assert_int_equal(json_object_array_length(a), 1);
 	r = json_object_array_get_idx(a, 0);
 	snprintf(want, sizeof(want), "exec'd a %s executable", kind);
 	assert_non_null(strstr(rec_str(r, "output"), want));
-	assert_string_equal(rec_str(r, "binary_id"), bid); /* the alert names the same binary */
+	/* the alert names the same binary */
+	assert_string_equal(rec_str(r, "binary_id") ? rec_str(r, "binary_id") : "", bid);
 	json_object_put(a);
 	/* named sshd in every way it can be (memfd name, file name, argv[0]):
 	 * still not sshd to the auth rules */

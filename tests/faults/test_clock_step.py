@@ -12,7 +12,10 @@ stamps and nothing else. Asserted:
     durations (cpu, off-CPU, run queue, blocked, wall) never wrap, and a
     window's duration_ns stays below the run's length;
   - records stamped after the step carry the stepped time (about 1 h
-    earlier), as docs/operations.md says.
+    earlier), as docs/operations.md says;
+  - a rule throttled for an hour (on this NOOP's exits, beside the shipped
+    rules) alerts once for the runs before the step and not again for the
+    runs after it: its window runs on a clock the step does not move.
 The real clock is restored in a `finally:` from CLOCK_MONOTONIC: the real
 time at the start plus the monotonic time elapsed since.
 usage: test_clock_step.py PLUMBLINE NOOP
@@ -26,6 +29,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import scenario_lib as sl  # noqa: E402
 
 STEP_NS = 3600 * 10**9
+PROBE = "Clock step throttle probe"
+SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rules", "default")
 
 
 def main():
@@ -37,8 +42,13 @@ def main():
     stepped = False
     real0, mono0 = time.clock_gettime_ns(time.CLOCK_REALTIME), time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     try:
+        probe = os.path.join(d, "probe.yaml")
+        with open(probe, "w") as f:
+            f.write(f"- rule: {PROBE}\n  desc: d\n  condition: proc.exe = {os.path.realpath(noop)}\n"
+                    "  output: \"noop %proc.pid\"\n  priority: NOTICE\n  when: exit\n  throttle: 3600\n")
         s = sl.Sensor(d, "clock", plumbline, extra=["--no-baselines", "--stats-interval", "1",
-                                                             "--window-records"])
+                                                             "--window-records", "--rules", SHIPPED,
+                                                             "--rules", probe])
         for _ in range(5):
             subprocess.run([noop])
         time.sleep(2.2)
@@ -81,6 +91,14 @@ def main():
                 if not 0 <= r["duration_ns"] <= limit:
                     sl.fail(f"{r['type']} duration_ns {r['duration_ns']} outside [0, {limit}]")
         sl.log(f"{len(stats)} stats records, {len(after)} after the step, {n} durations checked, none negative")
+        probes = [r for r in recs if r.get("type") == "alert" and r.get("rule") == PROBE]
+        if len(probes) != 1:
+            sl.fail(f"{len(probes)} alerts of the rule throttled for 1 h across the step, not 1: "
+                    f"{[(r.get('pid'), r.get('time_ns')) for r in probes]}")
+        held = [r for r in recs if r.get("type") == "alert_summary" and r.get("rule") == PROBE]
+        if not held or held[0].get("count", 0) < 9:
+            sl.fail(f"the throttled runs were not all held back: {held}")
+        sl.log(f"the throttled rule alerted once; {held[0]['count']} runs held back across the step")
         ok = True
     except sl.Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)

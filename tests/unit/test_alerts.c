@@ -394,6 +394,51 @@ static void test_alerts_throttle_falls_back_to_the_exe(void **state)
 	assert_int_equal(rules_counter(f, "throttled"), 1);
 }
 
+/* The window clock the test moves by hand (alerts_opts.window_clock). */
+static uint64_t fake_clock(void *ctx)
+{
+	return *(const uint64_t *)ctx;
+}
+
+/*
+ * Throttle windows run on the window clock, not on the wall clock: the wall
+ * clock stepped back an hour neither re-raises a throttled alert nor holds
+ * the next one back an hour; the summary's times are in the wall clock as
+ * of its writing.
+ */
+static void test_alerts_throttle_ignores_a_wall_clock_step(void **state)
+{
+	struct fx *f = *state;
+	const uint64_t back = 3600 * SEC, boot = 500 * SEC;
+	uint64_t clock = boot;
+	struct json_object *a;
+
+	f->o.window_clock = fake_clock;
+	f->o.window_clock_ctx = &clock;
+	open_rules(f, throttle_rules);
+	assert_int_equal(eval(f, &f->s, T0), 2);
+	/* 1 s later the wall clock is stepped back 1 h: still throttled */
+	clock = boot + SEC;
+	assert_int_equal(eval(f, &f->s, T0 + SEC - back), 2);
+	assert_int_equal(f->out->n, 3); /* Throttled, Every, Every */
+	assert_int_equal(rules_counter(f, "throttled"), 1);
+	/* 60 s after the first alert by the window clock: a new window, whatever
+	 * the wall clock says, after the summary of the last one */
+	clock = boot + 60 * SEC;
+	assert_int_equal(eval(f, &f->s, T0 + 60 * SEC - back), 2);
+	assert_int_equal(f->out->n, 6);
+	a = alert(f, 3);
+	assert_string_equal(ut_str(a, "type"), "alert_summary");
+	assert_int_equal(ut_u64(a, "count"), 1);
+	assert_int_equal(ut_u64(a, "first_ns"), T0 + SEC - back);
+	assert_int_equal(ut_u64(a, "window_start_ns"), T0 - back);
+	json_object_put(a);
+	a = alert(f, 4);
+	assert_string_equal(ut_str(a, "rule"), "Throttled");
+	assert_int_equal(ut_u64(a, "suppressed_before"), 1);
+	json_object_put(a);
+}
+
 /* ---- output fields ---- */
 
 static void test_alerts_output_fields_keep_each_value_exactly_by_type(void **state)
@@ -732,6 +777,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    T(test_alerts_throttle_per_rule_and_binary_counts_what_it_held_back),
 	    T(test_alerts_throttle_falls_back_to_the_exe),
+	    T(test_alerts_throttle_ignores_a_wall_clock_step),
 	    T(test_alerts_summary_at_the_tick_after_the_window_ends),
 	    T(test_alerts_summaries_at_shutdown_account_for_every_held_match),
 	    T(test_alerts_ocsf_output_gets_findings_with_the_alert_ids),

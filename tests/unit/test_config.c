@@ -70,9 +70,11 @@ static void test_conffile_quoted_values_keep_hash_blanks_and_escapes(void **stat
 	(void)state;
 	assert_int_equal(PARSE_STR(&cf, "json = \" /a b # c \"  # a real comment\n"
 					"rules = \"q\\\"uote\\\\d\"\n"
-					"ocsf = \"\"\n"),
+					"ocsf = \"\"\n"
+					"json = /var/log/caf\xc3\xa9 # \xe2\x9c\x93 UTF-8 is text\n"),
 			 0);
-	assert_int_equal(cf.n, 3);
+	assert_int_equal(cf.n, 4);
+	assert_string_equal(cf.e[3].value, "/var/log/caf\xc3\xa9");
 	assert_string_equal(cf.e[0].value, " /a b # c ");
 	assert_true(cf.e[0].quoted);
 	assert_int_equal(cf.e[0].vcol, 8);
@@ -95,9 +97,11 @@ static void test_conffile_reports_each_syntax_error_at_its_byte(void **state)
 					"Sample_hz = 3\n"     /* 7:1 upper case key */
 					"json = a\"b\n"	      /* 8:9 quote in a bare value */
 					"json = a\x01z\n"     /* 9:9 control character */
+					"json = /x\xff\n"     /* 10:10 not UTF-8 */
+					"rules = \"\xc3\xa9\xc0\xaf\"\n" /* 11:12 overlong '/' */
 					"ok = 1\n"),
 			 -EINVAL);
-	assert_int_equal(cf.errors, 9);
+	assert_int_equal(cf.errors, 11);
 	assert_error(&cf, 0, 1, 6, "expected '=' after 'json'");
 	assert_error(&cf, 1, 2, 3, "expected a key");
 	assert_error(&cf, 2, 3, 9, "unterminated");
@@ -107,6 +111,8 @@ static void test_conffile_reports_each_syntax_error_at_its_byte(void **state)
 	assert_error(&cf, 6, 7, 1, "expected a key");
 	assert_error(&cf, 7, 8, 9, "quote the whole value");
 	assert_error(&cf, 8, 9, 9, "control character 0x01");
+	assert_error(&cf, 9, 10, 10, "byte 0xff is not valid UTF-8");
+	assert_error(&cf, 10, 11, 12, "byte 0xc0 is not valid UTF-8");
 	/* the good line is still there */
 	assert_int_equal(cf.n, 1);
 	assert_string_equal(cf.e[0].key, "ok");

@@ -3,11 +3,12 @@
  * test_metrics.c - the Prometheus exposition renderer (outputs/metrics.h):
  * HELP/TYPE lines, escaping of label values and help text, names refused,
  * values; the address parser; and the server on loopback (200, 404, 405,
- * 503 before the first publish).
+ * 503 before the first publish; slow request heads cut).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -207,11 +208,10 @@ static int request(uint16_t port, const char *method, const char *path, char *bo
 	return code;
 }
 
-static void test_server_serves_only_metrics_by_get(void **state)
+/* A server on a free loopback port: its address into a, its port returned. */
+static uint16_t start_server(struct metrics_server **s, struct metrics_addr *a)
 {
-	struct metrics_server *s = NULL;
-	struct metrics_addr a;
-	char err[160], addr[32], body[4096];
+	char err[160], addr[32];
 	uint16_t port = 0;
 	int r = -EADDRINUSE;
 
@@ -219,10 +219,19 @@ static void test_server_serves_only_metrics_by_get(void **state)
 	for (int i = 0; i < 20 && r == -EADDRINUSE; i++) {
 		port = (uint16_t)(20000 + rand() % 30000);
 		snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-		assert_int_equal(metrics_addr__parse(addr, &a, err, sizeof(err)), 0);
-		r = metrics_server__start(&a, &s);
+		assert_int_equal(metrics_addr__parse(addr, a, err, sizeof(err)), 0);
+		r = metrics_server__start(a, s);
 	}
 	assert_int_equal(r, 0);
+	return port;
+}
+
+static void test_server_serves_only_metrics_by_get(void **state)
+{
+	struct metrics_server *s = NULL;
+	struct metrics_addr a;
+	char body[4096];
+	uint16_t port = start_server(&s, &a);
 	assert_int_equal(request(port, "GET", "/metrics", body, sizeof(body)), 503);
 	assert_int_equal(metrics_server__publish(s, "a 1\n", 4), 0);
 	assert_int_equal(request(port, "GET", "/metrics", body, sizeof(body)), 200);
@@ -257,6 +266,87 @@ static void test_server_serves_only_metrics_by_get(void **state)
 	metrics_server__free(s);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Whether the server has closed fd: end of stream, or a reset. */
+static bool closed_by_server(int fd)
+{
+	char b[64];
+	ssize_t n = recv(fd, b, sizeof(b), MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/*
+ * Slowloris: every slot held by a peer that sends one header line a second
+ * (under the idle timeout) and never ends its head. A prompt scrape is
+ * still answered within 1 s, and every slow peer is cut, by the head
+ * deadline or to make room, and counted.
+ */
+static void test_server_cuts_slow_request_heads(void **state)
+{
+	enum { SLOW = METRICS_MAX_CONNS };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct metrics_server *s = NULL;
+	struct metrics_cut_stats cuts;
+	struct metrics_addr a;
+	int slow[SLOW], open_left = SLOW;
+	bool gone[SLOW] = { false };
+	char body[4096];
+	uint64_t t0, took, deadline;
+	uint16_t port = start_server(&s, &a);
+
+	(void)state;
+	assert_int_equal(metrics_server__publish(s, "a 1\n", 4), 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int i = 0; i < SLOW; i++) {
+		slow[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert_true(slow[i] >= 0);
+		assert_int_equal(connect(slow[i], (struct sockaddr *)&sa, sizeof(sa)), 0);
+		assert_int_equal(send(slow[i], "GET /metrics HTTP/1.1\r\n", 23, MSG_NOSIGNAL), 23);
+	}
+	poll(NULL, 0, 1000);
+	for (int i = 0; i < SLOW; i++)
+		send(slow[i], "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+	/* every slot is taken by an incomplete head: a scrape still gets in */
+	t0 = now_ms();
+	assert_int_equal(request(port, "GET", "/metrics", body, sizeof(body)), 200);
+	took = now_ms() - t0;
+	fprintf(stderr, "scrape with %d slow peers: %llu ms\n", SLOW, (unsigned long long)took);
+	assert_true(took < 1000);
+	assert_string_equal(body, "a 1\n");
+	/* the slow peers keep trickling, and are cut by the head deadline */
+	deadline = now_ms() + 10000;
+	while (open_left > 0 && now_ms() < deadline) {
+		poll(NULL, 0, 500);
+		for (int i = 0; i < SLOW; i++) {
+			if (gone[i])
+				continue;
+			send(slow[i], "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+			if (closed_by_server(slow[i])) {
+				gone[i] = true;
+				open_left--;
+			}
+		}
+	}
+	fprintf(stderr, "slow peers cut after %llu ms\n", (unsigned long long)(now_ms() - t0 + 1000));
+	assert_int_equal(open_left, 0);
+	cuts = metrics_server__cuts(s);
+	assert_true(cuts.evicted >= 1);
+	assert_true(cuts.deadline >= 1);
+	assert_true(cuts.deadline + cuts.evicted >= SLOW);
+	for (int i = 0; i < SLOW; i++)
+		close(slow[i]);
+	metrics_server__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +359,7 @@ int main(void)
 	    cmocka_unit_test(test_addr_parse_says_what_is_loopback),
 	    cmocka_unit_test(test_addr_parse_refuses_malformed),
 	    cmocka_unit_test(test_server_serves_only_metrics_by_get),
+	    cmocka_unit_test(test_server_cuts_slow_request_heads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
