@@ -144,27 +144,34 @@ static bool slot_read(const uint8_t s[SLOT_LEN], uint64_t *ret_epoch, uint8_t re
 	return true;
 }
 
-static int put_slot(int fd, unsigned idx, const uint8_t s[SLOT_LEN])
+static int put_slot(int fd, unsigned idx, const uint8_t s[SLOT_LEN], bool sync)
 {
 	ssize_t n = pwrite(fd, s, SLOT_LEN, (off_t)idx * SLOT_LEN);
 
 	if (n != SLOT_LEN)
 		return n < 0 ? -errno : -EIO;
-	return fdatasync(fd) < 0 ? -errno : 0;
+	return sync && fdatasync(fd) < 0 ? -errno : 0;
 }
 
-/* The new state into the slot the epoch's parity names, then the other wiped. */
+/*
+ * The new state into the slot the epoch's parity names, synced; then the
+ * other wiped. The wipe is not synced on its own: anything reading the file
+ * sees it at once, and it reaches the disk with the next step's sync (which
+ * overwrites that slot anyway), the kernel's writeback, or the close. One
+ * sync per line instead of two; the new slot's must come first, or a crash
+ * could leave no key.
+ */
 static int persist(struct audit_key *k)
 {
 	uint8_t s[SLOT_LEN], zero[SLOT_LEN] = { 0 };
 	int r;
 
 	slot_make(k->epoch, k->key, s);
-	r = put_slot(k->fd, (unsigned)(k->epoch & 1), s);
+	r = put_slot(k->fd, (unsigned)(k->epoch & 1), s, true);
 	OPENSSL_cleanse(s, sizeof(s));
 	if (r < 0)
 		return r;
-	return put_slot(k->fd, (unsigned)(~k->epoch & 1), zero);
+	return put_slot(k->fd, (unsigned)(~k->epoch & 1), zero, false);
 }
 
 int audit_key__install(const char *path, const uint8_t seed[PL_AUDIT_KEY_LEN])
@@ -286,6 +293,7 @@ void audit_key__free(struct audit_key *k)
 	if (!k)
 		return;
 	OPENSSL_cleanse(k->key, sizeof(k->key));
+	(void)fdatasync(k->fd); /* the last wipe, on the disk before we go */
 	close(k->fd);
 	free(k);
 }

@@ -15,9 +15,10 @@
  * The key file is 128 bytes: two 64-byte slots, each `PLAK`, a version, the
  * epoch (the seq the key seals next, little-endian), the key and a
  * checksum. A step writes the new state into the empty slot and syncs it,
- * then wipes the old slot in place and syncs again: a crash at any point
- * leaves one whole valid slot (the newest wins at load), and no write
- * leaves an old key behind in a renamed-away file's blocks. Root-only: the
+ * then wipes the old slot in place (on the disk by the next step's sync):
+ * a crash at any point leaves one whole valid slot (the newest wins at
+ * load), and no write leaves an old key behind in a renamed-away file's
+ * blocks. Root-only: the
  * file must be a regular file of the caller's uid, mode 0600 or stricter.
  */
 #ifndef PL_AUDIT_KEY_H
