@@ -34,6 +34,7 @@
 
 #include "cleanup.h"
 #include "fdwrite.h"
+#include "hex.h"
 
 struct audit_log {
 	struct pl_output base;
@@ -63,17 +64,12 @@ static const struct pl_output_ops audit_ops;
 
 void audit__sha256_hex(const void *buf, size_t len, char ret[PL_AUDIT_HEX + 1])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 
 	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
 		memset(md, 0, 32); /* only on OpenSSL failure: the line then fails to verify, visibly */
-	for (int i = 0; i < 32; i++) {
-		ret[2 * i] = hex[md[i] >> 4];
-		ret[2 * i + 1] = hex[md[i] & 15];
-	}
-	ret[PL_AUDIT_HEX] = '\0';
+	pl_hex_encode(md, 32, ret);
 }
 
 static bool is_hex64(const char *s)

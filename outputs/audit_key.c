@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "hex.h"
 
 #define EVOLVE_LABEL "plumbline-audit-evolve"
 #define SLOT_LEN     64
@@ -52,17 +53,6 @@ void audit_key__evolve(uint8_t k[PL_AUDIT_KEY_LEN])
 	OPENSSL_cleanse(next, sizeof(next));
 }
 
-static void hex(const uint8_t *b, size_t n, char *ret)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		ret[2 * i] = digits[b[i] >> 4];
-		ret[2 * i + 1] = digits[b[i] & 15];
-	}
-	ret[2 * n] = '\0';
-}
-
 void audit_key__hmac_hex(const uint8_t key[PL_AUDIT_KEY_LEN], const void *buf, size_t len,
 			 char ret[PL_AUDIT_MAC_HEX + 1])
 {
@@ -71,18 +61,7 @@ void audit_key__hmac_hex(const uint8_t key[PL_AUDIT_KEY_LEN], const void *buf, s
 
 	if (!HMAC(EVP_sha256(), key, PL_AUDIT_KEY_LEN, buf, len, md, &n) || n != 32)
 		memset(md, 0, 32);
-	hex(md, 32, ret);
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	pl_hex_encode(md, 32, ret);
 }
 
 int audit_seed__parse(const char *text, uint8_t ret[PL_AUDIT_KEY_LEN])
@@ -98,7 +77,7 @@ int audit_seed__parse(const char *text, uint8_t ret[PL_AUDIT_KEY_LEN])
 	if (n != 2 * PL_AUDIT_KEY_LEN)
 		return -EINVAL;
 	for (size_t i = 0; i < PL_AUDIT_KEY_LEN; i++) {
-		int h = hexval(text[2 * i]), l = hexval(text[2 * i + 1]);
+		int h = pl_hex_digit(text[2 * i]), l = pl_hex_digit(text[2 * i + 1]);
 
 		if (h < 0 || l < 0) {
 			OPENSSL_cleanse(k, sizeof(k));

@@ -15,6 +15,7 @@
 #include "bundle.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "hex.h"
 #include "log.h"
 #include "plumbline.h"
 #include "sha256fd.h"
@@ -162,16 +163,11 @@ static void put(struct audit_trail *t, struct pl_sensor_event *ev)
 
 static void ruleset(const struct alerts *a, struct pl_ruleset_id *ret)
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char md[32];
 	size_t rules, files;
 
 	alerts__ruleset(a, &rules, &files, md);
-	for (int i = 0; i < 32; i++) {
-		ret->sha256[2 * i] = hex[md[i] >> 4];
-		ret->sha256[2 * i + 1] = hex[md[i] & 15];
-	}
-	ret->sha256[64] = '\0';
+	pl_hex_encode(md, 32, ret->sha256);
 	ret->rules = rules;
 	ret->files = files;
 }
