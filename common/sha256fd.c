@@ -6,6 +6,7 @@
  * a file that grows while it is read is caught at the bound, not after.
  */
 #include "sha256fd.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -43,7 +44,6 @@ static int feed(EVP_MD_CTX *ctx, int fd, uint64_t max_bytes, const atomic_bool *
 
 int sha256_fd(int fd, uint64_t max_bytes, const atomic_bool *stop, char ret[SHA256_HEX_LEN + 1])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	EVP_MD_CTX *ctx;
@@ -65,10 +65,6 @@ int sha256_fd(int fd, uint64_t max_bytes, const atomic_bool *stop, char ret[SHA2
 	EVP_MD_CTX_free(ctx);
 	if (r < 0)
 		return r;
-	for (unsigned int i = 0; i < mdlen; i++) {
-		ret[2 * i] = hex[md[i] >> 4];
-		ret[2 * i + 1] = hex[md[i] & 15];
-	}
-	ret[SHA256_HEX_LEN] = '\0';
+	pl_hex_encode(md, mdlen, ret);
 	return 0;
 }

@@ -10,9 +10,14 @@
  * torn bytes stay where they are, closed by a '\n', and the next line, a
  * `resumed` event, names them by offset, length and SHA-256, so `verify`
  * tells a crash from an edit.
+ *
+ * With a key (audit_key.h) each line also carries the MAC of its bytes up
+ * to its prev under the key of its seq, and the key is evolved once the
+ * line is written: the key file always holds the key of the next seq.
  */
 #include "audit.h"
 #include "audit_int.h"
+#include "audit_key.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -29,6 +34,7 @@
 
 #include "cleanup.h"
 #include "fdwrite.h"
+#include "hex.h"
 
 struct audit_log {
 	struct pl_output base;
@@ -42,6 +48,7 @@ struct audit_log {
 	uint64_t lost; /* lines lost since the last line written */
 	int lost_err;  /* the first error of those */
 	uint64_t sync_errors;
+	struct audit_key *key; /* NULL: an unkeyed chain */
 };
 
 static const struct pl_output_ops audit_ops;
@@ -52,20 +59,17 @@ static const struct pl_output_ops audit_ops;
 #define TAIL_LEN    (sizeof(PREV_KEY) - 1 + PL_AUDIT_HEX + sizeof(HASH_KEY) - 1 + PL_AUDIT_HEX + 2)
 #define HASHED_TAIL (sizeof(HASH_KEY) - 2 + PL_AUDIT_HEX + 2) /* `,"hash":"<64>"}` */
 #define HEAD_KEY    "{\"type\":\"audit\",\"seq\":"
+#define MAC_KEY	    "\",\"mac\":\""
+#define MAC_PART    (sizeof(MAC_KEY) - 1 + PL_AUDIT_HEX) /* `","mac":"<64>` before HASH_KEY */
 
 void audit__sha256_hex(const void *buf, size_t len, char ret[PL_AUDIT_HEX + 1])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 
 	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
 		memset(md, 0, 32); /* only on OpenSSL failure: the line then fails to verify, visibly */
-	for (int i = 0; i < 32; i++) {
-		ret[2 * i] = hex[md[i] >> 4];
-		ret[2 * i + 1] = hex[md[i] & 15];
-	}
-	ret[PL_AUDIT_HEX] = '\0';
+	pl_hex_encode(md, 32, ret);
 }
 
 static bool is_hex64(const char *s)
@@ -155,10 +159,22 @@ int audit__parse_line(const char *buf, size_t len, struct audit_line *l, const c
 	l->event[evlen] = '\0';
 	*why = "not an audit line (it does not end with ,\"prev\":\"<64 hex>\",\"hash\":\"<64 hex>\"})";
 	p = end - TAIL_LEN;
+	if (memcmp(p, PREV_KEY, sizeof(PREV_KEY) - 1) != 0 && (size_t)(p - buf) >= MAC_PART + sizeof(HEAD_KEY)) {
+		/* keyed: `,"prev":"<64>","mac":"<64>` then the hash */
+		p -= MAC_PART;
+		l->keyed = true;
+	}
 	if (p[-1] != '}' || !take(&p, end, PREV_KEY) || !is_hex64(p))
 		return -EBADMSG;
 	memcpy(l->prev, p, PL_AUDIT_HEX);
 	p += PL_AUDIT_HEX;
+	if (l->keyed) {
+		l->mac_len = (size_t)(p - buf) + 1; /* through prev's closing quote */
+		if (!take(&p, end, MAC_KEY) || !is_hex64(p))
+			return -EBADMSG;
+		memcpy(l->mac, p, PL_AUDIT_HEX);
+		p += PL_AUDIT_HEX;
+	}
 	if (!take(&p, end, HASH_KEY) || !is_hex64(p) || memcmp(p + PL_AUDIT_HEX, "\"}", 2) != 0)
 		return -EBADMSG;
 	memcpy(l->hash, p, PL_AUDIT_HEX);
@@ -220,7 +236,7 @@ static int append(struct audit_log *a, const struct pl_record *rec)
 	r = pl_record__text(rec, PL_ALERT_NATIVE, &rs, &rlen);
 	if (r < 0)
 		return r;
-	cap = rlen + 256 + TAIL_LEN;
+	cap = rlen + 256 + TAIL_LEN + MAC_PART;
 	if (cap > PL_AUDIT_LINE_MAX + 256)
 		return -E2BIG;
 	buf = malloc(cap);
@@ -237,6 +253,12 @@ static int append(struct audit_log *a, const struct pl_record *rec)
 	memcpy(buf + n, rs, rlen);
 	n += rlen;
 	n += (size_t)snprintf(buf + n, cap - n, PREV_KEY "%s\"", a->hash);
+	if (a->key) {
+		char mac[PL_AUDIT_MAC_HEX + 1];
+
+		audit_key__mac(a->key, line, (size_t)(buf + n - line), mac);
+		n += (size_t)snprintf(buf + n, cap - n, ",\"mac\":\"%s\"", mac);
+	}
 	audit__sha256_hex(line, (size_t)(buf + n - line), hash);
 	n += (size_t)snprintf(buf + n, cap - n, ",\"hash\":\"%s\"}\n", hash);
 	if ((size_t)(buf + n - line) > PL_AUDIT_LINE_MAX) {
@@ -257,6 +279,10 @@ static int append(struct audit_log *a, const struct pl_record *rec)
 	a->end = start + (off_t)n;
 	a->tear_bytes = 0;
 	if (fdatasync(a->fd) < 0)
+		a->sync_errors++;
+	/* the line is sealed: its key goes (a failed write of the key file
+	 * leaves an older key there, which the next open evolves forward) */
+	if (a->key && audit_key__step(a->key) < 0)
 		a->sync_errors++;
 	return 0;
 }
@@ -351,6 +377,7 @@ static void audit_free(struct pl_output *o)
 	struct audit_log *a = (struct audit_log *)o;
 
 	close(a->fd); /* drops the lock */
+	audit_key__free(a->key);
 	free(a);
 }
 
@@ -383,7 +410,7 @@ static int open_file(const char *path)
  * be a valid audit line (its own hash checked); bytes after it are a torn
  * line. Only the tail is read: at most two maximal lines.
  */
-static int resume(struct audit_log *a)
+static int resume(struct audit_log *a, bool *ret_keyed)
 {
 	const size_t window = 2 * ((size_t)PL_AUDIT_LINE_MAX + 1);
 	struct audit_line l;
@@ -431,12 +458,36 @@ static int resume(struct audit_log *a)
 	a->seq = l.seq;
 	memcpy(a->hash, l.hash, PL_AUDIT_HEX + 1);
 	a->end = from + (off_t)last_nl;
+	*ret_keyed = l.keyed;
 	return size > a->end ? note_tear(a, a->end, size) : 0;
 }
 
-int audit_log__open(const char *path, struct pl_output **ret, struct audit_resume *info)
+/*
+ * Line up the key with the log: it must seal seq+1 next. Behind (a crash
+ * between a line and its key's step): evolved forward. Ahead (lines it
+ * sealed are gone from the file): the chain goes on at the key's epoch, so
+ * the gap stays visible to verify as removed lines.
+ */
+static int align_key(struct audit_log *a, bool last_keyed, struct audit_resume *info)
 {
+	uint64_t epoch = audit_key__epoch(a->key);
+
+	if (a->seq && !last_keyed)
+		return -EKEYREJECTED;
+	info->key_epoch = epoch;
+	if (epoch > a->seq + 1) {
+		info->seq_gap = epoch - 1 - a->seq;
+		a->seq = epoch - 1;
+		return 0;
+	}
+	return audit_key__advance_to(a->key, a->seq + 1);
+}
+
+int audit_log__open(const char *path, const char *key_path, struct pl_output **ret, struct audit_resume *info)
+{
+	struct audit_resume res = { 0 };
 	struct audit_log *a;
+	bool last_keyed = false;
 	int fd = open_file(path), r;
 
 	if (fd < 0)
@@ -449,14 +500,28 @@ int audit_log__open(const char *path, struct pl_output **ret, struct audit_resum
 	a->base.ops = &audit_ops;
 	a->fd = fd;
 	memcpy(a->hash, PL_AUDIT_GENESIS, sizeof(a->hash));
-	r = resume(a);
+	r = resume(a, &last_keyed);
+	if (r == 0 && key_path) {
+		r = audit_key__open(key_path, &a->key);
+		if (r < 0)
+			res.key_error = true;
+		else
+			r = align_key(a, last_keyed, &res);
+	} else if (r == 0 && last_keyed) {
+		r = -ENOKEY;
+	}
 	if (r < 0) {
+		if (info)
+			info->key_error = res.key_error;
 		audit_free(&a->base);
 		return r;
 	}
 	if (info) {
-		*info = (struct audit_resume){.seq = a->seq, .torn_offset = a->tear_off, .torn_bytes = a->tear_bytes};
-		memcpy(info->hash, a->hash, sizeof(info->hash));
+		res.seq = a->seq;
+		res.torn_offset = a->tear_off;
+		res.torn_bytes = a->tear_bytes;
+		memcpy(res.hash, a->hash, sizeof(res.hash));
+		*info = res;
 	}
 	*ret = &a->base;
 	return 0;

@@ -45,6 +45,9 @@ struct audit_resume {
 	char hash[PL_AUDIT_HEX + 1]; /* its hash, or PL_AUDIT_GENESIS */
 	uint64_t torn_offset;	     /* where a torn last line starts (bytes after the last '\n') */
 	uint64_t torn_bytes;	     /* its length; 0: no torn line */
+	uint64_t key_epoch;	     /* with a key: the epoch the key file held (0: no key) */
+	uint64_t seq_gap;	     /* with a key ahead of the file: seqs skipped to meet it */
+	bool key_error;		     /* the error is the key file's (audit_key__open()) */
 };
 
 /*
@@ -62,9 +65,18 @@ struct audit_resume {
  * (the file is not an audit log, or its end was damaged: `audit verify`
  * says where), and nothing is written to it.
  *
- * Returns 0, *ret and *info (info may be NULL), or -errno with both untouched.
+ * With key_path (audit_key.h), every line is sealed with the key in that
+ * file, which must seal a keyed log: a non-empty log whose last line is
+ * unkeyed is -EKEYREJECTED (a key seals a log from its first line), a keyed
+ * log opened without a key is -ENOKEY. A key behind the log is evolved to
+ * it; a key ahead of it (its lines were cut off) continues the seqs at the
+ * key's epoch, leaving the gap in the chain (info->seq_gap). A key file
+ * that cannot be opened is its -errno with info->key_error set.
+ *
+ * Returns 0, *ret and *info (info may be NULL), or -errno with *ret
+ * untouched (and only info->key_error set).
  */
-int audit_log__open(const char *path, struct pl_output **ret, struct audit_resume *info);
+int audit_log__open(const char *path, const char *key_path, struct pl_output **ret, struct audit_resume *info);
 
 /* The chain's head: the seq and hash of the last line written (seq 0 and
  * the genesis before any). -EINVAL when o is not an audit log. */
@@ -89,8 +101,25 @@ void audit__sha256_hex(const void *buf, size_t len, char ret[PL_AUDIT_HEX + 1]);
 /* Chain heads sent off-host: the file must hold line `seq` with `hash`. */
 struct audit_head {
 	uint64_t seq;
+	uint64_t time_ns; /* when it was sent (CLOCK_REALTIME); 0 when the line did not say */
 	char hash[PL_AUDIT_HEX + 1];
 };
+
+#define PL_AUDIT_HEAD_LINE_MAX 65536 /* a longer line of a heads file is no head */
+
+/*
+ * The head in one line of a collector's file (s[n], without its '\n'), in
+ * any of the forms a collector writes (docs/outputs.md, "Chain heads
+ * off-host"): the RFC 5424 message (MSGID `audit-head`, SD-ID
+ * `plumbline@32473` with seq, hash, time_ns), alone or behind a traditional
+ * prefix (rsyslog's file formats, journald's short output), or escaped in
+ * JSON strings (rsyslog's jsonmesg, journald's JSON), or the sensor's own
+ * `audit_head` JSON record. Matched on the MSGID and SD-ID (or the record
+ * type), never on a substring of the message. s is untrusted; lines over
+ * PL_AUDIT_HEAD_LINE_MAX are not read. Returns 1 and *ret, 0 when the line
+ * holds no head (*ret untouched), or -ENOMEM.
+ */
+int audit_head__parse(const char *s, size_t n, struct audit_head *ret);
 
 enum audit_problem {
 	AUDIT_OK = 0,
@@ -103,6 +132,8 @@ enum audit_problem {
 	AUDIT_TRUNCATED, /* a head names a seq past the end: the newest lines were cut off */
 	AUDIT_TORN,	 /* the last line has no '\n': the writer stopped mid-line */
 	AUDIT_TOO_LONG,	 /* longer than PL_AUDIT_LINE_MAX */
+	AUDIT_FORGED,	 /* (with a key) its MAC is not that of its seq's key */
+	AUDIT_UNSEALED,	 /* (with a key) it carries no MAC */
 };
 
 /* "modified", "removed", ... */
@@ -115,7 +146,13 @@ struct audit_report {
 	uint64_t first_time_ns, last_time_ns;
 	char head[PL_AUDIT_HEX + 1]; /* the last verified line's hash */
 	uint64_t tears;		     /* torn lines named by the `resumed` line after them */
+	uint64_t heads;		     /* distinct heads given */
 	uint64_t heads_checked;	     /* heads whose line was found with that hash */
+	uint64_t last_head_seq;	     /* the newest head's seq (0: none given) ... */
+	uint64_t last_head_time_ns;  /* ... and when it was sent (0: not known) */
+	uint64_t keyed;		     /* verified lines that carry a MAC */
+	uint64_t macs_checked;	     /* ... whose MAC the key confirmed (with a seed) */
+	bool key_given;
 	enum audit_problem problem;
 	uint64_t bad_line; /* 1-based line number of the first bad line; 0 when intact */
 	char detail[256];  /* what is wrong there, in words */
@@ -123,20 +160,19 @@ struct audit_report {
 
 /*
  * Verify the audit log read from fd (from its current offset to EOF)
- * against heads[n] (may be NULL, 0). The first problem ends the check.
+ * against heads[n] (may be NULL, 0) and, given the seed of its key
+ * (PL_AUDIT_KEY_LEN bytes, audit_key.h; NULL: MACs not checked), every
+ * line's MAC. The first problem ends the check.
  * Returns 0 with *ret filled (ret->problem AUDIT_OK when the chain is
  * intact), or -errno (read error, -ENOMEM) with *ret undefined.
  */
-int audit_verify(int fd, const struct audit_head *heads, size_t n, struct audit_report *ret);
+int audit_verify(int fd, const struct audit_head *heads, size_t n, const uint8_t *seed, struct audit_report *ret);
 
 /*
- * Heads from text: each line that mentions `audit_head` and holds a seq and
- * a 64-hex hash, as JSON (`"seq":12,"hash":"…"`) or as RFC 5424 SD-params
- * (`seq="12" hash="…"`), anywhere in the line (a collector's file of syslog
- * lines, a JSON output file). Other lines are skipped and counted in
- * *ret_skipped; lines longer than 64 KiB are skipped too; at most 16M heads.
- * Returns 0, *ret (malloc'd, caller frees; NULL when none) and *ret_n, or
- * -errno.
+ * Heads from a file of lines: each line audit_head__parse() finds a head
+ * in (a collector's file, the JSON output); other lines are skipped and
+ * counted in *ret_skipped; at most 16M heads. Returns 0, *ret (malloc'd,
+ * caller frees; NULL when none) and *ret_n, or -errno.
  */
 int audit_heads__read(int fd, struct audit_head **ret, size_t *ret_n, size_t *ret_skipped);
 

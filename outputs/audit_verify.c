@@ -9,9 +9,11 @@
  */
 #include "audit.h"
 #include "audit_int.h"
+#include "audit_key.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <openssl/crypto.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@ const char *audit_problem__name(enum audit_problem p)
 	    [AUDIT_OK] = "intact",	     [AUDIT_MODIFIED] = "modified",   [AUDIT_REMOVED] = "removed",
 	    [AUDIT_INSERTED] = "inserted",   [AUDIT_REORDERED] = "reordered", [AUDIT_BROKEN] = "chain broken",
 	    [AUDIT_REWRITTEN] = "rewritten", [AUDIT_TRUNCATED] = "truncated", [AUDIT_TORN] = "torn",
-	    [AUDIT_TOO_LONG] = "too long",
+	    [AUDIT_TOO_LONG] = "too long",   [AUDIT_FORGED] = "forged",	      [AUDIT_UNSEALED] = "unsealed",
 	};
 
 	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "?";
@@ -152,12 +154,62 @@ static int cmp_head(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Sort by seq and drop repeats of one head (sent to several outputs, or
+ * read twice); a repeat keeps the latest time. Returns how many are left. */
+static size_t sort_heads(struct audit_head *hs, size_t n)
+{
+	size_t k = 0;
+
+	qsort(hs, n, sizeof(*hs), cmp_head);
+	for (size_t i = 0; i < n; i++) {
+		if (k && hs[k - 1].seq == hs[i].seq && strcmp(hs[k - 1].hash, hs[i].hash) == 0) {
+			if (hs[i].time_ns > hs[k - 1].time_ns)
+				hs[k - 1].time_ns = hs[i].time_ns;
+			continue;
+		}
+		hs[k++] = hs[i];
+	}
+	return k;
+}
+
 struct chain {
 	uint64_t seq; /* the last good line's */
 	char hash[PL_AUDIT_HEX + 1];
 	char prev[PL_AUDIT_HEX + 1]; /* ... and its prev */
 	uint64_t no;		     /* its line number */
 };
+
+/* The key of seq, evolved forward from the last one asked for (seqs only
+ * grow along a chain that verifies so far). */
+struct verify_key {
+	uint8_t k[PL_AUDIT_KEY_LEN];
+	uint64_t epoch;
+};
+
+/* Whether cur carries the MAC the seed's key of its seq gives; 0 or a fail(). */
+static int judge_mac(struct audit_report *rep, struct verify_key *vk, const struct rline *cur)
+{
+	const struct audit_line *l = &cur->l;
+	char mac[PL_AUDIT_MAC_HEX + 1];
+
+	if (!l->keyed)
+		return fail(rep, AUDIT_UNSEALED, cur->no,
+			    "seq %" PRIu64 " carries no MAC: with a key every line is sealed; an unsealed line "
+			    "was written without the key (forged, or the log predates the key)",
+			    l->seq);
+	if (l->seq < vk->epoch || l->seq - vk->epoch > PL_AUDIT_KEY_MAX_ADVANCE)
+		return fail(rep, AUDIT_FORGED, cur->no, "seq %" PRIu64 " is out of the key's reach", l->seq);
+	for (; vk->epoch < l->seq; vk->epoch++)
+		audit_key__evolve(vk->k);
+	audit_key__hmac_hex(vk->k, cur->buf, l->mac_len, mac);
+	if (memcmp(mac, l->mac, PL_AUDIT_HEX) != 0)
+		return fail(rep, AUDIT_FORGED, cur->no,
+			    "seq %" PRIu64 ": its MAC is not the key's: the line was written or changed by someone "
+			    "without the key of its seq (or the seed is another log's)",
+			    l->seq);
+	rep->macs_checked++;
+	return 1;
+}
 
 /* Judge cur (good in itself) against the chain so far; next for context. */
 static int judge(struct audit_report *rep, struct chain *c, const struct rline *cur, const struct rline *next)
@@ -197,8 +249,10 @@ static int judge(struct audit_report *rep, struct chain *c, const struct rline *
 		    "seq %" PRIu64 " after seq %" PRIu64 ": this line does not belong here", l->seq, c->seq);
 }
 
-int audit_verify(int fd, const struct audit_head *heads, size_t nheads, struct audit_report *rep)
+int audit_verify(int fd, const struct audit_head *heads, size_t nheads, const uint8_t *seed,
+		 struct audit_report *rep)
 {
+	struct verify_key vk = { .epoch = 1 };
 	struct reader *rd = calloc(1, sizeof(*rd));
 	struct rline a = {0}, b = {0}, *cur = &a, *next = &b;
 	struct audit_head *hs = NULL;
@@ -208,6 +262,9 @@ int audit_verify(int fd, const struct audit_head *heads, size_t nheads, struct a
 	int r = 0;
 
 	memset(rep, 0, sizeof(*rep));
+	rep->key_given = seed != NULL;
+	if (seed)
+		memcpy(vk.k, seed, sizeof(vk.k));
 	memcpy(rep->head, PL_AUDIT_GENESIS, sizeof(rep->head));
 	a.buf = malloc(PL_AUDIT_LINE_MAX);
 	b.buf = malloc(PL_AUDIT_LINE_MAX);
@@ -219,7 +276,10 @@ int audit_verify(int fd, const struct audit_head *heads, size_t nheads, struct a
 	}
 	if (nheads) {
 		memcpy(hs, heads, nheads * sizeof(*hs));
-		qsort(hs, nheads, sizeof(*hs), cmp_head);
+		nheads = sort_heads(hs, nheads);
+		rep->heads = nheads;
+		rep->last_head_seq = hs[nheads - 1].seq;
+		rep->last_head_time_ns = hs[nheads - 1].time_ns;
 	}
 	rd->fd = fd;
 	r = read_line(rd, cur, ++no);
@@ -254,8 +314,10 @@ int audit_verify(int fd, const struct audit_head *heads, size_t nheads, struct a
 				break;
 			}
 		} else {
-			if (judge(rep, &c, cur, next) == 0)
+			if (judge(rep, &c, cur, next) == 0 || (seed && judge_mac(rep, &vk, cur) == 0))
 				break;
+			if (cur->l.keyed)
+				rep->keyed++;
 			while (hi < nheads && hs[hi].seq < cur->l.seq)
 				hi++; /* a head of a seq not in the file (0, or torn away) is judged at the end */
 			for (; hi < nheads && hs[hi].seq == cur->l.seq; hi++) {
@@ -297,12 +359,15 @@ int audit_verify(int fd, const struct audit_head *heads, size_t nheads, struct a
 	for (size_t i = 0; i < nheads; i++)
 		if (hs[i].seq > c.seq) {
 			fail(rep, AUDIT_TRUNCATED, rep->lines + 1,
-			     "the file ends at seq %" PRIu64 " but seq %" PRIu64 " was sent off-host: at least %" PRIu64
-			     " lines after line %" PRIu64 " were cut off",
-			     c.seq, hs[nheads - 1].seq, hs[nheads - 1].seq - c.seq, rep->lines);
+			     "the file ends at seq %" PRIu64 " but the head of seq %" PRIu64
+			     " was sent off-host (and %zu heads after it, the last seq %" PRIu64 "): seq %" PRIu64
+			     "..%" PRIu64 " at least are missing: cut off after line %" PRIu64,
+			     c.seq, hs[i].seq, nheads - 1 - i, hs[nheads - 1].seq, c.seq + 1, hs[nheads - 1].seq,
+			     rep->lines);
 			break;
 		}
 out:
+	OPENSSL_cleanse(vk.k, sizeof(vk.k));
 	free(hs);
 	free(a.buf);
 	free(b.buf);
@@ -312,56 +377,6 @@ out:
 
 /* ---- heads ---- */
 
-/* After `key` in s: optional quote, '=' or ':', spaces, optional quote. */
-static const char *after_key(const char *s, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
-		const char *q = p + n;
-
-		if (p > s && ((p[-1] >= 'a' && p[-1] <= 'z') || p[-1] == '_'))
-			continue; /* "prev_seq", "file_hash": another key */
-		if (*q == '"')
-			q++;
-		if (*q != '=' && *q != ':')
-			continue;
-		q++;
-		while (*q == ' ')
-			q++;
-		if (*q == '"')
-			q++;
-		return q;
-	}
-	return NULL;
-}
-
-static bool head_of_line(const char *s, struct audit_head *h)
-{
-	const char *p;
-	char *end;
-	unsigned long long v;
-
-	if (!strstr(s, "audit_head") || !(p = after_key(s, "seq")) || *p < '0' || *p > '9')
-		return false;
-	errno = 0;
-	v = strtoull(p, &end, 10);
-	if (errno || v == 0)
-		return false;
-	if (!(p = after_key(s, "hash")))
-		return false;
-	for (int i = 0; i < PL_AUDIT_HEX; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
-			return false;
-	if ((p[PL_AUDIT_HEX] >= '0' && p[PL_AUDIT_HEX] <= '9') || (p[PL_AUDIT_HEX] >= 'a' && p[PL_AUDIT_HEX] <= 'f'))
-		return false;
-	h->seq = v;
-	memcpy(h->hash, p, PL_AUDIT_HEX);
-	h->hash[PL_AUDIT_HEX] = '\0';
-	return true;
-}
-
-#define HEADS_LINE_MAX 65536
 #define HEADS_MAX      (16u << 20)
 
 int audit_heads__read(int fd, struct audit_head **ret, size_t *ret_n, size_t *ret_skipped)
@@ -384,10 +399,13 @@ int audit_heads__read(int fd, struct audit_head **ret, size_t *ret_n, size_t *re
 		struct audit_head h;
 
 		l.buf[l.len] = '\0';
-		if (l.total > HEADS_LINE_MAX || memchr(l.buf, '\0', l.len) || !head_of_line(l.buf, &h)) {
+		if (l.total > PL_AUDIT_HEAD_LINE_MAX || memchr(l.buf, '\0', l.len) ||
+		    (r = audit_head__parse(l.buf, l.len, &h)) == 0) {
 			skipped++;
 			continue;
 		}
+		if (r < 0)
+			break;
 		if (n == HEADS_MAX) {
 			r = -E2BIG;
 			break;

@@ -6,6 +6,7 @@
  * point at it and the parser can re-read it as a bare word.
  */
 #include "lexer.h"
+#include "hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,17 +50,6 @@ static bool is_digit(char c)
 static bool is_name(char c)
 {
 	return is_alpha(c) || is_digit(c) || c == '.';
-}
-
-static int hexval(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static void fail(struct x_token *tok, size_t off, const char *msg)
@@ -142,8 +132,8 @@ static void scan_string(const char *src, size_t srclen, size_t pos, struct x_tok
 			i += 2;
 			break;
 		case 'x': {
-			int hi = i + 2 < srclen ? hexval(src[i + 2]) : -1;
-			int lo = i + 3 < srclen ? hexval(src[i + 3]) : -1;
+			int hi = i + 2 < srclen ? pl_hex_digit(src[i + 2]) : -1;
+			int lo = i + 3 < srclen ? pl_hex_digit(src[i + 3]) : -1;
 
 			if (hi < 0 || lo < 0) {
 				fail(tok, i, "'\\x' needs two hex digits");
@@ -334,7 +324,7 @@ size_t x_lex__string(const char *src, const struct x_token *tok, char *out)
 			} else if (c == 't') {
 				c = '\t';
 			} else if (c == 'x') {
-				c = (char)(hexval(src[i]) << 4 | hexval(src[i + 1]));
+				c = (char)(pl_hex_digit(src[i]) << 4 | pl_hex_digit(src[i + 1]));
 				i += 2;
 			}
 		}

@@ -289,6 +289,14 @@ static void sensor_shutdown(struct sensor *s)
 	/* what dedupe windows still hold is reported before the last stats */
 	pipeline__finish(s->pipe, real_ns());
 	loss_alert(s, true); /* losses not yet alerted on, before syslog's last chance */
+	if (s->audit) {
+		/* the stop line and its head before syslog's drain: the head must leave the host */
+		struct pl_output *heads[] = { s->syslog, s->out };
+		struct pl_sensor_stats st;
+
+		collect(s, &st);
+		audit_trail__stop(s->audit, s->stop_reason ? s->stop_reason : "error", &st, heads, ARRAY_SIZE(heads));
+	}
 	if (s->syslog) {
 		/* what still waits for the syslog target gets a few seconds, then is counted lost */
 		uint64_t lost = syslog_output__drain(s->syslog, 3000);
@@ -298,13 +306,6 @@ static void sensor_shutdown(struct sensor *s)
 				 (unsigned long long)lost);
 	}
 	emit_stats(s);
-	if (s->audit) {
-		struct pl_output *heads[] = { s->syslog, s->out };
-		struct pl_sensor_stats st;
-
-		collect(s, &st);
-		audit_trail__stop(s->audit, s->stop_reason ? s->stop_reason : "error", &st, heads, ARRAY_SIZE(heads));
-	}
 	{
 		struct stats_sources src = sources(s);
 

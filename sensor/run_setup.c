@@ -413,6 +413,8 @@ int sensor__open(struct sensor *s)
 	if (s->opts->json_path && (r = open_jsonl(s->opts->json_path, "JSON output", "records", PL_ALERT_NATIVE,
 						    &s->out, &s->out_label)) < 0)
 		return r;
+	if (s->opts->audit_key && !s->opts->audit_log)
+		return log_error_errno(EINVAL, "--audit-key seals the audit log: give --audit-log too");
 	if (s->opts->audit_log && (r = audit_trail__open(s->opts, &s->audit)) < 0)
 		return r;
 	if (proctable__new(s->opts->max_procs, &s->procs) < 0 ||

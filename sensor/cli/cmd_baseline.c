@@ -37,6 +37,7 @@ struct bopts {
 	bool all;
 	struct bl_policy pol;
 	const char *audit_log; /* import and forget are recorded there (--audit-log) */
+	const char *audit_key; /* ... sealed with this key (--audit-key) */
 };
 
 static void usage(FILE *f)
@@ -63,6 +64,7 @@ static void usage(FILE *f)
 	      "  --all                    forget: every matching baseline\n"
 	      "  --audit-log FILE         import, forget: record the change in this audit log\n"
 	      "                           (refused, and nothing changed, if it cannot be)\n"
+	      "  --audit-key FILE         the audit log's sealing key, when it is keyed\n"
 	      "  -h, --help               this help\n",
 	      f);
 }
@@ -366,7 +368,7 @@ static int cmd_import(struct bopts *o, const char *file)
 
 	if (lock < 0)
 		return lock;
-	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, &audit)) < 0)
+	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, o->audit_key, &audit)) < 0)
 		return r;
 	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
 	if (r < 0)
@@ -508,7 +510,7 @@ static int cmd_forget(struct bopts *o, const char *what)
 
 	if (lock < 0)
 		return lock;
-	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, &audit)) < 0)
+	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, o->audit_key, &audit)) < 0)
 		return r;
 	r = open_store(o, false, &st);
 	if (r < 0) {
@@ -571,7 +573,7 @@ int cmd_baseline(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },    { "all", no_argument, NULL, 'a' },
 		{ "min-samples", required_argument, NULL, 'm' }, { "min-windows", required_argument, NULL, 'w' },
-		{ "audit-log", required_argument, NULL, 'A' },
+		{ "audit-log", required_argument, NULL, 'A' }, { "audit-key", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },            {}
 	};
 	struct bopts o = { .state_dir = "/var/lib/plumbline" };
@@ -598,6 +600,9 @@ int cmd_baseline(int argc, char **argv)
 			break;
 		case 'A':
 			o.audit_log = optarg;
+			break;
+		case 'K':
+			o.audit_key = optarg;
 			break;
 		case 'm':
 		case 'w': {

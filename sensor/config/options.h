@@ -48,6 +48,7 @@ struct run_opts {
 	uint32_t syslog_buffer_bytes;   /* --syslog-buffer: the bound of what waits for it (0: the default) */
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
+	const char *audit_key;     /* its sealing key file (--audit-key), NULL: unkeyed */
 	uint32_t audit_head_interval_s; /* how often its head goes off-host (when it grew) */
 	uint32_t loss_alert_interval_s; /* the loss alert at most this often; 0: off */
 	const char *ocsf_path;     /* alerts as OCSF Detection Findings, JSON Lines (--ocsf); NULL: none */

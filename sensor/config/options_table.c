@@ -242,6 +242,11 @@ static const struct run_opt table[] = {
 	  "`plumbline audit verify` checks (docs/outputs.md)",
 	  "the hash-chained audit log (docs/outputs.md)", NULL, NULL, "/var/log/plumbline/audit.log", 0,
 	  .set = set_audit_log },
+	{ "audit-key", 0, "PATH", RUN_SEC_OUTPUT, NULL,
+	  "seal every audit log line with the evolving key in PATH\n"
+	  "(made by `plumbline audit keygen`; root-only, 0600)",
+	  "the audit log's forward-secure sealing key (docs/outputs.md)", NULL, "an unkeyed chain (hash only)",
+	  "/var/lib/plumbline/audit.key", 0, set_text, FIELD(audit_key), .need = "a key file" },
 	{ "audit-head-interval", 0, "SEC", RUN_SEC_OUTPUT, NULL,
 	  "send the audit log's head (seq, hash) to syslog and the\n"
 	  "JSON output every SEC seconds when it grew (default {def}),\n"

@@ -15,6 +15,7 @@
 #include "bundle.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "hex.h"
 #include "log.h"
 #include "plumbline.h"
 #include "sha256fd.h"
@@ -74,13 +75,43 @@ static const char *open_why(int r)
 	}
 }
 
-static int open_log(const char *path, struct pl_output **ret)
+static const char *key_why(int r)
 {
-	struct audit_resume res;
-	int r = audit_log__open(path, ret, &res);
+	switch (r) {
+	case -ELOOP:
+		return "it is a symbolic link, refused";
+	case -EPERM:
+		return "it must be owned by the sensor's user with mode 0600 (no group or other access)";
+	case -EBADMSG:
+		return "it is not a key file of plumbline audit keygen, or both its slots are damaged";
+	default:
+		return strerror(-r);
+	}
+}
 
+static int open_log(const char *path, const char *key, struct pl_output **ret)
+{
+	struct audit_resume res = { 0 };
+	int r = audit_log__open(path, key, ret, &res);
+
+	if (r < 0 && res.key_error)
+		return log_error_errno(r, "Cannot open the audit key '%s': %s", key, key_why(r));
+	if (r == -EKEYREJECTED)
+		return log_error_errno(r,
+				       "Cannot seal the audit log '%s' with the key '%s': its lines carry no MAC, and a "
+				       "key seals a log from its first line (move the log aside to start a keyed one)",
+				       path, key);
+	if (r == -ENOKEY)
+		return log_error_errno(r, "The audit log '%s' is keyed (its lines carry a MAC): give its key file "
+					  "with --audit-key",
+				       path);
 	if (r < 0)
 		return log_error_errno(r, "Cannot open the audit log '%s': %s", path, open_why(r));
+	if (res.seq_gap)
+		log_error("Audit log %s: its key is at seq %llu but the file ends at seq %llu: lines the key "
+			  "sealed are gone (cut off); the chain goes on at seq %llu, the gap visible to verify",
+			  path, (unsigned long long)res.key_epoch, (unsigned long long)(res.seq - res.seq_gap),
+			  (unsigned long long)res.key_epoch);
 	if (res.torn_bytes)
 		log_warn("Audit log %s: its last line is torn (%llu bytes at offset %llu, no newline: a crash "
 			 "mid-write); it stays, named in a `resumed` line, and the chain continues from seq %llu",
@@ -98,7 +129,7 @@ int audit_trail__open(const struct run_opts *o, struct audit_trail **ret)
 
 	if (!t)
 		return log_error_errno(ENOMEM, "Out of memory");
-	r = open_log(o->audit_log, &t->log);
+	r = open_log(o->audit_log, o->audit_key, &t->log);
 	if (r < 0) {
 		free(t);
 		return r;
@@ -132,16 +163,11 @@ static void put(struct audit_trail *t, struct pl_sensor_event *ev)
 
 static void ruleset(const struct alerts *a, struct pl_ruleset_id *ret)
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char md[32];
 	size_t rules, files;
 
 	alerts__ruleset(a, &rules, &files, md);
-	for (int i = 0; i < 32; i++) {
-		ret->sha256[2 * i] = hex[md[i] >> 4];
-		ret->sha256[2 * i + 1] = hex[md[i] & 15];
-	}
-	ret->sha256[64] = '\0';
+	pl_hex_encode(md, 32, ret->sha256);
 	ret->rules = rules;
 	ret->files = files;
 }
@@ -259,9 +285,9 @@ void audit_trail__stop(struct audit_trail *t, const char *reason, const struct p
 	send_head(t, heads, n, mono_ns());
 }
 
-int audit_trail__cli_open(const char *path, struct pl_output **ret)
+int audit_trail__cli_open(const char *path, const char *key, struct pl_output **ret)
 {
-	return open_log(path, ret);
+	return open_log(path, key, ret);
 }
 
 int audit_trail__cli_append(struct pl_output *o, const char *path, const char *type, struct json_object *rec)

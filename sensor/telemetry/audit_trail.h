@@ -55,7 +55,7 @@ void audit_trail__stop(struct audit_trail *t, const char *reason, const struct p
  * of the given type (rec: its JSON, "type" included).
  * Both log their failures.
  */
-int audit_trail__cli_open(const char *path, struct pl_output **ret);
+int audit_trail__cli_open(const char *path, const char *key, struct pl_output **ret);
 int audit_trail__cli_append(struct pl_output *o, const char *path, const char *type, struct json_object *rec);
 
 /* SHA-256 of a file's content as lowercase hex (a bundle an import reads, so

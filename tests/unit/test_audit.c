@@ -83,7 +83,7 @@ static void make_log(struct fx *f, int n)
 {
 	struct pl_output *o;
 
-	assert_int_equal(audit_log__open(f->path, &o, NULL), 0);
+	assert_int_equal(audit_log__open(f->path, NULL, &o, NULL), 0);
 	write_n(o, 0, n);
 	output__free(o);
 }
@@ -145,7 +145,7 @@ static struct audit_report verify_file(const char *path, const struct audit_head
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	assert_true(fd >= 0);
-	assert_int_equal(audit_verify(fd, h, n, &rep), 0);
+	assert_int_equal(audit_verify(fd, h, n, NULL, &rep), 0);
 	close(fd);
 	return rep;
 }
@@ -200,7 +200,7 @@ static void test_audit_reopen_continues_seq_and_hash(void **state)
 	make_log(f, 2);
 	read_lines(f->path, lines, 16, &nl);
 	field(lines[1], "hash", h2, sizeof(h2));
-	assert_int_equal(audit_log__open(f->path, &o, &res), 0);
+	assert_int_equal(audit_log__open(f->path, NULL, &o, &res), 0);
 	assert_int_equal(res.seq, 2);
 	assert_string_equal(res.hash, h2);
 	assert_int_equal(res.torn_bytes, 0);
@@ -238,7 +238,7 @@ static void test_audit_torn_tail_is_kept_and_named_by_a_resumed_line(void **stat
 	assert_int_equal(rep.bad_line, 3);
 	assert_int_equal(rep.entries, 2);
 
-	assert_int_equal(audit_log__open(f->path, &o, &res), 0);
+	assert_int_equal(audit_log__open(f->path, NULL, &o, &res), 0);
 	assert_int_equal(res.seq, 2);
 	assert_int_equal(res.torn_offset, (uint64_t)st.st_size);
 	assert_int_equal(res.torn_bytes, strlen(torn));
@@ -279,21 +279,21 @@ static void test_audit_open_refuses_what_is_not_an_audit_log(void **state)
 	fd = open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_int_equal(write(fd, "hello\n", 6), 6);
 	close(fd);
-	assert_int_equal(audit_log__open(f->path, &o, NULL), -EBADMSG);
+	assert_int_equal(audit_log__open(f->path, NULL, &o, NULL), -EBADMSG);
 	assert_null(o);
 	unlink(f->path);
 
 	snprintf(p, sizeof(p), "%s/link", f->dir);
 	assert_int_equal(symlink(f->path, p), 0);
-	assert_int_equal(audit_log__open(p, &o, NULL), -ELOOP);
+	assert_int_equal(audit_log__open(p, NULL, &o, NULL), -ELOOP);
 	snprintf(p, sizeof(p), "%s/fifo", f->dir);
 	assert_int_equal(mkfifo(p, 0600), 0);
-	assert_int_equal(audit_log__open(p, &o, NULL), -EINVAL);
-	assert_int_equal(audit_log__open(f->dir, &o, NULL), -EISDIR);
+	assert_int_equal(audit_log__open(p, NULL, &o, NULL), -EINVAL);
+	assert_int_equal(audit_log__open(f->dir, NULL, &o, NULL), -EISDIR);
 
 	/* one writer at a time: a second open (another sensor) is refused */
-	assert_int_equal(audit_log__open(f->path, &o, NULL), 0);
-	assert_int_equal(audit_log__open(f->path, &o2, NULL), -EBUSY);
+	assert_int_equal(audit_log__open(f->path, NULL, &o, NULL), 0);
+	assert_int_equal(audit_log__open(f->path, NULL, &o2, NULL), -EBUSY);
 	assert_null(o2);
 	output__free(o);
 }
@@ -315,7 +315,7 @@ static void test_audit_full_disk_rolls_back_counts_and_says_so(void **state)
 	memset(pad, 'x', sizeof(pad) - 1);
 	pad[sizeof(pad) - 1] = '\0';
 	json_object_object_add(big, "pad", json_object_new_string(pad));
-	assert_int_equal(audit_log__open(f->path, &o, NULL), 0);
+	assert_int_equal(audit_log__open(f->path, NULL, &o, NULL), 0);
 	write_n(o, 0, 2);
 	assert_int_equal(stat(f->path, &st), 0);
 
@@ -436,7 +436,7 @@ static void test_audit_heads_catch_truncation_and_rewrites(void **state)
 	{
 		struct pl_output *o;
 
-		assert_int_equal(audit_log__open(f->path, &o, NULL), 0);
+		assert_int_equal(audit_log__open(f->path, NULL, &o, NULL), 0);
 		write_n(o, 50, 6);
 		output__free(o);
 	}
@@ -450,10 +450,10 @@ static void test_audit_heads_read_from_json_and_syslog_lines(void **state)
 {
 	static const char text[] =
 	    "{\"type\":\"audit_head\",\"time_ns\":1,\"seq\":12,\"hash\":\"" PL_AUDIT_GENESIS "\",\"file\":\"/x\"}\n"
-	    "<30>1 2025-01-01T00:00:00Z host plumbline 77 audit_head [plumbline@32473 seq=\"40\" "
+	    "<30>1 2025-01-01T00:00:00Z host plumbline 77 audit-head [plumbline@32473 seq=\"40\" "
 	    "hash=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" file=\"/x\"]\n"
-	    "Jan  1 00:00:00 host plumbline[77]: audit_head seq=\"41\" prev_seq=\"9\" "
-	    "hash=\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"\n"
+	    "Jan  1 00:00:00 host 1 2025-01-01T00:00:00Z host plumbline 77 audit-head [plumbline@32473 "
+	    "seq=\"41\" prev_seq=\"9\" hash=\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"]\n"
 	    "{\"type\":\"alert\",\"seq\":3,\"hash\":\"" PL_AUDIT_GENESIS "\"}\n"
 	    "audit_head seq=\"7\" hash=\"short\"\n";
 	struct fx *f = *state;
