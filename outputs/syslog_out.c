@@ -178,6 +178,7 @@ struct syslog_output {
 	uint64_t overflow;	 /* refused: the buffer was full */
 	uint64_t after_stop;	 /* refused: written after syslog_output__drain() */
 	uint64_t thread_dropped; /* the sender's drops already added to base.dropped */
+	uint64_t outages_said;	 /* the sender's outages already reported */
 	char msg[PL_SYSLOG_MSG_MAX + 1];
 };
 
@@ -208,7 +209,14 @@ static void catch_up(struct syslog_output *s, struct syslog_sender_state *ret)
 	dropped = ret->st.dropped_unsendable + ret->st.dropped_at_exit;
 	s->base.dropped += dropped - s->thread_dropped;
 	s->thread_dropped = dropped;
-	output__set_down(&s->base, ret->down, ret->st.why);
+	/* an outage that began (and perhaps ended) since the last look is said,
+	 * both edges, even when the one said before is still the state */
+	if (ret->st.outages != s->outages_said) {
+		output__set_down(&s->base, false, NULL);
+		output__set_down(&s->base, true, ret->down_why);
+		s->outages_said = ret->st.outages;
+	}
+	output__set_down(&s->base, ret->down, ret->down_why);
 }
 
 static int syslog_write(struct pl_output *o, const struct pl_record *rec)

@@ -61,6 +61,7 @@ struct syslog_sender {
 	/* the thread's, read by the loop under lock */
 	struct pl_syslog_stats st;
 	bool down;
+	char down_why[sizeof(((struct pl_syslog_stats *)0)->why)];
 	uint64_t next_try_ns;
 	uint64_t backoff_ns;
 	uint64_t sent_on_conn;
@@ -82,10 +83,12 @@ static void set_down(struct syslog_sender *s, bool down)
 	if (down == s->down)
 		return;
 	s->down = down;
-	if (down)
+	if (down) {
 		s->st.outages++;
-	else
+		memcpy(s->down_why, s->st.why, sizeof(s->down_why));
+	} else {
 		s->backoff_ns = BACKOFF_MIN_NS;
+	}
 	notify(s);
 }
 
@@ -339,6 +342,7 @@ void syslog_sender__state(struct syslog_sender *s, struct syslog_sender_state *r
 	ret->st.queued = syslog_queue__count(s->q);
 	ret->st.queued_bytes = syslog_queue__bytes(s->q);
 	ret->down = s->down;
+	memcpy(ret->down_why, s->down_why, sizeof(ret->down_why));
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -24,7 +24,8 @@ struct syslog_sender;
 /* What the sender says about itself (a copy, syslog_sender__state()). */
 struct syslog_sender_state {
 	struct pl_syslog_stats st; /* sent, queued, the connection's counters, stalls, outages, state, why */
-	bool down;		   /* an outage is under way (st.why says why) */
+	bool down;		   /* an outage is under way */
+	char down_why[192];	   /* why the current (or last) outage began */
 };
 
 /*
