@@ -218,6 +218,8 @@ def main():
             fail(f"stats at exit: {last['syslog']}")
         if log.count("is not taking alerts") != 1 or log.count("takes alerts again") != 1:
             fail("the outage not said once at its start and once at its end:\n" + log)
+        if "seccomp refused" in log:
+            fail("the sender thread made a syscall the seccomp filter refuses:\n" + log)
         if "a stall" not in log:
             fail("the stall is not named in the log:\n" + log)
         ok = True
