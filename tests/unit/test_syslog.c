@@ -7,13 +7,16 @@
  * and are finished), and the buffer on a socket the test binds itself:
  * messages wait while the target is missing and go in order once it exists;
  * the newest are refused, counted and reported when it is full; what waits
- * at exit is counted lost. The sending is a thread's (syslog_sender.c), so
- * the tests wait for its counters, with generous deadlines.
+ * at exit is counted lost; a RELP collector that never acknowledges costs a
+ * write nothing, and its stall is counted and reported. The sending is a
+ * thread's (syslog_sender.c), so the tests wait for its counters, with
+ * generous deadlines.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -743,6 +746,100 @@ static void test_syslog_tcp_octet_frames_survive_a_slow_collector(void **state)
 	free(got);
 }
 
+/* A RELP collector that opens every session and acknowledges nothing. */
+struct never_ack {
+	int lfd;
+	volatile int stop;
+};
+
+static void *never_ack_main(void *arg)
+{
+	static const char offer[] = "200 OK\nrelp_version=0\nrelp_software=never-acks\ncommands=syslog";
+	struct never_ack *na = arg;
+
+	while (!na->stop) {
+		struct pollfd p = { .fd = na->lfd, .events = POLLIN };
+		char buf[65536], rsp[128];
+		bool opened = false;
+		int c;
+
+		if (poll(&p, 1, 100) != 1)
+			continue;
+		c = accept4(na->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		/* the client's first frame is "1 open ...": answer it, then only read */
+		for (;;) {
+			struct pollfd q = { .fd = c, .events = POLLIN };
+			ssize_t n;
+
+			if (na->stop)
+				break;
+			if (poll(&q, 1, 100) != 1)
+				continue;
+			n = recv(c, buf, sizeof(buf), 0);
+			if (n <= 0)
+				break;
+			if (!opened && memmem(buf, (size_t)n, " open ", 6)) {
+				int len = snprintf(rsp, sizeof(rsp), "1 rsp %zu %s\n", sizeof(offer) - 1, offer);
+
+				if (send(c, rsp, (size_t)len, MSG_NOSIGNAL) != len)
+					break;
+				opened = true;
+			}
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+static void test_syslog_relp_collector_that_never_acks_costs_a_write_nothing(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t slen = sizeof(sa);
+	struct pl_syslog_target t = { .kind = PL_SYSLOG_RELP };
+	struct never_ack na = { .lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0) };
+	struct pl_output *o = NULL;
+	struct pl_syslog_stats st;
+	struct heard h = { 0 };
+	long long worst = 0, t0;
+	pthread_t th;
+
+	(void)state;
+	assert_true(na.lfd >= 0);
+	assert_int_equal(bind(na.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(na.lfd, 8), 0);
+	assert_int_equal(getsockname(na.lfd, (struct sockaddr *)&sa, &slen), 0);
+	assert_int_equal(pthread_create(&th, NULL, never_ack_main, &na), 0);
+	snprintf(t.host, sizeof(t.host), "127.0.0.1");
+	snprintf(t.port, sizeof(t.port), "%u", ntohs(sa.sin_port));
+	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
+	output__set_reporter(o, reporter, &h);
+	assert_int_equal(syslog_output__start(o), 0);
+	WAIT_FOR(o, st, st.state == PL_SYSLOG_CONNECTED, 10000);
+	/* past librelp's window of 128: each of these would wait 2 s on the caller */
+	for (int i = 0; i < 300; i++) {
+		t0 = now_ms();
+		assert_int_equal(write_alert(o, "r", "an alert", 4), 0);
+		if (now_ms() - t0 > worst)
+			worst = now_ms() - t0;
+	}
+	assert_true(worst < 100);
+	/* the window fills, a send waits out its 2 s: a stall, counted, and an outage said with it */
+	WAIT_FOR(o, st, st.stalls >= 1 && h.down == 1, 15000);
+	assert_non_null(strstr(o->why, "a stall"));
+	assert_true(st.sent >= 128 && st.sent < 300);
+	assert_int_equal(st.queued, 300 - st.sent);
+	assert_int_equal(o->dropped, 0);
+	assert_int_equal(h.up, 0);
+	t0 = now_ms();
+	output__free(o); /* a stop with no time to drain: bounded, never hangs */
+	assert_true(now_ms() - t0 < 3 * 1000 + PL_SYSLOG_STOP_GRACE_MS);
+	na.stop = 1;
+	pthread_join(th, NULL);
+	close(na.lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -761,6 +858,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_syslog_daemon_restart_loses_nothing_and_backs_off, setup, teardown),
 		cmocka_unit_test(test_syslog_tcp_octet_frames_survive_a_slow_collector),
+		cmocka_unit_test(test_syslog_relp_collector_that_never_acks_costs_a_write_nothing),
 	};
 
 	return cmocka_run_group_tests_name("syslog", tests, NULL, NULL);
