@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_rsyslog as tr  # noqa: E402  (reads the same argv)
 from test_rsyslog import Rsyslog, fail, finish, free_port, match, probe_alerts, run_helpers, skip, sl  # noqa: E402
