@@ -108,6 +108,23 @@ void output__fail_at_open(struct pl_output *o, int err, const char *why)
 	snprintf(o->why, sizeof(o->why), "%s", why ? why : "");
 }
 
+void output__set_down(struct pl_output *o, bool down, const char *why)
+{
+	uint64_t now = mono_ns();
+
+	if (down == o->down)
+		return;
+	o->down = down;
+	if (down) {
+		o->down_since_ns = now;
+		snprintf(o->why, sizeof(o->why), "%s", why ? why : "");
+		say(o, PL_OUTPUT_DOWN, now);
+	} else {
+		o->down_ns = now - o->down_since_ns;
+		say(o, PL_OUTPUT_UP, now);
+	}
+}
+
 void output__carry(struct pl_output *to, const struct pl_output *from)
 {
 	to->written = from->written;
@@ -115,6 +132,9 @@ void output__carry(struct pl_output *to, const struct pl_output *from)
 	to->last_err = from->last_err;
 	to->failing = from->failing;
 	to->episode_base = from->episode_base;
+	to->down = from->down;
+	to->down_since_ns = from->down_since_ns;
+	to->down_ns = from->down_ns;
 	to->last_word_ns = from->last_word_ns;
 	to->reminder_ns = from->reminder_ns;
 	to->report = from->report;

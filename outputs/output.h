@@ -15,6 +15,11 @@
  * delivered again ends it, reported once with how many were lost. The
  * reports go to a callback the caller registers (output__set_reporter()):
  * this library knows nothing of the kernel and never prints.
+ *
+ * A backend that keeps records while its target is away (syslog's buffer)
+ * loses nothing while the target is down, so it has a second kind of
+ * episode, the outage: the backend says when the target stops and starts
+ * again taking records (output__set_down()), and each edge is reported once.
  */
 #ifndef PL_OUTPUT_H
 #define PL_OUTPUT_H
@@ -96,6 +101,8 @@ enum pl_output_event {
 	PL_OUTPUT_FAILING,	 /* the first record lost after a delivery (or since open): last_err, why */
 	PL_OUTPUT_STILL_FAILING, /* still losing records, a reminder interval after the last word */
 	PL_OUTPUT_RECOVERED,	 /* a record delivered after losses: output__lost() were lost */
+	PL_OUTPUT_DOWN,		 /* an outage begins: the target stopped taking records (why); they wait */
+	PL_OUTPUT_UP,		 /* the outage ends: the target took what waited; o->down_ns long */
 };
 
 typedef void (*pl_output_report_fn)(struct pl_output *o, enum pl_output_event ev, void *ctx);
@@ -113,6 +120,10 @@ struct pl_output {
 	uint64_t episode_base;	      /* `dropped` when the current (or last) episode began */
 	uint64_t last_word_ns;	      /* CLOCK_MONOTONIC of the last report */
 	uint64_t reminder_ns;	      /* interval between reminders; PL_OUTPUT_REMINDER_NS unless changed */
+	/* the outage (output__set_down()) */
+	bool down;		      /* the target is not taking records */
+	uint64_t down_since_ns;	      /* CLOCK_MONOTONIC when the current (or last) outage began */
+	uint64_t down_ns;	      /* how long the last outage lasted, once it has ended */
 	pl_output_report_fn report;   /* NULL: nobody listens */
 	void *report_ctx;
 	enum pl_alert_form alert_form; /* PL_ALERT_NATIVE unless set */
@@ -134,7 +145,12 @@ uint64_t output__lost(const struct pl_output *o);
  * is wrong, or NULL). The first report says so; no record is counted. */
 void output__fail_at_open(struct pl_output *o, int err, const char *why);
 
-/* Carry counters, the failure episode, the reporter and the alert form from `from` to `to`
+/* For backends, on the thread that calls output__write(): the target stopped
+ * (down, why: what is wrong) or started again (!down) taking records. Only
+ * an edge is reported (PL_OUTPUT_DOWN with why in o->why, PL_OUTPUT_UP). */
+void output__set_down(struct pl_output *o, bool down, const char *why);
+
+/* Carry counters, the failure episode, the outage, the reporter and the alert form from `from` to `to`
  * (a reopened file replacing the old one: SIGHUP). */
 void output__carry(struct pl_output *to, const struct pl_output *from);
 

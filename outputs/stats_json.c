@@ -135,6 +135,8 @@ static const struct u64_key syslog_keys[] = {
 	Q("connects", connects),
 	Q("reconnects", reconnects),
 	Q("connect_failures", connect_failures),
+	Q("stalls", stalls),
+	Q("outages", outages),
 };
 
 static const struct u64_key identity_keys[] = {

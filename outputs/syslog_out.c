@@ -6,37 +6,29 @@
  * syslog_relp.c).
  *
  * Every record is formatted when it is written (its TIMESTAMP is when the
- * sensor emitted it, not when the collector came back) and appended to the
- * buffer; then as much of the buffer as the transport takes now is sent,
- * oldest first. output__flush(), called every tick, does only the sending,
- * so a buffer fills while the target is down and empties once it is back
- * even when no new alert comes. A full buffer refuses the newest record
- * (output.h counts it in `dropped` and reports the episode); everything that
- * waits keeps its order. The JSON output stays the record of truth.
+ * sensor emitted it, not when the collector came back) and pushed into the
+ * sender's bounded buffer; the sender thread (syslog_sender.c) connects,
+ * sends oldest first and backs off, so nothing here waits on a collector.
+ * A full buffer refuses the newest record (output.h counts it in `dropped`
+ * and reports the episode); everything that waits keeps its order. The
+ * JSON output stays the record of truth.
  *
- * Connecting: at once at open; after a connection that delivered something
- * is lost, again at once (a restarted daemon is usually back); otherwise
- * after a backoff of 1 s doubling to 30 s, so a dead collector costs one
- * attempt every 30 s, not one per alert.
+ * What the thread learns comes back through output__flush() (every tick,
+ * and whenever the sender's eventfd is readable): an outage's edges are
+ * reported through output.h (PL_OUTPUT_DOWN, PL_OUTPUT_UP), and messages
+ * the thread had to drop are added to `dropped`.
  */
 #include "syslog_out.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "syslog_queue.h"
-#include "clock.h"
+#include "syslog_sender.h"
 #include "syslog_transport.h"
-
-#define BACKOFF_MIN_NS	 (1000000000ull)
-#define BACKOFF_MAX_NS	 (30ull * 1000000000ull)
-#define DRAIN_BACKOFF_NS (200000000ull) /* while draining at exit: try every 200 ms */
-#define PUMP_BUDGET	 1024		/* messages sent per call at most: the loop has other work */
 
 /* ---- the target ---- */
 
@@ -176,108 +168,19 @@ void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t s
 
 struct syslog_output {
 	struct pl_output base;
-	struct syslog_transport *tr;
-	struct syslog_queue *q;
-	enum pl_syslog_kind kind;
-	char target[PL_SYSLOG_HOST_MAX + 16];
+	struct syslog_sender *snd;
 	char hostname[256];
 	char app_name[49];
 	int facility;
 	long pid;
-	/* the connection */
-	uint64_t next_try_ns;
-	uint64_t backoff_ns;
-	uint64_t sent_on_conn; /* messages delivered on the current connection */
-	bool draining;
-	struct pl_syslog_stats st;
+	/* the loop's own counters */
+	uint64_t cut;		 /* messages cut to PL_SYSLOG_MSG_MAX */
+	uint64_t overflow;	 /* refused: the buffer was full */
+	uint64_t after_stop;	 /* refused: written after syslog_output__drain() */
+	uint64_t thread_dropped; /* the sender's drops already added to base.dropped */
+	uint64_t outages_said;	 /* the sender's outages already reported */
 	char msg[PL_SYSLOG_MSG_MAX + 1];
 };
-
-static void connected(struct syslog_output *s)
-{
-	s->st.state = PL_SYSLOG_CONNECTED;
-	s->st.why[0] = '\0';
-	if (s->st.connects++ > 0)
-		s->st.reconnects++;
-	s->sent_on_conn = 0;
-	s->backoff_ns = BACKOFF_MIN_NS;
-}
-
-/* A connect failed (why in s->st.why): the next attempt after the backoff. */
-static void connect_failed(struct syslog_output *s, uint64_t now)
-{
-	uint64_t max = s->draining ? DRAIN_BACKOFF_NS : BACKOFF_MAX_NS;
-
-	s->st.state = PL_SYSLOG_DISCONNECTED;
-	s->st.connect_failures++;
-	if (s->backoff_ns > max)
-		s->backoff_ns = max;
-	s->next_try_ns = now + s->backoff_ns;
-	s->backoff_ns = s->backoff_ns * 2 > max ? max : s->backoff_ns * 2;
-}
-
-/* A connection that worked was lost (why in s->st.why). */
-static void connection_lost(struct syslog_output *s, uint64_t now)
-{
-	s->st.state = PL_SYSLOG_DISCONNECTED;
-	if (s->sent_on_conn > 0) {
-		s->next_try_ns = now; /* at once: a restarted daemon is usually back */
-		s->backoff_ns = BACKOFF_MIN_NS;
-	} else {
-		connect_failed(s, now); /* it took nothing: a failed attempt */
-	}
-}
-
-/* Send what the transport takes now, oldest first, at most budget messages. */
-static void pump(struct syslog_output *s, int budget)
-{
-	while (budget-- > 0 && syslog_queue__count(s->q) > 0) {
-		const char *m;
-		size_t len;
-		int r;
-
-		if (s->st.state == PL_SYSLOG_DISCONNECTED) {
-			uint64_t now = mono_ns();
-
-			if (now < s->next_try_ns)
-				return;
-			r = s->tr->ops->connect(s->tr, s->st.why, sizeof(s->st.why));
-			if (r == -EINPROGRESS) {
-				s->st.state = PL_SYSLOG_CONNECTING;
-			} else if (r < 0) {
-				connect_failed(s, now);
-				return;
-			} else {
-				connected(s);
-			}
-		}
-		len = syslog_queue__peek(s->q, &m);
-		r = s->tr->ops->send(s->tr, m, len, s->st.why, sizeof(s->st.why));
-		if (r == 0) {
-			if (s->st.state == PL_SYSLOG_CONNECTING)
-				connected(s);
-			syslog_queue__pop(s->q);
-			s->st.sent++;
-			s->sent_on_conn++;
-			continue;
-		}
-		if (r == -EAGAIN)
-			return; /* connecting, or the target's buffer is full: the message waits */
-		if (r == -EMSGSIZE) {
-			/* this one can never go: lost, counted, and the rest goes on */
-			syslog_queue__pop(s->q);
-			s->st.dropped_unsendable++;
-			s->base.dropped++;
-			continue;
-		}
-		if (s->st.state == PL_SYSLOG_CONNECTING)
-			connect_failed(s, mono_ns());
-		else
-			connection_lost(s, mono_ns());
-		if (s->st.state == PL_SYSLOG_DISCONNECTED && s->next_try_ns > mono_ns())
-			return;
-	}
-}
 
 static void header(const struct syslog_output *s, struct pl_syslog_header *h)
 {
@@ -297,9 +200,29 @@ static void header(const struct syslog_output *s, struct pl_syslog_header *h)
 	};
 }
 
+/* What the sender learnt, on the loop: the outage's edges, and its drops counted in `dropped`. */
+static void catch_up(struct syslog_output *s, struct syslog_sender_state *ret)
+{
+	uint64_t dropped;
+
+	syslog_sender__state(s->snd, ret);
+	dropped = ret->st.dropped_unsendable + ret->st.dropped_at_exit;
+	s->base.dropped += dropped - s->thread_dropped;
+	s->thread_dropped = dropped;
+	/* an outage that began (and perhaps ended) since the last look is said,
+	 * both edges, even when the one said before is still the state */
+	if (ret->st.outages != s->outages_said) {
+		output__set_down(&s->base, false, NULL);
+		output__set_down(&s->base, true, ret->down_why);
+		s->outages_said = ret->st.outages;
+	}
+	output__set_down(&s->base, ret->down, ret->down_why);
+}
+
 static int syslog_write(struct pl_output *o, const struct pl_record *rec)
 {
 	struct syslog_output *s = (struct syslog_output *)o;
+	struct syslog_sender_state ss;
 	struct pl_syslog_header h;
 	bool cut = false;
 	size_t len;
@@ -308,28 +231,29 @@ static int syslog_write(struct pl_output *o, const struct pl_record *rec)
 	header(s, &h);
 	len = syslog_format__5424(s->msg, sizeof(s->msg), &h, rec, &cut);
 	if (cut)
-		s->st.cut++;
-	r = syslog_queue__push(s->q, s->msg, len);
-	if (r == -ENOBUFS) {
-		pump(s, PUMP_BUDGET); /* room may come from sending */
-		r = syslog_queue__push(s->q, s->msg, len);
+		s->cut++;
+	r = syslog_sender__push(s->snd, s->msg, len);
+	if (r == -ESHUTDOWN) {
+		s->after_stop++;
+		snprintf(o->why, sizeof(o->why), "the syslog output was closed at exit");
 	}
-	if (r == -ENOBUFS) {
-		s->st.dropped_overflow++;
-		snprintf(o->why, sizeof(o->why), "the syslog buffer is full (%zu messages, %zu bytes) while %s: %.120s",
-			 syslog_queue__count(s->q), syslog_queue__bytes(s->q), syslog_state__name(s->st.state),
-			 s->st.why[0] ? s->st.why : "the target is not taking messages");
+	if (r != -ENOBUFS)
 		return r;
-	}
-	if (r < 0)
-		return r;
-	pump(s, PUMP_BUDGET);
-	return 0;
+	s->overflow++;
+	syslog_sender__state(s->snd, &ss);
+	snprintf(o->why, sizeof(o->why), "the syslog buffer is full (%llu messages, %llu bytes) while %s: %.120s",
+		 (unsigned long long)ss.st.queued, (unsigned long long)ss.st.queued_bytes,
+		 syslog_state__name(ss.st.state), ss.st.why[0] ? ss.st.why : "the target is not taking messages");
+	return r;
 }
 
 static int syslog_flush(struct pl_output *o)
 {
-	pump((struct syslog_output *)o, PUMP_BUDGET);
+	struct syslog_output *s = (struct syslog_output *)o;
+	struct syslog_sender_state ss;
+
+	syslog_sender__ack(s->snd);
+	catch_up(s, &ss);
 	return 0;
 }
 
@@ -337,9 +261,7 @@ static void syslog_free(struct pl_output *o)
 {
 	struct syslog_output *s = (struct syslog_output *)o;
 
-	if (s->tr)
-		s->tr->ops->free(s->tr);
-	syslog_queue__free(s->q);
+	syslog_sender__free(s->snd);
 	free(s);
 }
 
@@ -352,61 +274,39 @@ static const struct pl_output_ops syslog_ops = {
 
 void syslog_output__stats(const struct pl_output *o, struct pl_syslog_stats *ret)
 {
-	const struct syslog_output *s = (const struct syslog_output *)o;
+	struct syslog_output *s = (struct syslog_output *)o;
+	struct syslog_sender_state ss;
 
-	*ret = s->st;
-	ret->queued = syslog_queue__count(s->q);
-	ret->queued_bytes = syslog_queue__bytes(s->q);
+	syslog_sender__state(s->snd, &ss);
+	*ret = ss.st;
+	ret->cut = s->cut;
+	ret->dropped_overflow = s->overflow;
+	ret->dropped_at_exit += s->after_stop;
 }
 
-uint64_t syslog_output__drain(struct pl_output *o, int timeout_ms)
+int syslog_output__start(struct pl_output *o)
+{
+	return syslog_sender__start(((struct syslog_output *)o)->snd);
+}
+
+int syslog_output__event_fd(const struct pl_output *o)
+{
+	return syslog_sender__event_fd(((const struct syslog_output *)o)->snd);
+}
+
+uint64_t syslog_output__drain(struct pl_output *o, int timeout_ms, bool *ret_stuck)
 {
 	struct syslog_output *s = (struct syslog_output *)o;
-	uint64_t deadline = mono_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull, now, lost;
-	/* RELP: librelp may hold sent but unacknowledged messages: they go
-	 * again only over a connection, so one is wanted even with none queued */
-	bool want_conn = s->kind == PL_SYSLOG_RELP && s->st.connects > 0;
+	struct syslog_sender_state ss;
+	uint64_t lost = syslog_sender__stop(s->snd, timeout_ms, ret_stuck);
 
-	s->draining = true;
-	if (s->backoff_ns > DRAIN_BACKOFF_NS)
-		s->backoff_ns = DRAIN_BACKOFF_NS;
-	if (s->next_try_ns > mono_ns() + DRAIN_BACKOFF_NS)
-		s->next_try_ns = mono_ns() + DRAIN_BACKOFF_NS;
-	for (;;) {
-		pump(s, PUMP_BUDGET);
-		if (want_conn && syslog_queue__count(s->q) == 0 && s->st.state == PL_SYSLOG_DISCONNECTED) {
-			/* reconnecting resends what the collector did not acknowledge */
-			now = mono_ns();
-			if (now >= s->next_try_ns) {
-				if (s->tr->ops->connect(s->tr, s->st.why, sizeof(s->st.why)) == 0)
-					connected(s);
-				else
-					connect_failed(s, now);
-			}
-		}
-		if (syslog_queue__count(s->q) == 0 && (!want_conn || s->st.state == PL_SYSLOG_CONNECTED))
-			break;
-		now = mono_ns();
-		if (now >= deadline)
-			break;
-		poll(NULL, 0, 10);
-	}
-	now = mono_ns();
-	if (s->tr->ops->close)
-		s->tr->ops->close(s->tr, now < deadline ? (int)((deadline - now) / 1000000) : 0);
-	lost = syslog_queue__count(s->q);
-	while (syslog_queue__count(s->q) > 0)
-		syslog_queue__pop(s->q);
-	s->st.dropped_at_exit += lost;
-	s->base.dropped += lost;
-	s->st.state = PL_SYSLOG_DISCONNECTED;
-	snprintf(s->st.why, sizeof(s->st.why), "closed at exit");
-	s->next_try_ns = UINT64_MAX; /* and stays closed */
+	catch_up(s, &ss);
 	return lost;
 }
 
 int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog_opts *opts, struct pl_output **ret)
 {
+	struct syslog_transport *tr = NULL;
 	struct syslog_output *s;
 	int r;
 
@@ -416,36 +316,25 @@ int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog
 	if (!s)
 		return -ENOMEM;
 	s->base.ops = &syslog_ops;
-	s->kind = t->kind;
-	syslog_target__format(t, s->target, sizeof(s->target));
 	snprintf(s->app_name, sizeof(s->app_name), "%s", opts->app_name ? opts->app_name : "plumbline");
 	s->facility = opts->facility;
 	s->pid = (long)getpid();
 	if (gethostname(s->hostname, sizeof(s->hostname) - 1) < 0)
 		snprintf(s->hostname, sizeof(s->hostname), "-");
-	s->backoff_ns = BACKOFF_MIN_NS;
-	r = syslog_queue__new(opts->buffer_bytes ? opts->buffer_bytes : PL_SYSLOG_BUFFER_BYTES,
-			      opts->buffer_msgs ? opts->buffer_msgs : PL_SYSLOG_BUFFER_MSGS, &s->q);
-	if (r == 0) {
-		if (t->kind == PL_SYSLOG_UNIX)
-			r = syslog_unix__new(t->path, &s->tr);
-		else if (t->kind == PL_SYSLOG_RELP)
-			r = syslog_relp__new(t, &s->tr);
-		else
-			r = syslog_inet__new(t, &s->tr);
-	}
+	if (t->kind == PL_SYSLOG_UNIX)
+		r = syslog_unix__new(t->path, &tr);
+	else if (t->kind == PL_SYSLOG_RELP)
+		r = syslog_relp__new(t, &tr);
+	else
+		r = syslog_inet__new(t, &tr);
+	if (r == 0)
+		r = syslog_sender__new(tr, t->kind == PL_SYSLOG_RELP,
+				       opts->buffer_bytes ? opts->buffer_bytes : PL_SYSLOG_BUFFER_BYTES,
+				       opts->buffer_msgs ? opts->buffer_msgs : PL_SYSLOG_BUFFER_MSGS, &s->snd);
 	if (r < 0) {
-		syslog_free(&s->base);
+		free(s);
 		return r;
 	}
-	/* the first attempt now, so that a target unusable already is known at start-up */
-	r = s->tr->ops->connect(s->tr, s->st.why, sizeof(s->st.why));
-	if (r == 0)
-		connected(s);
-	else if (r == -EINPROGRESS)
-		s->st.state = PL_SYSLOG_CONNECTING;
-	else
-		connect_failed(s, mono_ns());
 	*ret = &s->base;
 	return 0;
 }

@@ -15,9 +15,12 @@
  * them (down, connecting, or its socket full), and leave it in order once it
  * can. When the buffer is full the newest message is refused: output__write()
  * fails with -ENOBUFS, the loss is counted in `dropped` and reported as an
- * output.h episode. Nothing here blocks for long: connects are nonblocking
- * (RELP's is bounded by its timeouts, syslog_transport.h), and a connection
- * that failed is tried again after 1 s, doubling to 30 s.
+ * output.h episode. The caller never waits on the target: one sender thread
+ * per output connects and sends (syslog_sender.h), and every failure waits
+ * a backoff of 1 s, doubling to 30 s, before the next attempt. A target that
+ * stops taking messages (a failed connect, a lost connection, a stall) is an
+ * outage, reported at its start and at its end (output.h's PL_OUTPUT_DOWN
+ * and PL_OUTPUT_UP) when the caller's loop calls output__flush().
  */
 #ifndef PL_SYSLOG_OUT_H
 #define PL_SYSLOG_OUT_H
@@ -36,6 +39,7 @@
 #define PL_SYSLOG_SD_ID	       "plumbline@32473"
 #define PL_SYSLOG_BUFFER_BYTES (4u << 20) /* default bound of the buffer, in message bytes */
 #define PL_SYSLOG_BUFFER_MSGS  10000u	  /* and in messages */
+#define PL_SYSLOG_STOP_GRACE_MS 5000	  /* at stop, past the drain's time: one transport call in flight */
 
 enum pl_syslog_kind {
 	PL_SYSLOG_OFF = 0, /* no syslog output */
@@ -144,6 +148,8 @@ struct pl_syslog_stats {
 	uint64_t connects;	     /* connections made, the first one included */
 	uint64_t reconnects;	     /* connections made after one was lost or failed */
 	uint64_t connect_failures;   /* attempts that failed */
+	uint64_t stalls;	     /* connections that took nothing for 1.5 s while messages waited */
+	uint64_t outages;	     /* times the target stopped taking messages (failed, lost or stalled) */
 	enum pl_syslog_state state;
 	char why[192]; /* why the target is not connected, "" when it is */
 };
@@ -156,24 +162,38 @@ static inline const char *syslog_state__name(enum pl_syslog_state s)
 
 /*
  * Records to the syslog target t (not `off`), as RFC 5424 messages. Returns 0
- * and *ret, -EINVAL for an `off` target, or -ENOMEM (*ret untouched). A
- * target that cannot take messages now is not an error: the first connect
- * is attempted at once, and messages wait in the buffer until one succeeds.
- * output__write() accepts a record into the buffer (and sends what it can);
- * output__flush() only sends what it can, never waits: call it
- * periodically so that the buffer empties without new records.
+ * and *ret, -EINVAL for an `off` target, or -ENOMEM (*ret untouched).
+ * Nothing is sent before syslog_output__start(): records written until then
+ * wait in the buffer. output__write() only formats and buffers a record;
+ * output__flush() reports what the sender thread learnt (an outage's edges,
+ * messages it dropped): call it every tick and when
+ * syslog_output__event_fd() is readable.
  */
 int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog_opts *opts, struct pl_output **ret);
+
+/*
+ * Start the sender thread; its first act is a connect. Capabilities are per
+ * thread: start it after the process has dropped its privileges, so the
+ * thread has no more than the loop. 0 or -errno.
+ */
+int syslog_output__start(struct pl_output *o);
+
+/* An eventfd, readable when the sender has news for output__flush(). Owned by o. */
+int syslog_output__event_fd(const struct pl_output *o);
 
 /* The counters of o, a syslog output. */
 void syslog_output__stats(const struct pl_output *o, struct pl_syslog_stats *ret);
 
 /*
- * Before stopping: deliver what waits, for at most timeout_ms, and close the
- * connection (RELP: waits for the acknowledgements of what was sent, within
- * the same time). What is still in the buffer then is lost: counted in
- * `dropped` and in dropped_at_exit. Returns how many were lost.
+ * Before stopping: the sender delivers what waits, for at most timeout_ms,
+ * and closes the connection (RELP: waits for the acknowledgements of what
+ * was sent, within the same time); this waits for that at most timeout_ms +
+ * PL_SYSLOG_STOP_GRACE_MS. What is still in the buffer then is lost:
+ * counted in `dropped` and in dropped_at_exit, and so is every record
+ * written afterwards (-ESHUTDOWN). Returns how many were lost; *ret_stuck
+ * (may be NULL) says the thread was still in a transport call at the
+ * deadline and is left to the process's exit.
  */
-uint64_t syslog_output__drain(struct pl_output *o, int timeout_ms);
+uint64_t syslog_output__drain(struct pl_output *o, int timeout_ms, bool *ret_stuck);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * syslog_queue.h - the bounded FIFO of formatted syslog messages that wait
- * for their target (not API: syslog_out.c's own).
+ * for their target (not API: syslog_sender.c's own).
  *
  * Bounded by bytes and by count; a message that would cross either bound is
  * refused (the newest is the one lost: what waits keeps its order, and a

@@ -10,18 +10,19 @@
  * sends the unacknowledged messages again before anything new, so what the
  * collector lost in its restart arrives again (and what it had taken but not
  * acknowledged may arrive twice: RELP is at-least-once). Messages librelp
- * has not taken yet wait in the backend's buffer (syslog_out.c), in order.
+ * has not taken yet wait in the sender's buffer (syslog_sender.c), in order.
  * So a message is counted `sent` once librelp took it, and delivered once
  * acknowledged, which librelp does not report one by one.
  *
  * librelp's client is synchronous. Its calls block, bounded by its timeouts:
  * a connect waits at most RELP_CONN_TIMEOUT_S for TCP and RELP_TIMEOUT_S for
  * the collector's answer to "open"; a send waits at most RELP_TIMEOUT_S for
- * room in the window (acknowledgements) or in the socket. So a collector
- * that stalls costs the sensor's loop at most about RELP_CONN_TIMEOUT_S +
- * RELP_TIMEOUT_S per attempt, and the backend's backoff (1 s doubling to
- * 30 s) spaces the attempts. librelp sends without MSG_NOSIGNAL (the sensor
- * ignores SIGPIPE) and its sockets are not close-on-exec.
+ * room in the window (acknowledgements) or in the socket, and then the
+ * session is broken. These calls are made on the syslog sender thread
+ * (syslog_sender.c), which counts a send that waited its timeout out as a
+ * stall and spaces the attempts with its backoff (1 s doubling to 30 s);
+ * the event loop never waits on them. librelp sends without MSG_NOSIGNAL
+ * (the sensor ignores SIGPIPE) and its sockets are not close-on-exec.
  */
 #include "syslog_transport.h"
 

@@ -2,13 +2,14 @@
 /*
  * syslog_transport.h - how formatted syslog messages travel (not API).
  *
- * One small vtable per transport, so the backend (syslog_out.c) never knows
- * whether a message goes to a local datagram socket, over TCP, UDP or RELP.
- * The backend owns the buffer, the order and the backoff; a transport only
- * connects, sends one message, and says in words what is wrong when it
- * cannot. No call blocks for long: sockets are nonblocking and connects
- * complete in the background, except RELP's, bounded by librelp's timeouts
- * (syslog_relp.c says how long).
+ * One small vtable per transport, so the sender (syslog_sender.c) never
+ * knows whether a message goes to a local datagram socket, over TCP, UDP or
+ * RELP. The sender owns the buffer, the order and the backoff; a transport
+ * only connects, sends one message, and says in words what is wrong when it
+ * cannot. Every call is made on the sender thread, never on the event loop,
+ * and none blocks for long: sockets are nonblocking and connects complete in
+ * the background, except RELP's and a name's resolution, bounded by
+ * librelp's and the resolver's timeouts (syslog_relp.c says how long).
  */
 #ifndef PL_SYSLOG_TRANSPORT_H
 #define PL_SYSLOG_TRANSPORT_H

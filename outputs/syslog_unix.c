@@ -8,11 +8,11 @@
  * CLOEXEC, nonblocking, so a stalled daemon never stalls the sensor), checks
  * what the path is before connecting, and reports each failure with the
  * reason. A daemon that restarts leaves our connection pointing at a dead
- * socket: the send fails, the backend (syslog_out.c) keeps the message and
- * reconnects, at once and then with a backoff, so a target that stays broken
- * costs one stat(2) and one connect(2) per attempt, not one per alert. A
- * daemon that is not keeping up (EAGAIN) keeps the connection: the message
- * waits in the backend's buffer.
+ * socket: the send fails, the sender (syslog_sender.c) keeps the message and
+ * reconnects after a backoff, so a target that stays broken costs one
+ * stat(2) and one connect(2) per attempt, not one per alert. A daemon that
+ * is not keeping up (EAGAIN) keeps the connection: the message waits in the
+ * sender's buffer.
  */
 #include "syslog_transport.h"
 

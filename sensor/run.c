@@ -195,7 +195,7 @@ static void on_tick(struct sensor *s)
 		s->last_live_ns = now;
 	}
 	if (s->syslog)
-		output__flush(s->syslog); /* what waits for the syslog target goes once it can */
+		output__flush(s->syslog); /* what the syslog sender dropped, counted before the stats */
 	loss_alert(s, false);
 	if (s->opts->stats_interval_s && s->ticks % s->opts->stats_interval_s == 0)
 		emit_stats(s);
@@ -299,11 +299,15 @@ static void sensor_shutdown(struct sensor *s)
 	}
 	if (s->syslog) {
 		/* what still waits for the syslog target gets a few seconds, then is counted lost */
-		uint64_t lost = syslog_output__drain(s->syslog, 3000);
+		bool stuck = false;
+		uint64_t lost = syslog_output__drain(s->syslog, 3000, &stuck);
 
 		if (lost)
 			log_warn("%llu alerts to syslog were still waiting for the target at exit: lost (counted)",
 				 (unsigned long long)lost);
+		if (stuck)
+			log_warn("The syslog sender was still waiting on the target %d s after the stop: left to the exit",
+				 3 + PL_SYSLOG_STOP_GRACE_MS / 1000);
 	}
 	emit_stats(s);
 	{
@@ -371,6 +375,9 @@ int sensor_run(const struct run_opts *opts)
 				break;
 			case FD_IDENTITY:
 				on_identity(s);
+				break;
+			case FD_SYSLOG:
+				output__flush(s->syslog); /* the sender's news: an outage began or ended */
 				break;
 			}
 		}

@@ -60,6 +60,15 @@ static void on_output(struct pl_output *o, enum pl_output_event ev, void *ctx)
 		log_info("Recovered: %s to %s are written again; %llu %s lost meanwhile", l->noun, l->where, lost,
 			 l->noun);
 		break;
+	case PL_OUTPUT_DOWN:
+		log_warn("%s is not taking %s: %s; they wait in its buffer, retried with a backoff of 1 s doubling "
+			 "to 30 s (an outage: its end is said too)",
+			 l->where, l->noun, o->why[0] ? o->why : "no reason given");
+		break;
+	case PL_OUTPUT_UP:
+		log_info("%s takes %s again: the outage lasted %.1f s; what waited has been sent", l->where, l->noun,
+			 o->down_ns / 1e9);
+		break;
 	}
 }
 
@@ -215,12 +224,13 @@ static int load_rules(struct sensor *s)
 	return alerts__open(&ao, &s->alerts);
 }
 
-/* Alerts to syslog (--syslog); a target unusable already is said now, not at the first alert. */
+/* Alerts to syslog (--syslog); its sender thread starts after the privilege drop
+ * (open_probes()), and a target unusable already is said as soon as its first
+ * attempt failed, before any alert. */
 static int open_syslog_output(struct sensor *s)
 {
 	struct pl_syslog_opts so = { .app_name = "plumbline", .facility = LOG_DAEMON,
 				     .buffer_bytes = s->opts->syslog_buffer_bytes };
-	struct pl_syslog_stats st;
 	char target[PL_SYSLOG_HOST_MAX + 16];
 	int r;
 
@@ -236,11 +246,6 @@ static int open_syslog_output(struct sensor *s)
 	};
 	snprintf(s->syslog_label.where, sizeof(s->syslog_label.where), "syslog (%.140s)", target);
 	output__set_reporter(s->syslog, on_output, &s->syslog_label);
-	syslog_output__stats(s->syslog, &st);
-	if (st.state == PL_SYSLOG_DISCONNECTED)
-		log_warn("%s: alerts to syslog (%s) wait in a bounded buffer until it takes them "
-			 "(retried with a backoff of 1 s doubling to 30 s)",
-			 st.why, target);
 	return 0;
 }
 
@@ -347,6 +352,9 @@ static int open_probes(struct sensor *s)
 	r = identity__new(s->feat.cgroup2, &s->ident);
 	if (r < 0)
 		return log_error_errno(r, "Cannot start the identity hash worker: %m");
+	r = s->syslog ? syslog_output__start(s->syslog) : 0;
+	if (r < 0)
+		return log_error_errno(r, "Cannot start the syslog sender thread: %m");
 	d = (struct images_deps){
 		.procs = s->procs,
 		.ident = s->ident,
@@ -362,7 +370,7 @@ static int open_probes(struct sensor *s)
 	return 0;
 }
 
-/* The event loop's fds: the ring buffer, signals, the tick, the stop timer, identity. */
+/* The event loop's fds: the ring buffer, signals, the tick, the stop timer, identity, the syslog sender. */
 static int open_event_loop(struct sensor *s)
 {
 	int r;
@@ -388,6 +396,8 @@ static int open_event_loop(struct sensor *s)
 		r = add_fd(s, s->tickfd, FD_TICK);
 	if (!r)
 		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
+	if (!r && s->syslog)
+		r = add_fd(s, syslog_output__event_fd(s->syslog), FD_SYSLOG);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
 	return 0;

@@ -55,6 +55,9 @@ static void on_audit_output(struct pl_output *o, enum pl_output_event ev, void *
 		log_info("Recovered: the audit log %s is appended to again; %llu lines lost meanwhile", where,
 			 (unsigned long long)output__lost(o));
 		break;
+	case PL_OUTPUT_DOWN: /* a file has no outage, only failed writes */
+	case PL_OUTPUT_UP:
+		break;
 	}
 }
 

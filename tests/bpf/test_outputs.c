@@ -312,6 +312,7 @@ static void test_syslog_regular_file_warns_once_alerts_wait_and_arrive(void **st
 	char sock[128], rules[128], helper[128], target[160], dgram[8192];
 	const char *extra[] = { "--syslog", target, "--rules", rules, NULL };
 	struct json_object *stats = NULL, *sl;
+	long long sensor_alerts;
 	pid_t pids[4];
 
 	NEED_BPF();
@@ -345,9 +346,12 @@ static void test_syslog_regular_file_warns_once_alerts_wait_and_arrive(void **st
 	count_records(sensor.json, "stats", &stats);
 	assert_non_null(stats);
 	assert_true(json_object_object_get_ex(stats, "syslog", &sl));
+	/* the sensor's own loss alerts (when="sensor": other tests' load on a
+	 * shared machine) go to syslog too: counted beside the four */
+	sensor_alerts = count_lines(sensor.json, "\"when\":\"sensor\"");
 	assert_int_equal(rec_int(sl, "dropped"), 0);
-	assert_int_equal(rec_int(sl, "written"), 4);
-	assert_int_equal(rec_int(sl, "sent"), 4);
+	assert_int_equal(rec_int(sl, "written"), 4 + sensor_alerts);
+	assert_int_equal(rec_int(sl, "sent"), 4 + sensor_alerts);
 	assert_int_equal(rec_int(sl, "queued"), 0);
 	assert_int_equal(rec_int(sl, "connects"), 1);
 	assert_true(rec_int(sl, "connect_failures") >= 1);
@@ -375,14 +379,12 @@ static void fill(const char *path)
 static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 {
 	char *dir = tmpfs_dir, json[128], filler[128], line[4096], want[128];
-	/* --loss-alert-interval 0: the loss alert (a record shorter than the
-	 * stats record that failed) could fit a page's slack and end the episode
-	 * early; faults_json_filesystem_full tests the disk-full case with it */
-	const char *extra[] = { "--json", json, "--stats-interval", "1", "--no-rules", "--no-baselines",
-				"--loss-alert-interval", "0", NULL };
+	const char *extra[] = { "--json", json, "--stats-interval", "1", "--no-rules", "--no-baselines", NULL };
 	struct json_object *stats = NULL, *out;
 	struct sensor_proc *s = &sensor;
-	long long dropped;
+	long long dropped, lost = 0;
+	int episodes, sensor_alerts;
+	FILE *f;
 	long long deadline;
 	int st;
 
@@ -417,14 +419,27 @@ static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 	assert_true(json_object_object_get_ex(stats, "output", &out));
 	dropped = rec_int(out, "dropped");
 	assert_true(dropped >= 3);
-	/* one warning, one recovery line, with that number */
-	assert_int_equal(count_lines(s->log, "Cannot write records"), 1);
-	assert_int_equal(count_lines(s->log, "Recovered:"), 1);
+	/* one warning, one recovery line, with that number. The sensor's own
+	 * loss alert (when="sensor": other tests' load on a shared machine) is
+	 * shorter than the stats record that failed and may fit a page's slack:
+	 * each one written ends an episode, and the next lost record begins one */
+	sensor_alerts = count_lines(json, "\"when\":\"sensor\"");
+	episodes = count_lines(s->log, "Cannot write records");
+	assert_true(episodes >= 1 && episodes <= 1 + sensor_alerts);
+	assert_int_equal(count_lines(s->log, "Recovered:"), episodes);
 	assert_int_equal(count_lines(s->log, "Still cannot write"), 0); /* less than a minute */
-	assert_true(find_line(s->log, "Recovered:", line, sizeof(line)));
-	snprintf(want, sizeof(want), "; %lld records lost", dropped);
-	if (!strstr(line, want))
-		fail_msg("recovery line without '%s': %s", want, line);
+	f = fopen(s->log, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "Recovered:");
+
+		if (p && (p = strstr(p, "; ")))
+			lost += strtoll(p + 2, NULL, 10);
+	}
+	fclose(f);
+	snprintf(want, sizeof(want), "%lld records lost", dropped);
+	if (lost != dropped)
+		fail_msg("the recovery lines count %lld lost, not %s", lost, want);
 	assert_non_null(find_line(s->log, "No space left on device", line, sizeof(line)) ? line : NULL);
 	json_object_put(stats);
 }

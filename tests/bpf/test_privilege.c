@@ -157,7 +157,8 @@ static void test_running_sensor_keeps_only_ptrace_and_dac_read_search_with_nonew
 		"CapInh", "0000000000000000", "CapPrm", KEPT, "CapEff", KEPT, "CapBnd", KEPT,
 		"CapAmb", "0000000000000000", "NoNewPrivs", "1", "Seccomp", "2", "Seccomp_filters", "1", NULL,
 	};
-	const char *extra[] = { "--process-records", "--syslog", "off", "--no-rules", NULL };
+	/* a syslog target (the discard port), so that its sender thread is there */
+	const char *extra[] = { "--process-records", "--syslog", "udp:127.0.0.1:9", NULL };
 	struct sensor_proc s = { 0 };
 	char dir[] = "/tmp/pl-priv-XXXXXX", path[256], bid[128] = "";
 	struct json_object *recs, *r = NULL;
@@ -170,9 +171,9 @@ static void test_running_sensor_keeps_only_ptrace_and_dac_read_search_with_nonew
 	assert_int_equal(sensor_start(&s, extra), 0);
 	unsetenv("PLUMBLINE_PRIVILEGE_SELFTEST");
 
-	/* the main thread and the hash worker alike */
+	/* the main thread, the hash worker and the syslog sender alike */
 	threads = assert_threads(s.pid, want);
-	assert_true(threads >= 2);
+	assert_true(threads >= 3);
 	if (!sensor_log_has(&s, "privileges dropped after attach: keeping sys_ptrace"))
 		fail_msg("no line saying what is kept in %s", s.log);
 

@@ -198,12 +198,11 @@ def Sensor(d, target, extra=()):
                 "  condition: proc.exit_code = %d and proc.exe contains /plsys-\n"
                 "  output: \"probe %%proc.exe_name exited %%proc.exit_code (pid %%proc.pid)\"\n"
                 "  priority: ERROR\n" % (EXIT_CODE, EXIT_CODE))
+    # the loss alert stays on, as shipped: the sensor's own alerts
+    # (when="sensor": other tests' load on a shared machine) go to syslog
+    # too, and are matched and counted like the probes' but not as probes
     return sl.Sensor(d, "sensor", SENSOR, defaults=False, extra=[
-        "--no-baselines", "--rules", rules, "--syslog", target, "--stats-interval", "1",
-        # one alert per helper run, matched one for one: the loss alert (what
-        # a restart drops is counted) is tested by
-        # faults_flood_losses_counted_and_alerted
-        "--loss-alert-interval", "0", *extra])
+        "--no-baselines", "--rules", rules, "--syslog", target, "--stats-interval", "1", *extra])
 
 
 def run_helpers(d, n, pause=0.0):
@@ -226,10 +225,15 @@ def run_helpers(d, n, pause=0.0):
     return n
 
 
+def probe_alerts(records):
+    """The alerts of the test's rule: every alert but the sensor's own."""
+    return [r for r in records if r.get("type") == "alert" and r.get("when") != "sensor"]
+
+
 def wait_alerts(sensor, n, timeout=20):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if len([r for r in sensor.records() if r.get("type") == "alert"]) >= n:
+        if len(probe_alerts(sensor.records())) >= n:
             return
         time.sleep(0.2)
     fail(f"fewer than {n} alerts in the JSON output")
@@ -262,18 +266,18 @@ def check_message(rec, alert, sensor_pid):
 
 
 def match(received, alerts, sensor_pid):
-    """Map each received message to its alert (by pid, unique per run); return (matched pids, duplicates)."""
-    by_pid = {a["pid"]: a for a in alerts}
+    """Map each received message to its alert (by id); return (matched ids, duplicates)."""
+    by_id = {a["id"]: a for a in alerts}
     seen, dups = set(), 0
     for rec in received:
         m = parse_5424(rec["raw"].encode("utf-8"))
-        pid = int(m["sd"][SD_ID]["pid"])
-        if pid not in by_pid:
+        aid = m["sd"][SD_ID]["id"]
+        if aid not in by_id:
             fail(f"a message that is no alert of the JSON output: {rec['raw']!r}")
-        check_message(rec, by_pid[pid], sensor_pid)
-        if pid in seen:
+        check_message(rec, by_id[aid], sensor_pid)
+        if aid in seen:
             dups += 1
-        seen.add(pid)
+        seen.add(aid)
     return seen, dups
 
 
@@ -316,6 +320,11 @@ def main():
             time.sleep(9)  # the backoff is at most 8 s by now
         else:  # a restart mid-stream
             n = run_helpers(d, 40, 0.02)
+            # the first forty sent before the stop: a frame written while
+            # rsyslogd is exiting is TCP's uncounted residue (docs/outputs.md),
+            # not what this counts
+            wait_alerts(sensor, n)
+            time.sleep(0.3)
             rs.stop()
             n += run_helpers(d, 40, 0.02)  # while it is down
             time.sleep(0.5)
@@ -327,8 +336,8 @@ def main():
         time.sleep(0.5)
         rs.stop()
         alerts = [r for r in sensor.records() if r.get("type") == "alert"]
-        if len(alerts) != n:
-            fail(f"{len(alerts)} alerts in the JSON output for {n} helper runs")
+        if len(probe_alerts(alerts)) != n:
+            fail(f"{len(probe_alerts(alerts))} alerts in the JSON output for {n} helper runs")
         st = final_stats(sensor)
         received = rs.received()
         seen, dups = match(received, alerts, sensor.p.pid)

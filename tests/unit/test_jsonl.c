@@ -418,6 +418,9 @@ static void reporter(struct pl_output *o, enum pl_output_event ev, void *ctx)
 		h->recovered++;
 		h->lost_at_recovery = output__lost(o);
 		break;
+	case PL_OUTPUT_DOWN: /* a file has no outage */
+	case PL_OUTPUT_UP:
+		break;
 	}
 }
 

@@ -36,7 +36,7 @@ static const char every_part_on[] =
     "ed\":0,\"objects_loaded\":0,\"object_load_failures\":0,\"kernel_symbols\":0},\"output\":{\"written"
     "\":0,\"dropped\":0},\"syslog\":{\"written\":0,\"dropped\":0,\"sent\":0,\"queued\":0,\"queued_bytes\":0,"
     "\"dropped_overflow\":0,\"dropped_unsendable\":0,\"dropped_at_exit\":0,\"cut\":0,\"connects\":0,\"re"
-    "connects\":0,\"connect_failures\":0,\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},"
+    "connects\":0,\"connect_failures\":0,\"stalls\":0,\"outages\":0,\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},"
     "\"ocsf\":{\"written\":0,\"dropped\":0},\"tracked_processes\":0,\"sensor_cpu_ns\":0,\"sensor_maxrss_"
     "kb\":0,\"features\":{\"root\":true,\"btf\":false},\"baselines\":{\"baselines\":0,\"process_samples_l"
     "earned\":0,\"window_samples_learned\":0,\"anomalous_samples\":0,\"without_baseline\":0,\"save_er"
@@ -123,6 +123,8 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	s.kernel_drops[PL_KDROP_STACK_IMAGE] = 4;
 	s.oncpu.kernel_symbols = 5;
 	s.syslog_more.connect_failures = 6;
+	s.syslog_more.stalls = 11;
+	s.syslog_more.outages = 12;
 	s.rules.reload_failures = 7;
 	s.identity.cache_hits = 8;
 	s.fail_paths.unknown_swept = 9;
@@ -134,6 +136,8 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	assert_int_equal(at(o, "kernel_drops", "stack_image_cap"), 4);
 	assert_int_equal(at(o, "oncpu", "kernel_symbols"), 5);
 	assert_int_equal(at(o, "syslog", "connect_failures"), 6);
+	assert_int_equal(at(o, "syslog", "stalls"), 11);
+	assert_int_equal(at(o, "syslog", "outages"), 12);
 	assert_int_equal(at(o, "rules", "reload_failures"), 7);
 	assert_int_equal(at(o, "identity", "cache_hits"), 8);
 	assert_int_equal(at(o, "fail_paths", "unknown_swept"), 9);

@@ -7,12 +7,16 @@
  * and are finished), and the buffer on a socket the test binds itself:
  * messages wait while the target is missing and go in order once it exists;
  * the newest are refused, counted and reported when it is full; what waits
- * at exit is counted lost.
+ * at exit is counted lost; a RELP collector that never acknowledges costs a
+ * write nothing, and its stall is counted and reported. The sending is a
+ * thread's (syslog_sender.c), so the tests wait for its counters, with
+ * generous deadlines.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +109,39 @@ static struct pl_alert *alert(const char *rule, const char *output, int severity
 	return a;
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Flush o and read its counters into st until cond holds, failing after ms. */
+#define WAIT_FOR(o, st, cond, ms)                                                                                      \
+	do {                                                                                                           \
+		long long deadline_ = now_ms() + (ms);                                                                 \
+		for (;;) {                                                                                             \
+			output__flush(o);                                                                              \
+			syslog_output__stats((o), &(st));                                                              \
+			if (cond)                                                                                      \
+				break;                                                                                 \
+			if (now_ms() > deadline_)                                                                      \
+				fail_msg("timed out waiting for " #cond);                                              \
+			usleep(2000);                                                                                  \
+		}                                                                                                      \
+	} while (0)
+
+/* Open t and start its sender, as the sensor does. */
+static struct pl_output *open_started(const struct pl_syslog_target *t, const struct pl_syslog_opts *opts)
+{
+	struct pl_output *o = NULL;
+
+	assert_int_equal(syslog_output__open(t, opts, &o), 0);
+	assert_int_equal(syslog_output__start(o), 0);
+	return o;
+}
+
 static int write_alert(struct pl_output *o, const char *rule, const char *output, int severity)
 {
 	struct pl_alert *a = alert(rule, output, severity);
@@ -133,7 +170,7 @@ static size_t fmt_event(char *buf, size_t size, const struct pl_syslog_header *h
 	" when=\"sensor\" pid=\"0\" suppressed_before=\"0\" regex_skipped=\"false\" rule_file=\"\" rule_line=\"0\""
 
 struct heard {
-	int failing, still, recovered;
+	int failing, still, recovered, down, up;
 	uint64_t lost;
 	char why[192];
 };
@@ -147,6 +184,10 @@ static void reporter(struct pl_output *o, enum pl_output_event ev, void *ctx)
 		snprintf(h->why, sizeof(h->why), "%s", o->why);
 	} else if (ev == PL_OUTPUT_STILL_FAILING) {
 		h->still++;
+	} else if (ev == PL_OUTPUT_DOWN) {
+		h->down++;
+	} else if (ev == PL_OUTPUT_UP) {
+		h->up++;
 	} else {
 		h->recovered++;
 		h->lost = output__lost(o);
@@ -451,18 +492,18 @@ static void test_syslog_unix_one_datagram_per_alert(void **state)
 {
 	struct fixture *f = *state;
 	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX };
-	struct pl_output *o = NULL;
+	struct pl_output *o;
 	struct pl_syslog_stats st;
 	char buf[1024], want[256];
 
 	f->fd = bind_dgram(f->path);
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
-	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
-	syslog_output__stats(o, &st);
-	assert_int_equal(st.state, PL_SYSLOG_CONNECTED);
+	o = open_started(&t, &opts_default);
+	WAIT_FOR(o, st, st.state == PL_SYSLOG_CONNECTED, 5000);
 	assert_false(o->failing);
+	assert_false(o->down);
 	assert_int_equal(write_alert(o, "Open retry storm", "x failed 4800 opens/s", 4), 0);
-	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
+	assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
 	assert_memory_equal(buf, "<28>1 ", 6);
 	snprintf(want, sizeof(want), " plumbline %d alert [plumbline@32473 id=\"", (int)getpid());
 	assert_non_null(strstr(buf, want));
@@ -470,9 +511,9 @@ static void test_syslog_unix_one_datagram_per_alert(void **state)
 				     "] x failed 4800 opens/s");
 	assert_non_null(strstr(buf, want));
 	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1); /* exactly one */
-	syslog_output__stats(o, &st);
-	assert_int_equal(st.sent, 1);
+	WAIT_FOR(o, st, st.sent == 1, 5000);
 	assert_int_equal(st.queued, 0);
+	assert_int_equal(st.outages, 0);
 	assert_int_equal(o->written, 1);
 	assert_int_equal(o->dropped, 0);
 	output__free(o);
@@ -490,10 +531,15 @@ static void test_syslog_unix_missing_socket_queues_then_delivers_in_order(void *
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
 	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
 	output__set_reporter(o, reporter, &h);
-	syslog_output__stats(o, &st);
+	assert_int_equal(syslog_output__start(o), 0);
+	WAIT_FOR(o, st, st.connect_failures == 1, 5000);
 	assert_int_equal(st.state, PL_SYSLOG_DISCONNECTED);
 	snprintf(want, sizeof(want), "%s does not exist", f->path);
 	assert_string_equal(st.why, want);
+	/* the outage is said once, at its start, with the reason */
+	assert_int_equal(h.down, 1);
+	assert_string_equal(h.why, "");
+	assert_string_equal(o->why, want);
 	for (int i = 0; i < 5; i++) {
 		snprintf(buf, sizeof(buf), "alert %d", i);
 		assert_int_equal(write_alert(o, "r", buf, 4), 0);
@@ -502,25 +548,22 @@ static void test_syslog_unix_missing_socket_queues_then_delivers_in_order(void *
 	assert_int_equal(st.queued, 5);
 	assert_int_equal(st.sent, 0);
 	assert_int_equal(o->dropped, 0);
-	assert_int_equal(h.failing, 0); /* nothing lost: nothing to report */
+	assert_int_equal(h.failing, 0); /* nothing lost: no loss to report */
 
 	/* the daemon appears; the next attempt is a second after the first */
 	f->fd = bind_dgram(f->path);
-	assert_int_equal(output__flush(o), 0);
-	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1);
-	usleep(1100000);
-	assert_int_equal(output__flush(o), 0);
 	for (int i = 0; i < 5; i++) {
-		assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
+		assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
 		snprintf(want, sizeof(want), "] alert %d", i);
 		assert_non_null(strstr(buf, want));
 	}
-	syslog_output__stats(o, &st);
+	WAIT_FOR(o, st, st.sent == 5 && h.up == 1, 5000);
 	assert_int_equal(st.queued, 0);
-	assert_int_equal(st.sent, 5);
 	assert_int_equal(st.connects, 1);
-	assert_int_equal(st.connect_failures, 1); /* the attempt at open; none within its second */
+	assert_int_equal(st.connect_failures, 1); /* the first attempt; none within its second */
+	assert_int_equal(st.outages, 1);
 	assert_int_equal(st.state, PL_SYSLOG_CONNECTED);
+	assert_int_equal(h.down, 1);
 	output__free(o);
 }
 
@@ -538,6 +581,8 @@ static void test_syslog_full_buffer_drops_the_newest_counts_and_reports(void **s
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
 	assert_int_equal(syslog_output__open(&t, &opts, &o), 0);
 	output__set_reporter(o, reporter, &h);
+	assert_int_equal(syslog_output__start(o), 0);
+	WAIT_FOR(o, st, st.connect_failures == 1, 5000);
 	for (int i = 0; i < 5; i++) {
 		snprintf(buf, sizeof(buf), "alert %d", i);
 		assert_int_equal(write_alert(o, "r", buf, 4), i < 3 ? 0 : -ENOBUFS);
@@ -551,14 +596,14 @@ static void test_syslog_full_buffer_drops_the_newest_counts_and_reports(void **s
 	assert_int_equal(st.queued, 3);
 
 	f->fd = bind_dgram(f->path);
-	usleep(1100000);
-	assert_int_equal(write_alert(o, "r", "alert 5", 4), 0); /* the buffer empties first */
+	WAIT_FOR(o, st, st.queued == 0, 5000);
+	assert_int_equal(write_alert(o, "r", "alert 5", 4), 0);
 	for (int i = 0; i < 6; i++) {
 		char want[32];
 
 		if (i == 3 || i == 4)
 			continue; /* refused */
-		assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
+		assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
 		snprintf(want, sizeof(want), "] alert %d", i);
 		assert_non_null(strstr(buf, want));
 	}
@@ -568,40 +613,46 @@ static void test_syslog_full_buffer_drops_the_newest_counts_and_reports(void **s
 	output__free(o);
 }
 
-static void test_syslog_daemon_restart_loses_nothing(void **state)
+static void test_syslog_daemon_restart_loses_nothing_and_backs_off(void **state)
 {
 	struct fixture *f = *state;
 	struct pl_syslog_target t = { .kind = PL_SYSLOG_UNIX };
-	struct pl_output *o = NULL;
+	struct pl_output *o;
 	struct pl_syslog_stats st;
 	char buf[1024];
+	long long t0;
 
 	f->fd = bind_dgram(f->path);
 	snprintf(t.path, sizeof(t.path), "%s", f->path);
-	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
+	o = open_started(&t, &opts_default);
 	assert_int_equal(write_alert(o, "r", "one", 4), 0);
-	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
+	assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
 	/* the daemon restarts: a new socket at the same path, the old one gone;
-	 * a connection that delivered is tried again at once */
+	 * even a connection that delivered waits the backoff (1 s) before the next */
 	close(f->fd);
 	f->fd = bind_dgram(f->path);
+	t0 = now_ms();
 	assert_int_equal(write_alert(o, "r", "two", 4), 0);
-	assert_true(recv_one(f->fd, buf, sizeof(buf), 1000) > 0);
+	assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
+	assert_true(now_ms() - t0 >= 900);
 	assert_non_null(strstr(buf, "] two"));
 	/* gone again, nobody listens: it waits, and is lost (counted) at exit */
 	close(f->fd);
 	f->fd = -1;
 	assert_int_equal(write_alert(o, "r", "three", 4), 0);
-	syslog_output__stats(o, &st);
-	assert_int_equal(st.state, PL_SYSLOG_DISCONNECTED);
-	assert_non_null(strstr(st.why, "nobody listens on"));
+	WAIT_FOR(o, st, st.state == PL_SYSLOG_DISCONNECTED && strstr(st.why, "nobody listens on"), 5000);
 	assert_int_equal(st.queued, 1);
 	assert_int_equal(st.reconnects, 1);
-	assert_int_equal(syslog_output__drain(o, 300), 1);
+	assert_int_equal(syslog_output__drain(o, 300, NULL), 1);
 	syslog_output__stats(o, &st);
 	assert_int_equal(st.dropped_at_exit, 1);
 	assert_int_equal(st.queued, 0);
 	assert_int_equal(o->dropped, 1);
+	/* closed: what comes after is refused and counted */
+	assert_int_equal(write_alert(o, "r", "four", 4), -ESHUTDOWN);
+	syslog_output__stats(o, &st);
+	assert_int_equal(st.dropped_at_exit, 2);
+	assert_int_equal(o->dropped, 2);
 	output__free(o);
 }
 
@@ -626,16 +677,19 @@ static void test_syslog_tcp_octet_frames_survive_a_slow_collector(void **state)
 	assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &slen), 0);
 	snprintf(t.host, sizeof(t.host), "127.0.0.1");
 	snprintf(t.port, sizeof(t.port), "%u", ntohs(sa.sin_port));
-	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
+	o = open_started(&t, &opts_default);
 	cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	assert_true(cfd >= 0);
-	/* write until the connection is full and messages wait */
+	/* write until the connection is full and messages wait (the sender
+	 * connects meanwhile: until then everything waits) */
 	do {
 		snprintf(text, 2000, "alert %05d %01800d", n, 0);
 		assert_int_equal(write_alert(o, "r", text, 4), 0);
 		syslog_output__stats(o, &st);
 		n++;
-	} while (st.queued < 20 && n < 20000);
+		if (st.queued >= 20)
+			usleep(1000); /* the sender's turn */
+	} while (!(st.queued >= 20 && st.state == PL_SYSLOG_CONNECTED && st.sent > 0) && n < 20000);
 	assert_true(st.queued >= 20);
 	assert_int_equal(st.state, PL_SYSLOG_CONNECTED);
 	/* the collector reads now; flushes finish what waits (then what is
@@ -692,6 +746,100 @@ static void test_syslog_tcp_octet_frames_survive_a_slow_collector(void **state)
 	free(got);
 }
 
+/* A RELP collector that opens every session and acknowledges nothing. */
+struct never_ack {
+	int lfd;
+	volatile int stop;
+};
+
+static void *never_ack_main(void *arg)
+{
+	static const char offer[] = "200 OK\nrelp_version=0\nrelp_software=never-acks\ncommands=syslog";
+	struct never_ack *na = arg;
+
+	while (!na->stop) {
+		struct pollfd p = { .fd = na->lfd, .events = POLLIN };
+		char buf[65536], rsp[128];
+		bool opened = false;
+		int c;
+
+		if (poll(&p, 1, 100) != 1)
+			continue;
+		c = accept4(na->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		/* the client's first frame is "1 open ...": answer it, then only read */
+		for (;;) {
+			struct pollfd q = { .fd = c, .events = POLLIN };
+			ssize_t n;
+
+			if (na->stop)
+				break;
+			if (poll(&q, 1, 100) != 1)
+				continue;
+			n = recv(c, buf, sizeof(buf), 0);
+			if (n <= 0)
+				break;
+			if (!opened && memmem(buf, (size_t)n, " open ", 6)) {
+				int len = snprintf(rsp, sizeof(rsp), "1 rsp %zu %s\n", sizeof(offer) - 1, offer);
+
+				if (send(c, rsp, (size_t)len, MSG_NOSIGNAL) != len)
+					break;
+				opened = true;
+			}
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+static void test_syslog_relp_collector_that_never_acks_costs_a_write_nothing(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t slen = sizeof(sa);
+	struct pl_syslog_target t = { .kind = PL_SYSLOG_RELP };
+	struct never_ack na = { .lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0) };
+	struct pl_output *o = NULL;
+	struct pl_syslog_stats st;
+	struct heard h = { 0 };
+	long long worst = 0, t0;
+	pthread_t th;
+
+	(void)state;
+	assert_true(na.lfd >= 0);
+	assert_int_equal(bind(na.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(na.lfd, 8), 0);
+	assert_int_equal(getsockname(na.lfd, (struct sockaddr *)&sa, &slen), 0);
+	assert_int_equal(pthread_create(&th, NULL, never_ack_main, &na), 0);
+	snprintf(t.host, sizeof(t.host), "127.0.0.1");
+	snprintf(t.port, sizeof(t.port), "%u", ntohs(sa.sin_port));
+	assert_int_equal(syslog_output__open(&t, &opts_default, &o), 0);
+	output__set_reporter(o, reporter, &h);
+	assert_int_equal(syslog_output__start(o), 0);
+	WAIT_FOR(o, st, st.state == PL_SYSLOG_CONNECTED, 10000);
+	/* past librelp's window of 128: each of these would wait 2 s on the caller */
+	for (int i = 0; i < 300; i++) {
+		t0 = now_ms();
+		assert_int_equal(write_alert(o, "r", "an alert", 4), 0);
+		if (now_ms() - t0 > worst)
+			worst = now_ms() - t0;
+	}
+	assert_true(worst < 100);
+	/* the window fills, a send waits out its 2 s: a stall, counted, and an outage said with it */
+	WAIT_FOR(o, st, st.stalls >= 1 && h.down == 1, 15000);
+	assert_non_null(strstr(o->why, "a stall"));
+	assert_true(st.sent >= 128 && st.sent < 300);
+	assert_int_equal(st.queued, 300 - st.sent);
+	assert_int_equal(o->dropped, 0);
+	assert_int_equal(h.up, 0);
+	t0 = now_ms();
+	output__free(o); /* a stop with no time to drain: bounded, never hangs */
+	assert_true(now_ms() - t0 < 3 * 1000 + PL_SYSLOG_STOP_GRACE_MS);
+	na.stop = 1;
+	pthread_join(th, NULL);
+	close(na.lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -708,8 +856,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_syslog_full_buffer_drops_the_newest_counts_and_reports, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_syslog_daemon_restart_loses_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syslog_daemon_restart_loses_nothing_and_backs_off, setup, teardown),
 		cmocka_unit_test(test_syslog_tcp_octet_frames_survive_a_slow_collector),
+		cmocka_unit_test(test_syslog_relp_collector_that_never_acks_costs_a_write_nothing),
 	};
 
 	return cmocka_run_group_tests_name("syslog", tests, NULL, NULL);
