@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: MIT
+"""
+soak_report.py - soak.py's verdict: the memory figures and their slope after
+warm-up, the sensor's CPU, every loss counter (stats against metrics), the
+injected events against the alerts they raised, and every other alert,
+sorted into those of the soak's own processes (a failure) and those of the
+rest of the machine (listed). report() gives the markdown and whether the
+soak passed.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scenario"))
+import scenario_lib as sl  # noqa: E402
+
+LOSS_ALERT = "Sensor lost events"
+STORM_RULES = {"Open retry storm", "Open retry storm in a short-lived process",
+               "Open retry storm across processes of one binary",
+               "Storm of a new failing path across processes of one binary"}
+DEVIATION_RULES = {"Process far outside its baseline", "Running process far outside its baseline"}
+# what each injected event may raise for its own processes, and the alert it must raise
+EXPECTED = {"storm": STORM_RULES | DEVIATION_RULES, "runaway": {"CPU runaway"} | DEVIATION_RULES,
+            "flood": DEVIATION_RULES}
+REQUIRED = {"storm": "Open retry storm", "runaway": "CPU runaway"}
+EXPLAIN_AFTER_S = 120  # an injection explains its processes' alerts this long after it started
+TRUNCATIONS = ("kernel_drops.path_truncated", "kernel_drops.args_truncated")
+
+
+def loss_counters(st):
+    """Every loss counter of a stats record, as {"section.key": n} (truncations too, told apart)."""
+    out = {}
+    for sec in ("kernel_drops", "userspace_drops"):
+        for k, v in (st.get(sec) or {}).items():
+            out[f"{sec}.{k}"] = v
+    for k in ("invalid_records", "binaries_untracked", "binary_paths_forgotten"):
+        if k in st:
+            out[k] = st[k]
+    for sec, keys in (("identity", ("hash_queue_full",)), ("baselines", ("without_baseline", "save_errors")),
+                      ("oncpu", ("stacks_unreadable", "keys_displaced", "mappings_lost", "objects_refused")),
+                      ("rules", ("regex_skipped",)), ("output", ("dropped",)), ("syslog", ("dropped",)),
+                      ("ocsf", ("dropped",))):
+        for k in keys:
+            if isinstance(st.get(sec), dict) and k in st[sec]:
+                out[f"{sec}.{k}"] = st[sec][k]
+    return out
+
+
+def slope(points):
+    """Least-squares slope of [(x, y)], or 0 with fewer than 2 points."""
+    n = len(points)
+    if n < 2:
+        return 0.0
+    sx = sum(x for x, _ in points)
+    sy = sum(y for _, y in points)
+    sxx = sum(x * x for x, _ in points)
+    sxy = sum(x * y for x, y in points)
+    d = n * sxx - sx * sx
+    return (n * sxy - sx * sy) / d if d else 0.0
+
+
+def memory(args, samples, lines, fails):
+    warm = [s for s in samples if s["t"] >= args.warmup * 60]
+    lines += ["## Memory", "", f"Warm-up {args.warmup:g} min; bound {args.bound_kb:g} KB per 10 min after it.", "",
+              "| | start | after warm-up | end | max | slope after warm-up (KB/min) | verdict |",
+              "|---|---|---|---|---|---|---|"]
+    for key in ("rss_kb", "heap_kb", "hwm_kb", "fds", "threads"):
+        v0, vw, ve = samples[0][key], (warm[0][key] if warm else None), samples[-1][key]
+        b = slope([(s["t"] / 60, s[key]) for s in warm])
+        verdict = ""
+        if key in ("rss_kb", "heap_kb"):
+            span = (warm[-1]["t"] - warm[0]["t"]) / 60 if len(warm) > 1 else 0
+            grew = ve - vw if vw is not None else 0
+            bad = b * 10 > args.bound_kb and grew > args.bound_kb / 10 * span / 2
+            verdict = "GROWS" if bad else "flat"
+            if bad:
+                fails.append(f"{key} grows after warm-up: {b:.1f} KB/min, {grew} KB in {span:.0f} min")
+        lines.append(f"| {key} | {v0} | {vw if vw is not None else '-'} | {ve} | {max(s[key] for s in samples)} "
+                     f"| {b:.1f} | {verdict} |")
+    cpu = (samples[-1]["cpu_s"] - samples[0]["cpu_s"]) / max(1.0, samples[-1]["t"] - samples[0]["t"]) * 100
+    lines += ["", f"Sensor CPU: {cpu:.2f} % of one core over {samples[-1]['t'] - samples[0]['t']:.0f} s "
+              f"({len(samples)} samples; metrics endpoint answered {sum(s['metrics_ok'] for s in samples)}).", ""]
+
+
+def losses(stats, final_metrics, alerts, flood, fails, lines):
+    last = loss_counters(stats[-1]) if stats else {}
+    loss_alerts = [a for a in alerts if a.get("rule") == LOSS_ALERT]
+    lines += ["## Losses", "", f"From the last stats record ({'shutdown' if stats else 'none'}), against the "
+              "metrics endpoint's last scrape before shutdown (`plumbline_losses_total`, output drops).", "",
+              "| counter | stats total | metrics | stats says it |", "|---|---|---|---|"]
+    for k, v in sorted(last.items()):
+        cause = k.split(".")[-1] if not k.endswith(".dropped") else k.replace("output.", "json.")
+        m = (final_metrics or {}).get(cause)
+        said = "-" if m is None else ("yes" if v >= m else "NO")
+        if said == "NO":
+            fails.append(f"metrics count {m:.0f} {cause} but the stats only {v}")
+        if v or (m or 0):
+            lines.append(f"| {k} | {v} | {'-' if m is None else int(m)} | {said} |")
+    lost = sum(v for k, v in last.items() if k not in TRUNCATIONS)
+    lines += ["", f"Losses in all (truncations aside): {lost}; `{LOSS_ALERT}` alerts: {len(loss_alerts)}"
+              f"{' (none raised for counted losses)' if lost and not loss_alerts else ''}.", ""]
+    kdrops = sum(v for k, v in last.items() if k.startswith("kernel_drops.") and k not in TRUNCATIONS)
+    for f in flood:
+        if f["missing"] > 0 and kdrops == 0:
+            fails.append(f"flood at +{f['t']:.0f} s: {f['missing']} execs without a record and no kernel drop counted")
+
+
+def attribute(recs, cg):
+    """pid -> [(image start ns, in the soak's cgroup)] from the records that name a cgroup."""
+    by_pid = {}
+    for r in recs:
+        if r.get("type") in ("exec", "process", "window") and r.get("pid") is not None and "cgroup" in r:
+            start = r.get("image_start_ns") or r.get("start_ns") or r.get("time_ns") or 0
+            by_pid.setdefault(r["pid"], set()).add((start, r.get("cgroup") == cg))
+    return by_pid
+
+
+def whose(a, by_pid):
+    """"soak", "outside" or "unknown": the cgroup of the image the alert's pid ran when it was raised."""
+    cands = [c for c in by_pid.get(a.get("pid"), ()) if c[0] <= a["time_ns"] + 1e9]
+    if not cands:
+        return "unknown"
+    return "soak" if max(cands)[1] else "outside"
+
+
+def injections(load, recs, alerts, by_pid, fails, lines, results):
+    lines += ["## Injected events", "", "| +s | event | pid | alert | latency (s) |", "|---|---|---|---|---|"]
+    trees = []
+    for inj in sorted(load.injections, key=lambda i: i["wall"]):
+        pids = sl.tree(recs, {inj["pid"]})
+        trees.append((inj, pids))
+        need = REQUIRED.get(inj["kind"])
+        got = "-"
+        lat = ""
+        if need:
+            hit = [a for a in alerts if a.get("rule") == need and a.get("pid") == inj["pid"]]
+            if hit:
+                lat = f"{hit[0]['time_ns'] / 1e9 - inj['wall']:.1f}"
+                got = need
+                results.append((inj["kind"], float(lat)))
+            else:
+                got = f"**NO {need}**"
+                fails.append(f"{inj['kind']} at +{inj['t']:.0f} s (pid {inj['pid']}) raised no {need!r}")
+        elif inj["kind"] == "flood":
+            seen = sum(1 for r in recs if r.get("type") == "exec"
+                       and (r.get("filename") or "").startswith(inj["dir"] + "/"))
+            inj["missing"] = inj.get("ran", 0) - seen
+            got = f"{seen} exec records of {inj.get('ran', 0)} execs"
+        lines.append(f"| {inj['t']:.0f} | {inj['kind']} | {inj['pid']} | {got} | {lat} |")
+    if results:
+        for kind in sorted({k for k, _ in results}):
+            ts = [t for k, t in results if k == kind]
+            lines.append(f"\n{kind}: latency min {min(ts):.1f} s, max {max(ts):.1f} s over {len(ts)}")
+    lines.append("")
+    return trees
+
+
+def explained(a, trees):
+    for inj, pids in trees:
+        if a.get("pid") in pids and a.get("rule") in EXPECTED.get(inj["kind"], ()) and \
+                inj["wall"] - 5 <= a["time_ns"] / 1e9 <= inj["wall"] + EXPLAIN_AFTER_S:
+            return inj
+    return None
+
+
+def alert_table(lines, title, rows):
+    lines += [f"## {title}", ""]
+    if not rows:
+        lines += ["none", ""]
+        return
+    lines += ["| rule | exe | count | first pid | output (first) |", "|---|---|---|---|---|"]
+    groups = {}
+    for a in rows:
+        groups.setdefault((a.get("rule"), a.get("exe")), []).append(a)
+    for (rule, exe), g in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        lines.append(f"| {rule} | {exe} | {len(g)} | {g[0].get('pid')} | {(g[0].get('output') or '')[:160]} |")
+    lines.append("")
+
+
+def report(args, samples, recs, events, load, cg, final_metrics, died, exit_code):
+    """The markdown report and whether the soak passed."""
+    fails = []
+    lines = [f"# plumbline soak: {args.minutes:g} min", ""]
+    if died:
+        fails.append(f"the sensor died (exit {exit_code})")
+    elif exit_code not in (0, None):
+        fails.append(f"the sensor exited {exit_code} on SIGINT")
+    stats = [r for r in recs if r.get("type") == "stats"]
+    alerts = [r for r in recs if r.get("type") == "alert"]
+    lines += [f"Load: {load.builds} builds ({load.build_failures} failed), {load.logins} logins "
+              f"({load.login_failures} failed), {len(load.injections)} injected events; "
+              f"load average at the end: {open('/proc/loadavg').read().split()[:3]}.", ""]
+    if samples:
+        memory(args, samples, lines, fails)
+    else:
+        fails.append("no samples")
+    by_pid = attribute(recs, cg)
+    results = []
+    trees = injections(load, recs, alerts, by_pid, fails, lines, results)
+    losses(stats, final_metrics, alerts, [i for i in load.injections if i["kind"] == "flood"], fails, lines)
+    mine, unexplained, outside = [], [], []
+    for a in alerts:
+        if a.get("rule") == LOSS_ALERT:
+            continue
+        w = whose(a, by_pid)
+        if w == "soak":
+            (mine if explained(a, trees) else unexplained).append(a)
+        else:
+            outside.append(a)
+    alert_table(lines, "Alerts on soak processes explained by an injected event", mine)
+    alert_table(lines, "Alerts on soak processes NOT explained (failures)", unexplained)
+    alert_table(lines, "Alerts on processes outside the soak (other work on this machine)", outside)
+    for a in unexplained:
+        fails.append(f"unexplained alert {a.get('rule')!r} on soak pid {a.get('pid')} ({a.get('exe')})")
+    lines += ["## Verdict", ""]
+    lines += [f"- FAIL: {f}" for f in fails] or ["PASS"]
+    return "\n".join(lines) + "\n", not fails
