@@ -409,7 +409,9 @@ def run(args, out, events, load, sensor, metrics_port):
                 return samples, tail
             s = dict(t=round(t, 1), **proc_sample(sensor.p.pid))
             stats = [r for r in tail.read() if r.get("type") == "stats"]
-            s.update(rep.loss_counters(stats[-1]) if stats else {})
+            if stats:
+                s.update(rep.loss_counters(stats[-1]))
+                s.update(rep.state_gauges(stats[-1]))
             m = scrape(metrics_port)
             s["metrics_ok"] = int(m is not None)
             samples.append(s)

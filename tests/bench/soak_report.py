@@ -45,6 +45,16 @@ def loss_counters(st):
     return out
 
 
+def state_gauges(st):
+    """What the sensor holds that may grow with the machine's work, not a leak: {"state.key": n}."""
+    out = {"state.tracked_processes": st.get("tracked_processes")}
+    for sec, key in (("baselines", "baselines"), ("fail_paths", "table_entries"), ("oncpu", "objects"),
+                     ("oncpu", "stacks_read"), ("identity", "hashes_done")):
+        if isinstance(st.get(sec), dict) and key in st[sec]:
+            out[f"state.{sec}.{key}"] = st[sec][key]
+    return out
+
+
 def slope(points):
     """Least-squares slope of [(x, y)], or 0 with fewer than 2 points."""
     n = len(points)
@@ -76,6 +86,13 @@ def memory(args, samples, lines, fails):
                 fails.append(f"{key} grows after warm-up: {b:.1f} KB/min, {grew} KB in {span:.0f} min")
         lines.append(f"| {key} | {v0} | {vw if vw is not None else '-'} | {ve} | {max(s[key] for s in samples)} "
                      f"| {b:.1f} | {verdict} |")
+    keys = sorted({k for s in samples for k in s if k.startswith("state.")})
+    if keys:
+        lines += ["", "What the sensor holds (from its stats records), which grows with the machine's work:", "",
+                  "| | start | after warm-up | end |", "|---|---|---|---|"]
+        for k in keys:
+            lines.append(f"| {k[6:]} | {samples[0].get(k, '-')} | {warm[0].get(k, '-') if warm else '-'} "
+                         f"| {samples[-1].get(k, '-')} |")
     cpu = (samples[-1]["cpu_s"] - samples[0]["cpu_s"]) / max(1.0, samples[-1]["t"] - samples[0]["t"]) * 100
     lines += ["", f"Sensor CPU: {cpu:.2f} % of one core over {samples[-1]['t'] - samples[0]['t']:.0f} s "
               f"({len(samples)} samples; metrics endpoint answered {sum(s['metrics_ok'] for s in samples)}).", ""]
