@@ -63,8 +63,9 @@ sys.path.insert(0, os.path.join(TOP, "tests", "scenario"))
 import scenario_lib as sl  # noqa: E402
 import soak_report as rep  # noqa: E402
 
-_argv, sys.argv = sys.argv, [sys.argv[0], "-", "-"]  # its module reads argv at import
+_argv, sys.argv = sys.argv, [sys.argv[0], "-", "-"]  # these modules read argv at import
 import test_sshd_preload as sshd_mod  # noqa: E402
+import test_storms  # noqa: E402
 sys.argv = _argv
 
 CYCLE = 600
@@ -76,18 +77,6 @@ SAMPLE_S = 10
 LOGIN_EVERY_S = 5
 STORM_S, SPIN_S, FLOOD_N = 10, 15, 2000
 
-STORM_SERVICE = r"""
-import os, sys, time
-path, go = sys.argv[1], sys.argv[2]
-while not os.path.exists(go):
-    time.sleep(0.05)
-while True:
-    try:
-        open(path).close()
-    except OSError:
-        pass
-    time.sleep(0.0005)
-"""
 SPIN_C = r"""
 #include <stdlib.h>
 #include <time.h>
@@ -292,7 +281,7 @@ class Load:
         n = sum(1 for i in self.injections if i["kind"] == "storm")
         script = os.path.join(self.work, "service.py")
         with open(script, "w") as f:
-            f.write(STORM_SERVICE)
+            f.write(test_storms.SERVICE)
         conf = os.path.join(self.work, "conf", f"app-config-{n}.yaml")
         go = os.path.join(self.work, f"go-{n}")
         p = subprocess.Popen(["/usr/bin/python3", script, conf, go])
