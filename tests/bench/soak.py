@@ -206,6 +206,7 @@ class Load:
         self.injections = []  # dicts: kind, wall, pid(s) of the injection
         self.logins = self.login_failures = self.builds = self.build_failures = 0
         self.sshd = None
+        self.errors = []
 
     def setup(self):
         w = self.work
@@ -223,16 +224,16 @@ class Load:
             with open(c, "w") as f:
                 f.write(text)
             subprocess.run(["cc", *flags, "-o", os.path.join(w, name), c], check=True)
-        self.flood = os.path.join(w, "flood")
-        os.makedirs(self.flood)
+        self.flood_dir = os.path.join(w, "flood")
+        os.makedirs(self.flood_dir)
         with open(os.path.join(w, "tiny"), "rb") as f:
             tiny = f.read()
         for i in range(FLOOD_N):  # distinct contents: trailing bytes past the ELF's segments
-            p = os.path.join(self.flood, f"b{i:05d}")
+            p = os.path.join(self.flood_dir, f"b{i:05d}")
             with open(p, "wb") as f:
                 f.write(tiny + i.to_bytes(4, "little"))
             os.chmod(p, 0o755)
-        for p in (w, self.flood):
+        for p in (w, self.flood_dir):
             os.chmod(p, 0o755)
         os.makedirs(os.path.join(w, "ssh"))
         self.sshd = sshd_mod.Sshd(os.path.join(w, "ssh"))
@@ -273,11 +274,17 @@ class Load:
                 self.stop.wait(LOGIN_EVERY_S)
 
     def inject(self, kind):
-        t = threading.Thread(target=getattr(self, kind), daemon=True)
+        def guarded():
+            try:
+                getattr(self, f"inject_{kind}")()
+            except Exception as e:  # a broken injection fails the soak, it does not end it
+                self.errors.append(f"{kind}: {e!r}")
+                self.ev.add("error", f"{kind} injection failed: {e!r}")
+        t = threading.Thread(target=guarded, daemon=True)
         t.start()
         self.threads.append(t)
 
-    def storm(self):
+    def inject_storm(self):
         n = sum(1 for i in self.injections if i["kind"] == "storm")
         script = os.path.join(self.work, "service.py")
         with open(script, "w") as f:
@@ -293,19 +300,19 @@ class Load:
         p.kill()
         p.wait()
 
-    def runaway(self):
+    def inject_runaway(self):
         p = subprocess.Popen([os.path.join(self.work, "spin"), str(SPIN_S)])
         ev = self.ev.add("runaway", f"pid {p.pid} spins for {SPIN_S} s", pid=p.pid)
         self.injections.append(ev)
         p.wait()
 
-    def flood(self):
-        script = f'n=0; for f in {self.flood}/b*; do "$f" && n=$((n+1)); /bin/true; done; echo $n'
+    def inject_flood(self):
+        script = f'n=0; for f in {self.flood_dir}/b*; do "$f" && n=$((n+1)); /bin/true; done; echo $n'
         t = time.monotonic()
         p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
                               "/bin/sh", "-c", script], stdout=subprocess.PIPE, text=True)
         ev = self.ev.add("flood", f"pid {p.pid}: {FLOOD_N} distinct binaries + {FLOOD_N} /bin/true as nobody",
-                         pid=p.pid, dir=self.flood)
+                         pid=p.pid, dir=self.flood_dir)
         out, _ = p.communicate()
         ev["ran"] = int(out.strip() or 0)
         ev["end_wall"] = time.time()

@@ -201,6 +201,7 @@ def report(args, samples, recs, events, load, cg, final_metrics, died, exit_code
         fails.append(f"the sensor died (exit {exit_code})")
     elif exit_code not in (0, None):
         fails.append(f"the sensor exited {exit_code} on SIGINT")
+    fails += [f"injection failed: {e}" for e in load.errors]
     stats = [r for r in recs if r.get("type") == "stats"]
     alerts = [r for r in recs if r.get("type") == "alert"]
     lines += [f"Load: {load.builds} builds ({load.build_failures} failed), {load.logins} logins "
