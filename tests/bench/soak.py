@@ -96,7 +96,7 @@ TINY_C = "void _start(void) { __asm__ volatile(\"mov $60, %eax\\n\\txor %edi, %e
 MAKEFILE = """# the soak's build: every source compiled, archived
 SRCS := $(wildcard common/*.c rules/*.c baselines/*.c)
 OBJS := $(SRCS:.c=.o)
-CFLAGS := -std=gnu17 -O2 -g -Icommon -Irules -Ibaselines -Ioutputs -Ibpf -I/usr/include/json-c
+CFLAGS := -std=gnu17 -D_GNU_SOURCE -O2 -g -Icommon -Irules -Ibaselines -Ioutputs -Ibpf -I/usr/include/json-c
 libsoak.a: $(OBJS)
 \tar rcs $@ $^
 %.o: %.c
