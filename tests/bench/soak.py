@@ -128,23 +128,48 @@ class Events:
 
 
 class Tail:
-    """The JSON records of a growing JSONL file, read incrementally."""
+    """A growing JSONL file of the sensor's, read incrementally, keeping only
+    what the report needs (a busy machine writes gigabytes in an hour): the
+    stats records, the alerts, and the few fields of the soak's own records."""
 
-    def __init__(self, path):
-        self.path, self.off, self.buf, self.records = path, 0, b"", []
+    KEEP = ("type", "pid", "ppid", "filename", "image", "cpu_ns", "duration_ns", "start_ns", "image_start_ns",
+            "time_ns", "end_ns", "end_reason")
+
+    def __init__(self, path, cgroup):
+        self.path, self.off, self.buf = path, 0, b""
+        self.mark = b'"cgroup":' + json.dumps(cgroup).encode()
+        self.stats, self.alerts, self.soak = [], [], []
 
     def read(self):
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.off)
-                data = f.read()
+                data = f.read(64 << 20)
         except FileNotFoundError:
-            return self.records
+            return self
         self.off += len(data)
         lines = (self.buf + data).split(b"\n")
         self.buf = lines.pop()
-        self.records.extend(json.loads(l) for l in lines if l.strip())
-        return self.records
+        for line in lines:
+            if line.startswith(b'{"type":"stats"'):
+                self.stats.append(json.loads(line))
+            elif line.startswith(b'{"type":"alert"'):
+                self.alerts.append(json.loads(line))
+            elif self.mark in line:
+                r = json.loads(line)
+                self.soak.append({k: r.get(k) for k in self.KEEP})
+        return self
+
+    def read_all(self):
+        while self.read() and self.buf_pending():
+            pass
+        return self
+
+    def buf_pending(self):
+        try:
+            return os.path.getsize(self.path) > self.off
+        except OSError:
+            return False
 
 
 class Cgroup:
@@ -381,9 +406,8 @@ def in_window(t, lo_hi):
     return lo_hi[0] <= t < lo_hi[1]
 
 
-def run(args, out, events, load, sensor, metrics_port):
+def run(args, events, load, sensor, metrics_port, tail):
     """The load's schedule and the samples, until the run's end or the sensor's death; the samples."""
-    tail = Tail(sensor.json)
     samples = []
     t0 = time.time()
     end = t0 + args.minutes * 60
@@ -409,17 +433,17 @@ def run(args, out, events, load, sensor, metrics_port):
             next_sample += SAMPLE_S
             if sensor.p.poll() is not None:
                 events.add("sensor", f"DIED: exit {sensor.p.returncode}")
-                return samples, tail
+                return samples
             s = dict(t=round(t, 1), **proc_sample(sensor.p.pid))
-            stats = [r for r in tail.read() if r.get("type") == "stats"]
-            if stats:
-                s.update(rep.loss_counters(stats[-1]))
-                s.update(rep.state_gauges(stats[-1]))
+            tail.read()
+            if tail.stats:
+                s.update(rep.loss_counters(tail.stats[-1]))
+                s.update(rep.state_gauges(tail.stats[-1]))
             m = scrape(metrics_port)
             s["metrics_ok"] = int(m is not None)
             samples.append(s)
         time.sleep(0.5)
-    return samples, tail
+    return samples
 
 
 def main():
@@ -457,7 +481,8 @@ def main():
         cg.enter()
         events.add("cgroup", f"{cg.rel} (the driver and all its load)")
         load.start()
-        samples, tail = run(args, out, events, load, sensor, port)
+        tail = Tail(sensor.json, cg.rel)
+        samples = run(args, events, load, sensor, port, tail)
         died = sensor.p.poll() is not None
         load.shutdown()
         final_metrics = None if died else scrape(port)
@@ -473,7 +498,7 @@ def main():
             w = csv.DictWriter(f, fieldnames=keys)
             w.writeheader()
             w.writerows(samples)
-        text, ok = rep.report(args, samples, tail.read(), events, load, cg.rel, final_metrics,
+        text, ok = rep.report(args, samples, tail.read_all(), load, final_metrics,
                               died=died, exit_code=sensor.p.returncode)
         with open(os.path.join(out, "report.md"), "w") as f:
             f.write(text)

@@ -122,25 +122,31 @@ def losses(stats, final_metrics, alerts, flood, fails, lines):
             fails.append(f"flood at +{f['t']:.0f} s: {f['missing']} execs without a record and no kernel drop counted")
 
 
-def attribute(recs, cg):
-    """pid -> [(image start ns, in the soak's cgroup)] from the records that name a cgroup."""
+def attribute(soak):
+    """pid -> [[image start ns, end ns or None]] of the soak's own images. An
+    image's exec, window and process records give its start a few ns apart:
+    starts within 1 ms are one image, whose end its process record gives."""
     by_pid = {}
-    for r in recs:
-        if r.get("type") in ("exec", "process", "window") and r.get("pid") is not None and "cgroup" in r:
-            start = r.get("image_start_ns") or r.get("start_ns") or r.get("time_ns") or 0
-            by_pid.setdefault(r["pid"], set()).add((start, r.get("cgroup") == cg))
+    for r in soak:
+        start = r.get("image_start_ns") or r.get("start_ns") or r.get("time_ns") or 0
+        images = by_pid.setdefault(r["pid"], [])
+        im = next((i for i in images if abs(i[0] - start) < 1e6), None)
+        if im is None:
+            im = [start, None]
+            images.append(im)
+        if r.get("end_ns"):
+            im[1] = r["end_ns"]
     return by_pid
 
 
-def whose(a, by_pid):
-    """"soak", "outside" or "unknown": the cgroup of the image the alert's pid ran when it was raised."""
-    cands = [c for c in by_pid.get(a.get("pid"), ()) if c[0] <= a["time_ns"] + 1e9]
-    if not cands:
-        return "unknown"
-    return "soak" if max(cands)[1] else "outside"
+def is_soak(a, by_pid):
+    """Whether the alert's pid ran an image of the soak's when it was raised (an
+    exit alert comes just after the image's end)."""
+    t = a["time_ns"]
+    return any(start <= t + 1e9 and (end is None or end >= t - 5e9) for start, end in by_pid.get(a.get("pid"), ()))
 
 
-def injections(load, recs, alerts, by_pid, fails, lines, results):
+def injections(load, recs, alerts, fails, lines, results):
     lines += ["## Injected events", "", "| +s | event | pid | alert | latency (s) |", "|---|---|---|---|---|"]
     trees = []
     for inj in sorted(load.injections, key=lambda i: i["wall"]):
@@ -202,8 +208,8 @@ def alert_table(lines, title, rows):
     lines.append("")
 
 
-def report(args, samples, recs, events, load, cg, final_metrics, died, exit_code):
-    """The markdown report and whether the soak passed."""
+def report(args, samples, tail, load, final_metrics, died, exit_code):
+    """The markdown report and whether the soak passed, from soak.py's Tail of the sensor's records."""
     fails = []
     lines = [f"# plumbline soak: {args.minutes:g} min", ""]
     if died:
@@ -211,8 +217,7 @@ def report(args, samples, recs, events, load, cg, final_metrics, died, exit_code
     elif exit_code not in (0, None):
         fails.append(f"the sensor exited {exit_code} on SIGINT")
     fails += [f"injection failed: {e}" for e in load.errors]
-    stats = [r for r in recs if r.get("type") == "stats"]
-    alerts = [r for r in recs if r.get("type") == "alert"]
+    stats, alerts, recs = tail.stats, tail.alerts, tail.soak
     lines += [f"Load: {load.builds} builds ({load.build_failures} failed), {load.logins} logins "
               f"({load.login_failures} failed), {len(load.injections)} injected events; "
               f"load average at the end: {open('/proc/loadavg').read().split()[:3]}.", ""]
@@ -220,16 +225,15 @@ def report(args, samples, recs, events, load, cg, final_metrics, died, exit_code
         memory(args, samples, lines, fails)
     else:
         fails.append("no samples")
-    by_pid = attribute(recs, cg)
+    by_pid = attribute(recs)
     results = []
-    trees = injections(load, recs, alerts, by_pid, fails, lines, results)
+    trees = injections(load, recs, alerts, fails, lines, results)
     losses(stats, final_metrics, alerts, [i for i in load.injections if i["kind"] == "flood"], fails, lines)
     mine, unexplained, outside = [], [], []
     for a in alerts:
         if a.get("rule") == LOSS_ALERT:
             continue
-        w = whose(a, by_pid)
-        if w == "soak":
+        if is_soak(a, by_pid):
             (mine if explained(a, trees) else unexplained).append(a)
         else:
             outside.append(a)
