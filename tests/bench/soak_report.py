@@ -172,8 +172,10 @@ def injections(load, recs, alerts, fails, lines, results):
         elif inj["kind"] == "flood":
             seen = sum(1 for r in recs if r.get("type") == "exec"
                        and (r.get("filename") or "").startswith(inj["dir"] + "/"))
-            inj["missing"] = inj.get("ran", 0) - seen
-            got = f"{seen} exec records of {inj.get('ran', 0)} execs"
+            trues = sum(1 for r in recs if r.get("type") == "exec" and r.get("filename") == "/bin/true"
+                        and r.get("ppid") == inj["pid"])
+            inj["missing"] = 2 * inj.get("ran", 0) - seen - trues
+            got = f"exec records: {seen} of {inj.get('ran', 0)} distinct binaries, {trues} of /bin/true"
         lines.append(f"| {inj['t']:.0f} | {inj['kind']} | {inj['pid']} | {got} | {lat} |")
     if results:
         for kind in sorted({k for k, _ in results}):
