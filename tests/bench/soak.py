@@ -434,7 +434,7 @@ def run(args, events, load, sensor, metrics_port, tail):
             if sensor.p.poll() is not None:
                 events.add("sensor", f"DIED: exit {sensor.p.returncode}")
                 return samples
-            s = dict(t=round(t, 1), **proc_sample(sensor.p.pid))
+            s = dict(t=round(t, 1), wall=round(now, 1), **proc_sample(sensor.p.pid))
             tail.read()
             if tail.stats:
                 s.update(rep.loss_counters(tail.stats[-1]))

@@ -146,7 +146,17 @@ def is_soak(a, by_pid):
     return any(start <= t + 1e9 and (end is None or end >= t - 5e9) for start, end in by_pid.get(a.get("pid"), ()))
 
 
-def injections(load, recs, alerts, fails, lines, results):
+def ringbuf_growth(samples, start, end):
+    """How much kernel_drops.ringbuf_full grew over [start, end] (wall s), by the samples around it."""
+    before = [s for s in samples if s.get("wall", 0) <= start]
+    after = [s for s in samples if s.get("wall", 0) >= end]
+    key = "kernel_drops.ringbuf_full"
+    if not before or not after or before[-1].get(key) is None or after[0].get(key) is None:
+        return None
+    return after[0][key] - before[-1][key]
+
+
+def injections(load, recs, alerts, samples, fails, lines, results):
     lines += ["## Injected events", "", "| +s | event | pid | alert | latency (s) |", "|---|---|---|---|---|"]
     trees = []
     for inj in sorted(load.injections, key=lambda i: i["wall"]):
@@ -163,7 +173,12 @@ def injections(load, recs, alerts, fails, lines, results):
                 results.append((inj["kind"], float(lat)))
             else:
                 got = f"**NO {need}**"
-                fails.append(f"{inj['kind']} at +{inj['t']:.0f} s (pid {inj['pid']}) raised no {need!r}")
+                why = ""
+                lost = ringbuf_growth(samples, inj["wall"] - 3, inj["wall"] + 25)
+                if lost:  # its exec record lost: no identity, no windows, no rule
+                    why = f" (ringbuf_full grew by {lost:.0f} around it: its records were lost, and counted)"
+                    got += why
+                fails.append(f"{inj['kind']} at +{inj['t']:.0f} s (pid {inj['pid']}) raised no {need!r}{why}")
         if inj["kind"] == "runaway":  # what it got of a core: below 90 % it was no runaway
             pr = [r for r in recs if r.get("type") == "process" and r.get("pid") == inj["pid"]
                   and r.get("image") == "exec" and r.get("duration_ns")]
@@ -229,7 +244,7 @@ def report(args, samples, tail, load, final_metrics, died, exit_code):
         fails.append("no samples")
     by_pid = attribute(recs)
     results = []
-    trees = injections(load, recs, alerts, fails, lines, results)
+    trees = injections(load, recs, alerts, samples, fails, lines, results)
     losses(stats, final_metrics, alerts, [i for i in load.injections if i["kind"] == "flood"], fails, lines)
     mine, unexplained, outside = [], [], []
     for a in alerts:
