@@ -19,7 +19,8 @@ inherits it:
   logins   an sshd of its own on a loopback port (tests/scenario/
            test_sshd_preload.py's), `ssh -i KEY root@127.0.0.1 true` every 5 s;
   storms   every cycle, three times, a service retrying a missing config in a
-           tight loop for 10 s (tests/scenario/test_storms.py's);
+           tight loop for 10 s (tests/scenario/test_storms.py's, as a binary of
+           its own: rules throttle per binary, and other work storms with python3);
   runaway  every cycle, a spinner binary of its own on-CPU for 15 s (builds
            paused; SCHED_FIFO, so that it gets the core a runaway would get);
   flood    every cycle, 2000 execs of distinct tiny static binaries (no
@@ -66,9 +67,8 @@ sys.path.insert(0, os.path.join(TOP, "tests", "scenario"))
 import scenario_lib as sl  # noqa: E402
 import soak_report as rep  # noqa: E402
 
-_argv, sys.argv = sys.argv, [sys.argv[0], "-", "-"]  # these modules read argv at import
+_argv, sys.argv = sys.argv, [sys.argv[0], "-", "-"]  # its module reads argv at import
 import test_sshd_preload as sshd_mod  # noqa: E402
-import test_storms  # noqa: E402
 sys.argv = _argv
 
 CYCLE = 600
@@ -89,6 +89,30 @@ int main(int argc, char **argv)
 	volatile unsigned long x = 0;
 	while (time(NULL) < end)
 		x = x * 31 + 7;
+	return 0;
+}
+"""
+# test_storms.py's service retrying a missing config, as a binary of the soak's
+# own: a rule's throttle is per binary, and other work on the machine storms
+# with python3 too
+STORM_C = r"""
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	if (argc < 4)
+		return 2;
+	while (access(argv[2], F_OK))
+		usleep(50000);
+	time_t end = time(NULL) + strtol(argv[3], NULL, 10);
+	while (time(NULL) < end) {
+		int fd = open(argv[1], O_RDONLY);
+		if (fd >= 0)
+			close(fd);
+		usleep(500);
+	}
 	return 0;
 }
 """
@@ -246,7 +270,7 @@ class Load:
         with open(os.path.join(src, "Makefile"), "w") as f:
             f.write(MAKEFILE)
         self.src = src
-        for name, text, flags in (("spin", SPIN_C, ["-O1"]),
+        for name, text, flags in (("spin", SPIN_C, ["-O1"]), ("storm", STORM_C, ["-O1"]),
                                   ("tiny", TINY_C, ["-static", "-nostdlib", "-Os", "-Wl,--build-id=none"])):
             c = os.path.join(w, name + ".c")
             with open(c, "w") as f:
@@ -314,18 +338,13 @@ class Load:
 
     def inject_storm(self):
         n = sum(1 for i in self.injections if i["kind"] == "storm")
-        script = os.path.join(self.work, "service.py")
-        with open(script, "w") as f:
-            f.write(test_storms.SERVICE)
         conf = os.path.join(self.work, "conf", f"app-config-{n}.yaml")
         go = os.path.join(self.work, f"go-{n}")
-        p = subprocess.Popen(["/usr/bin/python3", script, conf, go])
+        p = subprocess.Popen([os.path.join(self.work, "storm"), conf, go, str(STORM_S)])
         self.stop.wait(2.5)  # a service that has been running
         open(go, "w").close()
         ev = self.ev.add("storm", f"pid {p.pid} retries {conf} for {STORM_S} s", pid=p.pid, path=conf)
         self.injections.append(ev)
-        self.stop.wait(STORM_S)
-        p.kill()
         p.wait()
 
     def inject_runaway(self):
