@@ -90,10 +90,12 @@ def memory(args, samples, lines, fails):
     keys = sorted({k for s in samples for k in s if k.startswith("state.")})
     if keys:
         lines += ["", "What the sensor holds (from its stats records), which grows with the machine's work:", "",
-                  "| | start | after warm-up | end |", "|---|---|---|---|"]
+                  "| | start | after warm-up | end | RSS growth after warm-up per one more |", "|---|---|---|---|---|"]
+        drss = samples[-1]["rss_kb"] - warm[0]["rss_kb"] if warm else 0
         for k in keys:
-            lines.append(f"| {k[6:]} | {samples[0].get(k, '-')} | {warm[0].get(k, '-') if warm else '-'} "
-                         f"| {samples[-1].get(k, '-')} |")
+            w0, ve = (warm[0].get(k) if warm else None), samples[-1].get(k)
+            per = f"{drss / (ve - w0):.1f} KB" if w0 is not None and ve is not None and ve > w0 else "-"
+            lines.append(f"| {k[6:]} | {samples[0].get(k, '-')} | {'-' if w0 is None else w0} | {ve} | {per} |")
     cpu = (samples[-1]["cpu_s"] - samples[0]["cpu_s"]) / max(1.0, samples[-1]["t"] - samples[0]["t"]) * 100
     lines += ["", f"Sensor CPU: {cpu:.2f} % of one core over {samples[-1]['t'] - samples[0]['t']:.0f} s "
               f"({len(samples)} samples; metrics endpoint answered {sum(s['metrics_ok'] for s in samples)}).", ""]
