@@ -524,6 +524,9 @@ def main():
         print(text)
         print(f"results in {out}")
         code = 0 if ok else 1
+    except sl.Failure as e:  # the setup: sshd, the sensor
+        print(f"soak: {e}", file=sys.stderr)
+        code = 2
     except (KeyboardInterrupt, SystemExit) as e:
         print(f"soak: interrupted ({e!r}); cleaning up", file=sys.stderr)
         code = 130
