@@ -47,7 +47,7 @@ usage or setup error.
 
 Usage (root, BPF, sshd, ssh, cc, make):
   tests/bench/soak.py [--minutes 60] [--warmup MIN] [--bound-kb 2048]
-                      [--out DIR] [--strict] [--sensor build/plumbline]
+                      [--out DIR] [--strict] [--sensor-nice N] [--sensor build/plumbline]
 """
 import argparse
 import csv
@@ -473,6 +473,8 @@ def main():
     ap.add_argument("--out", help="results directory (default: /tmp/plumbline-soak-TIME)")
     ap.add_argument("--strict", action="store_true",
                     help="fail on unexplained alerts below WARNING too (deviation notices)")
+    ap.add_argument("--sensor-nice", type=int, default=0,
+                    help="the sensor's nice value (default 0, as shipped): -10 tells starvation from defects")
     ap.add_argument("--sensor", default=os.path.join(TOP, "build", "plumbline"))
     args = ap.parse_args()
     if args.warmup is None:
@@ -494,7 +496,9 @@ def main():
         port = sl.free_port()
         sensor = sl.Sensor(out, "sensor", os.path.abspath(args.sensor),
                            extra=("--stats-interval", str(SAMPLE_S), "--metrics", f"127.0.0.1:{port}"))
-        events.add("sensor", f"pid {sensor.p.pid} ready, metrics on 127.0.0.1:{port}, records {sensor.json}")
+        for tid in os.listdir(f"/proc/{sensor.p.pid}/task") if args.sensor_nice else ():
+            os.setpriority(os.PRIO_PROCESS, int(tid), args.sensor_nice)  # nice is per thread
+        events.add("sensor", f"pid {sensor.p.pid} ready (nice {args.sensor_nice}), metrics on 127.0.0.1:{port}, records {sensor.json}")
         events.t0 = time.time()
         cg = Cgroup()
         cg.enter()

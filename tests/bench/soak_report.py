@@ -148,17 +148,18 @@ def is_soak(a, by_pid):
     return any(start <= t + 1e9 and (end is None or end >= t - 5e9) for start, end in by_pid.get(a.get("pid"), ()))
 
 
-def ringbuf_growth(samples, start, end):
-    """How much kernel_drops.ringbuf_full grew over [start, end] (wall s), by the samples around it."""
-    before = [s for s in samples if s.get("wall", 0) <= start]
-    after = [s for s in samples if s.get("wall", 0) >= end]
-    key = "kernel_drops.ringbuf_full"
-    if not before or not after or before[-1].get(key) is None or after[0].get(key) is None:
+def ringbuf_growth(stats, start, end):
+    """How much kernel_drops.ringbuf_full grew from the last stats record before
+    start to the first after end (wall s): the stats records, not the samples,
+    which repeat the last record while the sensor is late writing the next."""
+    before = [st for st in stats if st["time_ns"] / 1e9 <= start]
+    after = [st for st in stats if st["time_ns"] / 1e9 >= end]
+    if not before or not after:
         return None
-    return after[0][key] - before[-1][key]
+    return after[0]["kernel_drops"]["ringbuf_full"] - before[-1]["kernel_drops"]["ringbuf_full"]
 
 
-def injections(load, recs, alerts, samples, fails, lines, results):
+def injections(load, recs, alerts, stats, fails, lines, results):
     lines += ["## Injected events", "", "| +s | event | pid | alert | latency (s) |", "|---|---|---|---|---|"]
     trees = []
     for inj in sorted(load.injections, key=lambda i: i["wall"]):
@@ -176,9 +177,15 @@ def injections(load, recs, alerts, samples, fails, lines, results):
             else:
                 got = f"**NO {need}**"
                 why = ""
-                lost = ringbuf_growth(samples, inj["wall"] - 3, inj["wall"] + 25)
-                if lost:  # its exec record lost: no identity, no windows, no rule
-                    why = f" (ringbuf_full grew by {lost:.0f} around it: its records were lost, and counted)"
+                lost = ringbuf_growth(stats, inj["wall"] - 3, inj["wall"] + 25)
+                if not any(r["pid"] == inj["pid"] for r in recs):
+                    why = " (no record of its pid at all"
+                elif not any(r["pid"] == inj["pid"] and r["type"] == "exec" for r in recs):
+                    why = " (its exec record lost: no identity, no windows, no rule"
+                if lost:
+                    why = (why or " (") + f"{'; ' if why else ''}ringbuf_full grew by {lost:.0f} around it"
+                if why:
+                    why += ")"
                     got += why
                 fails.append(f"{inj['kind']} at +{inj['t']:.0f} s (pid {inj['pid']}) raised no {need!r}{why}")
         if inj["kind"] == "runaway":  # what it got of a core: below 90 % it was no runaway
@@ -246,7 +253,11 @@ def report(args, samples, tail, load, final_metrics, died, exit_code):
         fails.append("no samples")
     by_pid = attribute(recs)
     results = []
-    trees = injections(load, recs, alerts, samples, fails, lines, results)
+    trees = injections(load, recs, alerts, stats, fails, lines, results)
+    if len(stats) > 1:  # a sensor starved of CPU writes them late
+        gaps = [(b["time_ns"] - a["time_ns"]) / 1e9 for a, b in zip(stats, stats[1:])]
+        lines += [f"Stats records: {len(stats)}, every {sorted(gaps)[len(gaps) // 2]:.0f} s (median), "
+                  f"the largest gap {max(gaps):.0f} s (asked: every 10 s).", ""]
     losses(stats, final_metrics, alerts, [i for i in load.injections if i["kind"] == "flood"], fails, lines)
     mine, unexplained, outside = [], [], []
     for a in alerts:
