@@ -140,11 +140,13 @@ class Events:
         self.lock = threading.Lock()
 
     def add(self, kind, detail="", **kw):
-        now = time.time()
-        ev = dict(kind=kind, detail=detail, wall=now, t=now - self.t0, **kw)
+        # t on the monotonic clock (other work on a shared machine may step the
+        # wall clock); wall to match the alerts' time_ns
+        now, t = time.time(), time.monotonic() - self.t0
+        ev = dict(kind=kind, detail=detail, wall=now, t=t, **kw)
         with self.lock:
             self.items.append(ev)
-            line = f"{time.strftime('%H:%M:%S', time.gmtime(now))} +{now - self.t0:7.1f}s {kind:9} {detail}"
+            line = f"{time.strftime('%H:%M:%S', time.gmtime(now))} +{t:7.1f}s {kind:9} {detail}"
             self.f.write(line + "\n")
             self.f.flush()
         print(line, flush=True)
@@ -428,12 +430,12 @@ def in_window(t, lo_hi):
 def run(args, events, load, sensor, metrics_port, tail):
     """The load's schedule and the samples, until the run's end or the sensor's death; the samples."""
     samples = []
-    t0 = time.time()
+    t0 = time.monotonic()
     end = t0 + args.minutes * 60
     done = set()
     next_sample = t0
-    while time.time() < end:
-        now = time.time()
+    while time.monotonic() < end:
+        now = time.monotonic()
         t = now - t0
         c, off = int(t // CYCLE), t % CYCLE
         for at, kind in SCHEDULE:
@@ -453,7 +455,7 @@ def run(args, events, load, sensor, metrics_port, tail):
             if sensor.p.poll() is not None:
                 events.add("sensor", f"DIED: exit {sensor.p.returncode}")
                 return samples
-            s = dict(t=round(t, 1), wall=round(now, 1), **proc_sample(sensor.p.pid))
+            s = dict(t=round(t, 1), wall=round(time.time(), 1), **proc_sample(sensor.p.pid))
             tail.read()
             if tail.stats:
                 s.update(rep.loss_counters(tail.stats[-1]))
@@ -490,7 +492,7 @@ def main():
     cg = load = sensor = None
     code = 2
     try:
-        events = Events(os.path.join(out, "events.log"), time.time())
+        events = Events(os.path.join(out, "events.log"), time.monotonic())
         load = Load(work, events)
         load.setup()
         port = sl.free_port()
@@ -499,7 +501,7 @@ def main():
         for tid in os.listdir(f"/proc/{sensor.p.pid}/task") if args.sensor_nice else ():
             os.setpriority(os.PRIO_PROCESS, int(tid), args.sensor_nice)  # nice is per thread
         events.add("sensor", f"pid {sensor.p.pid} ready (nice {args.sensor_nice}), metrics on 127.0.0.1:{port}, records {sensor.json}")
-        events.t0 = time.time()
+        events.t0 = time.monotonic()
         cg = Cgroup()
         cg.enter()
         events.add("cgroup", f"{cg.rel} (the driver and all its load)")
