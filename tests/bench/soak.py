@@ -5,7 +5,7 @@ soak.py - the real sensor under a realistic mixed load for a long run
 (default 60 minutes): is its memory flat after warm-up, is every loss counted,
 and are the alerts the ones the load asks for and no others. A benchmark, not
 a ctest: it takes an hour and its figures depend on the machine
-(docs/performance.md#soak).
+(docs/performance.md, "Soak").
 
 The sensor runs as shipped (its rules and defaults, a state dir of its own,
 JSON output with --process-records, --stats-interval 10, --metrics on a free
@@ -45,7 +45,7 @@ exec of the flood without its record and no loss counter grown, or a
 metrics loss counter above the stats' own); or the sensor died. 2 on a
 usage or setup error.
 
-Usage (root, BPF, sshd, ssh, cc, make):
+Usage (root, BPF, cgroup v2, sshd, ssh, cc, make, setpriv, chrt):
   tests/bench/soak.py [--minutes 60] [--warmup MIN] [--bound-kb 2048]
                       [--out DIR] [--strict] [--sensor-nice N] [--sensor build/plumbline]
 """
