@@ -194,7 +194,7 @@ def injections(load, recs, alerts, stats, fails, lines, results):
             if pr:
                 got += f" (it got {pr[-1]['cpu_ns'] / pr[-1]['duration_ns']:.0%} of a core)"
         elif inj["kind"] == "flood":
-            seen = sum(1 for r in recs if r.get("type") == "exec"
+            seen = sum(1 for r in recs if r.get("type") == "exec" and r.get("ppid") == inj["pid"]
                        and (r.get("filename") or "").startswith(inj["dir"] + "/"))
             trues = sum(1 for r in recs if r.get("type") == "exec" and r.get("filename") == "/bin/true"
                         and r.get("ppid") == inj["pid"])
