@@ -187,10 +187,10 @@ void learner__attach(struct learner *l, struct proc_info *pi)
 			return;
 		}
 		pi->bl = bl_store__obtain(l->store, id, pi->parent_binary_id ? pi->parent_binary_id : "-", exe,
-					  pi->parent_exe ? pi->parent_exe : "", real_ns());
+					  pi->parent_exe ? pi->parent_exe : "", pi->uid, real_ns());
 	} else {
 		pi->bl = bl_store__obtain(l->store, pi->binary_id, pi->parent_binary_id ? pi->parent_binary_id : "-",
-					  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", real_ns());
+					  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", pi->uid, real_ns());
 	}
 	if (pi->bl)
 		pi->bl->users++; /* never evicted while pi runs it (proctable releases it) */

@@ -59,6 +59,7 @@ struct proc_info {
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	bool parent_bl_ready;    /* ... and that baseline was ready */
 	uint32_t ppid;
+	uint32_t uid;            /* of the image at its start: who its new baseline is made by */
 	double busy_s;           /* seconds in a row >= 90 % on-CPU (windows) */
 	struct fail_ref *fails;
 	uint32_t nfails;

@@ -260,7 +260,7 @@ static void test_store_save_and_reopen_round_trips(void **state)
 	assert_int_equal(bl_store__count(st), 0);
 	for (int i = 0; i < 4; i++) {
 		struct baseline *b = bl_store__obtain(st, ids[i], i == 3 ? NULL : "build-id:9999", "/usr/bin/x",
-						      i ? "/sbin/init" : "/usr/sbin/sshd", NOW0);
+						      i ? "/sbin/init" : "/usr/sbin/sshd", 0, NOW0);
 
 		assert_non_null(b);
 		learn(b, 10 + 3 * (unsigned)i, 1000000ull * (unsigned)(i + 1), NOW0 + SEC);
@@ -324,7 +324,7 @@ static void test_store_open_refuses_a_dir_others_could_write(void **state)
 	char want[PATH_MAX + 64];
 
 	st = open_store(c);
-	b = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	b = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", 0, NOW0);
 	assert_non_null(b);
 	learn(b, 3, 5000000, NOW0);
 	assert_int_equal(bl_store__save(st), 0);
@@ -368,8 +368,8 @@ static void test_store_obtain_sets_prior_of_rebuilt_binary(void **state)
 	struct bl_store *st = open_store(c);
 	struct baseline *a1, *a2, *b, *other, *again;
 
-	a1 = bl_store__obtain(st, "build-id:a1", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0);
-	a2 = bl_store__obtain(st, "build-id:a2", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0);
+	a1 = bl_store__obtain(st, "build-id:a1", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", 0, NOW0);
+	a2 = bl_store__obtain(st, "build-id:a2", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", 0, NOW0);
 	assert_non_null(a1);
 	assert_non_null(a2);
 	assert_null(a1->prior_key);
@@ -377,20 +377,20 @@ static void test_store_obtain_sets_prior_of_rebuilt_binary(void **state)
 	learn(a1, 3, 1000000, NOW0 + 10 * SEC); /* a1 is now the newest */
 	learn(a2, 3, 1000000, NOW0 + 5 * SEC);
 
-	b = bl_store__obtain(st, "build-id:b", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0 + 20 * SEC);
+	b = bl_store__obtain(st, "build-id:b", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", 0, NOW0 + 20 * SEC);
 	assert_non_null(b);
 	assert_non_null(b->prior_key);
 	assert_string_equal(b->prior_key, "build-id:a1@build-id:p");
 
 	/* other labels: no prior */
-	other = bl_store__obtain(st, "build-id:c", "build-id:p", "/usr/bin/baz", "/usr/bin/bar", NOW0);
+	other = bl_store__obtain(st, "build-id:c", "build-id:p", "/usr/bin/baz", "/usr/bin/bar", 0, NOW0);
 	assert_non_null(other);
 	assert_null(other->prior_key);
-	other = bl_store__obtain(st, "build-id:d", "build-id:p", "/usr/bin/foo", "/usr/bin/qux", NOW0);
+	other = bl_store__obtain(st, "build-id:d", "build-id:p", "/usr/bin/foo", "/usr/bin/qux", 0, NOW0);
 	assert_null(other->prior_key);
 
 	/* obtaining an existing key returns it */
-	again = bl_store__obtain(st, "build-id:b", "build-id:p", "/elsewhere", "/whatever", NOW0);
+	again = bl_store__obtain(st, "build-id:b", "build-id:p", "/elsewhere", "/whatever", 0, NOW0);
 	assert_ptr_equal(again, b);
 	assert_int_equal(bl_store__count(st), 5);
 	bl_store__free(st);
@@ -425,8 +425,8 @@ static void test_store_bad_files_are_reported_moved_aside_and_others_load(void *
 	};
 	char trunc_name[32];
 
-	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
-	trunc = bl_store__obtain(st, "build-id:trunc", "-", "/usr/bin/trunc", "/sbin/init", NOW0);
+	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", 0, NOW0);
+	trunc = bl_store__obtain(st, "build-id:trunc", "-", "/usr/bin/trunc", "/sbin/init", 0, NOW0);
 	assert_non_null(good);
 	assert_non_null(trunc);
 	learn(good, 20, 5000000, NOW0 + SEC);
@@ -524,7 +524,7 @@ static void test_store_moves_a_fifo_or_symlink_aside_without_blocking(void **sta
 	char fifo[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 	struct baseline *good;
 
-	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", 0, NOW0);
 	assert_non_null(good);
 	learn(good, 3, 5000000, NOW0);
 	file_of_key(c, good->key, target, sizeof(target));
@@ -570,7 +570,7 @@ static void test_store_open_removes_and_reports_stale_temp_files(void **state)
 	char path[PATH_MAX];
 	struct baseline *b;
 
-	b = bl_store__obtain(st, "build-id:t", "-", "/usr/bin/t", "", NOW0);
+	b = bl_store__obtain(st, "build-id:t", "-", "/usr/bin/t", "", 0, NOW0);
 	learn(b, 2, 1000000, NOW0);
 	assert_int_equal(bl_store__save(st), 0);
 	bl_store__free(st);
@@ -608,7 +608,7 @@ static void test_store_forget_removes_from_memory_and_disk(void **state)
 	struct baseline *b;
 
 	for (int i = 0; i < 3; i++) {
-		b = bl_store__obtain(st, ids[i], "-", "/x", "", NOW0);
+		b = bl_store__obtain(st, ids[i], "-", "/x", "", 0, NOW0);
 		assert_non_null(b);
 		learn(b, 2, 1000000, NOW0);
 	}
@@ -639,7 +639,7 @@ static void test_store_absorb_merges_same_key_and_adds_new(void **state)
 	struct bl_store *st = open_store(c);
 	struct baseline *have, *in, *fresh, *fresh_copy;
 
-	have = bl_store__obtain(st, ids[0], "-", "/x", "", NOW0);
+	have = bl_store__obtain(st, ids[0], "-", "/x", "", 0, NOW0);
 	learn(have, 5, 1000000, NOW0);
 	assert_int_equal(bl_store__save(st), 0);
 
@@ -1086,13 +1086,13 @@ static void __attribute__((noreturn)) saver(const char *dir, int fd)
 	if (bl_store__open(dir, NULL, NULL, &st) < 0)
 		_exit(2);
 	for (uint64_t i = 0;; i++) {
-		b = bl_store__obtain(st, "build-id:crash", "build-id:p", "/usr/bin/crash", "/sbin/init", NOW0);
+		b = bl_store__obtain(st, "build-id:crash", "build-id:p", "/usr/bin/crash", "/sbin/init", 0, NOW0);
 		if (!b)
 			_exit(3);
 		if (learn_one(b, (unsigned)i, 1000000 + (i % 997) * 1000, NOW0 + i) < 0)
 			_exit(6);
 		/* a second baseline, so a save writes more than one file */
-		b = bl_store__obtain(st, "build-id:crash2", "-", "/usr/bin/crash2", "", NOW0);
+		b = bl_store__obtain(st, "build-id:crash2", "-", "/usr/bin/crash2", "", 0, NOW0);
 		if (!b)
 			_exit(3);
 		if (learn_one(b, (unsigned)i, 2000000 + (i % 991) * 1000, NOW0 + i) < 0)
@@ -1268,7 +1268,7 @@ static struct bl_store *open_bounded(struct ctx *c, uint32_t max, uint64_t max_a
 
 static struct baseline *obtain_at(struct bl_store *st, const char *id, const char *exe, uint64_t now_ns)
 {
-	struct baseline *b = bl_store__obtain(st, id, "build-id:p", exe, "/usr/sbin/p", now_ns);
+	struct baseline *b = bl_store__obtain(st, id, "build-id:p", exe, "/usr/sbin/p", 0, now_ns);
 
 	assert_non_null(b);
 	return b;
@@ -1328,7 +1328,7 @@ static void test_store_full_never_evicts_one_in_use(void **state)
 	struct baseline *b = obtain_at(st, "build-id:b", "/bin/b", NOW0 + 2 * SEC);
 
 	a->users = b->users = 1;
-	assert_null(bl_store__obtain(st, "build-id:c", "build-id:p", "/bin/c", "/usr/sbin/p", NOW0 + 3 * SEC));
+	assert_null(bl_store__obtain(st, "build-id:c", "build-id:p", "/bin/c", "/usr/sbin/p", 0, NOW0 + 3 * SEC));
 	assert_int_equal(bl_store__refused(st), 1);
 	assert_int_equal(bl_store__evicted(st), 0);
 	assert_int_equal(bl_store__count(st), 2);
