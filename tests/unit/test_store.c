@@ -1340,6 +1340,122 @@ static void test_store_full_never_evicts_one_in_use(void **state)
 	bl_store__free(st);
 }
 
+/* A flood of new binaries against a store full of ready baselines: none
+ * of those goes (a new one is refused and counted instead, its file never
+ * written); a learning one goes before any ready one, the least observed
+ * first among those last seen together. */
+static void test_store_full_evicts_learning_never_ready_for_new(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 4, 0, 0);
+	struct baseline *ready = obtain_at(st, "build-id:ready", "/usr/sbin/sshd", NOW0);
+	struct baseline *few;
+
+	learn(ready, 3, 1000000, NOW0); /* min_samples 3: ready, and the least recently seen */
+	obtain_at(st, "build-id:b", "/bin/b", NOW0 + 5 * SEC);
+	few = obtain_at(st, "build-id:c", "/bin/c", NOW0 + 5 * SEC);
+	learn(obtain_at(st, "build-id:d", "/bin/d", NOW0 + 5 * SEC), 2, 1000000, NOW0 + 5 * SEC);
+	learn(few, 1, 1000000, NOW0 + 5 * SEC);
+	assert_int_equal(bl_store__save(st), 0);
+	/* b, c, d last seen together: b (no sample) goes, then c (one), then d (two) */
+	obtain_at(st, "build-id:e", "/bin/e", NOW0 + 10 * SEC);
+	assert_null(bl_store__get(st, "build-id:b@build-id:p"));
+	assert_false(file_exists(c, "build-id:b@build-id:p"));
+	obtain_at(st, "build-id:f", "/bin/f", NOW0 + 11 * SEC);
+	assert_null(bl_store__get(st, "build-id:c@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:d@build-id:p"));
+	assert_int_equal(bl_store__evicted(st), 2);
+	/* all ready now: a new one finds nothing it may displace */
+	for (const char *const *k = (const char *const[]){ "build-id:d@build-id:p", "build-id:e@build-id:p",
+							    "build-id:f@build-id:p", NULL };
+	     *k; k++)
+		learn(bl_store__get(st, *k), 3, 1000000, NOW0 + 12 * SEC);
+	for (int i = 0; i < 50; i++) {
+		char id[32];
+
+		snprintf(id, sizeof(id), "build-id:flood%d", i);
+		assert_null(bl_store__obtain(st, id, "build-id:p", "/tmp/x", "/usr/sbin/p", 65534, NOW0 + 20 * SEC));
+	}
+	assert_int_equal(bl_store__refused(st), 50);
+	assert_int_equal(bl_store__evicted(st), 2);
+	assert_int_equal(bl_store__count(st), 4);
+	assert_ptr_equal(bl_store__get(st, "build-id:ready@build-id:p"), ready);
+	assert_true(file_exists(c, "build-id:ready@build-id:p"));
+	bl_store__free(st);
+}
+
+/* A ready baseline that aged out (not seen for max_age) may go for a new
+ * one; a ready bundle baseline may displace a current ready one. */
+static void test_store_ready_goes_only_aged_or_for_ready(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 2, 1 * DAY, 0);
+	struct baseline *imp;
+
+	learn(obtain_at(st, "build-id:old", "/bin/old", NOW0), 3, 1000000, NOW0);
+	learn(obtain_at(st, "build-id:cur", "/bin/cur", NOW0 + 2 * DAY), 3, 1000000, NOW0 + 2 * DAY);
+	obtain_at(st, "build-id:new", "/bin/new", NOW0 + 2 * DAY);
+	assert_null(bl_store__get(st, "build-id:old@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:cur@build-id:p"));
+	learn(bl_store__get(st, "build-id:new@build-id:p"), 3, 1000000, NOW0 + 2 * DAY);
+	/* a learning one from a bundle is refused; a ready one displaces the least recently seen */
+	imp = baseline__new("build-id:imp", "build-id:p", "/bin/imp", "/usr/sbin/p", NOW0 + 2 * DAY);
+	assert_int_equal(bl_store__absorb(st, imp), -ENOSPC);
+	imp = baseline__new("build-id:imp", "build-id:p", "/bin/imp", "/usr/sbin/p", NOW0 + 3 * DAY);
+	learn(imp, 3, 1000000, NOW0 + 3 * DAY);
+	assert_int_equal(bl_store__absorb(st, imp), 0);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_non_null(bl_store__get(st, "build-id:imp@build-id:p"));
+	bl_store__free(st);
+}
+
+/* One non-root user holds at most its share (1/8 of the bound) of learning
+ * baselines: beyond it its new ones are refused and counted by uid; root's
+ * are not; a baseline of its that became ready frees a place; the uid is
+ * kept in the file, and a file without one reads as unknown. */
+static void test_store_uid_share_bounds_one_user(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 16, 0, 0);
+	struct bl_uid_refusals top[4];
+	struct baseline *first = NULL;
+	char id[32];
+
+	assert_int_equal(bl_store__uid_share(st), 2);
+	for (int i = 0; i < 10; i++) {
+		struct baseline *b;
+
+		snprintf(id, sizeof(id), "build-id:u%d", i);
+		b = bl_store__obtain(st, id, "build-id:p", "/tmp/u", "/usr/sbin/p", 65534, NOW0 + (uint64_t)i * SEC);
+		if (i < 2)
+			assert_non_null(b);
+		else
+			assert_null(b);
+		if (!first)
+			first = b;
+	}
+	assert_int_equal(first->uid, 65534);
+	/* another user has a share of its own */
+	assert_non_null(bl_store__obtain(st, "build-id:w", "build-id:p", "/tmp/w", "/usr/sbin/p", 33, NOW0));
+	assert_int_equal(bl_store__uid_refused(st), 8);
+	assert_int_equal(bl_store__refused(st), 0);
+	assert_int_equal(bl_store__uid_refusals(st, top, 4), 1);
+	assert_int_equal(top[0].uid, 65534);
+	assert_int_equal(top[0].refused, 8);
+	for (int i = 0; i < 6; i++) {
+		snprintf(id, sizeof(id), "build-id:r%d", i);
+		assert_non_null(bl_store__obtain(st, id, "build-id:p", "/usr/bin/r", "/usr/sbin/p", 0, NOW0));
+	}
+	learn(first, 3, 1000000, NOW0 + 20 * SEC);
+	assert_non_null(bl_store__obtain(st, "build-id:u10", "build-id:p", "/tmp/u", "/usr/sbin/p", 65534, NOW0 + 21 * SEC));
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+	st = open_store(c);
+	assert_int_equal(bl_store__get(st, "build-id:u0@build-id:p")->uid, 65534);
+	assert_int_equal(bl_store__get(st, "build-id:r0@build-id:p")->uid, 0);
+	bl_store__free(st);
+}
+
 /* Ties in the last sight: the older baseline goes, then the smaller key,
  * whatever the order they were made or loaded in. */
 static void test_store_eviction_ties_go_by_creation_then_key(void **state)
@@ -1572,6 +1688,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_fails_in_missing_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_full_evicts_the_least_recently_seen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_full_never_evicts_one_in_use, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_full_evicts_learning_never_ready_for_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_ready_goes_only_aged_or_for_ready, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_uid_share_bounds_one_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_eviction_ties_go_by_creation_then_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_reload_after_eviction_is_consistent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_sweep_removes_baselines_past_the_age_limit, setup, teardown),
