@@ -7,7 +7,8 @@
  * The loop only dispatches: ring-buffer records go to images.c (the life of
  * each image, and its samples), samples through pipeline.c (score, judge,
  * learn, record), the tick drives the window pass, the failed-path sweep,
- * the live view, stats (stats.c) and baseline saves. The loop has room for
+ * the live view, stats (stats.c) and baseline saves (written by a thread of
+ * their own, saver.h; their results come back on an fd of the loop). The loop has room for
  * more fds (perf sampling, metrics, PSI triggers): one tag and one case.
  */
 #include "run.h"
@@ -55,6 +56,11 @@
  * signals and ticks are served during a sustained storm of records. */
 #define CONSUME_BUDGET 4096
 
+/* Passes over the kernel's table that must miss a tracked process before
+ * its entry goes (proctable__sweep): its end record, if not lost, is
+ * consumed well within that. */
+#define PROC_GONE_PASSES 3
+
 /* The ring buffer's callback: one record to images.c. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -96,6 +102,7 @@ static void window_one(void *ctx, uint32_t tgid, const struct pl_proc *p)
 {
 	struct sensor *s = ctx;
 
+	proctable__mark(s->procs, tgid);
 	images__window(s->images, tgid, p, s->pass_ns);
 }
 
@@ -106,11 +113,12 @@ static void running_one(void *ctx, uint32_t tgid, const struct pl_proc *p)
 	images__running(s->images, tgid, p, s->pass_ns);
 }
 
-static void foreach_kernel_proc(struct sensor *s, void (*fn)(void *, uint32_t, const struct pl_proc *))
+/* 0 when every process in the kernel's table was visited (bpfsensor.h). */
+static int foreach_kernel_proc(struct sensor *s, void (*fn)(void *, uint32_t, const struct pl_proc *))
 {
 	bpfsensor__sync_cpu(s->bpf);
 	s->pass_ns = mono_ns();
-	bpfsensor__foreach_proc(s->bpf, s->opts->max_procs * 2u, fn, s);
+	return bpfsensor__foreach_proc(s->bpf, s->opts->max_procs * 2u, fn, s);
 }
 
 static struct stats_sources sources(const struct sensor *s)
@@ -175,7 +183,10 @@ static void on_tick(struct sensor *s)
 
 	s->ticks++;
 	drain(s); /* starts first, so windows see every started image */
-	foreach_kernel_proc(s, window_one);
+	proctable__begin_pass(s->procs);
+	/* a complete pass proves which tracked processes are gone (an end record lost) */
+	if (foreach_kernel_proc(s, window_one) == 0)
+		proctable__sweep(s->procs, PROC_GONE_PASSES);
 	binagg__tick(s->bin, s->last_tick_ns ? (now - s->last_tick_ns) / 1e9 : 1);
 	s->last_tick_ns = now;
 	pipeline__tick(s->pipe, now + (uint64_t)mono_to_real()); /* dedupe windows that closed: their summaries */
@@ -370,6 +381,9 @@ int sensor_run(const struct run_opts *opts)
 				break;
 			case FD_IDENTITY:
 				on_identity(s);
+				break;
+			case FD_SAVED:
+				learner__saved(s->learn); /* baseline saves finished off the loop */
 				break;
 			}
 		}

@@ -354,7 +354,8 @@ static int open_probes(struct sensor *s)
 	return 0;
 }
 
-/* The event loop's fds: the ring buffer, signals, the tick, the stop timer, identity. */
+/* The event loop's fds: the ring buffer, signals, the tick, the stop timer,
+ * identity, the baseline save thread. */
 static int open_event_loop(struct sensor *s)
 {
 	int r;
@@ -380,6 +381,8 @@ static int open_event_loop(struct sensor *s)
 		r = add_fd(s, s->tickfd, FD_TICK);
 	if (!r)
 		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
+	if (!r && s->learn)
+		r = add_fd(s, learner__epoll_fd(s->learn), FD_SAVED);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
 	return 0;
