@@ -212,6 +212,8 @@ static void on_tick(struct sensor *s)
 		emit_stats(s);
 	if (s->learn && s->ticks % s->opts->flush_interval_s == 0)
 		learner__flush(s->learn);
+	else if (s->learn)
+		learner__flush_more(s->learn, LEARN_SAVES_PER_TICK); /* a long flush goes on */
 	if (s->audit) {
 		struct pl_output *heads[] = { s->syslog, s->out };
 		struct pl_sensor_stats st;

@@ -71,7 +71,9 @@ struct learner {
 	struct saver *saver;     /* the save thread */
 	uint64_t batch;          /* flushes queued so far: a save's batch */
 	uint64_t failed_batch;   /* the last batch that had a failure (counted once in save_errors) */
-	uint64_t saves_dropped;  /* saves not queued: the queue was full */
+	uint64_t saves_dropped;  /* times the save queue was full */
+	bool flushing;           /* a flush is queueing its dirty baselines, LEARN_SAVES_PER_TICK a tick */
+	size_t flush_cursor;     /* ... from this position of the store */
 	/* the per-user bound: a log line per episode of refusals (log_refusals) */
 	struct uid_episode {
 		uint32_t uid;
@@ -186,7 +188,10 @@ void learner__free(struct learner *l)
 {
 	if (!l)
 		return;
+	/* every dirty baseline queued, waiting for room when the queue is full */
 	learner__flush(l);
+	while (learner__flush_more(l, SIZE_MAX) == -ENOBUFS)
+		saver__wait(l->saver);
 	/* the last saves are written before the lock is let go */
 	saver__free(l->saver, on_saved, l);
 	bl_store__free(l->store);
@@ -516,7 +521,6 @@ static void log_refusals(struct learner *l, bool at_flush)
 int learner__flush(struct learner *l)
 {
 	uint64_t now = real_ns();
-	size_t n;
 
 	bl_store__touch_live(l->store, now);
 	if (now < l->swept_ns || now - l->swept_ns >= SWEEP_INTERVAL_NS)
@@ -530,9 +534,17 @@ int learner__flush(struct learner *l)
 	log_refusals(l, true);
 	l->saves++;
 	l->batch++;
-	n = bl_store__count(l->store);
-	for (size_t i = 0; i < n; i++) {
-		struct baseline *b = bl_store__at(l->store, i);
+	l->flush_cursor = 0;
+	l->flushing = true;
+	return learner__flush_more(l, LEARN_SAVES_PER_TICK);
+}
+
+int learner__flush_more(struct learner *l, size_t budget)
+{
+	size_t n = bl_store__count(l->store);
+
+	for (; l->flushing && l->flush_cursor < n && budget; l->flush_cursor++) {
+		struct baseline *b = bl_store__at(l->store, l->flush_cursor);
 		char *path, *data;
 		size_t len;
 		int r;
@@ -548,14 +560,17 @@ int learner__flush(struct learner *l)
 		if (r < 0) {
 			free(path);
 			free(data);
-			/* the queue is full (a disk slower than the flood): the rest wait for the next flush */
+			/* the queue is full (a disk slower than the flood): resumed at the next tick */
 			l->saves_dropped++;
-			break;
+			return r;
 		}
 		/* saved as far as the store knows; a failure makes it dirty again (on_saved) */
 		b->dirty = false;
 		b->seen_saved_ns = b->seen_ns;
+		budget--;
 	}
+	if (l->flush_cursor >= n)
+		l->flushing = false;
 	return 0;
 }
 

@@ -69,14 +69,22 @@ void learner__sweep(struct learner *l);
 /*
  * Save dirty baselines (first touching those in use, and sweeping when an
  * hour has passed): each is encoded here and written by the save thread
- * (saver.h), at most SAVER_QUEUE_BYTES waiting (the rest stay dirty for the
- * next flush, counted). A failure, reported by learner__saved(), is logged
+ * (saver.h), LEARN_SAVES_PER_TICK now and the rest by learner__flush_more(),
+ * at most SAVER_QUEUE_BYTES waiting (counted when full). A failure, reported by learner__saved(), is logged
  * once per failure streak, naming the errno and the first file that could
  * not be written; its baseline stays dirty. Users refused over their share
  * are logged here, once per episode (a flush interval with refusals after
  * one without). 0, or -ENOMEM when a baseline could not be encoded.
  */
 int learner__flush(struct learner *l);
+
+#define LEARN_SAVES_PER_TICK 256 /* baselines encoded and queued per tick, at most */
+
+/* Go on queueing the current flush's dirty baselines, at most budget of
+ * them (each tick, LEARN_SAVES_PER_TICK: a flush of thousands is spread
+ * over ticks instead of stalling one). 0, -ENOBUFS when the save queue is
+ * full (the rest wait for the next call), or -ENOMEM. */
+int learner__flush_more(struct learner *l, size_t budget);
 
 /* The save thread's fd (readable when saves finished), and their results. */
 int learner__epoll_fd(const struct learner *l);

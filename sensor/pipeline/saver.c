@@ -33,6 +33,7 @@ struct queue {
 struct saver {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* a job was queued, or stop */
+	pthread_cond_t taken; /* jobs were taken from todo */
 	struct queue todo, done;
 	size_t bytes;        /* data of the jobs in todo */
 	uint64_t pending;    /* jobs in todo, and the one running */
@@ -74,42 +75,73 @@ static void job_free(struct job *j)
 	free(j);
 }
 
+/* Write the batch (jobs with a key, in order), with one sync for all (fileio.h). */
+static void write_batch(struct job **b, size_t n)
+{
+	struct atomic_file f[SAVER_BATCH];
+	int err[SAVER_BATCH];
+
+	for (size_t i = 0; i < n; i++)
+		f[i] = (struct atomic_file){ .path = b[i]->path, .data = b[i]->data, .len = b[i]->len };
+	atomic_write_files(f, n, 0600, err);
+	for (size_t i = 0; i < n; i++) {
+		b[i]->err = err[i];
+		free(b[i]->data);
+		b[i]->data = NULL;
+	}
+}
+
+/* The next jobs to run, under lock: the writes at the head of the queue
+ * (at most SAVER_BATCH), or the removal there. Their number. */
+static size_t take(struct saver *sv, struct job **b)
+{
+	size_t n = 0;
+
+	while (n < SAVER_BATCH && sv->todo.head && (sv->todo.head->key || !n)) {
+		bool removal = !sv->todo.head->key;
+
+		b[n] = pop(&sv->todo);
+		sv->bytes -= b[n++]->len;
+		if (removal)
+			break; /* a removal runs alone, after the writes before it */
+	}
+	return n;
+}
+
 static void *save_worker(void *arg)
 {
 	struct saver *sv = arg;
 	const uint64_t one = 1;
+	struct job *b[SAVER_BATCH];
 
 	pthread_mutex_lock(&sv->lock);
 	for (;;) {
-		struct job *j;
+		size_t n;
 		ssize_t w;
 
 		while (!sv->stop && !sv->todo.head)
 			pthread_cond_wait(&sv->wake, &sv->lock);
-		j = pop(&sv->todo);
-		if (!j)
+		n = take(sv, b);
+		if (!n)
 			break; /* stopping, and nothing left */
-		sv->bytes -= j->len;
+		pthread_cond_broadcast(&sv->taken);
 		pthread_mutex_unlock(&sv->lock);
 
-		if (j->key) {
-			j->err = atomic_write_file(j->path, j->data, j->len, 0600);
-			free(j->data);
-			j->data = NULL;
-		} else {
-			/* a file already gone is what was wanted */
-			j->err = unlink(j->path) < 0 && errno != ENOENT ? -errno : 0;
-		}
+		if (b[0]->key)
+			write_batch(b, n);
+		else /* a file already gone is what was wanted */
+			b[0]->err = unlink(b[0]->path) < 0 && errno != ENOENT ? -errno : 0;
 
 		pthread_mutex_lock(&sv->lock);
-		sv->pending--;
-		if (j->key) {
-			push(&sv->done, j);
+		sv->pending -= n;
+		if (b[0]->key) {
+			for (size_t i = 0; i < n; i++)
+				push(&sv->done, b[i]);
 			/* cannot fail: the loop resets the counter long before it could overflow */
 			w = write(sv->efd, &one, sizeof(one));
 			(void)w;
 		} else {
-			job_free(j);
+			job_free(b[0]);
 		}
 	}
 	pthread_mutex_unlock(&sv->lock);
@@ -126,6 +158,7 @@ int saver__new(struct saver **ret)
 		return -ENOMEM;
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->wake, NULL);
+	pthread_cond_init(&sv->taken, NULL);
 	sv->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (sv->efd < 0) {
 		r = -errno;
@@ -171,6 +204,7 @@ void saver__free(struct saver *sv, void (*fn)(void *ctx, const char *key, const 
 	if (sv->efd >= 0)
 		close(sv->efd);
 	pthread_cond_destroy(&sv->wake);
+	pthread_cond_destroy(&sv->taken);
 	pthread_mutex_destroy(&sv->lock);
 	free(sv);
 }
@@ -246,6 +280,14 @@ void saver__completed(struct saver *sv, void (*fn)(void *ctx, const char *key, c
 		fn(ctx, j->key, j->path, j->batch, j->err);
 		job_free(j);
 	}
+}
+
+void saver__wait(struct saver *sv)
+{
+	pthread_mutex_lock(&sv->lock);
+	while (sv->todo.head && sv->have_worker)
+		pthread_cond_wait(&sv->taken, &sv->lock);
+	pthread_mutex_unlock(&sv->lock);
 }
 
 uint64_t saver__pending(const struct saver *sv)

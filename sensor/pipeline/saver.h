@@ -2,9 +2,11 @@
 /*
  * saver.h - baseline files written off the event loop.
  *
- * A save is an encode (cheap, on the loop) and a write, fsync, rename and
- * directory fsync (slow: tens of milliseconds each on a loaded disk, and a
- * flood of new binaries makes thousands). One worker thread takes jobs in
+ * A save is an encode (on the loop, a bounded number per tick: learn.h)
+ * and a write, fsync, rename and directory fsync (slow: milliseconds each
+ * on a loaded disk, and a flood of new binaries makes thousands; the
+ * worker writes up to SAVER_BATCH at once with one sync for all,
+ * atomic_write_files()). One worker thread takes jobs in
  * order from a bounded queue: a write of bytes the loop encoded (an
  * immutable snapshot, owned by the job: nothing mutable is shared) or the
  * removal of a file (eviction, aging), ordered with the writes before it so
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #define SAVER_QUEUE_BYTES (64u << 20) /* bytes of encoded baselines waiting, at most */
+#define SAVER_BATCH 256               /* writes made durable by one sync */
 
 struct saver;
 
@@ -50,6 +53,9 @@ void saver__remove(struct saver *sv, const char *path);
  * -errno), in the order they were queued. */
 void saver__completed(struct saver *sv, void (*fn)(void *ctx, const char *key, const char *path, uint64_t batch, int err),
 		      void *ctx);
+
+/* Wait until no job waits (the one running may still be). */
+void saver__wait(struct saver *sv);
 
 /* Jobs waiting or running now. */
 uint64_t saver__pending(const struct saver *sv);
