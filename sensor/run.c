@@ -61,6 +61,9 @@
  * consumed well within that. */
 #define PROC_GONE_PASSES 3
 
+/* The most a tick spends consuming records before its own work (drain). */
+#define DRAIN_TICK_NS (200ull * 1000000ull)
+
 /* The ring buffer's callback: one record to images.c. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -79,14 +82,18 @@ static void consume(struct sensor *s)
 }
 
 /* Consume what is pending (before a tick reads the process table, and at
- * shutdown), bounded so that producers faster than us can't hold us here. */
-static void drain(struct sensor *s)
+ * shutdown), bounded so that producers faster than us can't hold us here:
+ * at most 64 batches, and at a tick at most DRAIN_TICK_NS of them (an exec
+ * flood would otherwise hold the tick, and the stats, for seconds; what is
+ * left is consumed by the loop, between ticks). */
+static void drain(struct sensor *s, uint64_t budget_ns)
 {
+	uint64_t t0 = mono_ns();
 	int batches = 0;
 
 	do
 		consume(s);
-	while (s->consumed >= CONSUME_BUDGET && ++batches < 64);
+	while (s->consumed >= CONSUME_BUDGET && ++batches < 64 && mono_ns() - t0 < budget_ns);
 }
 
 /* Content hashes finished off the loop (identity.h): the images of those
@@ -182,7 +189,7 @@ static void on_tick(struct sensor *s)
 	uint64_t now = mono_ns();
 
 	s->ticks++;
-	drain(s); /* starts first, so windows see every started image */
+	drain(s, DRAIN_TICK_NS); /* starts first, so windows see every started image */
 	proctable__begin_pass(s->procs);
 	/* a complete pass proves which tracked processes are gone (an end record lost) */
 	if (foreach_kernel_proc(s, window_one) == 0)
@@ -295,7 +302,7 @@ static void notify_ready(void)
 
 static void sensor_shutdown(struct sensor *s)
 {
-	drain(s);
+	drain(s, UINT64_MAX);
 	on_identity(s); /* hashes finished meanwhile, for the running records */
 	if (s->opts->process_records)
 		foreach_kernel_proc(s, running_one);
