@@ -230,6 +230,7 @@ struct baseline *baseline__new(const char *binary_id, const char *parent_id, con
 	}
 	snprintf(b->key, klen, "%s@%s", binary_id, parent_id);
 	b->created_ns = b->updated_ns = b->seen_ns = now_ns;
+	b->uid = BL_UID_NONE;
 	b->tokens = -1; /* filled on first use, from the policy */
 	b->recur_tokens = -1;
 	b->dirty = true;
@@ -645,6 +646,8 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 		dst->seen_ns = src->seen_ns;
 	if (!dst->prior_key && src->prior_key)
 		dst->prior_key = strdup(src->prior_key);
+	if (dst->uid == BL_UID_NONE)
+		dst->uid = src->uid;
 	dst->dirty = true;
 	return 0;
 }

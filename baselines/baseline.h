@@ -70,11 +70,14 @@ struct bl_policy {
 	double set_new_max;     /* a set is saturated when the chance of a new member (Good-Turing) is <= this */
 	uint64_t set_quiet_ns;  /* ... and no new member arrived for this long (nor since the baseline was made) */
 	/* the store's lifetime (docs/baselines.md "Lifetime of the store"): */
-	uint32_t max_baselines;    /* held at once; when full, the least recently seen is evicted */
+	uint32_t max_baselines;    /* held at once; when full, learning ones are evicted (store.h) */
+	uint32_t uid_share;        /* learning baselines one non-root user may have made (0: max / 8) */
 	uint64_t max_age_ns;       /* a baseline not seen for longer is removed (0: never) */
 	uint64_t prior_max_age_ns; /* an old binary's baseline kept only as a prior goes this long after
 				    * its successor appeared, or once that one is ready (0: only then) */
 };
+
+#define BL_UID_NONE UINT32_MAX /* baseline.uid of a baseline whose maker is not known */
 
 #define BL_KEY_FORK "+fork" /* binary_id suffix of a fork child's image (above) */
 
@@ -93,6 +96,7 @@ struct baseline {
 	uint64_t seen_ns;     /* last time a process of it was seen (CLOCK_REALTIME; files without it: updated_ns) */
 	uint64_t seen_saved_ns; /* seen_ns as last saved or loaded (not in the file) */
 	uint32_t users;       /* processes attached to it now (not in the file): never evicted while > 0 */
+	uint32_t uid;         /* the user whose process made it (BL_UID_NONE: unknown, files without it) */
 	uint64_t samples;     /* process samples learned */
 	uint64_t windows;     /* window samples learned */
 	uint64_t quarantined; /* samples scored anomalous and not learned */

@@ -53,6 +53,8 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "created_ns", json_object_new_uint64(b->created_ns));
 	json_object_object_add(o, "updated_ns", json_object_new_uint64(b->updated_ns));
 	json_object_object_add(o, "seen_ns", json_object_new_uint64(b->seen_ns));
+	if (b->uid != BL_UID_NONE)
+		json_object_object_add(o, "uid", json_object_new_uint64(b->uid));
 	json_object_object_add(o, "samples", json_object_new_uint64(b->samples));
 	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
 	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples));
@@ -185,6 +187,19 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	if (json_object_object_get_ex(o, "seen_ns", NULL) && (r = get_u64(o, "seen_ns", &b->seen_ns, err, errlen)) < 0)
 		goto fail;
 	b->seen_saved_ns = b->seen_ns;
+	/* absent from files written before the per-user bound: made by someone unknown */
+	b->uid = BL_UID_NONE;
+	if (json_object_object_get_ex(o, "uid", NULL)) {
+		uint64_t uid;
+
+		if ((r = get_u64(o, "uid", &uid, err, errlen)) < 0)
+			goto fail;
+		if (uid >= BL_UID_NONE) {
+			r = jf_fail(err, errlen, "\"uid\" is not a user id");
+			goto fail;
+		}
+		b->uid = (uint32_t)uid;
+	}
 	if (json_object_object_get_ex(o, "recur_tokens", &v)) {
 		if (!(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
 		    !(json_object_get_double(v) >= -1 && json_object_get_double(v) <= 1)) {

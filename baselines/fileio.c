@@ -74,19 +74,25 @@ static int open_temp(const char *tmp, unsigned mode)
 	return fd < 0 ? -errno : fd;
 }
 
-int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode)
+/* path's temp name, and its directory. */
+static int temp_of(const char *path, char tmp[PATH_MAX], char dir[PATH_MAX])
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int fd, dfd, r = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+	if (snprintf(tmp, PATH_MAX, "%s.tmp.%d", path, (int)getpid()) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1, path);
+		snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path) ? (int)(slash - path) : 1, path);
 	else
-		snprintf(dir, sizeof(dir), ".");
-	fd = open_temp(tmp, mode);
+		snprintf(dir, PATH_MAX, ".");
+	return 0;
+}
+
+/* data into a new temp file tmp, fsync'd when asked; 0 or -errno (tmp removed). */
+static int write_temp(const char *tmp, const char *data, size_t len, unsigned mode, bool sync)
+{
+	int fd = open_temp(tmp, mode), r = 0;
+
 	if (fd < 0)
 		return fd;
 	for (size_t off = 0; off < len && !r;) {
@@ -97,24 +103,75 @@ int atomic_write_file(const char *path, const char *data, size_t len, unsigned m
 		else if (w > 0)
 			off += (size_t)w;
 	}
-	if (!r && fsync(fd) < 0)
+	if (!r && sync && fsync(fd) < 0)
 		r = -errno;
 	if (close(fd) < 0 && !r)
 		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r) {
+	if (r)
 		unlink(tmp);
-		return r;
-	}
-	/* the rename itself must reach the disk */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return r;
+}
+
+/* fsync the directory dir (a rename in it reaches the disk); or, with
+ * whole_fs, sync its whole filesystem first. */
+static int sync_dir(const char *dir, bool whole_fs)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
 	if (dfd < 0)
 		return -errno;
-	if (fsync(dfd) < 0)
+	if ((whole_fs && syncfs(dfd) < 0) || fsync(dfd) < 0)
 		r = -errno;
 	close(dfd);
 	return r;
+}
+
+int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	int r = temp_of(path, tmp, dir);
+
+	if (!r)
+		r = write_temp(tmp, data, len, mode, true);
+	if (!r && rename(tmp, path) < 0) {
+		r = -errno;
+		unlink(tmp);
+	}
+	/* the rename itself must reach the disk */
+	return r ? r : sync_dir(dir, false);
+}
+
+void atomic_write_files(const struct atomic_file *f, size_t n, unsigned mode, int *ret_err)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX] = ".";
+	size_t written = 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		ret_err[i] = temp_of(f[i].path, tmp, dir);
+		if (!ret_err[i])
+			ret_err[i] = write_temp(tmp, f[i].data, f[i].len, mode, false);
+		written += !ret_err[i];
+	}
+	if (!written)
+		return;
+	/* every temp file's bytes on disk before any rename: one sync for all */
+	r = sync_dir(dir, true);
+	for (size_t i = 0; i < n; i++) {
+		if (ret_err[i])
+			continue;
+		temp_of(f[i].path, tmp, dir);
+		if (!r && rename(tmp, f[i].path) < 0)
+			ret_err[i] = -errno;
+		else
+			ret_err[i] = r;
+		if (ret_err[i])
+			unlink(tmp);
+	}
+	if (!r && (r = sync_dir(dir, false)) < 0)
+		for (size_t i = 0; i < n; i++)
+			if (!ret_err[i])
+				ret_err[i] = r;
 }
 
 int bl_dir__check(const char *dir, char *err, size_t errlen)

@@ -41,6 +41,20 @@ int bl_file__read(const char *path, size_t max, unsigned flags, char **ret, size
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
 
 /*
+ * Many files of one directory written atomically with one sync for all
+ * (a flood of new baselines would otherwise cost two fsyncs each): every
+ * temp file written, the filesystem synced once (syncfs), each renamed over
+ * its path, the directory synced once. A crash leaves each file old or new.
+ * ret_err[i] gets file i's 0 or -errno.
+ */
+struct atomic_file {
+	const char *path;
+	const char *data;
+	size_t len;
+};
+void atomic_write_files(const struct atomic_file *f, size_t n, unsigned mode, int *ret_err);
+
+/*
  * Whether dir may hold baselines: a directory (a symlink to one is
  * followed), owned by the effective uid or by root, and not writable by its
  * group or by others. Returns 0; -ENOTDIR; -EPERM when others could write

@@ -35,6 +35,11 @@ struct bl_store {
 	struct bl_policy pol;
 	size_t max;                  /* pol.max_baselines, or BL_STORE_MAX before bl_store__set_policy() */
 	uint64_t evicted, aged_out;
+	/* the per-user bound: refusals by uid, the most frequent kept (space-saving) */
+	struct bl_uid_refusals uids[BL_UID_TRACK];
+	uint64_t uid_refused;
+	bl_remove_fn remover; /* NULL: files are unlinked here */
+	void *remover_ctx;
 	char save_failed[PATH_MAX]; /* the first file the last save could not write */
 	bl_report_fn report;
 	void *ctx;
@@ -357,22 +362,70 @@ const char *bl_store__save_failed(const struct bl_store *st)
 	return st->save_failed[0] ? st->save_failed : NULL;
 }
 
+/*
+ * What eviction may take, in this order: a learning baseline (not ready);
+ * a ready one that has aged out (max_age_ns); a ready one still current,
+ * only for another ready one (absorb) or to meet a bound lowered since the
+ * files were written (sweep). A new baseline is never ready, so a flood of
+ * new binaries can never take the ready baseline of a long-known one.
+ */
+enum evict_class { EV_LEARNING, EV_AGED, EV_READY };
+
 struct cand {
 	const struct baseline *b;
 	size_t pos;
+	enum evict_class cls;
 };
 
-/* Least recently seen first; then the older; then by key, so that the
- * order never depends on the directory's or the array's order. */
-static int older_first(const void *x, const void *y)
+static bool aged(const struct bl_store *st, const struct baseline *b, uint64_t now_ns)
 {
-	const struct baseline *a = ((const struct cand *)x)->b, *b = ((const struct cand *)y)->b;
+	/* a clock stepped back ages nothing */
+	return st->pol.max_age_ns && now_ns > b->seen_ns && now_ns - b->seen_ns > st->pol.max_age_ns;
+}
 
+static enum evict_class class_of(const struct bl_store *st, const struct baseline *b, uint64_t now_ns)
+{
+	if (!baseline__ready(b, &st->pol))
+		return EV_LEARNING;
+	return aged(st, b, now_ns) ? EV_AGED : EV_READY;
+}
+
+/* By class; then least recently seen; then least observed (fewer samples);
+ * then the older; then by key, so that the order never depends on the
+ * directory's or the array's order. */
+static int evict_first(const void *x, const void *y)
+{
+	const struct cand *ca = x, *cb = y;
+	const struct baseline *a = ca->b, *b = cb->b;
+
+	if (ca->cls != cb->cls)
+		return ca->cls < cb->cls ? -1 : 1;
 	if (a->seen_ns != b->seen_ns)
 		return a->seen_ns < b->seen_ns ? -1 : 1;
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? -1 : 1;
 	if (a->created_ns != b->created_ns)
 		return a->created_ns < b->created_ns ? -1 : 1;
 	return strcmp(a->key, b->key);
+}
+
+/* Remove b's file: through the caller's remover when set (so that it is
+ * ordered with the saves in flight), else here. */
+static void remove_file(struct bl_store *st, const struct baseline *b)
+{
+	char path[PATH_MAX], why[64];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(b->key));
+	if (st->remover) {
+		st->remover(st->remover_ctx, path);
+		return;
+	}
+	r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s", strerror(-r));
+		report(st, path, "could not be removed (%s); its baseline is dropped from memory", why);
+	}
 }
 
 /* Remove every baseline marked `doomed` from disk and memory, in one pass
@@ -380,7 +433,6 @@ static int older_first(const void *x, const void *y)
  * baseline still goes from memory (the next load's sweep removes it). */
 static int remove_marked(struct bl_store *st, const bool *doomed)
 {
-	char path[PATH_MAX], why[64];
 	size_t w = 0;
 
 	for (size_t i = 0; i < st->n; i++) {
@@ -390,11 +442,7 @@ static int remove_marked(struct bl_store *st, const bool *doomed)
 			st->b[w++] = b;
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(b->key));
-		if (unlink(path) < 0 && errno != ENOENT) {
-			snprintf(why, sizeof(why), "%s", strerror(errno));
-			report(st, path, "could not be removed (%s); its baseline is dropped from memory", why);
-		}
+		remove_file(st, b);
 		baseline__free(b);
 	}
 	st->n = w;
@@ -402,11 +450,13 @@ static int remove_marked(struct bl_store *st, const bool *doomed)
 }
 
 /*
- * Evict the least recently seen baselines that no process is attached to,
- * other than keep, until at most target are left. 0 (the store may still
- * hold more when the rest are live), or -ENOMEM.
+ * Evict, in the order of evict_first(), baselines that no process is
+ * attached to, other than keep, of a class below `upto`, until at most
+ * target are left. 0 (the store may still hold more when the rest must be
+ * kept), or -ENOMEM.
  */
-static int evict_to(struct bl_store *st, size_t target, const struct baseline *keep)
+static int evict_to(struct bl_store *st, size_t target, const struct baseline *keep, uint64_t now_ns,
+		    enum evict_class upto)
 {
 	_cleanup_free_ struct cand *cand = NULL;
 	_cleanup_free_ bool *doomed = NULL;
@@ -418,10 +468,15 @@ static int evict_to(struct bl_store *st, size_t target, const struct baseline *k
 	doomed = calloc(st->n, sizeof(*doomed));
 	if (!cand || !doomed)
 		return -ENOMEM;
-	for (size_t i = 0; i < st->n; i++)
-		if (!st->b[i]->users && st->b[i] != keep)
-			cand[nc++] = (struct cand){ .b = st->b[i], .pos = i };
-	qsort(cand, nc, sizeof(*cand), older_first);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct baseline *b = st->b[i];
+		enum evict_class c;
+
+		if (b->users || b == keep || (c = class_of(st, b, now_ns)) > upto)
+			continue;
+		cand[nc++] = (struct cand){ .b = b, .pos = i, .cls = c };
+	}
+	qsort(cand, nc, sizeof(*cand), evict_first);
 	want = st->n - target < nc ? st->n - target : nc;
 	for (size_t j = 0; j < want; j++)
 		doomed[cand[j].pos] = true;
@@ -431,11 +486,11 @@ static int evict_to(struct bl_store *st, size_t target, const struct baseline *k
 
 /* Room for one more: below the bound by a margin (1/64 of it), so that a
  * burst of new binaries costs one sort per margin's worth, not one each. */
-static int make_room(struct bl_store *st, const struct baseline *keep)
+static int make_room(struct bl_store *st, const struct baseline *keep, uint64_t now_ns, enum evict_class upto)
 {
 	size_t target = st->max - st->max / 64;
 
-	return evict_to(st, target < st->max ? target : st->max - 1, keep);
+	return evict_to(st, target < st->max ? target : st->max - 1, keep, now_ns, upto);
 }
 
 /* The position of the baseline of key, or -1. */
@@ -455,7 +510,7 @@ static ssize_t position(const struct bl_store *st, const char *key)
 int bl_store__sweep(struct bl_store *st, uint64_t now_ns)
 {
 	_cleanup_free_ bool *doomed = NULL;
-	size_t aged = 0;
+	size_t naged = 0;
 	int r;
 
 	if (st->readonly)
@@ -468,8 +523,8 @@ int bl_store__sweep(struct bl_store *st, uint64_t now_ns)
 	for (size_t i = 0; i < st->n; i++) {
 		const struct baseline *b = st->b[i];
 
-		/* not seen for longer than the age limit (a clock stepped back ages nothing) */
-		if (st->pol.max_age_ns && !b->users && now_ns > b->seen_ns && now_ns - b->seen_ns > st->pol.max_age_ns)
+		/* not seen for longer than the age limit */
+		if (!b->users && aged(st, b, now_ns))
 			doomed[i] = true;
 	}
 	for (size_t i = 0; i < st->n; i++) {
@@ -490,14 +545,14 @@ int bl_store__sweep(struct bl_store *st, uint64_t now_ns)
 			doomed[pos] = true;
 	}
 	for (size_t i = 0; i < st->n; i++)
-		aged += doomed[i];
-	st->aged_out += aged;
-	if (aged && (r = remove_marked(st, doomed)) < 0)
+		naged += doomed[i];
+	st->aged_out += naged;
+	if (naged && (r = remove_marked(st, doomed)) < 0)
 		return r;
 	/* a bound lowered since the files were written */
-	if ((r = evict_to(st, st->max, NULL)) < 0)
+	if ((r = evict_to(st, st->max, NULL, now_ns, EV_READY)) < 0)
 		return r;
-	return (int)aged;
+	return (int)naged;
 }
 
 /* A fork child's image (BL_KEY_FORK): another role, never the prior of an
@@ -509,10 +564,75 @@ static bool is_fork(const char *binary_id)
 	return n >= k && strcmp(binary_id + n - k, BL_KEY_FORK) == 0;
 }
 
+size_t bl_store__uid_share(const struct bl_store *st)
+{
+	size_t share = st->pol.uid_share ? st->pol.uid_share : st->max / BL_UID_SHARE_DIV;
+
+	return share ? share : 1;
+}
+
+/* One more refusal for uid: its counter, or the least counted one's slot
+ * taken over with that count plus one (so a heavy hitter is never lost). */
+static void count_uid_refusal(struct bl_store *st, uint32_t uid)
+{
+	struct bl_uid_refusals *min = &st->uids[0];
+
+	st->uid_refused++;
+	for (size_t i = 0; i < BL_UID_TRACK; i++) {
+		struct bl_uid_refusals *u = &st->uids[i];
+
+		if (u->refused && u->uid == uid) {
+			u->refused++;
+			return;
+		}
+		if (u->refused < min->refused)
+			min = u;
+	}
+	min->uid = uid;
+	min->refused++;
+}
+
+static int more_refused(const void *x, const void *y)
+{
+	const struct bl_uid_refusals *a = x, *b = y;
+
+	if (a->refused != b->refused)
+		return a->refused > b->refused ? -1 : 1;
+	return a->uid < b->uid ? -1 : a->uid > b->uid;
+}
+
+size_t bl_store__uid_refusals(const struct bl_store *st, struct bl_uid_refusals *ret, size_t max)
+{
+	struct bl_uid_refusals all[BL_UID_TRACK];
+	size_t n = 0;
+
+	for (size_t i = 0; i < BL_UID_TRACK; i++)
+		if (st->uids[i].refused)
+			all[n++] = st->uids[i];
+	qsort(all, n, sizeof(*all), more_refused);
+	if (n > max)
+		n = max;
+	memcpy(ret, all, n * sizeof(*all));
+	return n;
+}
+
+uint64_t bl_store__uid_refused(const struct bl_store *st)
+{
+	return st->uid_refused;
+}
+
+/* Whether uid may make one more learning baseline: root and unknown
+ * makers always; another user while it holds fewer than its share. */
+static bool uid_may_learn(const struct bl_store *st, uint32_t uid, size_t learning)
+{
+	return uid == 0 || uid == BL_UID_NONE || learning < bl_store__uid_share(st);
+}
+
 struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
-				  const char *parent_exe, uint64_t now_ns)
+				  const char *parent_exe, uint32_t uid, uint64_t now_ns)
 {
 	struct baseline *b, *found, *prior = NULL;
+	size_t learning = 0;
 	char key[1024];
 
 	/* the common case, a known binary, allocates nothing */
@@ -534,21 +654,32 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 		bl_store__touch(found, now_ns);
 		return found;
 	}
-	/* the same program in the same place, rebuilt: its history is the prior */
+	b->uid = uid;
+	/* the same program in the same place, rebuilt: its history is the prior;
+	 * and what this user is learning already */
 	for (size_t i = 0; i < st->n; i++) {
 		struct baseline *o = st->b[i];
 
+		if (o->uid == uid && !baseline__ready(o, &st->pol))
+			learning++;
 		if (strcmp(o->binary_id, b->binary_id) != 0 && strcmp(o->exe, b->exe) == 0 &&
 		    strcmp(o->parent_exe, b->parent_exe) == 0 && is_fork(o->binary_id) == is_fork(b->binary_id) &&
 		    (!prior || o->updated_ns > prior->updated_ns))
 			prior = o;
 	}
+	if (!uid_may_learn(st, uid, learning)) {
+		count_uid_refusal(st, uid);
+		baseline__free(b);
+		return NULL;
+	}
 	if (prior && !(b->prior_key = strdup(prior->key))) {
 		baseline__free(b);
 		return NULL;
 	}
-	/* full: the least recently seen go (never a live one, nor the prior just chosen) */
-	if (st->n >= st->max && (st->readonly || make_room(st, prior) < 0 || st->n >= st->max)) {
+	/* full: learning baselines go, and ready ones that aged out; never a
+	 * live one, nor the prior just chosen, nor a current ready one */
+	if (st->n >= st->max &&
+	    (st->readonly || make_room(st, prior, now_ns, EV_AGED) < 0 || st->n >= st->max)) {
 		st->refused++;
 		baseline__free(b);
 		return NULL;
@@ -560,26 +691,52 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 	return b;
 }
 
-static int save_one(struct bl_store *st, struct baseline *b)
+void bl_store__set_remover(struct bl_store *st, bl_remove_fn fn, void *ctx)
 {
-	char path[PATH_MAX];
+	st->remover = fn;
+	st->remover_ctx = ctx;
+}
+
+int bl_store__encode(const struct bl_store *st, const struct baseline *b, char **ret_path, char **ret_data,
+		     size_t *ret_len)
+{
 	struct json_object *o = baseline__to_json(b);
+	_cleanup_free_ char *path = NULL, *data = NULL;
 	const char *s;
 	size_t len;
-	int r;
 
 	if (!o)
 		return -ENOMEM;
 	json_object_object_add(o, "format", json_object_new_string(FILE_FORMAT));
 	s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(b->key));
-	r = s ? atomic_write_file(path, s, len, 0600) : -ENOMEM;
+	data = s ? malloc(len ? len : 1) : NULL;
+	if (data)
+		memcpy(data, s, len);
 	json_object_put(o);
+	if (!data || asprintf(&path, "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(b->key)) < 0) {
+		path = NULL;
+		return -ENOMEM;
+	}
+	*ret_path = TAKE_PTR(path);
+	*ret_data = TAKE_PTR(data);
+	*ret_len = len;
+	return 0;
+}
+
+static int save_one(struct bl_store *st, struct baseline *b)
+{
+	_cleanup_free_ char *path = NULL, *data = NULL;
+	size_t len;
+	int r = bl_store__encode(st, b, &path, &data, &len);
+
+	if (!r)
+		r = atomic_write_file(path, data, len, 0600);
 	if (!r) {
 		b->dirty = false;
 		b->seen_saved_ns = b->seen_ns;
 	} else if (!st->save_failed[0]) {
-		snprintf(st->save_failed, sizeof(st->save_failed), "%s", path);
+		snprintf(st->save_failed, sizeof(st->save_failed), "%s/%016llx.json", st->dir,
+			 (unsigned long long)bl_key_hash(b->key));
 	}
 	return r;
 }
@@ -611,7 +768,9 @@ int bl_store__forget(struct bl_store *st, const char *key)
 		if (strcmp(st->b[i]->key, key) != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%016llx.json", st->dir, (unsigned long long)bl_key_hash(key));
-		if (unlink(path) < 0 && errno != ENOENT)
+		if (st->remover)
+			st->remover(st->remover_ctx, path);
+		else if (unlink(path) < 0 && errno != ENOENT)
 			return -errno;
 		baseline__free(st->b[i]);
 		st->b[i] = st->b[--st->n];
@@ -630,7 +789,10 @@ int bl_store__absorb(struct bl_store *st, struct baseline *b)
 		baseline__free(b);
 		return r;
 	}
-	if (st->n >= st->max) {
+	/* a ready baseline may take a current ready one's place; a learning one may not */
+	if (st->n >= st->max && (st->readonly ||
+				 make_room(st, NULL, b->seen_ns, baseline__ready(b, &st->pol) ? EV_READY : EV_AGED) < 0 ||
+				 st->n >= st->max)) {
 		st->refused++;
 		baseline__free(b);
 		return -ENOSPC;

@@ -27,6 +27,8 @@
 #define BL_FILE_MAX (8u << 20) /* a baseline file larger than this is rejected */
 #define BL_STORE_MAX 65536     /* baselines kept at once, by default (bl_policy.max_baselines) */
 #define BL_STORE_LIMIT (1u << 20) /* the most a store holds, whatever the policy: files beyond are not loaded */
+#define BL_UID_SHARE_DIV 8 /* a non-root user may have made 1/8 of the bound's learning baselines */
+#define BL_UID_TRACK 16    /* users whose refusals are counted apart (the most refused) */
 #define BL_SEEN_SAVE_NS (3600ull * 1000000000ull) /* seen_ns alone makes a baseline dirty this often */
 
 /* Told about every file that could not be used, and what was done. */
@@ -51,21 +53,47 @@ struct baseline *bl_store__at(struct bl_store *st, size_t i);
 struct baseline *bl_store__get(struct bl_store *st, const char *key);
 
 /*
- * The baseline of (binary_id, parent_id), created when missing: then, if a
- * baseline with the same labels (exe, parent exe) but another binary exists,
- * the newest such becomes its prior (a fork child's image, BL_KEY_FORK, only
- * ever has another fork child's as prior). A baseline found is touched
- * (bl_store__touch). When the store holds its bound (bl_store__set_policy),
- * the least recently seen baselines that no process uses (users == 0),
- * other than the new one's prior, are evicted from memory and disk first
- * (a 1/64 margin at once, counted in bl_store__evicted()): every pointer to
+ * The baseline of (binary_id, parent_id), created when missing, made by uid
+ * (the user of the process that needs it; BL_UID_NONE when unknown): then,
+ * if a baseline with the same labels (exe, parent exe) but another binary
+ * exists, the newest such becomes its prior (a fork child's image,
+ * BL_KEY_FORK, only ever has another fork child's as prior). A baseline
+ * found is touched (bl_store__touch).
+ *
+ * A user other than root that already made bl_store__uid_share() learning
+ * (not ready) baselines gets none: refused, counted for that uid
+ * (bl_store__uid_refusals()).
+ *
+ * When the store holds its bound (bl_store__set_policy), baselines no
+ * process uses (users == 0), other than the new one's prior, are evicted
+ * from memory and disk first (a 1/64 margin at once, counted in
+ * bl_store__evicted()): learning ones, least recently seen and then least
+ * observed first, then ready ones that aged out (max_age_ns); never a
+ * current ready one, which only another ready one may displace
+ * (bl_store__absorb) or a lowered bound (bl_store__sweep). Every pointer to
  * an evicted baseline is gone, so a holder of one must count itself in
- * users. NULL when every baseline is in use (counted in bl_store__refused())
- * or on ENOMEM.
+ * users. NULL when nothing may go (counted in bl_store__refused()), or on
+ * ENOMEM.
  */
 struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
-				  const char *parent_exe, uint64_t now_ns);
+				  const char *parent_exe, uint32_t uid, uint64_t now_ns);
 uint64_t bl_store__refused(const struct bl_store *st);
+
+/* Learning baselines one non-root user may have made: the policy's
+ * uid_share, or the bound / BL_UID_SHARE_DIV; at least 1. */
+size_t bl_store__uid_share(const struct bl_store *st);
+
+/* New baselines refused to a user over its share, by uid. */
+struct bl_uid_refusals {
+	uint32_t uid;
+	uint64_t refused;
+};
+/* The most refused users (at most max, at most BL_UID_TRACK), most first, into
+ * ret; their number. A user beyond the BL_UID_TRACK most refused may be
+ * counted under another one's slot: counts are upper bounds. */
+size_t bl_store__uid_refusals(const struct bl_store *st, struct bl_uid_refusals *ret, size_t max);
+/* Every refusal of that kind, exactly. */
+uint64_t bl_store__uid_refused(const struct bl_store *st);
 
 /*
  * Lifetime (docs/baselines.md "Lifetime of the store"). The
@@ -98,6 +126,21 @@ uint64_t bl_store__aged_out(const struct bl_store *st);
 
 /* The first file the last bl_store__save() could not write (its path), or NULL. */
 const char *bl_store__save_failed(const struct bl_store *st);
+
+/*
+ * For a caller that writes files elsewhere (the sensor's save thread): a
+ * remover told the path of each file to remove (eviction, aging, forget),
+ * instead of the store unlinking it, so that removals are ordered with the
+ * writes in flight. NULL: unlinked here.
+ */
+typedef void (*bl_remove_fn)(void *ctx, const char *path);
+void bl_store__set_remover(struct bl_store *st, bl_remove_fn fn, void *ctx);
+
+/* b's file as bl_store__save() would write it: its path and bytes (both
+ * malloc'd, the caller's; data not NUL-terminated). Nothing in b changes.
+ * 0, or -ENOMEM with nothing set. */
+int bl_store__encode(const struct bl_store *st, const struct baseline *b, char **ret_path, char **ret_data,
+		     size_t *ret_len);
 
 /* Write every dirty baseline. 0, or the first -errno (the rest are still tried;
  * a baseline that failed stays dirty for the next save). */

@@ -113,6 +113,7 @@ struct pl_stats_rules {
 };
 
 #define PL_STATS_FEAT_MAX 32
+#define PL_STATS_TOP_USERS 4
 
 struct pl_sensor_stats {
 	uint64_t time_ns;			   /* CLOCK_REALTIME when taken */
@@ -138,6 +139,7 @@ struct pl_sensor_stats {
 	struct pl_stats_output syslog;
 	struct pl_syslog_stats syslog_more; /* with syslog.on */
 	uint64_t tracked_processes;
+	uint64_t processes_swept; /* entries of processes gone without an end record (proctable.h) */
 	uint64_t cpu_ns, maxrss_kb; /* the sensor's own (getrusage) */
 	struct {
 		const char *name; /* static */
@@ -148,6 +150,12 @@ struct pl_sensor_stats {
 	struct {
 		uint64_t baselines, process_samples_learned, window_samples_learned, anomalous_samples;
 		uint64_t without_baseline, save_errors, evicted, aged_out;
+		uint64_t refused_full, refused_user, saves_queued, saves_dropped;
+		struct {
+			uint32_t uid;
+			uint64_t refused;
+		} top_users[PL_STATS_TOP_USERS]; /* the users most refused over their share, most first */
+		size_t ntop_users;
 	} baselines;
 	bool rules_on;
 	struct pl_stats_rules rules;

@@ -173,7 +173,32 @@ static const struct u64_key baselines_keys[] = {
 	S("save_errors", baselines.save_errors),
 	S("evicted", baselines.evicted),
 	S("aged_out", baselines.aged_out),
+	S("refused_full", baselines.refused_full),
+	S("refused_user", baselines.refused_user),
+	S("saves_queued", baselines.saves_queued),
+	S("saves_dropped", baselines.saves_dropped),
 };
+
+/* The learner's counters, and the users most refused over their share. */
+static struct json_object *baselines_counts(const struct pl_sensor_stats *s)
+{
+	struct json_object *o = U64_OBJECT(s, baselines_keys), *top = json_object_new_array();
+
+	for (size_t i = 0; top && i < s->baselines.ntop_users; i++) {
+		struct json_object *u = json_object_new_object();
+
+		if (!u)
+			break;
+		add_u64(u, "uid", s->baselines.top_users[i].uid);
+		add_u64(u, "refused", s->baselines.top_users[i].refused);
+		json_object_array_add(top, u);
+	}
+	if (o)
+		json_object_object_add(o, "refused_users", top);
+	else
+		json_object_put(top);
+	return o;
+}
 
 #define R(k, field) KEY(k, struct pl_stats_rules, field)
 
@@ -266,13 +291,14 @@ struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 	json_object_object_add(o, "oncpu", s->oncpu_on ? U64_OBJECT(s, oncpu_keys) : NULL);
 	add_outputs(o, s);
 	add_u64(o, "tracked_processes", s->tracked_processes);
+	add_u64(o, "processes_swept", s->processes_swept);
 	add_u64(o, "sensor_cpu_ns", s->cpu_ns);
 	add_u64(o, "sensor_maxrss_kb", s->maxrss_kb);
 	feat = json_object_new_object();
 	for (size_t i = 0; feat && i < s->nfeature; i++)
 		json_object_object_add(feat, s->feature[i].name, json_object_new_boolean(s->feature[i].have));
 	json_object_object_add(o, "features", feat);
-	json_object_object_add(o, "baselines", s->baselines_on ? U64_OBJECT(s, baselines_keys) : NULL);
+	json_object_object_add(o, "baselines", s->baselines_on ? baselines_counts(s) : NULL);
 	json_object_object_add(o, "rules", s->rules_on ? stats_json__rules(&s->rules) : NULL);
 	add_u64(o, "binaries_untracked", s->loss[PL_LOSS_BINARIES_UNTRACKED]);
 	add_u64(o, "binary_paths_forgotten", s->loss[PL_LOSS_BINARY_PATHS_FORGOTTEN]);

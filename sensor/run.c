@@ -7,7 +7,8 @@
  * The loop only dispatches: ring-buffer records go to images.c (the life of
  * each image, and its samples), samples through pipeline.c (score, judge,
  * learn, record), the tick drives the window pass, the failed-path sweep,
- * the live view, stats (stats.c) and baseline saves. The loop has room for
+ * the live view, stats (stats.c) and baseline saves (written by a thread of
+ * their own, saver.h; their results come back on an fd of the loop). The loop has room for
  * more fds (perf sampling, metrics, PSI triggers): one tag and one case.
  */
 #include "run.h"
@@ -55,6 +56,14 @@
  * signals and ticks are served during a sustained storm of records. */
 #define CONSUME_BUDGET 4096
 
+/* Passes over the kernel's table that must miss a tracked process before
+ * its entry goes (proctable__sweep): its end record, if not lost, is
+ * consumed well within that. */
+#define PROC_GONE_PASSES 3
+
+/* The most a tick spends consuming records before its own work (drain). */
+#define DRAIN_TICK_NS (200ull * 1000000ull)
+
 /* The ring buffer's callback: one record to images.c. */
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -73,14 +82,18 @@ static void consume(struct sensor *s)
 }
 
 /* Consume what is pending (before a tick reads the process table, and at
- * shutdown), bounded so that producers faster than us can't hold us here. */
-static void drain(struct sensor *s)
+ * shutdown), bounded so that producers faster than us can't hold us here:
+ * at most 64 batches, and at a tick at most DRAIN_TICK_NS of them (an exec
+ * flood would otherwise hold the tick, and the stats, for seconds; what is
+ * left is consumed by the loop, between ticks). */
+static void drain(struct sensor *s, uint64_t budget_ns)
 {
+	uint64_t t0 = mono_ns();
 	int batches = 0;
 
 	do
 		consume(s);
-	while (s->consumed >= CONSUME_BUDGET && ++batches < 64);
+	while (s->consumed >= CONSUME_BUDGET && ++batches < 64 && mono_ns() - t0 < budget_ns);
 }
 
 /* Content hashes finished off the loop (identity.h): the images of those
@@ -96,6 +109,7 @@ static void window_one(void *ctx, uint32_t tgid, const struct pl_proc *p)
 {
 	struct sensor *s = ctx;
 
+	proctable__mark(s->procs, tgid);
 	images__window(s->images, tgid, p, s->pass_ns);
 }
 
@@ -106,11 +120,12 @@ static void running_one(void *ctx, uint32_t tgid, const struct pl_proc *p)
 	images__running(s->images, tgid, p, s->pass_ns);
 }
 
-static void foreach_kernel_proc(struct sensor *s, void (*fn)(void *, uint32_t, const struct pl_proc *))
+/* 0 when every process in the kernel's table was visited (bpfsensor.h). */
+static int foreach_kernel_proc(struct sensor *s, void (*fn)(void *, uint32_t, const struct pl_proc *))
 {
 	bpfsensor__sync_cpu(s->bpf);
 	s->pass_ns = mono_ns();
-	bpfsensor__foreach_proc(s->bpf, s->opts->max_procs * 2u, fn, s);
+	return bpfsensor__foreach_proc(s->bpf, s->opts->max_procs * 2u, fn, s);
 }
 
 static struct stats_sources sources(const struct sensor *s)
@@ -174,8 +189,11 @@ static void on_tick(struct sensor *s)
 	uint64_t now = mono_ns();
 
 	s->ticks++;
-	drain(s); /* starts first, so windows see every started image */
-	foreach_kernel_proc(s, window_one);
+	drain(s, DRAIN_TICK_NS); /* starts first, so windows see every started image */
+	proctable__begin_pass(s->procs);
+	/* a complete pass proves which tracked processes are gone (an end record lost) */
+	if (foreach_kernel_proc(s, window_one) == 0)
+		proctable__sweep(s->procs, PROC_GONE_PASSES);
 	binagg__tick(s->bin, s->last_tick_ns ? (now - s->last_tick_ns) / 1e9 : 1);
 	s->last_tick_ns = now;
 	pipeline__tick(s->pipe, now + (uint64_t)mono_to_real()); /* dedupe windows that closed: their summaries */
@@ -201,6 +219,8 @@ static void on_tick(struct sensor *s)
 		emit_stats(s);
 	if (s->learn && s->ticks % s->opts->flush_interval_s == 0)
 		learner__flush(s->learn);
+	else if (s->learn)
+		learner__flush_more(s->learn, LEARN_SAVES_PER_TICK); /* a long flush goes on */
 	if (s->audit) {
 		struct pl_output *heads[] = { s->syslog, s->out };
 		struct pl_sensor_stats st;
@@ -282,7 +302,7 @@ static void notify_ready(void)
 
 static void sensor_shutdown(struct sensor *s)
 {
-	drain(s);
+	drain(s, UINT64_MAX);
 	on_identity(s); /* hashes finished meanwhile, for the running records */
 	if (s->opts->process_records)
 		foreach_kernel_proc(s, running_one);
@@ -378,6 +398,9 @@ int sensor_run(const struct run_opts *opts)
 				break;
 			case FD_SYSLOG:
 				output__flush(s->syslog); /* the sender's news: an outage began or ended */
+				break;
+			case FD_SAVED:
+				learner__saved(s->learn); /* baseline saves finished off the loop */
 				break;
 			}
 		}

@@ -30,7 +30,7 @@
 #include "telemetry/runtime.h"
 #include "stacks/symbols.h"
 
-enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP, FD_IDENTITY, FD_SYSLOG };
+enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP, FD_IDENTITY, FD_SYSLOG, FD_SAVED };
 
 /* How an output is named in the messages of on_output(). */
 struct out_label {

@@ -370,7 +370,8 @@ static int open_probes(struct sensor *s)
 	return 0;
 }
 
-/* The event loop's fds: the ring buffer, signals, the tick, the stop timer, identity, the syslog sender. */
+/* The event loop's fds: the ring buffer, signals, the tick, the stop timer,
+ * identity, the syslog sender, the baseline save thread. */
 static int open_event_loop(struct sensor *s)
 {
 	int r;
@@ -398,6 +399,8 @@ static int open_event_loop(struct sensor *s)
 		r = add_fd(s, identity__epoll_fd(s->ident), FD_IDENTITY);
 	if (!r && s->syslog)
 		r = add_fd(s, syslog_output__event_fd(s->syslog), FD_SYSLOG);
+	if (!r && s->learn)
+		r = add_fd(s, learner__epoll_fd(s->learn), FD_SAVED);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
 	return 0;

@@ -300,8 +300,8 @@ static const struct run_opt table[] = {
 	  FIELD(flush_interval_s) },
 	{ "max-baselines", 0, "N", RUN_SEC_BASELINES, NULL,
 	  "baselines held at once (default {def}, at most {max}); when\n"
-	  "full, the least recently seen not in use is evicted",
-	  "baselines held; when full the least recently seen are evicted (docs/baselines.md)", "65536", NULL, NULL, 0,
+	  "full, learning ones not in use are evicted, least recently seen first",
+	  "baselines held; when full learning ones are evicted, never a current ready one (docs/baselines.md)", "65536", NULL, NULL, 0,
 	  set_u32, FIELD(policy.max_baselines), 1, BL_STORE_LIMIT },
 	{ "baseline-max-age", 0, "DAYS", RUN_SEC_BASELINES, NULL,
 	  "remove baselines not seen for DAYS (default {def}, 0 = never)",

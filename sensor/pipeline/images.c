@@ -197,6 +197,7 @@ static struct proc_info *start_image(struct images *im, uint32_t tgid, const str
 	}
 	pi->flags = id->flags;
 	pi->ppid = id->ppid;
+	pi->uid = id->uid;
 	pi->exe_dev = id->exe_dev;
 	pi->exe_ino = id->exe_ino;
 	memcpy(pi->exec_comm, id->comm, sizeof(pi->exec_comm));

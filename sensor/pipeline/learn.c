@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "log.h"
 #include "hardening/statedir.h"
+#include "pipeline/saver.h"
 #include "store.h"
 #include "syscalls.h"
 #include "textsafe.h"
@@ -67,7 +68,22 @@ struct learner {
 	uint64_t evicted_logged; /* bl_store__evicted() at the last eviction log line */
 	uint64_t evicted_seen;   /* ... and when the quantile cache was last cleared */
 	uint64_t swept_ns;       /* CLOCK_REALTIME of the last lifetime sweep */
+	struct saver *saver;     /* the save thread */
+	uint64_t batch;          /* flushes queued so far: a save's batch */
+	uint64_t failed_batch;   /* the last batch that had a failure (counted once in save_errors) */
+	uint64_t saves_dropped;  /* times the save queue was full */
+	bool flushing;           /* a flush is queueing its dirty baselines, LEARN_SAVES_PER_TICK a tick */
+	size_t flush_cursor;     /* ... from this position of the store */
+	/* the per-user bound: a log line per episode of refusals (log_refusals) */
+	struct uid_episode {
+		uint32_t uid;
+		bool used, logged;
+		uint64_t at_flush; /* its refusals at the last flush */
+	} episodes[BL_UID_TRACK];
+	uint64_t uid_refused_seen; /* bl_store__uid_refused() at the last look */
 };
+
+static void log_refusals(struct learner *l, bool at_flush);
 
 #define SWEEP_INTERVAL_NS (3600ull * 1000000000ull) /* the lifetime sweep, at the first flush after this */
 
@@ -75,6 +91,47 @@ struct learner {
 static void report_bad_file(void *ctx, const char *path, const char *problem)
 {
 	log_warn("baseline store: %s: %s", path, problem);
+}
+
+/* The store's removals go to the save thread, after the writes queued before them. */
+static void remove_file(void *ctx, const char *path)
+{
+	struct learner *l = ctx;
+
+	saver__remove(l->saver, path);
+}
+
+/*
+ * A save finished (saver.h). A failure leaves the baseline dirty for the
+ * next flush, counts its flush once in save_errors and is logged once per
+ * streak; the first success of a later flush ends the streak.
+ */
+static void on_saved(void *ctx, const char *key, const char *path, uint64_t batch, int err)
+{
+	struct learner *l = ctx;
+	struct baseline *b;
+
+	if (!err) {
+		if (l->save_failing && batch > l->failed_batch) {
+			log_info("baselines saved to %s again", l->dir);
+			l->save_failing = false;
+		}
+		return;
+	}
+	b = bl_store__get(l->store, key);
+	if (b)
+		b->dirty = true;
+	if (batch != l->failed_batch) {
+		l->save_errors++;
+		l->failed_batch = batch;
+	}
+	if (!l->save_failing) {
+		const char *name = strerrorname_np(-err);
+
+		log_warn_errno(err, "Cannot save baselines to %s: %m (%s, first %s; keeping them in memory, will retry)",
+			       l->dir, name ? name : "?", path);
+	}
+	l->save_failing = true;
 }
 
 int learner__open(const char *state_dir, const struct bl_policy *pol, struct learner **ret)
@@ -109,6 +166,16 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 		free(l);
 		return r;
 	}
+	r = saver__new(&l->saver);
+	if (r < 0) {
+		r = log_error_errno(r, "Cannot start the baseline save thread: %m");
+		bl_store__free(l->store);
+		close(l->lock_fd);
+		free(l->dir);
+		free(l);
+		return r;
+	}
+	bl_store__set_remover(l->store, remove_file, l);
 	log_info("baselines: %zu loaded from %s (mode %s)", bl_store__count(l->store), dir,
 		 pol->mode == BL_MODE_LEARN ? "learn" : pol->mode == BL_MODE_DETECT ? "detect" : "auto");
 	bl_store__set_policy(l->store, pol);
@@ -121,7 +188,12 @@ void learner__free(struct learner *l)
 {
 	if (!l)
 		return;
+	/* every dirty baseline queued, waiting for room when the queue is full */
 	learner__flush(l);
+	while (learner__flush_more(l, SIZE_MAX) == -ENOBUFS)
+		saver__wait(l->saver);
+	/* the last saves are written before the lock is let go */
+	saver__free(l->saver, on_saved, l);
 	bl_store__free(l->store);
 	close(l->lock_fd); /* after the last save */
 	free(l->dir);
@@ -187,15 +259,17 @@ void learner__attach(struct learner *l, struct proc_info *pi)
 			return;
 		}
 		pi->bl = bl_store__obtain(l->store, id, pi->parent_binary_id ? pi->parent_binary_id : "-", exe,
-					  pi->parent_exe ? pi->parent_exe : "", real_ns());
+					  pi->parent_exe ? pi->parent_exe : "", pi->uid, real_ns());
 	} else {
 		pi->bl = bl_store__obtain(l->store, pi->binary_id, pi->parent_binary_id ? pi->parent_binary_id : "-",
-					  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", real_ns());
+					  pi->exe ? pi->exe : "", pi->parent_exe ? pi->parent_exe : "", pi->uid, real_ns());
 	}
 	if (pi->bl)
 		pi->bl->users++; /* never evicted while pi runs it (proctable releases it) */
 	else
 		l->no_baseline++;
+	if (bl_store__uid_refused(l->store) != l->uid_refused_seen)
+		log_refusals(l, false); /* a user's first refusal is said now, not at the next flush */
 	forget_evicted(l); /* evictions are logged once per flush interval, by learner__flush */
 }
 
@@ -408,39 +482,106 @@ bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s)
 	return q->v.learned;
 }
 
+/* The users refused over their share: an episode is logged once, when it
+ * begins; it ends at a flush that saw no refusal of that user since the
+ * flush before. at_flush: called by the flush. */
+static void log_refusals(struct learner *l, bool at_flush)
+{
+	struct bl_uid_refusals now[BL_UID_TRACK];
+	size_t n = bl_store__uid_refusals(l->store, now, BL_UID_TRACK);
+
+	l->uid_refused_seen = bl_store__uid_refused(l->store);
+	for (size_t i = 0; i < n; i++) {
+		struct uid_episode *e = NULL, *least = &l->episodes[0];
+
+		for (size_t j = 0; j < BL_UID_TRACK && !e; j++) {
+			if (l->episodes[j].uid == now[i].uid && l->episodes[j].used)
+				e = &l->episodes[j];
+			else if (!l->episodes[j].used || l->episodes[j].at_flush < least->at_flush)
+				least = &l->episodes[j];
+		}
+		if (!e) {
+			e = least;
+			*e = (struct uid_episode){ .uid = now[i].uid, .used = true };
+		}
+		if (now[i].refused > e->at_flush && !e->logged) {
+			log_warn("baselines: uid %u holds its share of %zu learning baselines: its new binaries get "
+				 "none (%llu refused; stats baselines.refused_users, docs/baselines.md)",
+				 now[i].uid, bl_store__uid_share(l->store), (unsigned long long)now[i].refused);
+			e->logged = true;
+		}
+		if (at_flush) {
+			if (now[i].refused == e->at_flush)
+				e->logged = false;
+			e->at_flush = now[i].refused;
+		}
+	}
+}
+
 int learner__flush(struct learner *l)
 {
 	uint64_t now = real_ns();
-	int r;
 
 	bl_store__touch_live(l->store, now);
 	if (now < l->swept_ns || now - l->swept_ns >= SWEEP_INTERVAL_NS)
 		learner__sweep(l);
 	if (bl_store__evicted(l->store) != l->evicted_logged) {
-		log_info("baselines: %llu evicted since the last flush (the store holds its bound of %u; least "
-			 "recently seen first)",
+		log_info("baselines: %llu evicted since the last flush (the store holds its bound of %u; learning "
+			 "baselines first, least recently seen first)",
 			 (unsigned long long)(bl_store__evicted(l->store) - l->evicted_logged), l->pol.max_baselines);
 		l->evicted_logged = bl_store__evicted(l->store);
 	}
-	r = bl_store__save(l->store);
-
+	log_refusals(l, true);
 	l->saves++;
-	if (r < 0) {
-		l->save_errors++;
-		if (!l->save_failing) {
-			const char *file = bl_store__save_failed(l->store);
-			const char *name = strerrorname_np(-r);
+	l->batch++;
+	l->flush_cursor = 0;
+	l->flushing = true;
+	return learner__flush_more(l, LEARN_SAVES_PER_TICK);
+}
 
-			log_warn_errno(r, "Cannot save baselines to %s: %m (%s%s%s; keeping them in memory, will retry)",
-				       l->dir, name ? name : "?", file ? ", first " : "", file ? file : "");
+int learner__flush_more(struct learner *l, size_t budget)
+{
+	size_t n = bl_store__count(l->store);
+
+	for (; l->flushing && l->flush_cursor < n && budget; l->flush_cursor++) {
+		struct baseline *b = bl_store__at(l->store, l->flush_cursor);
+		char *path, *data;
+		size_t len;
+		int r;
+
+		if (!b->dirty)
+			continue;
+		r = bl_store__encode(l->store, b, &path, &data, &len);
+		if (r < 0) {
+			on_saved(l, b->key, l->dir, l->batch, r);
+			return r;
 		}
-		l->save_failing = true;
-		return r;
+		r = saver__write(l->saver, b->key, path, data, len, l->batch);
+		if (r < 0) {
+			free(path);
+			free(data);
+			/* the queue is full (a disk slower than the flood): resumed at the next tick */
+			l->saves_dropped++;
+			return r;
+		}
+		/* saved as far as the store knows; a failure makes it dirty again (on_saved) */
+		b->dirty = false;
+		b->seen_saved_ns = b->seen_ns;
+		budget--;
 	}
-	if (l->save_failing)
-		log_info("baselines saved to %s again", l->dir);
-	l->save_failing = false;
+	if (l->flush_cursor >= n)
+		l->flushing = false;
 	return 0;
+}
+
+int learner__epoll_fd(const struct learner *l)
+{
+	return saver__epoll_fd(l->saver);
+}
+
+void learner__saved(struct learner *l)
+{
+	saver__completed(l->saver, on_saved, l);
 }
 
 void learner__counts(const struct learner *l, struct learner_counts *ret)
@@ -454,7 +595,12 @@ void learner__counts(const struct learner *l, struct learner_counts *ret)
 		.save_errors = l->save_errors,
 		.evicted = bl_store__evicted(l->store),
 		.aged_out = bl_store__aged_out(l->store),
+		.refused_full = bl_store__refused(l->store),
+		.refused_user = bl_store__uid_refused(l->store),
+		.saves_queued = saver__pending(l->saver),
+		.saves_dropped = l->saves_dropped,
 	};
+	ret->ntop_users = bl_store__uid_refusals(l->store, ret->top_users, LEARN_TOP_USERS);
 }
 
 /* ---- metrics and `plumbline status` ---- */

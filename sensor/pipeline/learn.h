@@ -17,6 +17,9 @@
 #include "plumbline.h"
 #include "process/proctable.h"
 #include "sample.h"
+#include "store.h"
+
+#define LEARN_TOP_USERS 4 /* the users most refused over their share, in the stats */
 
 struct learner;
 
@@ -63,10 +66,29 @@ bool learner__commit(struct learner *l, bool alerted, struct pl_sample *s);
  * any: at open, then hourly from learner__flush. */
 void learner__sweep(struct learner *l);
 
-/* Save dirty baselines (first touching those in use, and sweeping when an
- * hour has passed); a failure is logged once per failure streak, naming
- * the errno and the first file that could not be written. */
+/*
+ * Save dirty baselines (first touching those in use, and sweeping when an
+ * hour has passed): each is encoded here and written by the save thread
+ * (saver.h), LEARN_SAVES_PER_TICK now and the rest by learner__flush_more(),
+ * at most SAVER_QUEUE_BYTES waiting (counted when full). A failure, reported by learner__saved(), is logged
+ * once per failure streak, naming the errno and the first file that could
+ * not be written; its baseline stays dirty. Users refused over their share
+ * are logged here, once per episode (a flush interval with refusals after
+ * one without). 0, or -ENOMEM when a baseline could not be encoded.
+ */
 int learner__flush(struct learner *l);
+
+#define LEARN_SAVES_PER_TICK 256 /* baselines encoded and queued per tick, at most */
+
+/* Go on queueing the current flush's dirty baselines, at most budget of
+ * them (each tick, LEARN_SAVES_PER_TICK: a flush of thousands is spread
+ * over ticks instead of stalling one). 0, -ENOBUFS when the save queue is
+ * full (the rest wait for the next call), or -ENOMEM. */
+int learner__flush_more(struct learner *l, size_t budget);
+
+/* The save thread's fd (readable when saves finished), and their results. */
+int learner__epoll_fd(const struct learner *l);
+void learner__saved(struct learner *l);
 
 /* Counters for the stats record. */
 /* The counters of the stats record's `baselines`, typed. */
@@ -74,6 +96,12 @@ struct learner_counts {
 	uint64_t baselines, process_samples, window_samples, anomalous;
 	uint64_t without_baseline; /* refusals of a full store included: attach counts them */
 	uint64_t save_errors, evicted, aged_out;
+	uint64_t refused_full;   /* a full store held only what must be kept (bl_store__refused) */
+	uint64_t refused_user;   /* users over their share (bl_store__uid_refused) */
+	uint64_t saves_queued;   /* baseline files waiting for the save thread */
+	uint64_t saves_dropped;  /* saves not queued (the queue full): the baseline stays dirty */
+	struct bl_uid_refusals top_users[LEARN_TOP_USERS];
+	size_t ntop_users;
 };
 
 void learner__counts(const struct learner *l, struct learner_counts *ret);

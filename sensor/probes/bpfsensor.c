@@ -316,6 +316,8 @@ int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *
 		}
 		keys[n++] = key;
 	}
+	if (!r && n >= max)
+		r = 1;
 	if (n)
 		qsort(keys, n, sizeof(*keys), cmp_u32);
 	for (size_t i = 0; i < n; i++) {

@@ -66,7 +66,9 @@ int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX]);
  * entry (valid during the call only). The keys are collected first and
  * visited in order: a deletion under the map's cursor (a process exiting
  * meanwhile) would restart the kernel's walk and visit processes twice.
- * At most max keys are collected. 0 or -ENOMEM (some were visited).
+ * At most max keys are collected. 0 when the walk reached the table's end,
+ * 1 when it stopped at max keys (some may not have been visited), or
+ * -ENOMEM (some were visited).
  */
 int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *ctx, uint32_t tgid, const struct pl_proc *p),
 			    void *ctx);

@@ -16,6 +16,8 @@ struct proctable {
 	struct proc_info *buckets[NBUCKETS];
 	uint32_t count;
 	uint32_t max;
+	uint64_t pass;   /* passes over the kernel's table begun */
+	uint64_t swept;  /* entries removed by proctable__sweep() */
 };
 
 static size_t bucket(uint32_t tgid)
@@ -170,6 +172,7 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 		if (!pi)
 			return NULL;
 		pi->tgid = tgid;
+		pi->seen_pass = t->pass;
 		pi->next = t->buckets[bucket(tgid)];
 		t->buckets[bucket(tgid)] = pi;
 		t->count++;
@@ -190,20 +193,62 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 	return pi;
 }
 
+/* Unlink *pp and free it. */
+static void remove_at(struct proctable *t, struct proc_info **pp)
+{
+	struct proc_info *pi = *pp;
+
+	*pp = pi->next;
+	release_baseline(pi);
+	clear_strings(pi);
+	free(pi);
+	t->count--;
+}
+
 void proctable__remove(struct proctable *t, uint32_t tgid)
 {
-	for (struct proc_info **pp = &t->buckets[bucket(tgid)]; *pp; pp = &(*pp)->next) {
-		struct proc_info *pi = *pp;
+	for (struct proc_info **pp = &t->buckets[bucket(tgid)]; *pp; pp = &(*pp)->next)
+		if ((*pp)->tgid == tgid) {
+			remove_at(t, pp);
+			return;
+		}
+}
 
-		if (pi->tgid != tgid)
-			continue;
-		*pp = pi->next;
-		release_baseline(pi);
-		clear_strings(pi);
-		free(pi);
-		t->count--;
-		return;
-	}
+void proctable__begin_pass(struct proctable *t)
+{
+	t->pass++;
+}
+
+void proctable__mark(struct proctable *t, uint32_t tgid)
+{
+	struct proc_info *pi = proctable__get(t, tgid);
+
+	if (pi)
+		pi->seen_pass = t->pass;
+}
+
+uint32_t proctable__sweep(struct proctable *t, uint64_t passes)
+{
+	uint32_t n = 0;
+
+	if (!t->count)
+		return 0;
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct proc_info **pp = &t->buckets[b]; *pp;) {
+			if (t->pass - (*pp)->seen_pass >= passes) {
+				remove_at(t, pp);
+				n++;
+			} else {
+				pp = &(*pp)->next;
+			}
+		}
+	t->swept += n;
+	return n;
+}
+
+uint64_t proctable__swept(const struct proctable *t)
+{
+	return t->swept;
 }
 
 uint32_t proctable__count(const struct proctable *t)

@@ -59,6 +59,7 @@ struct proc_info {
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	bool parent_bl_ready;    /* ... and that baseline was ready */
 	uint32_t ppid;
+	uint32_t uid;            /* of the image at its start: who its new baseline is made by */
 	double busy_s;           /* seconds in a row >= 90 % on-CPU (windows) */
 	struct fail_ref *fails;
 	uint32_t nfails;
@@ -81,6 +82,7 @@ struct proc_info {
 	uint64_t active_ns;
 	uint64_t wait_checked_ns;
 	uint64_t wait_reported_ns;
+	uint64_t seen_pass;      /* the last pass over the kernel's table that found it (proctable__sweep) */
 	struct proc_info *next;  /* hash chain */
 };
 
@@ -121,6 +123,22 @@ struct fail_ref *proc_info__find_fail(struct proc_info *pi, const struct pl_fail
 /* Make f (an entry of pi) the entry of the new key k, in the kernel's table,
  * with no failures counted yet. 0 or -ENOMEM (f is then left as it was). */
 int proc_info__replace_fail(struct proc_info *pi, struct fail_ref *f, const struct pl_fail_key *k, bool truncated);
+
+/*
+ * Entries of processes that are gone. A process's end record can be lost
+ * (the ring buffer full in an exec flood) and its entry would then stay for
+ * ever, holding memory, its baseline and a slot of the bound. The kernel's
+ * table loses no exit: so each complete pass over it marks the entries it
+ * finds (proctable__begin_pass, proctable__mark) and proctable__sweep()
+ * removes those no pass found for `passes` passes in a row (an entry made
+ * since the last pass is not judged before then; an end record still
+ * pending after a pass is consumed within a pass or two). The number
+ * removed; counted in proctable__swept().
+ */
+void proctable__begin_pass(struct proctable *t);
+void proctable__mark(struct proctable *t, uint32_t tgid);
+uint32_t proctable__sweep(struct proctable *t, uint64_t passes);
+uint64_t proctable__swept(const struct proctable *t);
 
 /* Call fn for every entry; fn may not add or remove entries. */
 void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx);

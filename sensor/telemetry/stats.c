@@ -111,6 +111,16 @@ static void collect_parts(const struct stats_sources *src, struct pl_sensor_stat
 		s->baselines.save_errors = c.save_errors;
 		s->baselines.evicted = c.evicted;
 		s->baselines.aged_out = c.aged_out;
+		s->baselines.refused_full = c.refused_full;
+		s->baselines.refused_user = c.refused_user;
+		s->baselines.saves_queued = c.saves_queued;
+		s->baselines.saves_dropped = c.saves_dropped;
+		_Static_assert(LEARN_TOP_USERS == PL_STATS_TOP_USERS, "one number of top users");
+		for (size_t i = 0; i < c.ntop_users; i++) {
+			s->baselines.top_users[i].uid = c.top_users[i].uid;
+			s->baselines.top_users[i].refused = c.top_users[i].refused;
+		}
+		s->baselines.ntop_users = c.ntop_users;
 	}
 	if (src->alerts) {
 		s->rules_on = true;
@@ -165,6 +175,7 @@ void stats__collect(const struct stats_sources *src, struct pl_sensor_stats *ret
 	collect_losses(src, s);
 	collect_oncpu(src, s);
 	s->tracked_processes = proctable__count(src->procs);
+	s->processes_swept = proctable__swept(src->procs);
 	getrusage(RUSAGE_SELF, &ru);
 	s->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
 		    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;

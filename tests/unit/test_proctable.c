@@ -163,6 +163,38 @@ static void test_proctable_remove_in_colliding_chain(void **state)
 	assert_null(proctable__get(t, a));
 }
 
+/* An entry no complete pass over the kernel's table found for 3 passes in
+ * a row goes (its end record was lost); one found, or made since, stays;
+ * one in a colliding chain goes without its neighbours. */
+static void test_proctable_sweep_removes_entries_gone_from_the_kernel(void **state)
+{
+	struct proctable *t = *state;
+	uint32_t live = 5, gone = 5 + 16384, late = 7;
+
+	assert_non_null(proctable__reset(t, live, 1));
+	assert_non_null(proctable__reset(t, gone, 2));
+	for (int pass = 0; pass < 2; pass++) {
+		proctable__begin_pass(t);
+		proctable__mark(t, live);
+		assert_int_equal(proctable__sweep(t, 3), 0);
+	}
+	assert_non_null(proctable__reset(t, late, 3)); /* made after those passes */
+	proctable__begin_pass(t);
+	proctable__mark(t, live);
+	assert_int_equal(proctable__sweep(t, 3), 1);
+	assert_null(proctable__get(t, gone));
+	assert_non_null(proctable__get(t, live));
+	assert_non_null(proctable__get(t, late));
+	proctable__begin_pass(t);
+	proctable__mark(t, live);
+	assert_int_equal(proctable__sweep(t, 3), 0);
+	proctable__begin_pass(t);
+	proctable__mark(t, live);
+	assert_int_equal(proctable__sweep(t, 3), 1); /* late, never found by a pass */
+	assert_int_equal(proctable__count(t), 1);
+	assert_int_equal(proctable__swept(t), 2);
+}
+
 static void count_cb(struct proc_info *pi, void *ctx)
 {
 	uint64_t *sum = ctx;
@@ -250,6 +282,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_proctable_full_returns_null, setup, teardown),
 		cmocka_unit_test(test_proctable_zero_max_never_adds),
 		cmocka_unit_test_setup_teardown(test_proctable_remove_in_colliding_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_proctable_sweep_removes_entries_gone_from_the_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proctable_foreach_visits_every_entry_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proc_info_add_fail_grows_and_keeps_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_proc_info_add_fail_stops_at_max, setup,

@@ -37,10 +37,11 @@ static const char every_part_on[] =
     "\":0,\"dropped\":0},\"syslog\":{\"written\":0,\"dropped\":0,\"sent\":0,\"queued\":0,\"queued_bytes\":0,"
     "\"dropped_overflow\":0,\"dropped_unsendable\":0,\"dropped_at_exit\":0,\"cut\":0,\"connects\":0,\"re"
     "connects\":0,\"connect_failures\":0,\"stalls\":0,\"outages\":0,\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},"
-    "\"ocsf\":{\"written\":0,\"dropped\":0},\"tracked_processes\":0,\"sensor_cpu_ns\":0,\"sensor_maxrss_"
+    "\"ocsf\":{\"written\":0,\"dropped\":0},\"tracked_processes\":0,\"processes_swept\":0,\"sensor_cpu_ns\":0,\"sensor_maxrss_"
     "kb\":0,\"features\":{\"root\":true,\"btf\":false},\"baselines\":{\"baselines\":0,\"process_samples_l"
     "earned\":0,\"window_samples_learned\":0,\"anomalous_samples\":0,\"without_baseline\":0,\"save_er"
-    "rors\":0,\"evicted\":0,\"aged_out\":0},\"rules\":{\"rules\":0,\"events\":0,\"alerts\":0,\"throttled\":0"
+    "rors\":0,\"evicted\":0,\"aged_out\":0,\"refused_full\":0,\"refused_user\":0,\"saves_queued\":0,\"saves_dropped\":0,"
+    "\"refused_users\":[]},\"rules\":{\"rules\":0,\"events\":0,\"alerts\":0,\"throttled\":0"
     ",\"summaries\":0,\"summaries_pending\":0,\"regex_limit_hits\":0,\"regex_errors\":0,\"regex_runs\":"
     "0,\"regex_cache_hits\":0,\"regex_skipped\":0,\"regex_skipped_matches\":0,\"reloads\":0,\"reload_f"
     "ailures\":0},\"binaries_untracked\":0,\"binary_paths_forgotten\":0,\"identity\":{\"hashes_queued"
@@ -129,6 +130,11 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	s.identity.cache_hits = 8;
 	s.fail_paths.unknown_swept = 9;
 	s.baselines.aged_out = 10;
+	s.processes_swept = 11;
+	s.baselines.refused_user = 12;
+	s.baselines.ntop_users = 1;
+	s.baselines.top_users[0].uid = 65534;
+	s.baselines.top_users[0].refused = 12;
 	o = stats_json__record(&s);
 	assert_int_equal(at(o, "invalid_records", NULL), 1);
 	assert_int_equal(at(o, "userspace_drops", "fail_paths_displaced"), 2);
@@ -142,6 +148,17 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	assert_int_equal(at(o, "identity", "cache_hits"), 8);
 	assert_int_equal(at(o, "fail_paths", "unknown_swept"), 9);
 	assert_int_equal(at(o, "baselines", "aged_out"), 10);
+	assert_int_equal(at(o, "processes_swept", NULL), 11);
+	assert_int_equal(at(o, "baselines", "refused_user"), 12);
+	{
+		struct json_object *b, *top;
+
+		assert_true(json_object_object_get_ex(o, "baselines", &b));
+		assert_true(json_object_object_get_ex(b, "refused_users", &top));
+		assert_int_equal(json_object_array_length(top), 1);
+		assert_string_equal(json_object_to_json_string(json_object_array_get_idx(top, 0)),
+				    "{ \"uid\": 65534, \"refused\": 12 }");
+	}
 	json_object_put(o);
 }
 

@@ -260,7 +260,7 @@ static void test_store_save_and_reopen_round_trips(void **state)
 	assert_int_equal(bl_store__count(st), 0);
 	for (int i = 0; i < 4; i++) {
 		struct baseline *b = bl_store__obtain(st, ids[i], i == 3 ? NULL : "build-id:9999", "/usr/bin/x",
-						      i ? "/sbin/init" : "/usr/sbin/sshd", NOW0);
+						      i ? "/sbin/init" : "/usr/sbin/sshd", 0, NOW0);
 
 		assert_non_null(b);
 		learn(b, 10 + 3 * (unsigned)i, 1000000ull * (unsigned)(i + 1), NOW0 + SEC);
@@ -324,7 +324,7 @@ static void test_store_open_refuses_a_dir_others_could_write(void **state)
 	char want[PATH_MAX + 64];
 
 	st = open_store(c);
-	b = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	b = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", 0, NOW0);
 	assert_non_null(b);
 	learn(b, 3, 5000000, NOW0);
 	assert_int_equal(bl_store__save(st), 0);
@@ -368,8 +368,8 @@ static void test_store_obtain_sets_prior_of_rebuilt_binary(void **state)
 	struct bl_store *st = open_store(c);
 	struct baseline *a1, *a2, *b, *other, *again;
 
-	a1 = bl_store__obtain(st, "build-id:a1", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0);
-	a2 = bl_store__obtain(st, "build-id:a2", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0);
+	a1 = bl_store__obtain(st, "build-id:a1", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", 0, NOW0);
+	a2 = bl_store__obtain(st, "build-id:a2", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", 0, NOW0);
 	assert_non_null(a1);
 	assert_non_null(a2);
 	assert_null(a1->prior_key);
@@ -377,20 +377,20 @@ static void test_store_obtain_sets_prior_of_rebuilt_binary(void **state)
 	learn(a1, 3, 1000000, NOW0 + 10 * SEC); /* a1 is now the newest */
 	learn(a2, 3, 1000000, NOW0 + 5 * SEC);
 
-	b = bl_store__obtain(st, "build-id:b", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", NOW0 + 20 * SEC);
+	b = bl_store__obtain(st, "build-id:b", "build-id:p", "/usr/bin/foo", "/usr/bin/bar", 0, NOW0 + 20 * SEC);
 	assert_non_null(b);
 	assert_non_null(b->prior_key);
 	assert_string_equal(b->prior_key, "build-id:a1@build-id:p");
 
 	/* other labels: no prior */
-	other = bl_store__obtain(st, "build-id:c", "build-id:p", "/usr/bin/baz", "/usr/bin/bar", NOW0);
+	other = bl_store__obtain(st, "build-id:c", "build-id:p", "/usr/bin/baz", "/usr/bin/bar", 0, NOW0);
 	assert_non_null(other);
 	assert_null(other->prior_key);
-	other = bl_store__obtain(st, "build-id:d", "build-id:p", "/usr/bin/foo", "/usr/bin/qux", NOW0);
+	other = bl_store__obtain(st, "build-id:d", "build-id:p", "/usr/bin/foo", "/usr/bin/qux", 0, NOW0);
 	assert_null(other->prior_key);
 
 	/* obtaining an existing key returns it */
-	again = bl_store__obtain(st, "build-id:b", "build-id:p", "/elsewhere", "/whatever", NOW0);
+	again = bl_store__obtain(st, "build-id:b", "build-id:p", "/elsewhere", "/whatever", 0, NOW0);
 	assert_ptr_equal(again, b);
 	assert_int_equal(bl_store__count(st), 5);
 	bl_store__free(st);
@@ -425,8 +425,8 @@ static void test_store_bad_files_are_reported_moved_aside_and_others_load(void *
 	};
 	char trunc_name[32];
 
-	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
-	trunc = bl_store__obtain(st, "build-id:trunc", "-", "/usr/bin/trunc", "/sbin/init", NOW0);
+	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", 0, NOW0);
+	trunc = bl_store__obtain(st, "build-id:trunc", "-", "/usr/bin/trunc", "/sbin/init", 0, NOW0);
 	assert_non_null(good);
 	assert_non_null(trunc);
 	learn(good, 20, 5000000, NOW0 + SEC);
@@ -524,7 +524,7 @@ static void test_store_moves_a_fifo_or_symlink_aside_without_blocking(void **sta
 	char fifo[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 	struct baseline *good;
 
-	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", NOW0);
+	good = bl_store__obtain(st, "build-id:good", "-", "/usr/bin/good", "/sbin/init", 0, NOW0);
 	assert_non_null(good);
 	learn(good, 3, 5000000, NOW0);
 	file_of_key(c, good->key, target, sizeof(target));
@@ -570,7 +570,7 @@ static void test_store_open_removes_and_reports_stale_temp_files(void **state)
 	char path[PATH_MAX];
 	struct baseline *b;
 
-	b = bl_store__obtain(st, "build-id:t", "-", "/usr/bin/t", "", NOW0);
+	b = bl_store__obtain(st, "build-id:t", "-", "/usr/bin/t", "", 0, NOW0);
 	learn(b, 2, 1000000, NOW0);
 	assert_int_equal(bl_store__save(st), 0);
 	bl_store__free(st);
@@ -608,7 +608,7 @@ static void test_store_forget_removes_from_memory_and_disk(void **state)
 	struct baseline *b;
 
 	for (int i = 0; i < 3; i++) {
-		b = bl_store__obtain(st, ids[i], "-", "/x", "", NOW0);
+		b = bl_store__obtain(st, ids[i], "-", "/x", "", 0, NOW0);
 		assert_non_null(b);
 		learn(b, 2, 1000000, NOW0);
 	}
@@ -639,7 +639,7 @@ static void test_store_absorb_merges_same_key_and_adds_new(void **state)
 	struct bl_store *st = open_store(c);
 	struct baseline *have, *in, *fresh, *fresh_copy;
 
-	have = bl_store__obtain(st, ids[0], "-", "/x", "", NOW0);
+	have = bl_store__obtain(st, ids[0], "-", "/x", "", 0, NOW0);
 	learn(have, 5, 1000000, NOW0);
 	assert_int_equal(bl_store__save(st), 0);
 
@@ -1086,13 +1086,13 @@ static void __attribute__((noreturn)) saver(const char *dir, int fd)
 	if (bl_store__open(dir, NULL, NULL, &st) < 0)
 		_exit(2);
 	for (uint64_t i = 0;; i++) {
-		b = bl_store__obtain(st, "build-id:crash", "build-id:p", "/usr/bin/crash", "/sbin/init", NOW0);
+		b = bl_store__obtain(st, "build-id:crash", "build-id:p", "/usr/bin/crash", "/sbin/init", 0, NOW0);
 		if (!b)
 			_exit(3);
 		if (learn_one(b, (unsigned)i, 1000000 + (i % 997) * 1000, NOW0 + i) < 0)
 			_exit(6);
 		/* a second baseline, so a save writes more than one file */
-		b = bl_store__obtain(st, "build-id:crash2", "-", "/usr/bin/crash2", "", NOW0);
+		b = bl_store__obtain(st, "build-id:crash2", "-", "/usr/bin/crash2", "", 0, NOW0);
 		if (!b)
 			_exit(3);
 		if (learn_one(b, (unsigned)i, 2000000 + (i % 991) * 1000, NOW0 + i) < 0)
@@ -1268,7 +1268,7 @@ static struct bl_store *open_bounded(struct ctx *c, uint32_t max, uint64_t max_a
 
 static struct baseline *obtain_at(struct bl_store *st, const char *id, const char *exe, uint64_t now_ns)
 {
-	struct baseline *b = bl_store__obtain(st, id, "build-id:p", exe, "/usr/sbin/p", now_ns);
+	struct baseline *b = bl_store__obtain(st, id, "build-id:p", exe, "/usr/sbin/p", 0, now_ns);
 
 	assert_non_null(b);
 	return b;
@@ -1328,7 +1328,7 @@ static void test_store_full_never_evicts_one_in_use(void **state)
 	struct baseline *b = obtain_at(st, "build-id:b", "/bin/b", NOW0 + 2 * SEC);
 
 	a->users = b->users = 1;
-	assert_null(bl_store__obtain(st, "build-id:c", "build-id:p", "/bin/c", "/usr/sbin/p", NOW0 + 3 * SEC));
+	assert_null(bl_store__obtain(st, "build-id:c", "build-id:p", "/bin/c", "/usr/sbin/p", 0, NOW0 + 3 * SEC));
 	assert_int_equal(bl_store__refused(st), 1);
 	assert_int_equal(bl_store__evicted(st), 0);
 	assert_int_equal(bl_store__count(st), 2);
@@ -1337,6 +1337,122 @@ static void test_store_full_never_evicts_one_in_use(void **state)
 	assert_int_equal(bl_store__evicted(st), 1);
 	assert_ptr_equal(bl_store__get(st, "build-id:a@build-id:p"), a);
 	assert_null(bl_store__get(st, "build-id:b@build-id:p"));
+	bl_store__free(st);
+}
+
+/* A flood of new binaries against a store full of ready baselines: none
+ * of those goes (a new one is refused and counted instead, its file never
+ * written); a learning one goes before any ready one, the least observed
+ * first among those last seen together. */
+static void test_store_full_evicts_learning_never_ready_for_new(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 4, 0, 0);
+	struct baseline *ready = obtain_at(st, "build-id:ready", "/usr/sbin/sshd", NOW0);
+	struct baseline *few;
+
+	learn(ready, 3, 1000000, NOW0); /* min_samples 3: ready, and the least recently seen */
+	obtain_at(st, "build-id:b", "/bin/b", NOW0 + 5 * SEC);
+	few = obtain_at(st, "build-id:c", "/bin/c", NOW0 + 5 * SEC);
+	learn(obtain_at(st, "build-id:d", "/bin/d", NOW0 + 5 * SEC), 2, 1000000, NOW0 + 5 * SEC);
+	learn(few, 1, 1000000, NOW0 + 5 * SEC);
+	assert_int_equal(bl_store__save(st), 0);
+	/* b, c, d last seen together: b (no sample) goes, then c (one), then d (two) */
+	obtain_at(st, "build-id:e", "/bin/e", NOW0 + 10 * SEC);
+	assert_null(bl_store__get(st, "build-id:b@build-id:p"));
+	assert_false(file_exists(c, "build-id:b@build-id:p"));
+	obtain_at(st, "build-id:f", "/bin/f", NOW0 + 11 * SEC);
+	assert_null(bl_store__get(st, "build-id:c@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:d@build-id:p"));
+	assert_int_equal(bl_store__evicted(st), 2);
+	/* all ready now: a new one finds nothing it may displace */
+	for (const char *const *k = (const char *const[]){ "build-id:d@build-id:p", "build-id:e@build-id:p",
+							    "build-id:f@build-id:p", NULL };
+	     *k; k++)
+		learn(bl_store__get(st, *k), 3, 1000000, NOW0 + 12 * SEC);
+	for (int i = 0; i < 50; i++) {
+		char id[32];
+
+		snprintf(id, sizeof(id), "build-id:flood%d", i);
+		assert_null(bl_store__obtain(st, id, "build-id:p", "/tmp/x", "/usr/sbin/p", 65534, NOW0 + 20 * SEC));
+	}
+	assert_int_equal(bl_store__refused(st), 50);
+	assert_int_equal(bl_store__evicted(st), 2);
+	assert_int_equal(bl_store__count(st), 4);
+	assert_ptr_equal(bl_store__get(st, "build-id:ready@build-id:p"), ready);
+	assert_true(file_exists(c, "build-id:ready@build-id:p"));
+	bl_store__free(st);
+}
+
+/* A ready baseline that aged out (not seen for max_age) may go for a new
+ * one; a ready bundle baseline may displace a current ready one. */
+static void test_store_ready_goes_only_aged_or_for_ready(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 2, 1 * DAY, 0);
+	struct baseline *imp;
+
+	learn(obtain_at(st, "build-id:old", "/bin/old", NOW0), 3, 1000000, NOW0);
+	learn(obtain_at(st, "build-id:cur", "/bin/cur", NOW0 + 2 * DAY), 3, 1000000, NOW0 + 2 * DAY);
+	obtain_at(st, "build-id:new", "/bin/new", NOW0 + 2 * DAY);
+	assert_null(bl_store__get(st, "build-id:old@build-id:p"));
+	assert_non_null(bl_store__get(st, "build-id:cur@build-id:p"));
+	learn(bl_store__get(st, "build-id:new@build-id:p"), 3, 1000000, NOW0 + 2 * DAY);
+	/* a learning one from a bundle is refused; a ready one displaces the least recently seen */
+	imp = baseline__new("build-id:imp", "build-id:p", "/bin/imp", "/usr/sbin/p", NOW0 + 2 * DAY);
+	assert_int_equal(bl_store__absorb(st, imp), -ENOSPC);
+	imp = baseline__new("build-id:imp", "build-id:p", "/bin/imp", "/usr/sbin/p", NOW0 + 3 * DAY);
+	learn(imp, 3, 1000000, NOW0 + 3 * DAY);
+	assert_int_equal(bl_store__absorb(st, imp), 0);
+	assert_int_equal(bl_store__count(st), 2);
+	assert_non_null(bl_store__get(st, "build-id:imp@build-id:p"));
+	bl_store__free(st);
+}
+
+/* One non-root user holds at most its share (1/8 of the bound) of learning
+ * baselines: beyond it its new ones are refused and counted by uid; root's
+ * are not; a baseline of its that became ready frees a place; the uid is
+ * kept in the file, and a file without one reads as unknown. */
+static void test_store_uid_share_bounds_one_user(void **state)
+{
+	struct ctx *c = *state;
+	struct bl_store *st = open_bounded(c, 16, 0, 0);
+	struct bl_uid_refusals top[4];
+	struct baseline *first = NULL;
+	char id[32];
+
+	assert_int_equal(bl_store__uid_share(st), 2);
+	for (int i = 0; i < 10; i++) {
+		struct baseline *b;
+
+		snprintf(id, sizeof(id), "build-id:u%d", i);
+		b = bl_store__obtain(st, id, "build-id:p", "/tmp/u", "/usr/sbin/p", 65534, NOW0 + (uint64_t)i * SEC);
+		if (i < 2)
+			assert_non_null(b);
+		else
+			assert_null(b);
+		if (!first)
+			first = b;
+	}
+	assert_int_equal(first->uid, 65534);
+	/* another user has a share of its own */
+	assert_non_null(bl_store__obtain(st, "build-id:w", "build-id:p", "/tmp/w", "/usr/sbin/p", 33, NOW0));
+	assert_int_equal(bl_store__uid_refused(st), 8);
+	assert_int_equal(bl_store__refused(st), 0);
+	assert_int_equal(bl_store__uid_refusals(st, top, 4), 1);
+	assert_int_equal(top[0].uid, 65534);
+	assert_int_equal(top[0].refused, 8);
+	for (int i = 0; i < 6; i++) {
+		snprintf(id, sizeof(id), "build-id:r%d", i);
+		assert_non_null(bl_store__obtain(st, id, "build-id:p", "/usr/bin/r", "/usr/sbin/p", 0, NOW0));
+	}
+	learn(first, 3, 1000000, NOW0 + 20 * SEC);
+	assert_non_null(bl_store__obtain(st, "build-id:u10", "build-id:p", "/tmp/u", "/usr/sbin/p", 65534, NOW0 + 21 * SEC));
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+	st = open_store(c);
+	assert_int_equal(bl_store__get(st, "build-id:u0@build-id:p")->uid, 65534);
+	assert_int_equal(bl_store__get(st, "build-id:r0@build-id:p")->uid, 0);
 	bl_store__free(st);
 }
 
@@ -1572,6 +1688,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomic_write_file_fails_in_missing_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_full_evicts_the_least_recently_seen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_full_never_evicts_one_in_use, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_full_evicts_learning_never_ready_for_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_ready_goes_only_aged_or_for_ready, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_uid_share_bounds_one_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_eviction_ties_go_by_creation_then_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_reload_after_eviction_is_consistent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_sweep_removes_baselines_past_the_age_limit, setup, teardown),
