@@ -344,7 +344,8 @@ static int open_probes(struct sensor *s)
 	sensor__set_outputs(s);
 	/* every program loaded and attached, every perf event open: the
 	 * steady state's privileges from here on. Before any thread is
-	 * started (capabilities are per thread): the hash worker now. */
+	 * started (capabilities and the seccomp filter are per thread): the
+	 * hash worker, the syslog sender and the baseline saver now. */
 	r = privilege__drop(s->opts->keep_privileges);
 	if (r < 0)
 		return r;
@@ -355,6 +356,9 @@ static int open_probes(struct sensor *s)
 	r = s->syslog ? syslog_output__start(s->syslog) : 0;
 	if (r < 0)
 		return log_error_errno(r, "Cannot start the syslog sender thread: %m");
+	r = s->learn ? learner__start(s->learn) : 0;
+	if (r < 0)
+		return log_error_errno(r, "Cannot start the baseline save thread: %m");
 	d = (struct images_deps){
 		.procs = s->procs,
 		.ident = s->ident,

@@ -168,7 +168,7 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 	}
 	r = saver__new(&l->saver);
 	if (r < 0) {
-		r = log_error_errno(r, "Cannot start the baseline save thread: %m");
+		r = log_error_errno(r, "Cannot set up the baseline saver: %m");
 		bl_store__free(l->store);
 		close(l->lock_fd);
 		free(l->dir);
@@ -572,6 +572,11 @@ int learner__flush_more(struct learner *l, size_t budget)
 	if (l->flush_cursor >= n)
 		l->flushing = false;
 	return 0;
+}
+
+int learner__start(struct learner *l)
+{
+	return saver__start(l->saver);
 }
 
 int learner__epoll_fd(const struct learner *l)

@@ -86,6 +86,10 @@ int learner__flush(struct learner *l);
  * full (the rest wait for the next call), or -ENOMEM. */
 int learner__flush_more(struct learner *l, size_t budget);
 
+/* Start the save thread: after the privilege drop (saver__start()). Saves
+ * queued before wait for it. 0 or -errno. */
+int learner__start(struct learner *l);
+
 /* The save thread's fd (readable when saves finished), and their results. */
 int learner__epoll_fd(const struct learner *l);
 void learner__saved(struct learner *l);

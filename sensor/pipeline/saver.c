@@ -108,9 +108,10 @@ static size_t take(struct saver *sv, struct job **b)
 	return n;
 }
 
-static void *save_worker(void *arg)
+/* Run jobs in order until stopped (the worker), or until none waits
+ * (until_empty: the caller's own thread, before the worker is started). */
+static void work(struct saver *sv, bool until_empty)
 {
-	struct saver *sv = arg;
 	const uint64_t one = 1;
 	struct job *b[SAVER_BATCH];
 
@@ -119,7 +120,7 @@ static void *save_worker(void *arg)
 		size_t n;
 		ssize_t w;
 
-		while (!sv->stop && !sv->todo.head)
+		while (!sv->stop && !until_empty && !sv->todo.head)
 			pthread_cond_wait(&sv->wake, &sv->lock);
 		n = take(sv, b);
 		if (!n)
@@ -145,13 +146,17 @@ static void *save_worker(void *arg)
 		}
 	}
 	pthread_mutex_unlock(&sv->lock);
+}
+
+static void *save_worker(void *arg)
+{
+	work(arg, false);
 	return NULL;
 }
 
 int saver__new(struct saver **ret)
 {
 	struct saver *sv = calloc(1, sizeof(*sv));
-	sigset_t all, old;
 	int r;
 
 	if (!sv)
@@ -165,6 +170,17 @@ int saver__new(struct saver **ret)
 		saver__free(sv, NULL, NULL);
 		return r;
 	}
+	*ret = sv;
+	return 0;
+}
+
+int saver__start(struct saver *sv)
+{
+	sigset_t all, old;
+	int r;
+
+	if (sv->have_worker)
+		return 0;
 	/* signals are the loop's (signalfd); but seccomp's trap (privilege.c),
 	 * which blocked would kill the process instead of running its handler */
 	sigfillset(&all);
@@ -172,12 +188,9 @@ int saver__new(struct saver **ret)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r = -pthread_create(&sv->worker, NULL, save_worker, sv);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r < 0) {
-		saver__free(sv, NULL, NULL);
+	if (r < 0)
 		return r;
-	}
 	sv->have_worker = true;
-	*ret = sv;
 	return 0;
 }
 
@@ -194,6 +207,8 @@ void saver__free(struct saver *sv, void (*fn)(void *ctx, const char *key, const 
 		pthread_cond_signal(&sv->wake);
 		pthread_mutex_unlock(&sv->lock);
 		pthread_join(sv->worker, NULL);
+	} else {
+		work(sv, true); /* never started: what was queued is done here */
 	}
 	if (fn)
 		saver__completed(sv, fn, ctx);
@@ -284,6 +299,10 @@ void saver__completed(struct saver *sv, void (*fn)(void *ctx, const char *key, c
 
 void saver__wait(struct saver *sv)
 {
+	if (!sv->have_worker) {
+		work(sv, true);
+		return;
+	}
 	pthread_mutex_lock(&sv->lock);
 	while (sv->todo.head && sv->have_worker)
 		pthread_cond_wait(&sv->taken, &sv->lock);

@@ -25,9 +25,16 @@
 
 struct saver;
 
-/* Start the worker (every signal blocked in it, as the loop's are its
- * signalfd's). 0 and *ret, or -errno. */
+/* A saver whose jobs wait for saver__start() (or are run by the caller's
+ * thread in saver__wait() and saver__free() if it never starts). 0 and
+ * *ret, or -errno. */
 int saver__new(struct saver **ret);
+
+/* Start the worker (every signal blocked in it, as the loop's are its
+ * signalfd's, but SIGSYS). After the privilege drop: capabilities and the
+ * seccomp filter are per thread, and a thread made before would keep every
+ * capability and run unfiltered. 0, or -errno from pthread_create(3). */
+int saver__start(struct saver *sv);
 
 /* Finish every queued job, stop the worker and free. Results not yet taken
  * are handed to fn (may be NULL) as saver__completed() would. NULL-safe. */
