@@ -439,6 +439,19 @@ void images__end_counts(const struct pl_ev_end *ev, struct pl_sample *s)
 	set_exit(s, ev->reason, ev->exit_code);
 }
 
+
+/* How many of fails (a process's failed opens since its last look) count on
+ * its top failed path for its binary's second: no more than that path's own
+ * count. All of them on the top path made nine compilers (each failing
+ * hundreds of include paths once, locale-archive first) a "storm" on
+ * locale-archive; and the whole life's count of a retried path, added at
+ * exit beside one second's failures, a share above 1. */
+static uint64_t on_top_path(uint64_t fails, const struct pl_fail *top)
+{
+	if (!top)
+		return 0;
+	return fails < top->count ? fails : top->count;
+}
 static void on_end(struct images *im, const struct pl_ev_end *ev)
 {
 	uint32_t tgid = ev->hdr.tgid;
@@ -485,9 +498,9 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	if (match) {
 		/* this process's failures since its last window count for its binary's second */
 		const struct pl_fail *top = pl_sample__top_fail(s);
+		uint64_t nfail = st->open_fail - (prev ? prev->open_fail : 0);
 
-		binagg__add(im->d.bin, match->binary_id, st->open_fail - (prev ? prev->open_fail : 0),
-			    top ? top->path : NULL, top ? top->count : 0);
+		binagg__add(im->d.bin, match->binary_id, nfail, top ? top->path : NULL, on_top_path(nfail, top));
 		/* every path it failed, once for this process */
 		binagg__add_fails(im->d.bin, match->binary_id, s->fails, s->nfails, mono_ns());
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
@@ -712,9 +725,9 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	if (active) {
 		const struct pl_fail *top = pl_sample__top_fail(s);
 
-		/* a running process's failures this second are put on its top path */
+		/* a running process's failures this second, on its top path */
 		binagg__add(im->d.bin, pi->binary_id, s->win.open_fail, top ? top->path : NULL,
-			    top ? s->win.open_fail : 0);
+			    on_top_path(s->win.open_fail, top));
 	}
 	binagg__get(im->d.bin, pi->binary_id, &s->bin);
 	if (im->d.live && (!pi->have_last || active))

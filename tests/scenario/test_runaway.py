@@ -62,7 +62,7 @@ def no_other_alerts(sensor, pids, allowed):
     for r in sensor.records():
         if r.get("type") != "alert" or r.get("pid") not in pids:
             continue
-        if r.get("priority") in ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING") and r.get("rule") not in allowed:
+        if (r.get("priority") or "").upper() in ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING") and r.get("rule") not in allowed:
             fail(f"unexpected alert {r.get('rule')!r} for pid {r.get('pid')} ({r.get('exe')}): {r.get('output')}")
 
 
