@@ -16,6 +16,7 @@
 #include "plumbline.h"
 
 struct baseline;
+struct pl_cpuwin;
 
 #define PROC_MAX_FAIL_KEYS 256 /* failed-path keys remembered per image */
 
@@ -59,7 +60,9 @@ struct proc_info {
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	bool parent_bl_ready;    /* ... and that baseline was ready */
 	uint32_t ppid;
-	double busy_s;           /* seconds in a row >= 90 % on-CPU (windows) */
+	struct pl_cpuwin *cw;    /* its busy streak and last windows (cpuwin.h), from its first whole window; NULL before */
+	bool exe_trusted_known;  /* exe_trusted was checked (exetrust.h) */
+	bool exe_trusted;
 	struct fail_ref *fails;
 	uint32_t nfails;
 	uint32_t fails_cap;
@@ -121,6 +124,16 @@ struct fail_ref *proc_info__find_fail(struct proc_info *pi, const struct pl_fail
 /* Make f (an entry of pi) the entry of the new key k, in the kernel's table,
  * with no failures counted yet. 0 or -ENOMEM (f is then left as it was). */
 int proc_info__replace_fail(struct proc_info *pi, struct fail_ref *f, const struct pl_fail_key *k, bool truncated);
+
+/*
+ * The process that the CPU of pi, a short-lived clone, is charged to: the
+ * outermost of its ancestors that run its binary (same binary_id and
+ * script), walking up through those and through shells only, at most 16
+ * levels. NULL when its parent is neither (pi is then no clone), when pi
+ * is a shell itself (a shell's subshells are its own business), or when its
+ * identity is not known yet.
+ */
+struct proc_info *proctable__clone_root(struct proctable *t, const struct proc_info *pi);
 
 /* Call fn for every entry; fn may not add or remove entries. */
 void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx);
