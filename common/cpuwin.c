@@ -36,6 +36,7 @@ void pl_cpuwin__add(struct pl_cpuwin *w, uint64_t cpu_ns, uint64_t runq_ns, uint
 	streak(w, pl_cpuwin__busy(cpu_ns, runq_ns, len_ns), len_ns);
 	w->len_us[w->head] = to_us(len_ns);
 	w->busy_us[w->head] = to_us(cpu_ns + runq_ns);
+	w->cpu_us[w->head] = to_us(cpu_ns);
 	w->clone_us[w->head] = to_us(w->pend_clone_ns);
 	w->clones[w->head] = w->pend_clones > UINT16_MAX ? UINT16_MAX : (uint16_t)w->pend_clones;
 	w->pend_clone_ns = 0;
@@ -51,25 +52,20 @@ void pl_cpuwin__charge_clone(struct pl_cpuwin *w, uint64_t wanted_ns)
 	w->pend_clones++;
 }
 
-void pl_cpuwin__recent(const struct pl_cpuwin *w, double *ret_span_s, uint64_t *ret_busy_ns,
-		       uint64_t *ret_clone_ns, uint32_t *ret_clones)
+void pl_cpuwin__recent(const struct pl_cpuwin *w, struct pl_cpuwin_recent *ret)
 {
-	uint64_t len = 0, busy = 0, clone = 0;
+	uint64_t len = 0, busy = 0, cpu = 0, clone = 0;
 	uint32_t clones = 0;
 
 	/* the slots in use are the last n written; order does not matter for sums */
 	for (uint8_t i = 0; i < w->n; i++) {
 		len += w->len_us[i];
 		busy += w->busy_us[i];
+		cpu += w->cpu_us[i];
 		clone += w->clone_us[i];
 		clones += w->clones[i];
 	}
-	if (ret_span_s)
-		*ret_span_s = len / 1e6;
-	if (ret_busy_ns)
-		*ret_busy_ns = busy * 1000;
-	if (ret_clone_ns)
-		*ret_clone_ns = clone * 1000;
-	if (ret_clones)
-		*ret_clones = clones;
+	*ret = (struct pl_cpuwin_recent){
+		.span_s = len / 1e6, .busy_ns = busy * 1000, .cpu_ns = cpu * 1000, .clone_ns = clone * 1000, .clones = clones
+	};
 }

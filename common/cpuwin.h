@@ -29,6 +29,7 @@
 struct pl_cpuwin {
 	uint32_t len_us[PL_CPUWIN_SLOTS];   /* each window's length */
 	uint32_t busy_us[PL_CPUWIN_SLOTS];  /* the time it ran or was runnable in it */
+	uint32_t cpu_us[PL_CPUWIN_SLOTS];   /* ... of which it ran */
 	uint32_t clone_us[PL_CPUWIN_SLOTS]; /* its clones' CPU (and run queue), charged when they ended */
 	uint16_t clones[PL_CPUWIN_SLOTS];   /* clones that ended in it */
 	uint8_t head, n;                    /* next slot; slots in use */
@@ -53,9 +54,15 @@ void pl_cpuwin__add(struct pl_cpuwin *w, uint64_t cpu_ns, uint64_t runq_ns, uint
  * it counts in the next window added. */
 void pl_cpuwin__charge_clone(struct pl_cpuwin *w, uint64_t wanted_ns);
 
-/* The span of the windows kept (s), and the busy time (on-CPU and run
- * queue), clone CPU and clones in them. Any ret_ may be NULL. */
-void pl_cpuwin__recent(const struct pl_cpuwin *w, double *ret_span_s, uint64_t *ret_busy_ns,
-		       uint64_t *ret_clone_ns, uint32_t *ret_clones);
+/* What the windows kept hold (any ret_ pointer may be NULL). */
+struct pl_cpuwin_recent {
+	double span_s;
+	uint64_t busy_ns;  /* on-CPU and run queue */
+	uint64_t cpu_ns;   /* on-CPU */
+	uint64_t clone_ns; /* the clones' (on-CPU and run queue) */
+	uint32_t clones;
+};
+
+void pl_cpuwin__recent(const struct pl_cpuwin *w, struct pl_cpuwin_recent *ret);
 
 #endif

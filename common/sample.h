@@ -285,7 +285,8 @@ struct pl_sample {
 	/* the last whole windows, up to PL_CPUWIN_SLOTS (cpuwin.h): their span,
 	 * the image's CPU in them, and its clones' */
 	double recent_s;
-	uint64_t recent_busy_ns;
+	uint64_t recent_busy_ns;  /* on-CPU and run queue */
+	uint64_t recent_cpu_ns;   /* on-CPU */
 	uint64_t clone_ns;
 	uint32_t clones;
 

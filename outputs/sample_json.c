@@ -430,6 +430,7 @@ static struct json_object *recent(const struct pl_sample *s)
 	o = json_object_new_object();
 	add(o, "span_s", json_object_new_double(s->recent_s));
 	add_u64(o, "busy_ns", s->recent_busy_ns);
+	add_u64(o, "cpu_ns", s->recent_cpu_ns);
 	add_u64(o, "clones", s->clones);
 	add_u64(o, "clone_cpu_ns", s->clone_ns);
 	return o;

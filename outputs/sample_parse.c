@@ -461,6 +461,7 @@ static void parse_recent(struct json_object *o, struct pl_sample *s)
 		return;
 	s->recent_s = v;
 	s->recent_busy_ns = u64(o, "busy_ns");
+	s->recent_cpu_ns = u64(o, "cpu_ns");
 	s->clones = u32(o, "clones");
 	s->clone_ns = u64(o, "clone_cpu_ns");
 }

@@ -249,6 +249,8 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->recent_s > 0 && val(s->recent_s, ret);
 	case RL_F_WIN_RECENT_BUSY_PCT:
 		return s->recent_s > 0 && val(s->recent_busy_ns / 1e7 / s->recent_s, ret);
+	case RL_F_WIN_RECENT_CPU_PCT:
+		return s->recent_s > 0 && val(s->recent_cpu_ns / 1e7 / s->recent_s, ret);
 	case RL_F_WIN_CLONES:
 		return s->recent_s > 0 && val(s->clones, ret);
 	case RL_F_WIN_CLONE_CPU_PCT:

@@ -84,6 +84,7 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(WIN_BUSY_S, "win.busy_s", NUM, RL_W, "s", "busy seconds of the current streak: windows in which the process was on-CPU or runnable >= 90% (and on-CPU >= 20%); one window below that holds the streak (adds nothing) once 3 busy windows came since the last one it held through; a second one ends it") \
 	X(WIN_RECENT_S, "win.recent_s", NUM, RL_W, "s", "span of the image's last whole windows, up to 20 s (its first window excluded)") \
 	X(WIN_RECENT_BUSY_PCT, "win.recent_busy_pct", NUM, RL_W, "%", "on-CPU and run-queue time (wanting a CPU) in those windows over their span (100 = one core)") \
+	X(WIN_RECENT_CPU_PCT, "win.recent_cpu_pct", NUM, RL_W, "%", "on-CPU time alone in those windows over their span (100 = one core)") \
 	X(WIN_CLONES, "win.clones", NUM, RL_W, "", "clones of this process (descendants of its binary, shells between skipped, that lived < 5 s and wanted a CPU >= half their life) that ended in those windows") \
 	X(WIN_CLONE_CPU_PCT, "win.clone_cpu_pct", NUM, RL_W, "%", "on-CPU and run-queue time of those clones over the span (100 = one core)") \
 	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window, per second of the window; a window shorter than 1 s counts as 1 s")             \

@@ -726,7 +726,14 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 		pl_cpuwin__add(pi->cw, s->win.cpu_ns, s->win.runq_ns, len);
 	if (pi->cw) {
 		s->busy_s = pi->cw->busy_s;
-		pl_cpuwin__recent(pi->cw, &s->recent_s, &s->recent_busy_ns, &s->clone_ns, &s->clones);
+		struct pl_cpuwin_recent r;
+
+		pl_cpuwin__recent(pi->cw, &r);
+		s->recent_s = r.span_s;
+		s->recent_busy_ns = r.busy_ns;
+		s->recent_cpu_ns = r.cpu_ns;
+		s->clone_ns = r.clone_ns;
+		s->clones = r.clones;
 	}
 	active = s->win.syscalls || s->win.cpu_ns;
 	/* waiting */

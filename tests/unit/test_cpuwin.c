@@ -80,38 +80,37 @@ static void test_cpuwin_runq_counts_as_busy(void **state)
 static void test_cpuwin_recent_share_is_the_last_20_windows(void **state)
 {
 	struct pl_cpuwin w = { 0 };
-	uint64_t busy;
-	double span;
+	struct pl_cpuwin_recent r;
 
 	(void)state;
 	add(&w, 0, 30);
 	add(&w, 850, 20); /* throttled to 85 %: never busy, 85 % over 20 s */
-	pl_cpuwin__recent(&w, &span, &busy, NULL, NULL);
-	assert_true(span == 20);
-	assert_int_equal(busy, 17 * SEC);
+	pl_cpuwin__recent(&w, &r);
+	assert_true(r.span_s == 20);
+	assert_int_equal(r.busy_ns, 17 * SEC);
+	assert_int_equal(r.cpu_ns, 17 * SEC);
 	assert_true(w.busy_s == 0);
 }
 
 static void test_cpuwin_clones_charged_to_the_next_window(void **state)
 {
 	struct pl_cpuwin w = { 0 };
-	uint64_t clone;
-	uint32_t n;
+	struct pl_cpuwin_recent r;
 
 	(void)state;
 	pl_cpuwin__charge_clone(&w, 200 * MS);
 	pl_cpuwin__charge_clone(&w, 190 * MS);
-	pl_cpuwin__recent(&w, NULL, NULL, &clone, &n);
-	assert_int_equal(n, 0);
+	pl_cpuwin__recent(&w, &r);
+	assert_int_equal(r.clones, 0);
 	add(&w, 1, 1);
-	pl_cpuwin__recent(&w, NULL, NULL, &clone, &n);
-	assert_int_equal(n, 2);
-	assert_int_equal(clone, 390 * MS);
+	pl_cpuwin__recent(&w, &r);
+	assert_int_equal(r.clones, 2);
+	assert_int_equal(r.clone_ns, 390 * MS);
 	/* 20 windows later they are out of the span */
 	add(&w, 1, PL_CPUWIN_SLOTS);
-	pl_cpuwin__recent(&w, NULL, NULL, &clone, &n);
-	assert_int_equal(n, 0);
-	assert_int_equal(clone, 0);
+	pl_cpuwin__recent(&w, &r);
+	assert_int_equal(r.clones, 0);
+	assert_int_equal(r.clone_ns, 0);
 }
 
 int main(void)

@@ -268,6 +268,7 @@ static int setup(void **state_)
 	s->busy_s = 12.5;
 	s->recent_s = 20;
 	s->recent_busy_ns = 17000000000ull;
+	s->recent_cpu_ns = 15000000000ull;
 	s->clones = 3;
 	s->clone_ns = 600000000ull;
 	s->bin = f->exit.bin;
