@@ -453,32 +453,6 @@ void images__end_counts(const struct pl_ev_end *ev, struct pl_sample *s)
 	set_exit(s, ev->reason, ev->exit_code);
 }
 
-/* pi's last windows, made at its first use; NULL when out of memory */
-static struct pl_cpuwin *cpuwin_of(struct proc_info *pi)
-{
-	if (!pi->cw)
-		pi->cw = calloc(1, sizeof(*pi->cw));
-	return pi->cw;
-}
-
-/* A clone of a process (proctable__clone_root()) that lived < 5 s and
- * wanted a CPU (ran or was runnable) at least half of it: its CPU counts
- * for the root, so work spread over many short children of one binary adds
- * up where no one child is ever busy for long. */
-#define CLONE_WALL_MAX_NS 5000000000ull
-
-static void charge_clone(struct images *im, const struct proc_info *pi, const struct pl_sample *s)
-{
-	uint64_t wall = pl_sample__wall_ns(s), wanted = s->life.cpu_ns + s->life.runq_ns;
-	struct proc_info *root;
-
-	if (!wall || wall >= CLONE_WALL_MAX_NS || wanted * 2 < wall)
-		return;
-	root = proctable__clone_root(im->d.procs, pi);
-	if (root && cpuwin_of(root))
-		pl_cpuwin__charge_clone(root->cw, wanted);
-}
-
 static void on_end(struct images *im, const struct pl_ev_end *ev)
 {
 	uint32_t tgid = ev->hdr.tgid;
@@ -533,7 +507,7 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
 	}
 	if (match && ev->reason == PL_END_EXIT)
-		charge_clone(im, match, s);
+		proctable__charge_clone(im->d.procs, match, pl_sample__wall_ns(s), s->life.cpu_ns + s->life.runq_ns);
 	pipeline__run(im->d.pipe, s, match, step ? PIPE_RECORD : PIPE_SCORE | PIPE_LEARN | PIPE_JUDGE | PIPE_RECORD,
 		      mono_ns() + (uint64_t)m2r);
 	if (ev->reason == PL_END_EXIT)
@@ -722,7 +696,7 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	s->win_start_ns = start + (uint64_t)m2r;
 	s->win_end_ns = s->time_ns = now + (uint64_t)m2r;
 	/* the runaway streak and the last windows (a first window starts neither) */
-	if (pi->have_last && len && cpuwin_of(pi))
+	if (pi->have_last && len && proc_info__cpuwin(pi))
 		pl_cpuwin__add(pi->cw, s->win.cpu_ns, s->win.runq_ns, len);
 	if (pi->cw) {
 		s->busy_s = pi->cw->busy_s;

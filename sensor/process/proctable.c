@@ -4,6 +4,7 @@
  */
 #include "process/proctable.h"
 #include "baseline.h"
+#include "cpuwin.h"
 #include "identity/scriptkey.h"
 
 #include <errno.h>
@@ -303,4 +304,24 @@ struct proc_info *proctable__clone_root(struct proctable *t, const struct proc_i
 		ppid = a->ppid;
 	}
 	return root;
+}
+
+#define CLONE_WALL_MAX_NS 5000000000ull
+
+void proctable__charge_clone(struct proctable *t, const struct proc_info *pi, uint64_t wall_ns, uint64_t wanted_ns)
+{
+	struct proc_info *root;
+
+	if (!wall_ns || wall_ns >= CLONE_WALL_MAX_NS || wanted_ns * 2 < wall_ns)
+		return;
+	root = proctable__clone_root(t, pi);
+	if (root && proc_info__cpuwin(root))
+		pl_cpuwin__charge_clone(root->cw, wanted_ns);
+}
+
+struct pl_cpuwin *proc_info__cpuwin(struct proc_info *pi)
+{
+	if (!pi->cw)
+		pi->cw = calloc(1, sizeof(*pi->cw));
+	return pi->cw;
 }

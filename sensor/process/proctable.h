@@ -135,6 +135,18 @@ int proc_info__replace_fail(struct proc_info *pi, struct fail_ref *f, const stru
  */
 struct proc_info *proctable__clone_root(struct proctable *t, const struct proc_info *pi);
 
+/*
+ * Charge the CPU of pi, an image that just exited after wall_ns, having
+ * wanted a CPU (run or been runnable) wanted_ns, to its clone root, when it
+ * is a clone: it lived < 5 s and wanted a CPU at least half of it. So work
+ * spread over many short children of one binary adds up where no one child
+ * is ever busy for long.
+ */
+void proctable__charge_clone(struct proctable *t, const struct proc_info *pi, uint64_t wall_ns, uint64_t wanted_ns);
+
+/* pi's last windows, made at their first use; NULL when out of memory. */
+struct pl_cpuwin *proc_info__cpuwin(struct proc_info *pi);
+
 /* Call fn for every entry; fn may not add or remove entries. */
 void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx);
 

@@ -7,12 +7,12 @@ rules and thresholds), each on a real program:
 
   fork      a python miner that forks a child per 200 ms of work: no process
             is busy for long; "CPU runaway in short-lived clones" for the
-            parent within 20 s;
+            parent within 30 s;
   throttle  a python miner busy 85 ms, asleep 15 ms: never >= 90 %; "CPU
-            runaway" (recent busy share >= 75 % over 10 s) within 20 s;
+            runaway" (recent busy share >= 75 % over 10 s) within 30 s;
   renamed   the real xz copied into a temp dir, owned by nobody and run by
             nobody: the batch-tool exception is for the root-installed file
-            only; "CPU runaway" within 20 s;
+            only; "CPU runaway" within 30 s;
   dip       a python spinner that spins 6 s, sleeps 0.6 s, spins 7 s and
             exits (one of the tester's 13-15 s spinners, whose streak of 1-s
             windows never reached 8 s in a row): "CPU runaway" before it ends,
@@ -38,7 +38,7 @@ import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, log, skip, Sensor  # noqa: E402
 
 RUNAWAY, CLONES = "CPU runaway", "CPU runaway in short-lived clones"
-DEADLINE = 20
+DEADLINE = 30  # the rules need 10 s of whole windows: ~12 s on an idle machine, more when loaded
 XZ = "/usr/bin/xz"
 
 FORK = r"""
@@ -137,7 +137,7 @@ def main():
         real = subprocess.Popen([XZ, "-T1", "-9e", "-c", big], **quiet)
         procs = [p for p, _ in cases.values()] + [real]
         times = {}
-        while len(times) < len(cases) and time.monotonic() < start + 2 * DEADLINE:
+        while len(times) < len(cases) and time.monotonic() < start + DEADLINE + 5:
             for name, (p, rule) in cases.items():
                 if name not in times and alerted(s, p.pid, rule):
                     times[name] = time.monotonic() - start
@@ -151,7 +151,7 @@ def main():
         time.sleep(1.5)
         for name, (p, rule) in cases.items():
             if name not in times:
-                fail(f"{name}: no {rule!r} for pid {p.pid} within {2 * DEADLINE} s; alerts: "
+                fail(f"{name}: no {rule!r} for pid {p.pid} within {DEADLINE + 5} s; alerts: "
                      f"{[(r.get('rule'), r.get('pid'), r.get('exe')) for r in s.records() if r.get('type') == 'alert']}")
             log(f"{name}: {rule!r} for pid {p.pid} after {times[name]:.1f} s: {alerted(s, p.pid, rule).get('output')}")
             results.append((f"{name} miner", times[name], DEADLINE))
