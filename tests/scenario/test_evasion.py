@@ -21,7 +21,11 @@ rules and thresholds), each on a real program:
   real xz   /usr/bin/xz compressing a 16 MB file of random bytes for up to
             14 s: its exception holds, no alert for it.
 
-Nothing else at WARNING or above may fire for these processes.
+Nothing else at WARNING or above may fire for these processes. The five run
+at nice -10 (the dip spinner, whose life is fixed, at -12) and the sensor
+at -15 (it must keep up with them): the rules
+also want a runaway on-CPU >= 20 % of the time, which a plain process on a
+shared 2-core machine at load 15 does not get.
 argv: PLUMBLINE_BINARY. Needs root, BPF, python3 and xz; skips (77)
 otherwise unless PLUMBLINE_REQUIRE_BPF=1.
 """
@@ -124,6 +128,7 @@ def main():
         os.chown(own, nobody.pw_uid, nobody.pw_gid)
         os.chown(fake, nobody.pw_uid, nobody.pw_gid)
         s = Sensor(d, "evasion", SENSOR)
+        os.setpriority(os.PRIO_PROCESS, s.p.pid, -15)  # above the miners below
         py = "/usr/bin/python3"
         start = time.monotonic()
         quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -136,6 +141,13 @@ def main():
         }
         real = subprocess.Popen([XZ, "-T1", "-9e", "-c", big], **quiet)
         procs = [p for p, _ in cases.values()] + [real]
+        for p in procs:
+            # shielded from the machine's other work (the rules want a runaway
+            # on-CPU >= 20 %; on a shared machine at load 15 a plain process
+            # gets 10 %); their children inherit it
+            os.setpriority(os.PRIO_PROCESS, p.pid, -10)
+        # the dip is the one case with a fixed life (13.6 s): it goes first
+        os.setpriority(os.PRIO_PROCESS, cases["dip"][0].pid, -12)
         times = {}
         while len(times) < len(cases) and time.monotonic() < start + DEADLINE + 5:
             for name, (p, rule) in cases.items():
@@ -149,14 +161,18 @@ def main():
             time.sleep(0.2)
         stop_all(procs)
         time.sleep(1.5)
+        missed = []
         for name, (p, rule) in cases.items():
             if name not in times:
-                fail(f"{name}: no {rule!r} for pid {p.pid} within {DEADLINE + 5} s; alerts: "
-                     f"{[(r.get('rule'), r.get('pid'), r.get('exe')) for r in s.records() if r.get('type') == 'alert']}")
+                missed.append(f"{name}: no {rule!r} for pid {p.pid} within {DEADLINE + 5} s")
+                continue
             log(f"{name}: {rule!r} for pid {p.pid} after {times[name]:.1f} s: {alerted(s, p.pid, rule).get('output')}")
             results.append((f"{name} miner", times[name], DEADLINE))
             if times[name] > DEADLINE:
-                fail(f"{name}: alerted after {times[name]:.1f} s, over {DEADLINE} s")
+                missed.append(f"{name}: alerted after {times[name]:.1f} s, over {DEADLINE} s")
+        if missed:
+            fail("; ".join(missed) + "; alerts: " +
+                 f"{[(r.get('rule'), r.get('pid'), r.get('exe')) for r in s.records() if r.get('type') == 'alert']}")
         pids = {p.pid for p in procs}
         for r in s.records():
             if r.get("type") != "alert" or r.get("pid") not in pids:
