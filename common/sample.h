@@ -252,6 +252,8 @@ struct pl_sample {
 	 * "memfd" (fileless); NULL: not known (preexisting images) */
 	const char *exe_kind;
 	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
+	/* no unprivileged user could have placed the executable (identity__exe_trusted(), sensor/identity/identity.h) */
+	bool exe_trusted_known, exe_trusted;
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
 	/* what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),
@@ -279,7 +281,14 @@ struct pl_sample {
 	/* window */
 	struct pl_span win;
 	uint64_t win_start_ns, win_end_ns;
-	double busy_s;            /* seconds in a row on-CPU or runnable >= 90 % (on-CPU >= 20 %) */
+	double busy_s;            /* the busy streak, seconds (common/cpuwin.h) */
+	/* the last whole windows, up to PL_CPUWIN_SLOTS (cpuwin.h): their span,
+	 * the image's CPU in them, and its clones' */
+	double recent_s;
+	uint64_t recent_busy_ns;  /* on-CPU and run queue */
+	uint64_t recent_cpu_ns;   /* on-CPU */
+	uint64_t clone_ns;
+	uint32_t clones;
 
 	struct pl_bin bin;
 	struct pl_verdict bl;

@@ -154,6 +154,7 @@ static void add_identity(struct json_object *o, const struct pl_sample *s)
 	add(o, "image", json_object_new_string(pl_image__name(s->image)));
 	add_bool(o, "partial", s->partial);
 	add_str(o, "exe_kind", s->exe_kind);
+	add(o, "exe_trusted", s->exe_trusted_known ? json_object_new_boolean(s->exe_trusted) : NULL);
 	add_u64(o, "exe_mtime_ns", s->exe_mtime_ns);
 	add_u64(o, "start_ns", s->start_ns);
 	add_u64(o, "image_start_ns", s->image_start_ns);
@@ -419,6 +420,22 @@ static struct json_object *total(const struct pl_sample *s)
 	return o;
 }
 
+/* The last whole windows (common/cpuwin.h), null before the first. */
+static struct json_object *recent(const struct pl_sample *s)
+{
+	struct json_object *o;
+
+	if (!(s->recent_s > 0))
+		return NULL;
+	o = json_object_new_object();
+	add(o, "span_s", json_object_new_double(s->recent_s));
+	add_u64(o, "busy_ns", s->recent_busy_ns);
+	add_u64(o, "cpu_ns", s->recent_cpu_ns);
+	add_u64(o, "clones", s->clones);
+	add_u64(o, "clone_cpu_ns", s->clone_ns);
+	return o;
+}
+
 struct json_object *sample_json__record(const struct pl_sample *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -461,6 +478,7 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 	if (s->moment == PL_AT_WINDOW) {
 		add(o, "total", total(s));
 		add(o, "busy_s", json_object_new_double(s->busy_s));
+		add(o, "recent", recent(s));
 	}
 	add(o, "baseline", sample_json__baseline(s));
 	/* only on the windows of a process whose wait was read */

@@ -287,6 +287,8 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 								: PL_IMAGE_EXEC;
 	s->partial = boolean(o, "partial");
 	s->exe_mtime_ns = u64(o, "exe_mtime_ns");
+	s->exe_trusted_known = json_object_is_type(at(o, "exe_trusted"), json_type_boolean);
+	s->exe_trusted = s->exe_trusted_known && json_object_get_boolean(at(o, "exe_trusted"));
 	{
 		/* one of the static names, never the record's bytes */
 		struct json_object *kj = at(o, "exe_kind");
@@ -449,6 +451,21 @@ static void copy_name(char *dst, const char *src)
 	snprintf(dst, PL_WAIT_NAME, "%s", src ? src : "");
 }
 
+/* A window's last whole windows; anything not a finite span > 0 is none. */
+static void parse_recent(struct json_object *o, struct pl_sample *s)
+{
+	struct json_object *span = at(o, "span_s");
+	double v = is_num(span) ? json_object_get_double(span) : 0;
+
+	if (!(v > 0 && v < 1e9))
+		return;
+	s->recent_s = v;
+	s->recent_busy_ns = u64(o, "busy_ns");
+	s->recent_cpu_ns = u64(o, "cpu_ns");
+	s->clones = u32(o, "clones");
+	s->clone_ns = u64(o, "clone_cpu_ns");
+}
+
 static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
 {
 	struct json_object *arr = at(o, "waiting_threads");
@@ -512,6 +529,7 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		parse_span(tot, &ret->life, b->life_sc, b->life_errno);
 		parse_top_fail(b, tot, ret);
 		ret->busy_s = is_num(at(rec, "busy_s")) ? json_object_get_double(at(rec, "busy_s")) : 0;
+		parse_recent(at(rec, "recent"), ret);
 		parse_wait(b, at(rec, "wait"), ret);
 		break;
 	default:

@@ -127,7 +127,7 @@ struct pl_sensor_stats {
 		uint64_t state_reads, skipped, reports; /* /proc reads of idle processes */
 	} waiting;
 	struct {
-		uint64_t table_entries, table_max, orphans_swept, idle_moved, unknown_swept;
+		uint64_t table_entries, table_max, orphans_swept, idle_moved, unknown_swept, trimmed;
 	} fail_paths;
 	bool oncpu_on; /* on-CPU sampling (and its symbols) are on */
 	struct {

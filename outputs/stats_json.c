@@ -119,7 +119,7 @@ static const struct u64_key waiting_keys[] = {
 static const struct u64_key fail_paths_keys[] = {
 	S("table_entries", fail_paths.table_entries), S("table_max", fail_paths.table_max),
 	S("orphans_swept", fail_paths.orphans_swept), S("idle_moved", fail_paths.idle_moved),
-	S("unknown_swept", fail_paths.unknown_swept),
+	S("unknown_swept", fail_paths.unknown_swept), S("trimmed", fail_paths.trimmed),
 };
 
 #define Q(k, field) KEY(k, struct pl_syslog_stats, field)

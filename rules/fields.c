@@ -196,6 +196,8 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->uid, ret);
 	case RL_F_PROC_PARTIAL:
 		return val(s->partial, ret);
+	case RL_F_PROC_EXE_TRUSTED:
+		return s->exe_trusted_known && val(s->exe_trusted, ret);
 	case RL_F_PROC_EXE_AGE_S:
 		return s->exe_mtime_ns && s->image_start_ns && val(((double)s->image_start_ns - (double)s->exe_mtime_ns) / 1e9, ret);
 	case RL_F_PROC_CPU_MS:
@@ -243,6 +245,16 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return per_win_s(s, s->win.cpu_ns / 1e7, ret);
 	case RL_F_WIN_BUSY_S:
 		return val(s->busy_s, ret);
+	case RL_F_WIN_RECENT_S:
+		return s->recent_s > 0 && val(s->recent_s, ret);
+	case RL_F_WIN_RECENT_BUSY_PCT:
+		return s->recent_s > 0 && val(s->recent_busy_ns / 1e7 / s->recent_s, ret);
+	case RL_F_WIN_RECENT_CPU_PCT:
+		return s->recent_s > 0 && val(s->recent_cpu_ns / 1e7 / s->recent_s, ret);
+	case RL_F_WIN_CLONES:
+		return s->recent_s > 0 && val(s->clones, ret);
+	case RL_F_WIN_CLONE_CPU_PCT:
+		return s->recent_s > 0 && val(s->clone_ns / 1e7 / s->recent_s, ret);
 	case RL_F_WIN_SYSCALLS_PER_S:
 		return count_per_win_s(s, (double)s->win.syscalls, ret);
 	case RL_F_WIN_SYSCALL_PER_S:

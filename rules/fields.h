@@ -54,6 +54,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_PARTIAL, "proc.partial", BOOL, RL_EWX, "", "the sensor saw only part of this image")              \
 	X(PROC_EXE_KIND, "proc.exe_kind", STR, RL_EWX, "",                                                      \
 	  "what the executable was at exec: file, deleted (no links left) or memfd (fileless); absent for preexisting images") \
+	X(PROC_EXE_TRUSTED, "proc.exe_trusted", BOOL, RL_EWX, "",                                               \
+	  "the executable is the file the kernel ran, root-owned, not group/other-writable, in root-owned directories none group/other-writable: no unprivileged user could have placed it (absent when unknown)") \
 	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_EWX, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
@@ -79,7 +81,12 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(WIN_SECONDS, "win.seconds", NUM, RL_W, "s", "length of the window")                                  \
 	X(WIN_CPU_MS, "win.cpu_ms", NUM, RL_W, "ms", "on-CPU time in the window")                               \
 	X(WIN_CPU_PCT, "win.cpu_pct", NUM, RL_W, "%", "CPU in the window (100 = one core)")                    \
-	X(WIN_BUSY_S, "win.busy_s", NUM, RL_W, "s", "seconds in a row the process has been on-CPU or runnable >= 90% (and on-CPU >= 20%) of each second")     \
+	X(WIN_BUSY_S, "win.busy_s", NUM, RL_W, "s", "busy seconds of the current streak: windows in which the process was on-CPU or runnable >= 90% (and on-CPU >= 20%); one window below that holds the streak (adds nothing) once 3 busy windows came since the last one it held through; a second one ends it") \
+	X(WIN_RECENT_S, "win.recent_s", NUM, RL_W, "s", "span of the image's last whole windows, up to 20 s (its first window excluded)") \
+	X(WIN_RECENT_BUSY_PCT, "win.recent_busy_pct", NUM, RL_W, "%", "on-CPU and run-queue time (wanting a CPU) in those windows over their span (100 = one core)") \
+	X(WIN_RECENT_CPU_PCT, "win.recent_cpu_pct", NUM, RL_W, "%", "on-CPU time alone in those windows over their span (100 = one core)") \
+	X(WIN_CLONES, "win.clones", NUM, RL_W, "", "clones of this process (descendants of its binary, shells between skipped, that lived < 5 s and wanted a CPU >= half their life) that ended in those windows") \
+	X(WIN_CLONE_CPU_PCT, "win.clone_cpu_pct", NUM, RL_W, "%", "on-CPU and run-queue time of those clones over the span (100 = one core)") \
 	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window, per second of the window; a window shorter than 1 s counts as 1 s")             \
 	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall (per window second, at least 1 s)") \
 	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window, per second of the window; a window shorter than 1 s (a process's first) counts as 1 s, so one failure is at most 1/s") \

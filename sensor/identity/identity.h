@@ -151,6 +151,16 @@ int identity__read_build_id(int fd, char *buf, size_t size);
  */
 bool identity__file_is_roots(const char *path, const struct stat *st);
 
+/*
+ * Whether the executable at path (absolute, as the kernel resolved it) is
+ * the file the kernel ran as (kdev, ino) and identity__file_is_roots(): no
+ * unprivileged user could have placed or changed it. What the rules'
+ * allow-lists of tool names hold for (proc.exe_trusted): a name is anyone's
+ * to give. false when anything cannot be checked. A few stats, nothing
+ * cached (a chmod counts at the next exec). Implemented in identity_trust.c.
+ */
+bool identity__exe_trusted(const char *path, uint32_t kdev, uint64_t ino);
+
 /* The cgroup v2 path of cgroup id (relative to the cgroup2 mount, "/" for
  * the root), or NULL. The string is owned by the cache. */
 const char *identity__cgroup_path(struct identity *id, uint64_t cgid);

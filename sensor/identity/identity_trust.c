@@ -13,6 +13,10 @@
  * root's. The walk opens each directory O_PATH|O_NOFOLLOW from the one
  * before, so a symlink or a rename cannot lead it elsewhere, and ends with
  * the file itself: the name must still be the file the caller read.
+ *
+ * The same test says whether an allow-list of tool names (the CPU-heavy
+ * tools the runaway rule excepts) may hold for a process: xz copied under a
+ * user's directory is no longer root's, wherever it is run from.
  */
 #include "identity/identity.h"
 
@@ -76,4 +80,15 @@ bool identity__file_is_roots(const char *path, const struct stat *st)
 	if (fstatat(dfd, comp, &at, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
 	return at.st_dev == st->st_dev && at.st_ino == st->st_ino;
+}
+
+bool identity__exe_trusted(const char *path, uint32_t kdev, uint64_t ino)
+{
+	struct stat st;
+
+	if (!path || path[0] != '/' || lstat(path, &st) < 0)
+		return false;
+	if (st.st_dev != identity__dev_from_kernel(kdev) || st.st_ino != ino)
+		return false;
+	return identity__file_is_roots(path, &st);
 }

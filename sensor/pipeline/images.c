@@ -19,8 +19,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "identity/buildkey.h"
 #include "clock.h"
+#include "cpuwin.h"
+#include "identity/buildkey.h"
 #include "identity/scriptkey.h"
 #include "textsafe.h"
 
@@ -147,6 +148,8 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 		return s;
 	s->exec_comm = pi->exec_comm[0] ? pi->exec_comm : NULL;
 	s->exe = pi->exe;
+	s->exe_trusted_known = pi->exe_trusted_known;
+	s->exe_trusted = pi->exe_trusted;
 	s->filename = pi->filename;
 	s->filename_truncated = pi->filename_truncated;
 	s->cmdline = pi->cmdline;
@@ -203,6 +206,13 @@ static struct proc_info *start_image(struct images *im, uint32_t tgid, const str
 	memcpy(pi->exec_comm, id->comm, sizeof(pi->exec_comm));
 	pi->exec_comm[PL_COMM_LEN - 1] = '\0';
 	return pi;
+}
+
+/* Whether no unprivileged user could have placed the image's executable. */
+static void check_trust(struct proc_info *pi)
+{
+	pi->exe_trusted_known = pi->exe != NULL;
+	pi->exe_trusted = identity__exe_trusted(pi->exe, pi->exe_dev, pi->exe_ino);
 }
 
 /* What the kernel said of the image's executable, as identity wants it. */
@@ -355,6 +365,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	pi->build_id = exe.build_id;
 	pi->binary_id = exe.binary_id;
 	pi->hash_wait = exe.hash_pending;
+	check_trust(pi);
 	/* an interpreter is keyed by what it runs (out of memory: by its binary only) */
 	(void)scriptkey__derive(im->scripts, ev->hdr.tgid, stamp.cwd, pi->exe ? pi->exe : pi->filename, ev->args,
 				args_len, &pi->script_suffix, &pi->script);
@@ -400,6 +411,8 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->cmdline = dup_or_null(parent->cmdline);
 		/* another role than the exec'd image's, same script */
 		pi->forked = true;
+		pi->exe_trusted_known = parent->exe_trusted_known;
+		pi->exe_trusted = parent->exe_trusted;
 		pi->script_suffix = dup_or_null(parent->script_suffix);
 		pi->script = dup_or_null(parent->script);
 	} else {
@@ -410,6 +423,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->hash_wait = exe.hash_pending;
 		pi->cmdline = identity__proc_cmdline(ev->hdr.tgid, PL_ARGS_LEN);
 		pi->forked = ev->hdr.type == PL_EV_FORK; /* a fork image even when its parent is unknown */
+		check_trust(pi);
 	}
 	/* a driver already running when the sensor started: only /proc knows its cwd */
 	if (ev->hdr.type == PL_EV_SEEN)
@@ -505,6 +519,8 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		binagg__add_fails(im->d.bin, match->binary_id, s->fails, s->nfails, mono_ns());
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
 	}
+	if (match && ev->reason == PL_END_EXIT)
+		proctable__charge_clone(im->d.procs, match, pl_sample__wall_ns(s), s->life.cpu_ns + s->life.runq_ns);
 	pipeline__run(im->d.pipe, s, match, step ? PIPE_RECORD : PIPE_SCORE | PIPE_LEARN | PIPE_JUDGE | PIPE_RECORD,
 		      mono_ns() + (uint64_t)m2r);
 	if (ev->reason == PL_END_EXIT)
@@ -692,14 +708,20 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	span_total(&s->life, &p->st);
 	s->win_start_ns = start + (uint64_t)m2r;
 	s->win_end_ns = s->time_ns = now + (uint64_t)m2r;
-	/* the runaway streak: whole seconds in which it wanted a whole core,
-	 * running or runnable >= 90 % of the second (on a saturated machine a
-	 * runaway waits for the CPU it would burn), and ran >= 20 % of it */
-	if (pi->have_last && len)
-		pi->busy_s = (s->win.cpu_ns + s->win.runq_ns) * 10 >= len * 9 && s->win.cpu_ns * 5 >= len
-				     ? pi->busy_s + len / 1e9
-				     : 0;
-	s->busy_s = pi->busy_s;
+	/* the runaway streak and the last windows (a first window starts neither) */
+	if (pi->have_last && len && proc_info__cpuwin(pi))
+		pl_cpuwin__add(pi->cw, s->win.cpu_ns, s->win.runq_ns, len);
+	if (pi->cw) {
+		s->busy_s = pi->cw->busy_s;
+		struct pl_cpuwin_recent r;
+
+		pl_cpuwin__recent(pi->cw, &r);
+		s->recent_s = r.span_s;
+		s->recent_busy_ns = r.busy_ns;
+		s->recent_cpu_ns = r.cpu_ns;
+		s->clone_ns = r.clone_ns;
+		s->clones = r.clones;
+	}
 	active = s->win.syscalls || s->win.cpu_ns;
 	/* waiting */
 	if (active || !pi->active_ns) {
@@ -736,7 +758,8 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */
 	if (pi->have_last && len > 500000000ull && len < 1500000000ull)
 		steps |= PIPE_SCORE | PIPE_LEARN;
-	if (active || s->wait)
+	/* an idle parent whose clones burn is judged for them */
+	if (active || s->wait || s->clones)
 		steps |= PIPE_JUDGE | PIPE_RECORD;
 	if (steps)
 		pipeline__run(im->d.pipe, s, pi, steps, now + (uint64_t)m2r);

@@ -366,6 +366,7 @@ struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s)
 		.lookup = fail_lookup,
 		.remove = fail_remove,
 		.next_key = fail_next_key,
+		.max_entries = bpf_map__max_entries(s->skel->maps.fail_paths),
 		.image_live = image_live,
 	};
 }

@@ -17,6 +17,7 @@ struct failpaths {
 	struct failpaths_table tbl;
 	struct proctable *procs;
 	struct failpaths_stats st;
+	uint64_t entries; /* keys in the table, estimated (failpaths.h) */
 };
 
 int failpaths__new(const struct failpaths_table *tbl, struct proctable *procs, struct failpaths **ret)
@@ -55,12 +56,22 @@ static uint64_t in_table(struct failpaths *fp, struct fail_ref *f)
 	return v.count;
 }
 
+/* Delete key k from the table. */
+static int drop(struct failpaths *fp, const struct pl_fail_key *k)
+{
+	int r = fp->tbl.remove(fp->tbl.ctx, k);
+
+	if (r == 0 && fp->entries)
+		fp->entries--;
+	return r;
+}
+
 /* Take f's key out of the table, its count folded into f. */
 static void fold_out(struct failpaths *fp, struct fail_ref *f)
 {
 	f->folded += in_table(fp, f);
 	if (f->in_kernel)
-		fp->tbl.remove(fp->tbl.ctx, &f->key);
+		drop(fp, &f->key);
 	f->in_kernel = false;
 	f->swept = 0;
 }
@@ -83,17 +94,48 @@ static struct fail_ref *fewest(struct failpaths *fp, struct proc_info *pi, uint6
 	return min;
 }
 
+/* In a table 3/4 full, pi keeps FAILPATHS_KEEP_WHEN_FULL keys in it, the
+ * one just announced (keep) among them; its oldest listed others move out. */
+static void trim(struct failpaths *fp, struct proc_info *pi, const struct fail_ref *keep)
+{
+	uint32_t in = 0;
+
+	if (!fp->tbl.max_entries || fp->entries * 4 < (uint64_t)fp->tbl.max_entries * 3)
+		return;
+	for (uint32_t i = 0; i < pi->nfails; i++)
+		in += pi->fails[i].in_kernel;
+	for (uint32_t i = 0; i < pi->nfails && in > FAILPATHS_KEEP_WHEN_FULL; i++) {
+		struct fail_ref *f = &pi->fails[i];
+
+		if (f == keep || !f->in_kernel)
+			continue;
+		fold_out(fp, f);
+		fp->st.trimmed++;
+		in--;
+	}
+}
+
+static void on_record(struct failpaths *fp, struct proc_info *pi, const struct pl_ev_fail_path *ev);
+
 void failpaths__on_record(struct failpaths *fp, const struct pl_ev_fail_path *ev)
 {
 	struct proc_info *pi = proctable__get(fp->procs, ev->hdr.tgid);
-	struct fail_ref *f;
-	uint64_t n;
 
+	fp->entries++; /* the kernel inserted the key it announces */
 	if (!pi || pi->image_id != ev->key.image_id) {
 		/* an image user space never saw: the sweep reclaims the key */
 		fp->st.unremembered++;
 		return;
 	}
+	on_record(fp, pi, ev);
+	trim(fp, pi, proc_info__find_fail(pi, &ev->key));
+}
+
+static void on_record(struct failpaths *fp, struct proc_info *pi, const struct pl_ev_fail_path *ev)
+{
+	struct fail_ref *f;
+	uint64_t n;
+
 	f = proc_info__find_fail(pi, &ev->key);
 	if (f) {
 		/* a key moved out while idle, failing again: a new entry in the table */
@@ -105,7 +147,7 @@ void failpaths__on_record(struct failpaths *fp, const struct pl_ev_fail_path *ev
 		return;
 	f = fewest(fp, pi, &n);
 	if (!f) {
-		fp->tbl.remove(fp->tbl.ctx, &ev->key);
+		drop(fp, &ev->key);
 		fp->st.unremembered++;
 		return;
 	}
@@ -113,7 +155,7 @@ void failpaths__on_record(struct failpaths *fp, const struct pl_ev_fail_path *ev
 	pi->fail_other += f->folded;
 	fp->st.displaced++;
 	if (proc_info__replace_fail(pi, f, &ev->key, ev->truncated) < 0) {
-		fp->tbl.remove(fp->tbl.ctx, &ev->key);
+		drop(fp, &ev->key);
 		fp->st.unremembered++;
 	}
 }
@@ -132,7 +174,7 @@ struct pl_fail *failpaths__collect(struct failpaths *fp, struct proc_info *pi, b
 		uint64_t count = f->folded + in_table(fp, f);
 
 		if (consume && f->in_kernel) {
-			fp->tbl.remove(fp->tbl.ctx, &f->key);
+			drop(fp, &f->key);
 			f->in_kernel = false;
 		}
 		if (fails && count)
@@ -225,6 +267,6 @@ void failpaths__sweep(struct failpaths *fp, uint64_t now_ns)
 		else
 			fp->st.unknown_swept++;
 	}
-	fp->st.table_entries = entries;
+	fp->st.table_entries = fp->entries = entries;
 	free(d);
 }

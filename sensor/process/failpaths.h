@@ -21,7 +21,13 @@
  *    record was lost) is deleted by the sweep once it is a few seconds old;
  *  - when an image's list is full, a new path displaces the listed path
  *    with the fewest failures; that path's count moves to the image's
- *    `fail_other`, so a new storm in a long-lived service is always named.
+ *    `fail_other`, so a new storm in a long-lived service is always named;
+ *  - once the table is 3/4 full (an estimate: the last sweep's count, plus
+ *    keys announced, minus keys deleted since), an image announcing a new
+ *    key keeps only FAILPATHS_KEEP_WHEN_FULL of its keys in the table: the
+ *    others are moved out as idle keys are (counts kept). Many long-lived
+ *    images each failing paths of their own thus cannot fill the table
+ *    between two sweeps, and a storm's first failure finds room.
  *
  * The kernel also caps how fast one image may insert new keys (a burst of
  * PROC_MAX_FAIL_KEYS, then 32 per second), and never tracks the sensor's
@@ -51,6 +57,7 @@ struct failpaths_table {
 	int (*remove)(void *ctx, const struct pl_fail_key *k);
 	/* The key after prev (NULL: the first) into *ret: 0, or -ENOENT at the end. */
 	int (*next_key)(void *ctx, const struct pl_fail_key *prev, struct pl_fail_key *ret);
+	uint32_t max_entries; /* the table's size; 0: unknown (no trimming when nearly full) */
 	/* Whether the kernel still tracks image_id as the image of tgid. */
 	bool (*image_live)(void *ctx, uint32_t tgid, uint64_t image_id);
 };
@@ -63,7 +70,10 @@ struct failpaths_stats {
 	uint64_t idle_moved;     /* idle keys of live images moved out of the table */
 	uint64_t unknown_swept;  /* keys of live images that user space didn't know, deleted */
 	uint64_t table_entries;  /* keys in the table at the last sweep */
+	uint64_t trimmed;        /* keys of live images moved out because the table was nearly full */
 };
+
+#define FAILPATHS_KEEP_WHEN_FULL 16 /* keys an image keeps in a nearly full table */
 
 struct failpaths;
 

@@ -4,6 +4,8 @@
  */
 #include "process/proctable.h"
 #include "baseline.h"
+#include "cpuwin.h"
+#include "identity/scriptkey.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -67,7 +69,9 @@ static void clear_strings(struct proc_info *pi)
 	pi->bl = NULL;
 	pi->parent_new_child = false;
 	pi->parent_bl_ready = false;
-	pi->busy_s = 0;
+	free(pi->cw);
+	pi->cw = NULL;
+	pi->exe_trusted_known = pi->exe_trusted = false;
 	pi->fails = NULL;
 	pi->nfails = pi->fails_cap = 0;
 	pi->fail_other = 0;
@@ -312,4 +316,57 @@ void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, vo
 	for (size_t b = 0; b < NBUCKETS; b++)
 		for (struct proc_info *pi = t->buckets[b]; pi; pi = pi->next)
 			fn(pi, ctx);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool is_shell(const struct proc_info *pi)
+{
+	return pi->exe && scriptkey__interpreter(pi->exe) == INTERP_SHELL;
+}
+
+#define CLONE_DEPTH_MAX 16
+
+struct proc_info *proctable__clone_root(struct proctable *t, const struct proc_info *pi)
+{
+	struct proc_info *root = NULL;
+	uint32_t ppid = pi->ppid;
+
+	if (!pi->binary_id || is_shell(pi))
+		return NULL;
+	for (int depth = 0; depth < CLONE_DEPTH_MAX && ppid > 1; depth++) {
+		struct proc_info *a = proctable__get(t, ppid);
+
+		if (!a || a->ppid == ppid)
+			break;
+		if (same_str(a->binary_id, pi->binary_id) && same_str(a->script_suffix, pi->script_suffix))
+			root = a;
+		else if (!is_shell(a))
+			break;
+		ppid = a->ppid;
+	}
+	return root;
+}
+
+#define CLONE_WALL_MAX_NS 5000000000ull
+
+void proctable__charge_clone(struct proctable *t, const struct proc_info *pi, uint64_t wall_ns, uint64_t wanted_ns)
+{
+	struct proc_info *root;
+
+	if (!wall_ns || wall_ns >= CLONE_WALL_MAX_NS || wanted_ns * 2 < wall_ns)
+		return;
+	root = proctable__clone_root(t, pi);
+	if (root && proc_info__cpuwin(root))
+		pl_cpuwin__charge_clone(root->cw, wanted_ns);
+}
+
+struct pl_cpuwin *proc_info__cpuwin(struct proc_info *pi)
+{
+	if (!pi->cw)
+		pi->cw = calloc(1, sizeof(*pi->cw));
+	return pi->cw;
 }

@@ -16,6 +16,7 @@
 #include "plumbline.h"
 
 struct baseline;
+struct pl_cpuwin;
 
 #define PROC_MAX_FAIL_KEYS 256 /* failed-path keys remembered per image */
 
@@ -60,7 +61,9 @@ struct proc_info {
 	bool parent_bl_ready;    /* ... and that baseline was ready */
 	uint32_t ppid;
 	uint32_t uid;            /* of the image at its start: who its new baseline is made by */
-	double busy_s;           /* seconds in a row >= 90 % on-CPU (windows) */
+	struct pl_cpuwin *cw;    /* its busy streak and last windows (cpuwin.h), from its first whole window; NULL before */
+	bool exe_trusted_known;  /* exe_trusted was checked (identity__exe_trusted()) */
+	bool exe_trusted;
 	struct fail_ref *fails;
 	uint32_t nfails;
 	uint32_t fails_cap;
@@ -139,6 +142,28 @@ void proctable__begin_pass(struct proctable *t);
 void proctable__mark(struct proctable *t, uint32_t tgid);
 uint32_t proctable__sweep(struct proctable *t, uint64_t passes);
 uint64_t proctable__swept(const struct proctable *t);
+
+/*
+ * The process that the CPU of pi, a short-lived clone, is charged to: the
+ * outermost of its ancestors that run its binary (same binary_id and
+ * script), walking up through those and through shells only, at most 16
+ * levels. NULL when its parent is neither (pi is then no clone), when pi
+ * is a shell itself (a shell's subshells are its own business), or when its
+ * identity is not known yet.
+ */
+struct proc_info *proctable__clone_root(struct proctable *t, const struct proc_info *pi);
+
+/*
+ * Charge the CPU of pi, an image that just exited after wall_ns, having
+ * wanted a CPU (run or been runnable) wanted_ns, to its clone root, when it
+ * is a clone: it lived < 5 s and wanted a CPU at least half of it. So work
+ * spread over many short children of one binary adds up where no one child
+ * is ever busy for long.
+ */
+void proctable__charge_clone(struct proctable *t, const struct proc_info *pi, uint64_t wall_ns, uint64_t wanted_ns);
+
+/* pi's last windows, made at their first use; NULL when out of memory. */
+struct pl_cpuwin *proc_info__cpuwin(struct proc_info *pi);
 
 /* Call fn for every entry; fn may not add or remove entries. */
 void proctable__foreach(struct proctable *t, void (*fn)(struct proc_info *pi, void *ctx), void *ctx);

@@ -165,6 +165,7 @@ void stats__collect(const struct stats_sources *src, struct pl_sensor_stats *ret
 	s->fail_paths.table_max = src->max_fail_paths;
 	s->fail_paths.orphans_swept = fst->orphans_swept;
 	s->fail_paths.idle_moved = fst->idle_moved;
+	s->fail_paths.trimmed = fst->trimmed;
 	s->fail_paths.unknown_swept = fst->unknown_swept;
 	output_counts(&s->json, src->json);
 	output_counts(&s->syslog, src->syslog);

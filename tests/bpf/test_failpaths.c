@@ -237,12 +237,51 @@ static void test_idle_keys_leave_the_table_and_counts_stay_exact(void **state)
 	stop(s);
 }
 
+/*
+ * 16 long-lived processes each fail 300 paths of their own (a burst of 256
+ * keys each: four times the table) and stay alive: between two sweeps the
+ * table would stay full, and a storm starting then went unnamed for
+ * seconds. A second after them a new process's failed path is in the table,
+ * exactly, and the stats say keys were trimmed.
+ */
+#define HOGS 16
+
+static void test_many_long_lived_images_cannot_fill_the_table_between_sweeps(void **state)
+{
+	static const char *const extra[] = { "--process-records", "--max-fail-paths", "1024", "--no-rules",
+					     "--stats-interval", "1", "-q", NULL };
+	struct sensor_proc *s = *state;
+	char prefix[HOGS][64];
+	pid_t pids[HOGS];
+	int st;
+
+	NEED_BPF();
+	start(s, extra);
+	for (int i = 0; i < HOGS; i++) {
+		const char *argv[] = { PL_HELPER_BIN, "failmany", "300", prefix[i], "8000", NULL };
+
+		snprintf(prefix[i], sizeof(prefix[i]), "/nonexistent/pl-longhog%d", i);
+		pids[i] = spawn(argv);
+	}
+	usleep(1000000); /* their failures are done; they sleep, keys in the table */
+	assert_probe_recorded(s, "/nonexistent/pl-storm-beside-the-hogs", 3);
+	usleep(1200000);
+	assert_true(stat_of(s, "fail_paths", "trimmed") > 0);
+	for (int i = 0; i < HOGS; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], &st, 0);
+	}
+	stop(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_a_flood_of_short_lived_processes_cannot_blind_failed_open_tracking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_image_cannot_fill_the_failed_path_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_keys_leave_the_table_and_counts_stay_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_long_lived_images_cannot_fill_the_table_between_sweeps, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, harness_group_setup, NULL);

@@ -49,7 +49,7 @@ struct fx {
 static const char *const identity_keys[] = {
     "pid",	 "ppid",    "uid",	"comm",	    "exec_comm",	  "exe",
     "exe_dev",	 "exe_ino", "build_id", "filename", "filename_truncated", "cmdline",
-    "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_mtime_ns", "start_ns",		  "image_start_ns",
+    "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_trusted", "exe_mtime_ns", "start_ns",		  "image_start_ns",
     "threads",	 "script", NULL};
 static const char *const span_keys[] = {
     "cpu_ns",		"offcpu_ns",	  "runq_ns",	   "blocked_ns",	 "ctx_switches",	 "syscalls",
@@ -96,6 +96,8 @@ static void identity(struct pl_sample *s)
 	s->image = PL_IMAGE_EXEC;
 	s->exe_kind = "memfd";
 	s->exe_mtime_ns = T0 - 5000000000ull;
+	s->exe_trusted_known = true;
+	s->exe_trusted = true;
 	s->start_ns = T0 + 1000;
 	s->image_start_ns = T0 + 2000;
 	s->threads = 3;
@@ -264,6 +266,11 @@ static int setup(void **state_)
 	s->nfails = 3;
 	s->fail_paths = 5; /* more keys than listed */
 	s->busy_s = 12.5;
+	s->recent_s = 20;
+	s->recent_busy_ns = 17000000000ull;
+	s->recent_cpu_ns = 15000000000ull;
+	s->clones = 3;
+	s->clone_ns = 600000000ull;
 	s->bin = f->exit.bin;
 	s->bl.scored = true;
 	s->bl.learned = true;
@@ -613,7 +620,7 @@ static void test_sample_json_window_record_has_deltas_total_busy_and_binary(void
 	struct json_object *o = written(&f->win), *t, *b;
 	static const char *const mid[] = {"window_start_ns", "window_end_ns", NULL};
 	static const char *const tail[] = {"binary_id", "parent_exe", "ancestors", "binary",
-					   "total",	"busy_s",     "baseline",  NULL};
+					   "total",	"busy_s", "recent", "baseline", NULL};
 	static const char *const total_keys[] = {
 	    "cpu_ns",	      "offcpu_ns",	    "runq_ns", "blocked_ns", "syscalls",      "open_failures",
 	    "ctx_switches",   "syscalls_by_name",   "threads", "fail_paths", "top_fail_path", "top_fail_count",

@@ -30,7 +30,7 @@ static const char every_part_on[] =
     "image_cap\":0,\"stack_table_full\":0,\"stack_not_stored\":0,\"stack_image_cap\":0},\"userspace_d"
     "rops\":{\"proctable_full\":0,\"fail_keys_unremembered\":0,\"fail_paths_displaced\":0},\"waiting\""
     ":{\"state_reads\":0,\"skipped\":0,\"reports\":0},\"fail_paths\":{\"table_entries\":0,\"table_max\":0"
-    ",\"orphans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0},\"oncpu\":{\"rate_hz\":0,\"stack_keys\":0"
+    ",\"orphans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0,\"trimmed\":0},\"oncpu\":{\"rate_hz\":0,\"stack_keys\":0"
     ",\"stacks_read\":0,\"stacks_unreadable\":0,\"keys_displaced\":0,\"orphans_swept\":0,\"stacks_forg"
     "otten\":0,\"processes_scanned\":0,\"mappings\":0,\"mappings_lost\":0,\"objects\":0,\"objects_refus"
     "ed\":0,\"objects_loaded\":0,\"object_load_failures\":0,\"kernel_symbols\":0},\"output\":{\"written"
