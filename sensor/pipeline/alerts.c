@@ -334,7 +334,8 @@ static unsigned evidence_of(const struct rl_rule *r)
 static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *ctx)
 {
 	struct alerts *a = ctx;
-	struct dedupe_key key = { .rule = r->name, .binary_id = ev->binary_id, .exe = ev->exe, .severity = r->priority };
+	struct dedupe_key key = { .rule = r->name, .binary_id = ev->binary_id, .exe = ev->exe,
+				  .script = ev->script, .severity = r->priority };
 	struct pl_alert_field fields[FIELDS_MAX];
 	struct pl_alert al;
 	char id[ALERT_ID_LEN + 1];

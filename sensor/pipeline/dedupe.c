@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * dedupe.c - dedupe windows per (rule, binary) (see dedupe.h).
+ * dedupe.c - dedupe windows per (rule, binary, script) (see dedupe.h).
  *
  * A direct-mapped table of DEDUPE_SLOTS windows, keyed by the hash of the
  * rule and the binary, the strings kept to compare (a collision is a
@@ -21,7 +21,7 @@
 
 struct entry {
 	uint64_t hash; /* 0: free */
-	char *rule, *binary_id, *exe;
+	char *rule, *binary_id, *exe, *script;
 	int severity;
 	char alert_id[DEDUPE_ID_MAX];
 	uint64_t start_ns, end_ns;
@@ -61,6 +61,7 @@ static void forget(struct entry *e)
 	free(e->rule);
 	free(e->binary_id);
 	free(e->exe);
+	free(e->script);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -172,9 +173,10 @@ int dedupe__match(struct dedupe *d, const struct dedupe_key *k, uint64_t window_
 		  const char *alert_id, uint64_t *ret_held)
 {
 	const char *w = who(k->binary_id, k->exe);
-	uint64_t h = pl_fnv1a(pl_fnv1a(pl_hash_str(k->rule), "\n"), w) | 1;
+	uint64_t h = pl_fnv1a(pl_fnv1a(pl_fnv1a(pl_fnv1a(pl_hash_str(k->rule), "\n"), w), "\n"), k->script ? k->script : "") | 1;
 	struct entry *e = &d->e[h & (DEDUPE_SLOTS - 1)];
-	bool same = e->hash == h && same_str(e->rule, k->rule) && strcmp(who(e->binary_id, e->exe), w) == 0;
+	bool same = e->hash == h && same_str(e->rule, k->rule) && strcmp(who(e->binary_id, e->exe), w) == 0 &&
+		    same_str(e->script, k->script);
 	bool oom = false;
 	uint64_t held = 0;
 
@@ -200,6 +202,7 @@ int dedupe__match(struct dedupe *d, const struct dedupe_key *k, uint64_t window_
 	e->rule = dup_or_null(k->rule ? k->rule : "", &oom);
 	e->binary_id = dup_or_null(k->binary_id, &oom);
 	e->exe = dup_or_null(k->exe, &oom);
+	e->script = dup_or_null(k->script, &oom);
 	if (oom) {
 		/* no window without its strings: this alert passes, and so will the next */
 		forget(e);

@@ -37,6 +37,8 @@ struct dedupe_key {
 	const char *rule;
 	const char *binary_id; /* NULL: exe is the binary */
 	const char *exe;
+	const char *script;    /* an interpreter's script (sample.h), NULL: none. Part of the key: one
+				* python3 miner alerted must not hold back another script's alert */
 	int severity;          /* the rule's priority (0 Emergency .. 7 Debug), for the summary */
 };
 

@@ -180,7 +180,7 @@ def main():
             if r.get("pid") == real.pid:
                 fail(f"the real xz (pid {real.pid}) was alerted: {r.get('rule')!r}: {r.get('output')}")
             want = next(rule for p, rule in cases.values() if p.pid == r.get("pid"))
-            if r.get("priority") in ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING") and r.get("rule") != want:
+            if (r.get("priority") or "").upper() in ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING") and r.get("rule") != want:
                 fail(f"unexpected alert {r.get('rule')!r} for pid {r.get('pid')} ({r.get('exe')}): {r.get('output')}")
         log(f"the real xz (pid {real.pid}): no alert")
         ok = True

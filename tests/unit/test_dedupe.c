@@ -116,6 +116,29 @@ static void test_dedupe_key_is_rule_and_binary(void **state)
 	dedupe__free(d);
 }
 
+/* An interpreter's scripts are apart: a python3 miner alerted holds back
+ * neither another script's alert nor the interpreter's own. */
+static void test_dedupe_key_includes_the_script(void **state)
+{
+	struct seen v = {0};
+	struct dedupe *d;
+	struct dedupe_key a = {.rule = "R", .binary_id = "py", .script = "/tmp/a.py"},
+			  b = {.rule = "R", .binary_id = "py", .script = "/tmp/b.py"},
+			  c = {.rule = "R", .binary_id = "py"};
+	uint64_t held;
+
+	(void)state;
+	assert_int_equal(dedupe__new(on_summary, &v, &d), 0);
+	assert_int_equal(dedupe__match(d, &a, 300 * SEC, T0, "1", &held), 1);
+	assert_int_equal(dedupe__match(d, &b, 300 * SEC, T0 + 1, "2", &held), 1);
+	assert_int_equal(dedupe__match(d, &c, 300 * SEC, T0 + 2, "3", &held), 1);
+	assert_int_equal(dedupe__match(d, &a, 300 * SEC, T0 + 3, "4", &held), 0);
+	dedupe__close_all(d, T0 + 4);
+	assert_int_equal(v.summaries, 1);
+	assert_string_equal(v.last_alert, "1");
+	dedupe__free(d);
+}
+
 /* More pairs than slots: the pairs evicted report early, the rest at
  * shutdown, and every held match is counted exactly once. */
 static void test_dedupe_eviction_never_loses_a_held_match(void **state)
@@ -151,6 +174,7 @@ int main(void)
 	    cmocka_unit_test(test_dedupe_holds_within_the_window_and_reports_at_its_end),
 	    cmocka_unit_test(test_dedupe_without_a_window_passes_everything),
 	    cmocka_unit_test(test_dedupe_key_is_rule_and_binary),
+	    cmocka_unit_test(test_dedupe_key_includes_the_script),
 	    cmocka_unit_test(test_dedupe_eviction_never_loses_a_held_match),
 	};
 
