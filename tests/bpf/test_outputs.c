@@ -151,7 +151,7 @@ static int count_records(const char *path, const char *type, struct json_object 
 
 /* ---- syslog ---- */
 
-#define WAIT_MS 10000
+#define WAIT_MS (10000 * HARNESS_SLOWDOWN)
 
 /* An exit rule on the helper's exit code, NOTICE (PRI 29 with daemon). */
 static const char exit42_rule[] = "- rule: exit 42\n"

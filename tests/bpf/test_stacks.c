@@ -19,7 +19,7 @@
 
 #include "sensor_harness.h"
 
-#define WAIT_MS 15000
+#define WAIT_MS (15000 * HARNESS_SLOWDOWN)
 #define HZ 997 /* samples per second per CPU in these tests */
 
 static struct sensor_proc sensor; /* stopped by teardown, even when a test fails half-way */
