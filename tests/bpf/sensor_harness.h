@@ -23,7 +23,7 @@
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define HARNESS_SLOWDOWN 3
-#define HARNESS_RINGBUF_KB "65536"
+#define HARNESS_RINGBUF_KB "16384"
 #else
 #define HARNESS_SLOWDOWN 1
 #endif
