@@ -149,6 +149,24 @@ static int count_records(const char *path, const char *type, struct json_object 
 	return n;
 }
 
+/* The sensor's own loss alerts in the JSON file at path (a loaded machine,
+ * a slow sanitized sensor): they go to every alert output too, and are no
+ * alert of the test's. */
+static int count_loss_alerts(const char *path)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+	FILE *f = fopen(path, "re");
+
+	while (f && getline(&line, &cap, f) > 0)
+		n += strstr(line, "\"type\":\"alert\"") && strstr(line, "\"rule\":\"Sensor lost events\"");
+	free(line);
+	if (f)
+		fclose(f);
+	return n;
+}
+
 /* ---- syslog ---- */
 
 #define WAIT_MS (10000 * HARNESS_SLOWDOWN)
@@ -335,7 +353,9 @@ static void test_syslog_regular_file_warns_once_alerts_wait_and_arrive(void **st
 	for (int i = 0; i < 4; i++) {
 		char want[64];
 
-		assert_true(recv_datagram(log_sock, dgram, sizeof(dgram), WAIT_MS) > 0);
+		do
+			assert_true(recv_datagram(log_sock, dgram, sizeof(dgram), WAIT_MS) > 0);
+		while (strstr(dgram, "Sensor lost events"));
 		snprintf(want, sizeof(want), " pid=\"%d\" ", (int)pids[i]);
 		if (!strstr(dgram, want))
 			fail_msg("datagram %d is not the alert of pid %d: %s", i, (int)pids[i], dgram);
@@ -346,8 +366,8 @@ static void test_syslog_regular_file_warns_once_alerts_wait_and_arrive(void **st
 	assert_non_null(stats);
 	assert_true(json_object_object_get_ex(stats, "syslog", &sl));
 	assert_int_equal(rec_int(sl, "dropped"), 0);
-	assert_int_equal(rec_int(sl, "written"), 4);
-	assert_int_equal(rec_int(sl, "sent"), 4);
+	assert_int_equal(rec_int(sl, "written"), 4 + count_loss_alerts(sensor.json));
+	assert_int_equal(rec_int(sl, "sent"), 4 + count_loss_alerts(sensor.json));
 	assert_int_equal(rec_int(sl, "queued"), 0);
 	assert_int_equal(rec_int(sl, "connects"), 1);
 	assert_true(rec_int(sl, "connect_failures") >= 1);
