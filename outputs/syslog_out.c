@@ -61,7 +61,9 @@ static int parse_host_port(const char *s, struct pl_syslog_target *t, char *msg,
 		host = s + 1;
 		hlen = (size_t)(close - host);
 		colon = close + 1;
-		if (hlen == 0 || strspn(host, "0123456789abcdefABCDEF:.%") < hlen) {
+		/* an IPv6 address has a colon: without one, the host would be
+		 * written back unbracketed, and "86%1" is no host */
+		if (hlen == 0 || strspn(host, "0123456789abcdefABCDEF:.%") < hlen || !memchr(host, ':', hlen)) {
 			snprintf(msg, msgsize, "not an IPv6 address in brackets");
 			return -EINVAL;
 		}

@@ -61,20 +61,31 @@ static uint64_t u64(struct json_object *o, const char *key)
 	return v && json_object_is_type(v, json_type_int) ? json_object_get_uint64(v) : 0;
 }
 
-/* A string of the file, printable: control bytes (which the sensor never
- * writes, as it escapes them) are shown as '?'. */
-static const char *str(struct json_object *o, const char *key, char *buf, size_t size)
+/* s printable, in buf: control bytes (which the sensor never writes, as it
+ * escapes them) are shown as '?'. */
+static const char *printable(const char *s, char *buf, size_t size)
 {
-	struct json_object *v = get(o, key);
-	const char *s = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 	size_t i;
 
-	if (!s)
-		return NULL;
 	for (i = 0; s[i] && i + 1 < size; i++)
 		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
 	buf[i] = '\0';
 	return buf;
+}
+
+/* The string member key of o, printable; NULL when missing or no string. */
+static const char *str(struct json_object *o, const char *key, char *buf, size_t size)
+{
+	struct json_object *v = get(o, key);
+	const char *s = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+
+	return s ? printable(s, buf, size) : NULL;
+}
+
+/* o when it is an object (json_object_object_foreach() needs one), else NULL. */
+static struct json_object *object(struct json_object *o)
+{
+	return o && json_object_is_type(o, json_type_object) ? o : NULL;
 }
 
 static void when(uint64_t ns, char *buf, size_t size)
@@ -149,134 +160,141 @@ static int read_status(const char *path, char **ret, size_t *ret_len)
 	return 0;
 }
 
-static void print_outputs(struct json_object *outs)
+static void print_outputs(FILE *out, struct json_object *outs)
 {
 	bool first = true;
-	char b[64];
+	char b[64], nb[64];
 
-	printf("  %-14s", "outputs");
-	json_object_object_foreach(outs, name, o)
-	{
-		printf("%s%s %s (%llu written, %llu dropped)", first ? "" : "; ", name,
-		       str(o, "state", b, sizeof(b)) ?: "?", (unsigned long long)u64(o, "written"),
-		       (unsigned long long)u64(o, "dropped"));
-		first = false;
+	fprintf(out, "  %-14s", "outputs");
+	if (object(outs)) {
+		json_object_object_foreach(outs, name, o)
+		{
+			fprintf(out, "%s%s %s (%llu written, %llu dropped)", first ? "" : "; ",
+				printable(name, nb, sizeof(nb)), str(o, "state", b, sizeof(b)) ?: "?",
+				(unsigned long long)u64(o, "written"), (unsigned long long)u64(o, "dropped"));
+			first = false;
+		}
 	}
-	printf("%s\n", first ? "none" : "");
+	fprintf(out, "%s\n", first ? "none" : "");
 }
 
-static void print_watching(struct json_object *w, uint64_t alerts)
+static void print_watching(FILE *out, struct json_object *w, uint64_t alerts)
 {
 	struct json_object *f = get(w, "features");
 	size_t n = f && json_object_is_type(f, json_type_array) ? json_object_array_length(f) : 0;
 
-	printf("\nWatching\n");
-	printf("  %-14s%llu tracked (at most %llu)\n", "processes", (unsigned long long)u64(w, "tracked_processes"),
-	       (unsigned long long)u64(w, "max_procs"));
-	printf("  %-14s", "features");
+	fprintf(out, "\nWatching\n");
+	fprintf(out, "  %-14s%llu tracked (at most %llu)\n", "processes",
+		(unsigned long long)u64(w, "tracked_processes"), (unsigned long long)u64(w, "max_procs"));
+	fprintf(out, "  %-14s", "features");
 	for (size_t i = 0; i < n; i++) {
 		const char *s = json_object_get_string(json_object_array_get_idx(f, i));
+		char fb[64];
 
-		printf("%s%s", i ? ", " : "", s && !strpbrk(s, "\n\r\033") ? s : "?");
+		fprintf(out, "%s%s", i ? ", " : "", s ? printable(s, fb, sizeof(fb)) : "?");
 	}
-	printf("%s\n", n ? "" : "none");
+	fprintf(out, "%s\n", n ? "" : "none");
 	if (json_object_get_boolean(get(w, "rules")))
-		printf("  %-14s%llu loaded, %llu enabled; %llu alerts written\n", "rules",
-		       (unsigned long long)u64(w, "rules_loaded"), (unsigned long long)u64(w, "rules_enabled"),
-		       (unsigned long long)alerts);
+		fprintf(out, "  %-14s%llu loaded, %llu enabled; %llu alerts written\n", "rules",
+			(unsigned long long)u64(w, "rules_loaded"), (unsigned long long)u64(w, "rules_enabled"),
+			(unsigned long long)alerts);
 	else
-		printf("  %-14soff (--no-rules)\n", "rules");
-	printf("  %-14s%s\n", "baselines",
-	       json_object_get_boolean(get(w, "baselines")) ? "on" : "off (--no-baselines)");
-	printf("  %-14s%s\n", "stacks", json_object_get_boolean(get(w, "stack_sampling")) ? "sampled" : "off");
-	print_outputs(get(w, "outputs"));
+		fprintf(out, "  %-14soff (--no-rules)\n", "rules");
+	fprintf(out, "  %-14s%s\n", "baselines",
+		json_object_get_boolean(get(w, "baselines")) ? "on" : "off (--no-baselines)");
+	fprintf(out, "  %-14s%s\n", "stacks", json_object_get_boolean(get(w, "stack_sampling")) ? "sampled" : "off");
+	print_outputs(out, get(w, "outputs"));
 }
 
-static void print_learning(struct json_object *l)
+static void print_learning(FILE *out, struct json_object *l)
 {
 	struct json_object *top = get(l, "closest_to_ready");
 	size_t n = top && json_object_is_type(top, json_type_array) ? json_object_array_length(top) : 0;
 
 	if (!l) {
-		printf("\nLearning\n  off (--no-baselines)\n");
+		fprintf(out, "\nLearning\n  off (--no-baselines)\n");
 		return;
 	}
-	printf("\nLearning\n");
-	printf("  %-14s%llu: %llu ready, %llu learning (ready at %llu process samples); %llu with window scores "
-	       "ready\n",
-	       "baselines", (unsigned long long)u64(l, "baselines"), (unsigned long long)u64(l, "ready"),
-	       (unsigned long long)u64(l, "learning"), (unsigned long long)u64(l, "min_samples"),
-	       (unsigned long long)u64(l, "windows_ready"));
+	fprintf(out, "\nLearning\n");
+	fprintf(out,
+		"  %-14s%llu: %llu ready, %llu learning (ready at %llu process samples); %llu with window scores "
+		"ready\n",
+		"baselines", (unsigned long long)u64(l, "baselines"), (unsigned long long)u64(l, "ready"),
+		(unsigned long long)u64(l, "learning"), (unsigned long long)u64(l, "min_samples"),
+		(unsigned long long)u64(l, "windows_ready"));
 	if (n)
-		printf("  closest to ready:\n");
+		fprintf(out, "  closest to ready:\n");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *t = json_object_array_get_idx(top, i);
 		char exe[256], parent[256];
 		uint64_t have = u64(t, "samples"), need = u64(t, "needed");
 
-		printf("    %7llu/%-7llu %3u%%  %s (parent %s)\n", (unsigned long long)have, (unsigned long long)need,
-		       need ? (unsigned)(have * 100 / need) : 0, str(t, "exe", exe, sizeof(exe)) ?: "?",
-		       str(t, "parent_exe", parent, sizeof(parent)) ?: "?");
+		fprintf(out, "    %7llu/%-7llu %3u%%  %s (parent %s)\n", (unsigned long long)have,
+			(unsigned long long)need, need ? (unsigned)(have * 100 / need) : 0,
+			str(t, "exe", exe, sizeof(exe)) ?: "?", str(t, "parent_exe", parent, sizeof(parent)) ?: "?");
 	}
 }
 
-static void print_losses(struct json_object *losses)
+static void print_losses(FILE *out, struct json_object *losses)
 {
 	bool any = false;
+	char cb[64];
 
-	printf("\nLosses\n");
-	json_object_object_foreach(losses, cause, v)
-	{
-		uint64_t n = json_object_get_uint64(v);
+	fprintf(out, "\nLosses\n");
+	if (object(losses)) {
+		json_object_object_foreach(losses, cause, v)
+		{
+			uint64_t n = json_object_get_uint64(v);
 
-		if (!n || strpbrk(cause, "\n\r\033"))
-			continue;
-		printf("  %-24s%llu\n", cause, (unsigned long long)n);
-		any = true;
+			if (!n)
+				continue;
+			fprintf(out, "  %-24s%llu\n", printable(cause, cb, sizeof(cb)), (unsigned long long)n);
+			any = true;
+		}
 	}
 	if (!any)
-		printf("  nothing lost\n");
+		fprintf(out, "  nothing lost\n");
 }
 
-static void print_alerts(struct json_object *alerts)
+static void print_alerts(FILE *out, struct json_object *alerts)
 {
 	size_t n = alerts && json_object_is_type(alerts, json_type_array) ? json_object_array_length(alerts) : 0;
 
-	printf("\nLast alerts%s\n", n ? " (newest first)" : "");
+	fprintf(out, "\nLast alerts%s\n", n ? " (newest first)" : "");
 	if (!alerts) {
-		printf("  rules off (--no-rules)\n");
+		fprintf(out, "  rules off (--no-rules)\n");
 		return;
 	}
 	if (!n)
-		printf("  none\n");
+		fprintf(out, "  none\n");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *a = json_object_array_get_idx(alerts, i);
 		char t[40], rule[160], prio[32], exe[300];
 
 		when(u64(a, "time_ns"), t, sizeof(t));
-		printf("  %s  %-13s %-40s %s (pid %llu)\n", t, str(a, "priority", prio, sizeof(prio)) ?: "?",
-		       str(a, "rule", rule, sizeof(rule)) ?: "?", str(a, "exe", exe, sizeof(exe)) ?: "?",
-		       (unsigned long long)u64(a, "pid"));
+		fprintf(out, "  %s  %-13s %-40s %s (pid %llu)\n", t, str(a, "priority", prio, sizeof(prio)) ?: "?",
+			str(a, "rule", rule, sizeof(rule)) ?: "?", str(a, "exe", exe, sizeof(exe)) ?: "?",
+			(unsigned long long)u64(a, "pid"));
 	}
 }
 
-static void print_human(struct json_object *o)
+void cmd_status__print(struct json_object *o, FILE *out)
 {
 	char ver[32], started[40], up[40], metrics[96], dir[256];
 	uint64_t now = real_ns(), t = u64(o, "time_ns");
 
 	when(u64(o, "start_time_ns"), started, sizeof(started));
 	duration(u64(o, "uptime_ns"), up, sizeof(up));
-	printf("plumbline %s, pid %llu, running for %s (since %s)\n", str(o, "version", ver, sizeof(ver)) ?: "?",
-	       (unsigned long long)u64(o, "pid"), up, started);
-	printf("  CPU %.1f s, RSS %.1f MiB; metrics %s; status of %llu s ago (%s)\n", u64(o, "cpu_ns") / 1e9,
-	       u64(o, "rss_bytes") / 1048576.0, str(o, "metrics", metrics, sizeof(metrics)) ? metrics : "off",
-	       (unsigned long long)(now > t ? (now - t) / 1000000000ull : 0),
-	       str(o, "runtime_dir", dir, sizeof(dir)) ?: "?");
-	print_watching(get(o, "watching"), u64(o, "alerts"));
-	print_learning(get(o, "learning"));
-	print_losses(get(o, "losses"));
-	print_alerts(get(o, "last_alerts"));
+	fprintf(out, "plumbline %s, pid %llu, running for %s (since %s)\n", str(o, "version", ver, sizeof(ver)) ?: "?",
+		(unsigned long long)u64(o, "pid"), up, started);
+	fprintf(out, "  CPU %.1f s, RSS %.1f MiB; metrics %s; status of %llu s ago (%s)\n", u64(o, "cpu_ns") / 1e9,
+		u64(o, "rss_bytes") / 1048576.0, str(o, "metrics", metrics, sizeof(metrics)) ? metrics : "off",
+		(unsigned long long)(now > t ? (now - t) / 1000000000ull : 0),
+		str(o, "runtime_dir", dir, sizeof(dir)) ?: "?");
+	print_watching(out, get(o, "watching"), u64(o, "alerts"));
+	print_learning(out, get(o, "learning"));
+	print_losses(out, get(o, "losses"));
+	print_alerts(out, get(o, "last_alerts"));
 }
 
 int cmd_status(int argc, char **argv)
@@ -359,7 +377,7 @@ int cmd_status(int argc, char **argv)
 		if (as_json)
 			fwrite(text, 1, len, stdout);
 		else
-			print_human(o);
+			cmd_status__print(o, stdout);
 		if (now > t && now - t > STATUS_STALE_S * 1000000000ull) {
 			fprintf(stderr,
 				"plumbline status: the sensor (pid %llu) has not updated %s for %llu s: it may be "

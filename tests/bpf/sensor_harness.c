@@ -259,6 +259,11 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 	argv[n++] = "--no-live";
 	argv[n++] = "--state-dir";
 	argv[n++] = s->state;
+#ifdef HARNESS_RINGBUF_KB
+	/* before the test's own options: a --ringbuf-kb of the test wins */
+	argv[n++] = "--ringbuf-kb";
+	argv[n++] = HARNESS_RINGBUF_KB;
+#endif
 	for (int i = 0; extra && extra[i] && n < 38; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
@@ -282,7 +287,7 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 		_exit(127);
 	}
 	live_add(s);
-	deadline = harness_now_ms() + 30000;
+	deadline = harness_now_ms() + 30000 * HARNESS_SLOWDOWN;
 	for (;;) {
 		struct pollfd p = { .fd = sock, .events = POLLIN };
 		int st;
@@ -628,6 +633,52 @@ struct json_object *records_last_stats(struct json_object *recs)
 			last = r;
 	}
 	return last;
+}
+
+/* The stats records of recs, and the last one in *ret_last. */
+static size_t count_stats(struct json_object *recs, struct json_object **ret_last)
+{
+	size_t n = 0;
+
+	*ret_last = NULL;
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *t = rec_str(r, "type");
+
+		if (t && strcmp(t, "stats") == 0) {
+			n++;
+			*ret_last = r;
+		}
+	}
+	return n;
+}
+
+size_t records_count_stats(struct sensor_proc *s)
+{
+	struct json_object *recs = records_load(s), *last;
+	size_t n = count_stats(recs, &last);
+
+	json_object_put(recs);
+	return n;
+}
+
+struct json_object *records_wait_stats(struct sensor_proc *s, size_t n, int timeout_ms)
+{
+	long long deadline = harness_now_ms() + timeout_ms;
+
+	for (;;) {
+		struct json_object *recs = records_load(s), *last;
+
+		if (count_stats(recs, &last) > n) {
+			json_object_get(last);
+			json_object_put(recs);
+			return last;
+		}
+		json_object_put(recs);
+		if (harness_now_ms() > deadline)
+			return NULL;
+		usleep(20000);
+	}
 }
 
 bool sensor_log_has(const struct sensor_proc *s, const char *what)

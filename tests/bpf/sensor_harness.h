@@ -14,6 +14,20 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/*
+ * The sanitized sensor (PL_SANITIZED_BPF_TESTS: this harness is then built
+ * with ASan too) takes 2.5 to 10 times the CPU of the optimized one: the
+ * tests' deadlines (their WAIT_MS) are this many times longer, and the
+ * sensor gets a bigger ring buffer (sensor_start()), so that on a loaded
+ * machine it is late rather than short of records.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define HARNESS_SLOWDOWN 3
+#define HARNESS_RINGBUF_KB "16384"
+#else
+#define HARNESS_SLOWDOWN 1
+#endif
+
 struct sensor_proc {
 	pid_t pid;
 	char dir[64];   /* private temp dir */
@@ -102,6 +116,15 @@ long long rec_syscall(struct json_object *r, const char *name);
 
 /* The last "stats" record, or NULL. Borrowed from recs. */
 struct json_object *records_last_stats(struct json_object *recs);
+/* The number of stats records in s's file so far. */
+size_t records_count_stats(struct sensor_proc *s);
+/* Wait (at most timeout_ms) until s has written more than n stats records:
+ * then the last one, whose counters were read after the n-th was written (a
+ * reference the caller puts); NULL past the deadline. A test that needs the
+ * counters as of now takes n = records_count_stats() first: no sleeping for
+ * a stats interval, which a slow (sanitized) sensor on a loaded machine
+ * overruns. */
+struct json_object *records_wait_stats(struct sensor_proc *s, size_t n, int timeout_ms);
 
 /* Whether a line of the sensor's log (its stderr) contains what. */
 bool sensor_log_has(const struct sensor_proc *s, const char *what);

@@ -22,7 +22,7 @@
 
 #include "sensor_harness.h"
 
-#define WAIT_MS 10000
+#define WAIT_MS (10000 * HARNESS_SLOWDOWN)
 #define MAXL	64
 
 /* Lines of a file, each malloc'd without its '\n'. */

@@ -36,7 +36,7 @@
 #include "sensor_harness.h"
 
 #define ALPHA 0.01 /* SKETCH_ALPHA */
-#define WAIT_MS 10000
+#define WAIT_MS (10000 * HARNESS_SLOWDOWN)
 #define RUNS 30
 #define NORMAL "30" /* million iterations: ~30-60 ms of CPU */
 #define TENX "300"

@@ -26,7 +26,7 @@
 #include "sensor_harness.h"
 #include "textsafe.h"
 
-#define WAIT_MS 15000
+#define WAIT_MS (15000 * HARNESS_SLOWDOWN)
 #define RULE "escape probe"
 
 /* What a failed test must still clean up: the sensor and the helper copies. */

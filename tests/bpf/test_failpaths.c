@@ -23,7 +23,7 @@
 
 #include "sensor_harness.h"
 
-#define WAIT_MS 10000
+#define WAIT_MS (10000 * HARNESS_SLOWDOWN)
 
 /* Each test's own sensor, stopped by the teardown even when the test fails. */
 static struct sensor_proc sensor;

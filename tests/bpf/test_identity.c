@@ -39,7 +39,7 @@
 #error PL_HELPER_NOBID_BIN must be defined
 #endif
 
-#define WAIT_MS 20000
+#define WAIT_MS (20000 * HARNESS_SLOWDOWN)
 #define BIG_SIZE (500ll << 20) /* under the 512 MiB cap: hashed, 0.5 to 1.5 s each here */
 #define NBIG 4
 #define PROMPT_MS 1000 /* how late a record may be, counted from its process's exit */

@@ -31,7 +31,7 @@
 #include "probes/kfeatures.h"
 #include "sensor_harness.h"
 
-#define WAIT_MS 10000
+#define WAIT_MS (10000 * HARNESS_SLOWDOWN)
 
 static struct sensor_proc shared;
 

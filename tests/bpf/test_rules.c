@@ -21,7 +21,7 @@
 
 #include "sensor_harness.h"
 
-#define WAIT_MS 10000
+#define WAIT_MS (10000 * HARNESS_SLOWDOWN)
 
 /* Alerts of rule `name` for pid in the sensor's records so far. */
 static int alerts_for(struct sensor_proc *s, const char *name, pid_t pid)

@@ -19,7 +19,7 @@
 
 #include "sensor_harness.h"
 
-#define WAIT_MS 15000
+#define WAIT_MS (15000 * HARNESS_SLOWDOWN)
 #define HZ 997 /* samples per second per CPU in these tests */
 
 static struct sensor_proc sensor; /* stopped by teardown, even when a test fails half-way */
@@ -69,9 +69,12 @@ static struct json_object *alert_of(struct sensor_proc *sp, const char *rule, pi
 	for (size_t i = 0; i < json_object_array_length(recs); i++) {
 		struct json_object *r = json_object_array_get_idx(recs, i);
 
+		/* the last one: the rule may fire more than once for the pid */
 		if (!strcmp(rec_str(r, "type") ?: "", "alert") && !strcmp(rec_str(r, "rule") ?: "", rule) &&
-		    rec_int(r, "pid") == pid)
+		    rec_int(r, "pid") == pid) {
+			json_object_put(found);
 			found = json_object_get(r);
+		}
 	}
 	json_object_put(recs);
 	return found;

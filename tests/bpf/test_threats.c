@@ -33,7 +33,7 @@
 
 #include "sensor_harness.h"
 
-#define WAIT_MS 10000
+#define WAIT_MS (10000 * HARNESS_SLOWDOWN)
 #define HELPER_BID "build-id:706c756d626c696e652d68656c7065722d303031"
 #define HELPER2_BID "build-id:706c756d626c696e652d68656c7065722d303032"
 

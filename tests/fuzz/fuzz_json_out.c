@@ -246,7 +246,7 @@ static void check_escaped_field(struct json_object *o, const char *key, const ch
 }
 
 /* One line of valid UTF-8, no control byte. */
-static void check_line(const char *text, size_t len)
+FZ_NOCOV static void check_line(const char *text, size_t len)
 {
 	FZ_ASSERT(strlen(text) == len);
 	if (!fz_utf8_valid(text, len))

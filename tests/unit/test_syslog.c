@@ -251,6 +251,26 @@ static void test_syslog_target_parse(void **state)
 	assert_int_equal(syslog_target__parse(longpath, &t, msg, sizeof(msg)), -EINVAL);
 }
 
+/* fuzz_syslog_fmt: "[86%1]" parsed, was written back unbracketed as
+ * "tcp:86%1:514", which does not parse. Brackets hold an IPv6 address. */
+static void test_syslog_target_in_brackets_must_be_ipv6_and_formats_back(void **state)
+{
+	static const char *const bad[] = { "tcp:[86%1]:514", "udp:[127.0.0.1]:514", "relp:[1.2]:2514" };
+	struct pl_syslog_target t, back;
+	char msg[128], buf[300];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		msg[0] = '\0';
+		assert_int_equal(syslog_target__parse(bad[i], &t, msg, sizeof(msg)), -EINVAL);
+		assert_string_equal(msg, "not an IPv6 address in brackets");
+	}
+	assert_int_equal(syslog_target__parse("tcp:[fe80::1%2]:514", &t, msg, sizeof(msg)), 0);
+	syslog_target__format(&t, buf, sizeof(buf));
+	assert_string_equal(buf, "tcp:[fe80::1%2]:514");
+	assert_int_equal(syslog_target__parse(buf, &back, msg, sizeof(msg)), 0);
+	assert_string_equal(back.host, "fe80::1%2");
+}
+
 static void test_syslog_5424_exact_bytes_of_an_alert(void **state)
 {
 	static const char *const tags[] = { "storm" };
@@ -844,6 +864,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syslog_target_parse),
+		cmocka_unit_test(test_syslog_target_in_brackets_must_be_ipv6_and_formats_back),
 		cmocka_unit_test(test_syslog_5424_exact_bytes_of_an_alert),
 		cmocka_unit_test(test_syslog_5424_summary_output_is_a_parameter),
 		cmocka_unit_test(test_syslog_5424_sd_escaping_is_rfc5424s),
