@@ -29,7 +29,16 @@ struct bl_store {
 	struct baseline **b;
 	size_t n, cap;
 	size_t *index;    /* open addressing by bl_key_hash: position + 1, 0 = empty */
-	size_t index_cap; /* power of two, >= 2 * cap */
+	size_t *place;    /* the same, by place_hash(): where a rebuilt binary finds its prior */
+	size_t index_cap; /* power of two, >= 2 * cap; of both */
+	/* learning baselines by maker, counted over the store at most once a
+	 * second per user and kept up meanwhile: a flood of new binaries by one
+	 * user must not cost a scan of the store each (store.h, the share) */
+	struct {
+		uint32_t uid;
+		size_t learning;
+		uint64_t counted_ns; /* 0: free */
+	} learn_count[BL_UID_TRACK];
 	uint64_t refused;
 	/* the store's lifetime (store.h, docs/baselines.md "Lifetime of the store") */
 	struct bl_policy pol;
@@ -104,6 +113,24 @@ static void move_aside(struct bl_store *st, const char *path, const char *why)
 		report(st, path, "%s; could not move it aside either, ignoring it", why);
 }
 
+/* A fork child's image (BL_KEY_FORK): another role, never the prior of an
+ * exec'd image's baseline nor the other way round. */
+static bool is_fork(const char *binary_id)
+{
+	size_t n = strlen(binary_id), k = strlen(BL_KEY_FORK);
+
+	return n >= k && strcmp(binary_id + n - k, BL_KEY_FORK) == 0;
+}
+
+/* The same program in the same place: its exe and its parent's, and
+ * whether it is a fork image (is_fork()), hashed. */
+static uint64_t place_hash(const struct baseline *b)
+{
+	uint64_t h = pl_fnv1a(pl_fnv1a(pl_hash_str(b->exe), "\n"), b->parent_exe);
+
+	return pl_fnv1a(h, is_fork(b->binary_id) ? "\nf" : "\ne");
+}
+
 static void index_put(struct bl_store *st, size_t pos)
 {
 	size_t mask = st->index_cap - 1, h = (size_t)bl_key_hash(st->b[pos]->key) & mask;
@@ -111,21 +138,30 @@ static void index_put(struct bl_store *st, size_t pos)
 	while (st->index[h])
 		h = (h + 1) & mask;
 	st->index[h] = pos + 1;
+	for (h = (size_t)place_hash(st->b[pos]) & mask; st->place[h]; h = (h + 1) & mask)
+		;
+	st->place[h] = pos + 1;
 }
 
 /* Rebuild the index for the current array (after growth or removal). */
 static int reindex(struct bl_store *st)
 {
 	size_t cap = 128;
-	size_t *idx;
+	size_t *idx, *place;
 
 	while (cap < st->cap * 2)
 		cap *= 2;
 	idx = calloc(cap, sizeof(*idx));
-	if (!idx)
+	place = calloc(cap, sizeof(*place));
+	if (!idx || !place) {
+		free(idx);
+		free(place);
 		return -ENOMEM;
+	}
 	free(st->index);
+	free(st->place);
 	st->index = idx;
+	st->place = place;
 	st->index_cap = cap;
 	for (size_t i = 0; i < st->n; i++)
 		index_put(st, i);
@@ -291,6 +327,7 @@ void bl_store__free(struct bl_store *st)
 		baseline__free(st->b[i]);
 	free(st->b);
 	free(st->index);
+	free(st->place);
 	free(st->dir);
 	free(st);
 }
@@ -555,14 +592,6 @@ int bl_store__sweep(struct bl_store *st, uint64_t now_ns)
 	return (int)naged;
 }
 
-/* A fork child's image (BL_KEY_FORK): another role, never the prior of an
- * exec'd image's baseline nor the other way round. */
-static bool is_fork(const char *binary_id)
-{
-	size_t n = strlen(binary_id), k = strlen(BL_KEY_FORK);
-
-	return n >= k && strcmp(binary_id + n - k, BL_KEY_FORK) == 0;
-}
 
 size_t bl_store__uid_share(const struct bl_store *st)
 {
@@ -621,6 +650,59 @@ uint64_t bl_store__uid_refused(const struct bl_store *st)
 	return st->uid_refused;
 }
 
+/* The most recently updated baseline of b's place (place_hash()) under
+ * another binary id: the same program rebuilt. NULL: none. */
+static struct baseline *find_prior(const struct bl_store *st, const struct baseline *b)
+{
+	size_t mask = st->index_cap - 1;
+	struct baseline *prior = NULL;
+
+	if (!st->place)
+		return NULL; /* nothing stored yet */
+	for (size_t h = (size_t)place_hash(b) & mask; st->place[h]; h = (h + 1) & mask) {
+		struct baseline *o = st->b[st->place[h] - 1];
+
+		if (strcmp(o->binary_id, b->binary_id) != 0 && strcmp(o->exe, b->exe) == 0 &&
+		    strcmp(o->parent_exe, b->parent_exe) == 0 && is_fork(o->binary_id) == is_fork(b->binary_id) &&
+		    (!prior || o->updated_ns > prior->updated_ns))
+			prior = o;
+	}
+	return prior;
+}
+
+/* The count of uid's learning baselines, counted over the store when it is
+ * older than a second (a baseline becomes ready as its samples come, or is
+ * evicted: the count drifts only up meanwhile, by what obtain adds). NULL
+ * for root and unknown makers, whom no share bounds. */
+static size_t *learning_of(struct bl_store *st, uint32_t uid, uint64_t now_ns)
+{
+	size_t slot = BL_UID_TRACK, oldest = 0;
+
+	if (uid == 0 || uid == BL_UID_NONE)
+		return NULL;
+	for (size_t i = 0; i < BL_UID_TRACK && slot == BL_UID_TRACK; i++) {
+		if (st->learn_count[i].counted_ns && st->learn_count[i].uid == uid)
+			slot = i;
+		else if (st->learn_count[i].counted_ns < st->learn_count[oldest].counted_ns)
+			oldest = i; /* free, or the stalest */
+	}
+	if (slot == BL_UID_TRACK) {
+		slot = oldest;
+		st->learn_count[slot].uid = uid;
+		st->learn_count[slot].counted_ns = 0;
+	}
+	if (!st->learn_count[slot].counted_ns || now_ns < st->learn_count[slot].counted_ns ||
+	    now_ns - st->learn_count[slot].counted_ns >= 1000000000ull) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < st->n; i++)
+			n += st->b[i]->uid == uid && !baseline__ready(st->b[i], &st->pol);
+		st->learn_count[slot].learning = n;
+		st->learn_count[slot].counted_ns = now_ns ? now_ns : 1;
+	}
+	return &st->learn_count[slot].learning;
+}
+
 /* Whether uid may make one more learning baseline: root and unknown
  * makers always; another user while it holds fewer than its share. */
 static bool uid_may_learn(const struct bl_store *st, uint32_t uid, size_t learning)
@@ -631,8 +713,8 @@ static bool uid_may_learn(const struct bl_store *st, uint32_t uid, size_t learni
 struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, const char *parent_id, const char *exe,
 				  const char *parent_exe, uint32_t uid, uint64_t now_ns)
 {
-	struct baseline *b, *found, *prior = NULL;
-	size_t learning = 0;
+	struct baseline *b, *found, *prior;
+	size_t *counted;
 	char key[1024];
 
 	/* the common case, a known binary, allocates nothing */
@@ -655,19 +737,10 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 		return found;
 	}
 	b->uid = uid;
-	/* the same program in the same place, rebuilt: its history is the prior;
-	 * and what this user is learning already */
-	for (size_t i = 0; i < st->n; i++) {
-		struct baseline *o = st->b[i];
-
-		if (o->uid == uid && !baseline__ready(o, &st->pol))
-			learning++;
-		if (strcmp(o->binary_id, b->binary_id) != 0 && strcmp(o->exe, b->exe) == 0 &&
-		    strcmp(o->parent_exe, b->parent_exe) == 0 && is_fork(o->binary_id) == is_fork(b->binary_id) &&
-		    (!prior || o->updated_ns > prior->updated_ns))
-			prior = o;
-	}
-	if (!uid_may_learn(st, uid, learning)) {
+	/* the same program in the same place, rebuilt: its history is the prior */
+	prior = find_prior(st, b);
+	counted = learning_of(st, uid, now_ns);
+	if (!uid_may_learn(st, uid, counted ? *counted : 0)) {
 		count_uid_refusal(st, uid);
 		baseline__free(b);
 		return NULL;
@@ -688,6 +761,8 @@ struct baseline *bl_store__obtain(struct bl_store *st, const char *binary_id, co
 		baseline__free(b);
 		return NULL;
 	}
+	if (counted)
+		(*counted)++;
 	return b;
 }
 

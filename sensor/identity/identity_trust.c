@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -88,7 +89,8 @@ bool identity__exe_trusted(const char *path, uint32_t kdev, uint64_t ino)
 
 	if (!path || path[0] != '/' || lstat(path, &st) < 0)
 		return false;
-	if (st.st_dev != identity__dev_from_kernel(kdev) || st.st_ino != ino)
+	/* the kernel's dev_t is major << 20 | minor (identity__dev_from_kernel()) */
+	if (st.st_dev != makedev(kdev >> 20, kdev & 0xfffff) || st.st_ino != ino)
 		return false;
 	return identity__file_is_roots(path, &st);
 }
