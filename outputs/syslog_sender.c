@@ -36,6 +36,7 @@
 
 #include "clock.h"
 #include "syslog_queue.h"
+#include "thread.h"
 
 #define BACKOFF_MIN_NS	 (1000000000ull)
 #define BACKOFF_MAX_NS	 (30ull * 1000000000ull)
@@ -307,17 +308,11 @@ int syslog_sender__new(struct syslog_transport *tr, bool relp, size_t max_bytes,
 
 int syslog_sender__start(struct syslog_sender *s)
 {
-	sigset_t all, old;
 	int r;
 
 	if (s->have_thread)
 		return 0;
-	/* signals are the loop's (signalfd); SIGSYS stays open for seccomp's trap (privilege.c) */
-	sigfillset(&all);
-	sigdelset(&all, SIGSYS);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&s->thread, NULL, sender_main, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = pl_thread_start(&s->thread, sender_main, s);
 	if (r == 0)
 		s->have_thread = true;
 	return r;

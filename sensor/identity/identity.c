@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "sha256fd.h"
 #include "textsafe.h"
+#include "thread.h"
 
 #define BUILDID_CACHE_SIZE 4096 /* power of two */
 #define PATH_CACHE_SIZE 4096    /* power of two: (dev, ino) -> canonical path */
@@ -207,7 +208,6 @@ static void *hash_worker(void *arg)
 int identity__new(const char *cgroup2_root, struct identity **ret)
 {
 	struct identity *id = calloc(1, sizeof(*id));
-	sigset_t all, old;
 	int r;
 
 	if (!id)
@@ -224,14 +224,7 @@ int identity__new(const char *cgroup2_root, struct identity **ret)
 		identity__free(id);
 		return r;
 	}
-	/* signals are the loop's (signalfd): none may be delivered to the worker */
-	sigfillset(&all);
-	/* but seccomp's trap (privilege.c): blocked, the kernel would kill
-	 * the process instead of running its handler */
-	sigdelset(&all, SIGSYS);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&id->worker, NULL, hash_worker, id);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = pl_thread_start(&id->worker, hash_worker, id);
 	if (r < 0) {
 		identity__free(id);
 		return r;

@@ -6,6 +6,7 @@
 #include "pipeline/saver.h"
 #include "cleanup.h"
 #include "fileio.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -176,18 +177,11 @@ int saver__new(struct saver **ret)
 
 int saver__start(struct saver *sv)
 {
-	sigset_t all, old;
 	int r;
 
 	if (sv->have_worker)
 		return 0;
-	/* signals are the loop's (signalfd); but seccomp's trap (privilege.c),
-	 * which blocked would kill the process instead of running its handler */
-	sigfillset(&all);
-	sigdelset(&all, SIGSYS);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&sv->worker, NULL, save_worker, sv);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = pl_thread_start(&sv->worker, save_worker, sv);
 	if (r < 0)
 		return r;
 	sv->have_worker = true;
