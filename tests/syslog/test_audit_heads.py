@@ -165,7 +165,7 @@ def main():
                     "  output: \"probe exited 7 (pid %proc.pid)\"\n"
                     "  priority: ERROR\n")
         extra = ["--no-baselines", "--rules", rules, "--syslog", f"tcp:127.0.0.1:{port}",
-                 "--audit-log", audit, "--audit-head-interval", "1", "--loss-alert-interval", "0"]
+                 "--audit-log", audit, "--audit-head-interval", "1"]
         key_args = []
         if SCENARIO == "keyed":
             keyf, seedf = os.path.join(d, "audit.key"), os.path.join(d, "seed")
