@@ -43,9 +43,14 @@ const struct pl_fail *pl_sample__top_fail(const struct pl_sample *s)
 	return top;
 }
 
+const char *const pl_moment_names[PL_MOMENTS] = {"exec", "window", "exit", "file", "map", "connect"};
+
 const char *pl_moment__name(enum pl_moment m)
 {
-	return m == PL_AT_EXEC ? "exec" : m == PL_AT_WINDOW ? "window" : "exit";
+	for (int i = 0; i < PL_MOMENTS; i++)
+		if (m == 1u << i)
+			return pl_moment_names[i];
+	return "exit";
 }
 
 const char *pl_image__name(enum pl_image i)

@@ -39,8 +39,16 @@ enum pl_moment {
 	PL_AT_EXEC = 1u << 0,
 	PL_AT_WINDOW = 1u << 1,
 	PL_AT_EXIT = 1u << 2,
-	PL_AT_ALL = 7u,
+	PL_AT_ALL = 7u, /* the classic moments: what a rule without `when` runs at */
+	/* Events of a running image (issue 18): a rule runs at these only when
+	 * its `when` names them. */
+	PL_AT_FILE = 1u << 3,    /* a watched file was touched (sample.file) */
+	PL_AT_MAP = 1u << 4,     /* an executable object was mapped (sample.map) */
+	PL_AT_CONNECT = 1u << 5, /* a connection attempt was made or ended (sample.net) */
+	PL_AT_EVENTS = 0x38u,
+	PL_AT_ANY = 0x3fu,
 };
+#define PL_MOMENTS 6 /* bits of enum pl_moment */
 
 /* How the image started. */
 enum pl_image { PL_IMAGE_EXEC, PL_IMAGE_FORK, PL_IMAGE_PREEXISTING };
@@ -295,7 +303,18 @@ struct pl_sample {
 
 	/* set on a window of a process waiting long (NULL otherwise) */
 	const struct pl_wait *wait;
+
+	/* the event of an event moment, NULL at the others */
+	const struct pl_file_ev *file; /* PL_AT_FILE */
+	const struct pl_map_ev *map;   /* PL_AT_MAP */
+	const struct pl_net_ev *net;   /* PL_AT_CONNECT */
 };
+
+/* The event of an event moment (PL_AT_FILE, PL_AT_MAP, PL_AT_CONNECT);
+ * each is defined with its family. */
+struct pl_file_ev;
+struct pl_map_ev;
+struct pl_net_ev;
 
 /* Reset s to an empty sample of the given moment: nothing known. */
 void pl_sample__init(struct pl_sample *s, enum pl_moment m);
@@ -309,8 +328,10 @@ uint64_t pl_sample__wall_ns(const struct pl_sample *s);
 /* The listed path that failed most, or NULL. */
 const struct pl_fail *pl_sample__top_fail(const struct pl_sample *s);
 
-/* "exec", "window", "exit" */
+/* "exec", "window", "exit", "file", "map", "connect" */
 const char *pl_moment__name(enum pl_moment m);
+/* The same names by bit position (pl_moment_names[i] names 1u << i). */
+extern const char *const pl_moment_names[PL_MOMENTS];
 /* "exec", "fork", "preexisting" */
 const char *pl_image__name(enum pl_image i);
 /* The name of a distribution in a verdict's `features` ("cpu_ns", ...). */

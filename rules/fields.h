@@ -29,34 +29,41 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 #define RL_EWX 7u
 #define RL_WX 6u
 #define RL_EX 5u
+/* the event moments (common/sample.h PL_AT_FILE, _MAP, _CONNECT) */
+#define RL_F 8u
+#define RL_M 16u
+#define RL_C 32u
+#define RL_EVENTS 56u
+/* every moment: what a process is (identity, ancestry, its baseline's key) */
+#define RL_ANY 63u
 
 /* X(ID, name, type, kinds, unit, description) */
 #define RL_FIELDS(X)                                                                                              \
-	X(EVT_WHEN, "evt.when", STR, RL_EWX, "", "when the rule runs: exec, window or exit")                     \
-	X(PROC_PID, "proc.pid", NUM, RL_EWX, "", "process id (thread group id)")                                   \
-	X(PROC_PPID, "proc.ppid", NUM, RL_EWX, "", "parent process id")                                           \
-	X(PROC_UID, "proc.uid", NUM, RL_EWX, "", "real user id")                                                  \
-	X(PROC_NAME, "proc.name", STR, RL_EWX, "", "comm: the (renamable) process name")                          \
-	X(PROC_EXE, "proc.exe", STR, RL_EWX, "", "executable path")                                               \
-	X(PROC_EXE_NAME, "proc.exe_name", STR, RL_EWX, "", "executable file name (renaming comm can't change it)") \
-	X(PROC_CMDLINE, "proc.cmdline", STR, RL_EWX, "", "command line, arguments joined by spaces (bounded)")     \
-	X(PROC_FILENAME, "proc.filename", STR, RL_EWX, "", "path given to execve")                                \
-	X(PROC_BUILD_ID, "proc.build_id", STR, RL_EWX, "", "ELF build-id, hex")                                   \
-	X(PROC_BINARY_ID, "proc.binary_id", STR, RL_EWX, "", "baseline identity of the executable")              \
-	X(PROC_CGROUP, "proc.cgroup", STR, RL_EWX, "", "cgroup v2 path")                                          \
-	X(PROC_PEXE, "proc.pexe", STR, RL_EWX, "", "parent's executable path")                                    \
-	X(PROC_PNAME, "proc.pname", STR, RL_EWX, "", "parent's executable file name")                             \
-	X(PROC_ANAME, "proc.aname", STRLIST, RL_EWX, "", "ancestors' executable file names, parent first (up to 8)") \
-	X(PROC_APATH, "proc.apath", STRLIST, RL_EWX, "", "ancestors' executable paths, parent first (up to 8)")  \
+	X(EVT_WHEN, "evt.when", STR, RL_ANY, "", "when the rule runs: exec, window, exit, file, map or connect")                     \
+	X(PROC_PID, "proc.pid", NUM, RL_ANY, "", "process id (thread group id)")                                   \
+	X(PROC_PPID, "proc.ppid", NUM, RL_ANY, "", "parent process id")                                           \
+	X(PROC_UID, "proc.uid", NUM, RL_ANY, "", "real user id")                                                  \
+	X(PROC_NAME, "proc.name", STR, RL_ANY, "", "comm: the (renamable) process name")                          \
+	X(PROC_EXE, "proc.exe", STR, RL_ANY, "", "executable path")                                               \
+	X(PROC_EXE_NAME, "proc.exe_name", STR, RL_ANY, "", "executable file name (renaming comm can't change it)") \
+	X(PROC_CMDLINE, "proc.cmdline", STR, RL_ANY, "", "command line, arguments joined by spaces (bounded)")     \
+	X(PROC_FILENAME, "proc.filename", STR, RL_ANY, "", "path given to execve")                                \
+	X(PROC_BUILD_ID, "proc.build_id", STR, RL_ANY, "", "ELF build-id, hex")                                   \
+	X(PROC_BINARY_ID, "proc.binary_id", STR, RL_ANY, "", "baseline identity of the executable")              \
+	X(PROC_CGROUP, "proc.cgroup", STR, RL_ANY, "", "cgroup v2 path")                                          \
+	X(PROC_PEXE, "proc.pexe", STR, RL_ANY, "", "parent's executable path")                                    \
+	X(PROC_PNAME, "proc.pname", STR, RL_ANY, "", "parent's executable file name")                             \
+	X(PROC_ANAME, "proc.aname", STRLIST, RL_ANY, "", "ancestors' executable file names, parent first (up to 8)") \
+	X(PROC_APATH, "proc.apath", STRLIST, RL_ANY, "", "ancestors' executable paths, parent first (up to 8)")  \
 	/* baseline keys */                                                                           \
-	X(PROC_SCRIPT, "proc.script", STR, RL_EWX, "", "what an interpreter runs: script path, -c/-e, or -m MODULE") \
-	X(PROC_IMAGE, "proc.image", STR, RL_EWX, "", "how the image started: exec, fork or preexisting")          \
-	X(PROC_PARTIAL, "proc.partial", BOOL, RL_EWX, "", "the sensor saw only part of this image")              \
-	X(PROC_EXE_KIND, "proc.exe_kind", STR, RL_EWX, "",                                                      \
+	X(PROC_SCRIPT, "proc.script", STR, RL_ANY, "", "what an interpreter runs: script path, -c/-e, or -m MODULE") \
+	X(PROC_IMAGE, "proc.image", STR, RL_ANY, "", "how the image started: exec, fork or preexisting")          \
+	X(PROC_PARTIAL, "proc.partial", BOOL, RL_ANY, "", "the sensor saw only part of this image")              \
+	X(PROC_EXE_KIND, "proc.exe_kind", STR, RL_ANY, "",                                                      \
 	  "what the executable was at exec: file, deleted (no links left) or memfd (fileless); absent for preexisting images") \
-	X(PROC_EXE_TRUSTED, "proc.exe_trusted", BOOL, RL_EWX, "",                                               \
+	X(PROC_EXE_TRUSTED, "proc.exe_trusted", BOOL, RL_ANY, "",                                               \
 	  "the executable is the file the kernel ran, root-owned, not group/other-writable, in root-owned directories none group/other-writable: no unprivileged user could have placed it (absent when unknown)") \
-	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_EWX, "s",                                                  \
+	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_ANY, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
 	X(PROC_WALL_MS, "proc.wall_ms", NUM, RL_WX, "ms", "age of the image")                                    \
@@ -101,10 +108,10 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "the new paths failed by at least half as many processes as bin.storm_path, most first, comma-separated") \
 	X(BIN_STORM_PROCS, "bin.storm_procs", NUM, RL_WX, "", "distinct processes of this binary that failed bin.storm_path, last second") \
 	X(BIN_STORM_FAILURES_PER_S, "bin.storm_failures_per_s", NUM, RL_WX, "1/s", "failed opens per second on bin.storm_path by this binary, last second") \
-	X(BL_KEY, "baseline.key", STR, RL_EWX, "", "the baseline's key (present when one is attached)")          \
-	X(BL_READY, "baseline.ready", BOOL, RL_EWX, "", "this binary's lifetime baseline is ready (enough process samples), the same at exec, window and exit")             \
-	X(BL_WINDOWS_READY, "baseline.windows_ready", BOOL, RL_EWX, "", "this binary's window baseline is ready (enough windows), the same at exec, window and exit")       \
-	X(BL_SAMPLES, "baseline.samples", NUM, RL_EWX, "", "process samples learned")                          \
+	X(BL_KEY, "baseline.key", STR, RL_ANY, "", "the baseline's key (present when one is attached)")          \
+	X(BL_READY, "baseline.ready", BOOL, RL_ANY, "", "this binary's lifetime baseline is ready (enough process samples), the same at exec, window and exit")             \
+	X(BL_WINDOWS_READY, "baseline.windows_ready", BOOL, RL_ANY, "", "this binary's window baseline is ready (enough windows), the same at exec, window and exit")       \
+	X(BL_SAMPLES, "baseline.samples", NUM, RL_ANY, "", "process samples learned")                          \
 	X(BL_FROM_PRIOR, "baseline.from_prior", BOOL, RL_WX, "", "scored against the prior (rebuilt binary)")   \
 	X(BL_CPU_MS_P50, "baseline.cpu_ms.p50", NUM, RL_EWX, "ms", "median lifetime CPU (when ready)")          \
 	X(BL_CPU_MS_P90, "baseline.cpu_ms.p90", NUM, RL_EWX, "ms", "p90 lifetime CPU (when ready)")             \

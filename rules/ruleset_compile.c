@@ -54,11 +54,11 @@ static bool res_list(void *ctx, const char *name, const char *const **items, siz
 
 static void kinds_str(unsigned k, char *buf, size_t size)
 {
-	static const char *const names[] = {"exec", "window", "exit"};
+	const char *const *names = pl_moment_names;
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < PL_MOMENTS; i++)
 		if (k & 1u << i && len < size)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", names[i]);
 	if (!k)
@@ -112,7 +112,7 @@ static void at_text(const struct rs_text *t, const struct rs_loc *fallback, cons
 static void check_when(struct rs_loader *L, const struct rs_rule *rr, const struct rl_expr *e, unsigned kinds,
 		       const char *item)
 {
-	static const char *const names[] = {"exec", "window", "exit"};
+	const char *const *names = pl_moment_names;
 	unsigned extra = rr->when & ~kinds;
 	enum rl_field fl[64];
 	size_t n;
@@ -214,7 +214,9 @@ static int compile_rule(struct rs_loader *L, const struct rs_rule *rr, struct rl
 		rs_diag_at(&L->rep, RL_DIAG_WARNING, f->name, line, col, item,
 			   "the rule can never run: its fields don't all have values at exec, at window or at exit");
 	}
-	out->kinds = rr->when ? rr->when : kinds;
+	/* without `when`, a rule runs at the classic moments only: the event
+	 * moments (file, map, connect) are asked for by name */
+	out->kinds = rr->when ? rr->when : kinds & RL_KIND_ALL;
 	c = rl_expr__constant(out->cond);
 	if (c >= 0)
 		rs_diag_at(&L->rep, RL_DIAG_WARNING, f->name, line, col, item, "the condition is always %s",

@@ -38,7 +38,7 @@ static const unsigned rule_required = 1u << RF_DESC | 1u << RF_COND | 1u << RF_O
 static const char *const prio_names[] = {"EMERGENCY", "ALERT",	"CRITICAL",	 "ERROR",
 					 "WARNING",   "NOTICE", "INFORMATIONAL", "DEBUG"};
 static const char *const evidence_names[] = {"fail_paths", "syscalls", "baseline", "ancestry", "stacks", "wait"};
-static const char *const when_names[] = {"exec", "window", "exit"};
+static const char *const *const when_names = pl_moment_names;
 
 /* ---- scalar checks ---- */
 
@@ -231,10 +231,10 @@ static int parse_rule_fields(struct rs_loader *L, const struct yd_file *f, const
 			break;
 		case RF_WHEN:
 			if (!yd_node__str_seq(v, true) || (v->type == YD_SEQ && v->n == 0)) {
-				ERR(L, f, v, item, "'when' must be exec, window, exit or a sequence of them");
+				ERR(L, f, v, item, "'when' must be exec, window, exit, file, map, connect or a sequence of them");
 				r = -EINVAL;
 			} else {
-				r = pick(L, f, v, item, "'when'", when_names, 3, &it->when);
+				r = pick(L, f, v, item, "'when'", when_names, PL_MOMENTS, &it->when);
 			}
 			break;
 		}
