@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #endif
 
-#define PL_ABI_VERSION 4
+#define PL_ABI_VERSION 5
 
 #define PL_COMM_LEN 16
 #define PL_PATH_LEN 256    /* failed-open paths and exec filenames, incl. NUL */
@@ -37,6 +37,14 @@ enum pl_event_type {
 	PL_EV_END = 4,       /* an image ended (exit or exec): final measurements */
 	PL_EV_FAIL_PATH = 5, /* first failure of one (image, path, errno) */
 	PL_EV_STACK = 6,     /* first on-CPU sample of one (image, user stack, kernel stack) */
+	PL_EV_MAP = 8,       /* an image mapped an executable object (file) for the first time */
+};
+#define PL_EV_LAST 9 /* the highest record type (7 file, 8 map, 9 net reserved by issue 18) */
+
+/* How an object became executable in an image (pl_ev_map.how). */
+enum pl_map_how {
+	PL_MAP_MMAP = 1,     /* mmap(2) of the file with PROT_EXEC */
+	PL_MAP_MPROTECT = 2, /* mprotect(2) of a file mapping to PROT_EXEC */
 };
 
 /* Why a PL_EV_END was emitted. */
@@ -72,7 +80,8 @@ enum pl_drop {
 	PL_DROP_STACK_MAP = 8,     /* on-CPU sample table full: sample counted in the image, stack not kept */
 	PL_DROP_STACK_ID = 9,      /* a stack could not be stored (stack table bucket taken, or no memory) */
 	PL_DROP_STACK_IMAGE = 10,  /* an image over its share of new sample keys: sample counted, stack not kept */
-	PL_DROP_MAX = 11,
+	PL_DROP_MAP_IMAGE = 11,    /* an image over its share of new executable objects: object not reported */
+	PL_DROP_MAX = 12,
 };
 
 struct pl_hdr {
@@ -231,6 +240,32 @@ struct pl_ev_stack {
 	struct pl_stack_key key;
 };
 
+/*
+ * An executable object mapped by an image (PL_EV_MAP): the file an
+ * mmap(PROT_EXEC) or an mprotect(PROT_EXEC) of a file mapping made code of
+ * the process, once per (image, file) (the kernel's `map_seen`, an LRU:
+ * an evicted pair may be reported again; user space dedupes too).
+ */
+struct pl_ev_map {
+	struct pl_hdr hdr;
+	__u64 image_id;
+	__u64 ino;
+	__u64 size;     /* the inode's, at the mapping */
+	__u64 mtime_ns; /* CLOCK_REALTIME ns since the epoch */
+	__u64 ctime_ns;
+	__u32 dev;      /* kernel dev_t of the file's superblock */
+	__u32 uid;      /* the file's owner */
+	__u32 mode;     /* i_mode: type and permission bits */
+	__u32 nlink;    /* 0: unlinked, O_TMPFILE or memfd */
+	__u32 prot;     /* PROT_* asked for */
+	__u32 how;      /* enum pl_map_how */
+	__u32 path_len; /* bytes incl. NUL; 0 unknown; PL_PATH_LEN + 1: cut, path holds its tail */
+	__u32 pad;
+	char path[PL_PATH_LEN]; /* from the root of the mount namespace, mounts crossed */
+};
+
+_Static_assert(sizeof(struct pl_ev_map) == 24 + 40 + 32 + PL_PATH_LEN, "pl_ev_map layout");
+_Static_assert((PL_PATH_LEN & (PL_PATH_LEN - 1)) == 0, "PL_PATH_LEN a power of 2");
 _Static_assert(sizeof(struct pl_ustack_frame) == 32, "pl_ustack_frame layout");
 _Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
 _Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * maps.bpf.c - the code each image maps (tracepoint/syscalls/sys_*_mmap,
+ * sys_*_mprotect).
+ *
+ * The dynamic loader maps every library's text with one mmap(PROT_EXEC) of
+ * its file; a preload, a PAM or NSS module, an implant loaded by dlopen()
+ * is mapped the same way. An mmap without PROT_EXEC (data, anonymous
+ * memory: nearly all of them) costs the enter program one test and the exit
+ * program one task-storage lookup that finds nothing. An executable file
+ * mapping that succeeded is reported once per (image, file) (PL_EV_MAP),
+ * with the file's path, identity and owner; an image may report a burst of
+ * map_key_burst new objects, then one per map_key_interval_ns (GCRA, like
+ * failed paths); over that it is counted (PL_DROP_MAP_IMAGE).
+ *
+ * mprotect(PROT_EXEC) of a file mapping (a loader that maps a file
+ * writable first, then makes it code) is seen too: the enter program looks
+ * the address's mapping up (bpf_find_vma), only for PROT_EXEC requests,
+ * which outside a JIT are rare.
+ */
+#include "shared.bpf.h"
+
+#define PROT_EXEC 0x4
+#define MAP_ANONYMOUS 0x20
+#define MAX_ERRNO 4095
+
+const volatile bool track_maps = true;
+const volatile __u64 map_key_burst = 256;
+const volatile __u64 map_key_interval_ns = 1000000000 / 16;
+
+/* The executable mapping in flight of one thread, from enter to exit. */
+struct map_inflight {
+	__u64 file; /* mprotect: the mapping's struct file *; mmap: 0 (the fd says) */
+	__s32 fd;
+	__u32 prot;
+	__u32 how; /* enum pl_map_how; 0: none in flight */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct map_inflight);
+} map_inflight SEC(".maps");
+
+/* (image, file) pairs already reported. An LRU: an evicted pair is
+ * reported again, which user space dedupes. */
+struct map_seen_key {
+	__u64 image_id;
+	__u64 ino;
+	__u32 dev;
+	__u32 tgid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct map_seen_key);
+	__type(value, __u8);
+} map_seen SEC(".maps");
+
+/* Per image: when its next new object is on schedule (GCRA). */
+struct map_rate {
+	__u64 image_id;
+	__u64 tat_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32); /* tgid */
+	__type(value, struct map_rate);
+} map_rates SEC(".maps");
+
+/* Components the path walk climbs at most (mount crossings count too). */
+#define DPATH_MAX_DEPTH 64
+#define DPATH_MASK (PL_PATH_LEN - 1)
+
+struct dpath_buf {
+	char b[2 * PL_PATH_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dpath_buf);
+} map_path_scratch SEC(".maps");
+
+/*
+ * The path of (d, vm) into out (PL_PATH_LEN bytes): dentry names up to the
+ * root of the mount namespace, crossing mounts to their mountpoints (what
+ * /proc/PID/maps says, for a process whose root is the namespace's).
+ * Returns the length with the NUL, PL_PATH_LEN + 1 when the path did not
+ * fit (out holds its last components), 0 when it could not be read.
+ * A copy of lifecycle.bpf.c's cwd walk from any dentry; the files family
+ * shares the same in shared.bpf.h (issue 18): one of them goes at merge.
+ */
+static __always_inline __u32 read_dpath(struct dentry *d, struct vfsmount *vm, char *out)
+{
+	__u32 zero = 0, pos = PL_PATH_LEN - 1;
+	struct dentry *mnt_root;
+	struct dpath_buf *cb;
+	bool whole = false;
+	struct mount *m;
+
+	cb = bpf_map_lookup_elem(&map_path_scratch, &zero);
+	if (!cb || !d || !vm)
+		return 0;
+	m = container_of(vm, struct mount, mnt);
+	mnt_root = BPF_CORE_READ(vm, mnt_root);
+	cb->b[PL_PATH_LEN - 1] = 0;
+	for (int i = 0; i < DPATH_MAX_DEPTH; i++) {
+		struct dentry *parent;
+		struct qstr name;
+
+		if (d == mnt_root) {
+			struct mount *pm = BPF_CORE_READ(m, mnt_parent);
+
+			if (pm == m) { /* the namespace's root mount */
+				whole = true;
+				break;
+			}
+			d = BPF_CORE_READ(m, mnt_mountpoint);
+			m = pm;
+			vm = &pm->mnt;
+			mnt_root = BPF_CORE_READ(vm, mnt_root);
+			continue;
+		}
+		parent = BPF_CORE_READ(d, d_parent);
+		if (parent == d) { /* a detached tree's top */
+			whole = true;
+			break;
+		}
+		if (BPF_CORE_READ_INTO(&name, d, d_name) || name.len + 1 > pos)
+			break;
+		pos -= name.len;
+		bpf_probe_read_kernel(&cb->b[pos & DPATH_MASK], name.len & DPATH_MASK, name.name);
+		pos--;
+		cb->b[pos & DPATH_MASK] = '/';
+		d = parent;
+	}
+	if (pos == PL_PATH_LEN - 1)
+		cb->b[--pos & DPATH_MASK] = '/';
+	bpf_probe_read_kernel(out, PL_PATH_LEN, &cb->b[pos & DPATH_MASK]);
+	if (!whole) {
+		count_drop(PL_DROP_PATH_TRUNC);
+		return PL_PATH_LEN + 1;
+	}
+	return PL_PATH_LEN - pos;
+}
+
+/* syscalls:sys_enter_mmap and sys_enter_mprotect, as their format files say. */
+struct sys_enter_mmap_args {
+	__u64 common;
+	__s32 id;
+	__u32 pad;
+	__u64 addr, len, prot, flags, fd, off;
+};
+
+struct sys_enter_mprotect_args {
+	__u64 common;
+	__s32 id;
+	__u32 pad;
+	__u64 start, len, prot;
+};
+
+struct sys_exit_map_args {
+	__u64 common;
+	__s32 id;
+	__u32 pad;
+	long ret;
+};
+
+static __always_inline void stash(__u32 how, __s32 fd, __u64 file, __u32 prot)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct map_inflight *m;
+
+	if (!is_user_task(t) || (t->tgid == self_tgid))
+		return;
+	m = bpf_task_storage_get(&map_inflight, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!m) {
+		count_drop(PL_DROP_THREAD_STATE);
+		return;
+	}
+	m->file = file;
+	m->fd = fd;
+	m->prot = prot;
+	m->how = how;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int pl_enter_mmap(struct sys_enter_mmap_args *ctx)
+{
+	if (!(ctx->prot & PROT_EXEC) || (ctx->flags & MAP_ANONYMOUS) || (__s32)ctx->fd < 0 || !track_maps)
+		return 0;
+	stash(PL_MAP_MMAP, (__s32)ctx->fd, 0, ctx->prot);
+	return 0;
+}
+
+static long vma_file(struct task_struct *t, struct vm_area_struct *vma, void *ctx)
+{
+	*(__u64 *)ctx = (__u64)BPF_CORE_READ(vma, vm_file);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mprotect")
+int pl_enter_mprotect(struct sys_enter_mprotect_args *ctx)
+{
+	struct task_struct *t;
+	__u64 file = 0;
+
+	if (!(ctx->prot & PROT_EXEC) || !track_maps)
+		return 0;
+	t = bpf_get_current_task_btf();
+	if (bpf_find_vma(t, ctx->start, vma_file, &file, 0) || !file)
+		return 0; /* anonymous memory (a JIT's), or no mapping */
+	stash(PL_MAP_MPROTECT, -1, file, ctx->prot);
+	return 0;
+}
+
+/* The open file of fd in task t, or NULL. */
+static __always_inline struct file *fd_file(struct task_struct *t, __s32 fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **arr, *f = 0;
+
+	if (!fdt || fd < 0 || (__u32)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	arr = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]))
+		return 0;
+	return f;
+}
+
+/* Whether image p (of tgid) may report one more new object now. */
+static __always_inline bool map_key_allowed(__u32 tgid, __u64 image_id, __u64 now)
+{
+	struct map_rate *r = bpf_map_lookup_elem(&map_rates, &tgid), nr;
+	__u64 tat;
+
+	if (!r || r->image_id != image_id) {
+		nr.image_id = image_id;
+		nr.tat_ns = now + map_key_interval_ns;
+		bpf_map_update_elem(&map_rates, &tgid, &nr, BPF_ANY);
+		return true;
+	}
+	tat = r->tat_ns < now ? now : r->tat_ns;
+	if (tat - now >= map_key_burst * map_key_interval_ns)
+		return false;
+	r->tat_ns = tat + map_key_interval_ns;
+	return true;
+}
+
+static __always_inline int map_exit(struct sys_exit_map_args *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct map_inflight *m = bpf_task_storage_get(&map_inflight, t, 0, 0);
+	struct map_seen_key k;
+	struct pl_ident times = {};
+	struct pl_ev_map *ev;
+	struct pl_proc *p;
+	struct inode *ino;
+	struct file *f;
+	__u32 tgid, how, prot;
+	__u8 one = 1;
+	__u64 now;
+
+	if (!m || !m->how)
+		return 0;
+	how = m->how;
+	prot = m->prot;
+	m->how = 0;
+	/* an error is -1..-4095 as an address: a refused mapping (noexec mount) maps nothing */
+	if ((unsigned long)ctx->ret >= (unsigned long)-MAX_ERRNO)
+		return 0;
+	f = how == PL_MAP_MMAP ? fd_file(t, m->fd) : (struct file *)m->file;
+	if (!f)
+		return 0;
+	tgid = t->tgid;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p)
+		return 0;
+	ino = BPF_CORE_READ(f, f_inode);
+	k.image_id = p->id.image_id;
+	k.ino = BPF_CORE_READ(ino, i_ino);
+	k.dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	k.tgid = tgid;
+	if (bpf_map_lookup_elem(&map_seen, &k))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (!map_key_allowed(tgid, k.image_id, now)) {
+		count_drop(PL_DROP_MAP_IMAGE);
+		return 0;
+	}
+	bpf_map_update_elem(&map_seen, &k, &one, BPF_ANY);
+	ev = reserve(sizeof(*ev));
+	if (!ev)
+		return 0;
+	fill_hdr(&ev->hdr, PL_EV_MAP, sizeof(*ev), tgid, now);
+	ev->image_id = k.image_id;
+	ev->ino = k.ino;
+	ev->dev = k.dev;
+	set_exe_times(&times, ino);
+	ev->size = times.exe_size;
+	ev->mtime_ns = times.exe_mtime_ns;
+	ev->ctime_ns = times.exe_ctime_ns;
+	ev->uid = BPF_CORE_READ(ino, i_uid.val);
+	ev->mode = BPF_CORE_READ(ino, i_mode);
+	ev->nlink = BPF_CORE_READ(ino, __i_nlink);
+	ev->prot = prot;
+	ev->how = how;
+	ev->pad = 0;
+	ev->path_len = read_dpath(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), ev->path);
+	submit(ev);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int pl_exit_mmap(struct sys_exit_map_args *ctx) { return map_exit(ctx); }
+
+SEC("tracepoint/syscalls/sys_exit_mprotect")
+int pl_exit_mprotect(struct sys_exit_map_args *ctx) { return map_exit(ctx); }
