@@ -24,6 +24,7 @@ static const uint32_t set_max[BL_SET_MAX] = {
 	[BL_SET_CHILDREN] = 512,
 	[BL_SET_SYSCALLS] = 512,
 	[BL_SET_ONCPU] = 512,
+	[BL_SET_OBJECTS] = 512,
 };
 
 static const char *const dist_names[PL_DIST_MAX] = {
@@ -74,6 +75,7 @@ static const char *const set_names[BL_SET_MAX] = {
 	[BL_SET_CHILDREN] = "children",
 	[BL_SET_SYSCALLS] = "syscalls",
 	[BL_SET_ONCPU] = "oncpu_objects",
+	[BL_SET_OBJECTS] = "objects",
 };
 
 double bl_dist__noise_floor(enum pl_dist d)
@@ -615,6 +617,31 @@ int baseline__observe_child(struct baseline *b, const char *child_exe, const str
 	if (p->mode == BL_MODE_DETECT || (ready && !known && p->mode == BL_MODE_AUTO))
 		return ready && !known && p->mode != BL_MODE_LEARN;
 	r = strset__add(&b->set[BL_SET_CHILDREN], child_exe, 1, now_ns);
+	if (r < 0 && r != -ENOSPC)
+		return r;
+	b->dirty = true;
+	return 0;
+}
+
+void baseline__object_state(const struct baseline *b, const char *path, const struct bl_policy *p, uint64_t now_ns,
+			    bool *ready, bool *known)
+{
+	*ready = baseline__set_ready(b, BL_SET_OBJECTS, p, now_ns);
+	*known = b && path && strset__contains(&b->set[BL_SET_OBJECTS], path);
+}
+
+int baseline__learn_object(struct baseline *b, const char *path, const struct bl_policy *p, uint64_t now_ns,
+			   bool alerted)
+{
+	bool ready, known;
+	int r;
+
+	if (!b || !path || p->mode == BL_MODE_DETECT)
+		return 0;
+	baseline__object_state(b, path, p, now_ns, &ready, &known);
+	if (p->mode == BL_MODE_AUTO && ((ready && !known) || (alerted && !known)))
+		return 0;
+	r = strset__add(&b->set[BL_SET_OBJECTS], path, 1, now_ns);
 	if (r < 0 && r != -ENOSPC)
 		return r;
 	b->dirty = true;

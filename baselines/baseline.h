@@ -47,6 +47,7 @@ enum bl_set {
 	BL_SET_CHILDREN,   /* exe paths of the binaries it executed */
 	BL_SET_SYSCALLS,   /* syscall names it used */
 	BL_SET_ONCPU,      /* objects (file paths) its code ran in, by samples (newest: optional in files) */
+	BL_SET_OBJECTS,    /* executable objects (file paths) its images mapped, once per image (optional in files) */
 	BL_SET_MAX,
 };
 
@@ -220,6 +221,23 @@ int baseline__observe_window(struct baseline *b, const struct baseline *prior, c
  * is anomalous by definition, so it is not learned: see docs/baselines.md).
  */
 int baseline__observe_child(struct baseline *b, const char *child_exe, const struct bl_policy *p, uint64_t now_ns);
+
+/*
+ * The set of objects its images mapped (BL_SET_OBJECTS, members: the
+ * objects' paths, so a library upgraded in place stays known): whether the
+ * set is saturated, and whether it holds path. Pure.
+ */
+void baseline__object_state(const struct baseline *b, const char *path, const struct bl_policy *p, uint64_t now_ns,
+			    bool *ready, bool *known);
+/*
+ * Learn that an image of b mapped path (once per image), as the policy
+ * says: always before the set is ready and in learn mode, never in detect
+ * mode, and once ready only when already known (a new object is anomalous:
+ * the caller does not learn it when a rule at Warning or above fired, and
+ * this refuses it in auto mode). 0 or -errno.
+ */
+int baseline__learn_object(struct baseline *b, const char *path, const struct bl_policy *p, uint64_t now_ns,
+			   bool alerted);
 
 /* dst += src (same key). 0, -EINVAL for different keys, -ENOMEM. */
 int baseline__merge(struct baseline *dst, const struct baseline *src);

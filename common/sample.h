@@ -313,8 +313,37 @@ struct pl_sample {
 /* The event of an event moment (PL_AT_FILE, PL_AT_MAP, PL_AT_CONNECT);
  * each is defined with its family. */
 struct pl_file_ev;
-struct pl_map_ev;
 struct pl_net_ev;
+
+/*
+ * PL_AT_MAP: an executable object (a library, a preload, a PAM or NSS
+ * module, a dlopen()ed plugin) the image mapped, once per (image, object):
+ * what sensor/identity/objects.h says of the file, and what the image's
+ * baseline says of it. Tri-states: -1 unknown, 0 no, 1 yes.
+ */
+struct pl_map_ev {
+	const char *path;      /* as the kernel named the file (mounts crossed) */
+	const char *name;      /* its last component */
+	const char *dir;       /* path without it ("/" for a file at the root) */
+	bool path_cut;         /* path holds only the tail of a longer one */
+	const char *build_id;  /* hex, NULL when none or unreadable */
+	const char *binary_id; /* its identity (build-id: or sha256:), NULL while its hash is pending */
+	int trusted;           /* no unprivileged user could have placed it (identity__file_is_roots) */
+	int packaged;          /* an installed package owns it (dpkg) */
+	const char *package;   /* that package, NULL otherwise */
+	const char *location;  /* "system", "tmp", "home", "other" (objects__location) */
+	uint32_t owner_uid;
+	uint32_t mode;         /* st_mode */
+	bool deleted;          /* no links left (unlinked, O_TMPFILE, memfd) */
+	const char *how;       /* "mmap" or "mprotect" */
+	/* mapped by an exec'd dynamic image before any library its executable
+	 * names in DT_NEEDED, and not one of them: LD_PRELOAD or /etc/ld.so.preload */
+	bool preload;
+	/* the image's baseline's set of objects (BL_SET_OBJECTS) */
+	bool objects_known;    /* a baseline is attached: the two below mean something */
+	bool objects_ready;    /* saturated (Good-Turing, docs/baselines.md) */
+	bool object_new;       /* ready, and it never held this path */
+};
 
 /* Reset s to an empty sample of the given moment: nothing known. */
 void pl_sample__init(struct pl_sample *s, enum pl_moment m);

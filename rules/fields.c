@@ -348,6 +348,21 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bl.key && s->bl.scored && val(s->bl.max_score, ret);
 	case RL_F_BL_ANOMALOUS:
 		return s->bl.scored && flag(s, s->bl.anomalous, ret);
+	/* map */
+	case RL_F_MAP_TRUSTED:
+		return s->map && s->map->trusted >= 0 && val(s->map->trusted, ret);
+	case RL_F_MAP_PACKAGED:
+		return s->map && s->map->packaged >= 0 && val(s->map->packaged, ret);
+	case RL_F_MAP_OWNER_UID:
+		return s->map && val(s->map->owner_uid, ret);
+	case RL_F_MAP_DELETED:
+		return s->map && val(s->map->deleted, ret);
+	case RL_F_MAP_PRELOAD:
+		return s->map && val(s->map->preload, ret);
+	case RL_F_BL_OBJECTS_READY:
+		return s->map && s->map->objects_known && val(s->map->objects_ready, ret);
+	case RL_F_BL_OBJECT_NEW:
+		return s->map && s->map->objects_known && val(s->map->object_new, ret);
 	default:
 		return false;
 	}
@@ -412,6 +427,23 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		if (s->wait && s->wait->nt && !s->wait->t[0].nframes) /* no kernel stack: its wchan is the top */
 			return s->wait->t[0].wchan[0] ? s->wait->t[0].wchan : NULL;
 		return s->wait && s->wait->nt && s->wait->t[0].nframes ? s->wait->t[0].frames[0] : NULL;
+	/* map */
+	case RL_F_MAP_PATH:
+		return s->map ? s->map->path : NULL;
+	case RL_F_MAP_NAME:
+		return s->map ? s->map->name : NULL;
+	case RL_F_MAP_DIR:
+		return s->map ? s->map->dir : NULL;
+	case RL_F_MAP_BUILD_ID:
+		return s->map ? s->map->build_id : NULL;
+	case RL_F_MAP_BINARY_ID:
+		return s->map ? s->map->binary_id : NULL;
+	case RL_F_MAP_PACKAGE:
+		return s->map ? s->map->package : NULL;
+	case RL_F_MAP_LOCATION:
+		return s->map ? s->map->location : NULL;
+	case RL_F_MAP_HOW:
+		return s->map ? s->map->how : NULL;
 	default:
 		return NULL;
 	}

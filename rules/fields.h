@@ -161,7 +161,30 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_WAIT_FRAME, "proc.wait_frame", STR, RL_W, "",                                                     \
 	  "the top kernel frame of its first waiting thread (what it waits on; its wchan if no stack)")          \
 	X(PROC_WAIT_FRAMES, "proc.wait_frames", STRLIST, RL_W, "",                                               \
-	  "the kernel frames of its first waiting thread, innermost first (up to 8; its wchan if no stack)")
+	  "the kernel frames of its first waiting thread, innermost first (up to 8; its wchan if no stack)") \
+	/* an executable object mapped (map) */                                                    \
+	X(MAP_PATH, "map.path", STR, RL_M, "", "the object's path, as the kernel named the file (mounts crossed)") \
+	X(MAP_NAME, "map.name", STR, RL_M, "", "its file name (the last component of map.path)")                \
+	X(MAP_DIR, "map.dir", STR, RL_M, "", "its directory (map.path without its last component)")            \
+	X(MAP_BUILD_ID, "map.build_id", STR, RL_M, "", "its ELF build-id, hex (absent when none)")               \
+	X(MAP_BINARY_ID, "map.binary_id", STR, RL_M, "",                                                        \
+	  "its identity: build-id:HEX for a file only root could have placed, else sha256:HEX of its content (absent while hashing)") \
+	X(MAP_TRUSTED, "map.trusted", BOOL, RL_M, "",                                                          \
+	  "root-owned, not group/other-writable, in root-owned directories none group/other-writable: no unprivileged user could have placed it (absent when it could not be checked)") \
+	X(MAP_PACKAGED, "map.packaged", BOOL, RL_M, "",                                                        \
+	  "an installed package owns the file (dpkg's lists; absent when unknown: no dpkg, or its index not built yet)") \
+	X(MAP_PACKAGE, "map.package", STR, RL_M, "", "the package that owns it (absent when none or unknown)")   \
+	X(MAP_LOCATION, "map.location", STR, RL_M, "",                                                         \
+	  "where it lies: tmp (/tmp, /var/tmp, /dev/shm), home (/home, /root, /run/user), system (/usr, /lib, /opt, /etc...), other") \
+	X(MAP_OWNER_UID, "map.owner_uid", NUM, RL_M, "", "the file's owner")                                    \
+	X(MAP_DELETED, "map.deleted", BOOL, RL_M, "", "the file has no links left (unlinked, O_TMPFILE, memfd)") \
+	X(MAP_HOW, "map.how", STR, RL_M, "", "mmap (mapped executable) or mprotect (a file mapping made executable)") \
+	X(MAP_PRELOAD, "map.preload", BOOL, RL_M, "",                                                          \
+	  "mapped by an exec'd dynamic image before any library its executable names (DT_NEEDED), and not one of them: LD_PRELOAD or /etc/ld.so.preload") \
+	X(BL_OBJECTS_READY, "baseline.objects_ready", BOOL, RL_M, "",                                          \
+	  "the set of objects this binary's images map is saturated (Good-Turing, docs/baselines.md)")          \
+	X(BL_OBJECT_NEW, "baseline.object_new", BOOL, RL_M, "",                                                \
+	  "the set is saturated and never held this object's path")
 
 enum rl_field {
 #define RL_FIELD_ENUM(id, name, type, kinds, unit, desc) RL_F_##id,

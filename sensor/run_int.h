@@ -45,6 +45,8 @@ struct sensor {
 	struct bpfsensor *bpf;
 	struct proctable *procs;
 	struct identity *ident;
+	struct pkgindex *pkgs;   /* which package owns a file (dpkg) */
+	struct objects *objects; /* executable objects mapped (identity/objects.h) */
 	struct pl_output *out;
 	struct live *live;
 	struct learner *learn; /* NULL: baselines off or unavailable */

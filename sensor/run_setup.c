@@ -120,6 +120,8 @@ void sensor__close(struct sensor *s)
 	runtime__free(s->rt); /* first: its thread reads only its own copy, but stops before all else */
 	bpfsensor__free(s->bpf);
 	proctable__free(s->procs);
+	objects__free(s->objects);
+	pkgindex__free(s->pkgs);
 	identity__free(s->ident);
 	if (s->out)
 		output__flush(s->out);
@@ -328,6 +330,7 @@ static int open_probes(struct sensor *s)
 		.exec_records = s->opts->process_records,
 		.process_records = s->opts->process_records,
 		.window_records = s->opts->window_records,
+		.map_records = s->opts->map_records,
 	};
 	struct failpaths_table tbl;
 	struct images_deps d;
@@ -369,6 +372,9 @@ static int open_probes(struct sensor *s)
 		.pipe = s->pipe,
 		.oncpu = s->oncpu,
 	};
+	if (pkgindex__new(NULL, NULL, &s->pkgs) < 0 || objects__new(s->ident, s->pkgs, &s->objects) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	d.objects = s->objects;
 	if (images__new(&d, &s->images) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 	return 0;

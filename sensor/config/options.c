@@ -96,7 +96,7 @@ static void apply_defaults(struct run_opts *o)
 /* What no option gets wrong alone, their combination may. */
 static int check_combination(struct run_opts *o)
 {
-	if ((o->process_records || o->window_records) && !o->json_path)
+	if ((o->process_records || o->window_records || o->map_records) && !o->json_path)
 		o->json_path = "-";
 	if (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0 && o->json_path && strcmp(o->json_path, "-") == 0) {
 		log_error("--json and --ocsf cannot both write to standard output");

@@ -20,6 +20,7 @@ struct run_opts {
 	const char *json_path;  /* NULL: no JSON output */
 	bool process_records;
 	bool window_records;
+	bool map_records;
 	double duration_s;      /* 0: until SIGINT/SIGTERM */
 	enum live_mode live;
 	uint32_t live_interval_s;

@@ -228,6 +228,11 @@ static const struct run_opt table[] = {
 	{ "window-records", 0, NULL, RUN_SEC_OUTPUT, NULL, "a record per active process per 1-second window",
 	  "a record per active process per 1-second window", "false", NULL, NULL, 0, set_true,
 	  FIELD(window_records) },
+	{ "map-records", 0, NULL, RUN_SEC_OUTPUT, NULL,
+	  "a record per executable object each image maps\n"
+	  "(libraries, preloads, PAM and NSS modules)",
+	  "a record per executable object each image maps", "false", NULL, NULL, 0, set_true,
+	  FIELD(map_records) },
 	{ "stats-interval", 0, "SEC", RUN_SEC_OUTPUT, NULL, "also write a stats record every SEC seconds",
 	  "a stats record every SEC seconds", NULL, "a stats record at shutdown only", "60", RUN_OPT_LIVE,
 	  set_seconds, FIELD(stats_interval_s) },

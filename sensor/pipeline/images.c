@@ -199,6 +199,7 @@ static struct proc_info *start_image(struct images *im, uint32_t tgid, const str
 		return NULL;
 	}
 	pi->flags = id->flags;
+	pi->maps_past_preloads = !(id->flags & PL_PROC_EXECED);
 	pi->ppid = id->ppid;
 	pi->uid = id->uid;
 	pi->exe_dev = id->exe_dev;
@@ -527,6 +528,108 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		proctable__remove(im->d.procs, tgid);
 }
 
+/* ---- executable objects ---- */
+
+/*
+ * Whether the object an exec'd image maps now is a preload. The dynamic
+ * loader maps LD_PRELOAD's objects, then /etc/ld.so.preload's, then the
+ * executable's DT_NEEDED libraries in their order, then theirs (ld.so(8)),
+ * and a dlopen() comes after all of them. So an image that has mapped no
+ * library its executable names yet, mapping one it does not name, is
+ * mapping a preload; from the first named one on, nothing is. A test
+ * program linked against a library in its build tree names it: no preload.
+ * A static executable, or a fork's or preexisting image, has no preloads.
+ */
+static bool is_preload(struct images *im, struct proc_info *pi, struct obj_info *oi, uint64_t now)
+{
+	struct obj_stamp exe = { .kdev = pi->exe_dev, .ino = pi->exe_ino };
+	char soname[256], name[256];
+	bool dynamic, named;
+
+	if (pi->maps_past_preloads)
+		return false;
+	objects__elf(im->d.objects, oi);
+	/* copies: looking the executable up may displace oi from the cache */
+	snprintf(soname, sizeof(soname), "%s", oi->soname ? oi->soname : "");
+	snprintf(name, sizeof(name), "%s", oi->name);
+	named = objects__exe_needs(im->d.objects, &exe, pi->exe, soname[0] ? soname : name, &dynamic, now);
+	if (!named && soname[0])
+		named = objects__exe_needs(im->d.objects, &exe, pi->exe, name, &dynamic, now);
+	if (named || !dynamic) {
+		pi->maps_past_preloads = true;
+		return false;
+	}
+	return true;
+}
+
+static void on_map(struct images *im, const struct pl_ev_map *ev)
+{
+	struct proc_info *pi = proctable__get(im->d.procs, ev->hdr.tgid);
+	struct proc_info *match = pi && pi->image_id == ev->image_id ? pi : NULL;
+	struct obj_stamp k = { .kdev = ev->dev, .ino = ev->ino, .size = ev->size, .mtime_ns = ev->mtime_ns,
+			       .ctime_ns = ev->ctime_ns };
+	char path[PL_PATH_LEN];
+	struct pl_map_ev m = { 0 };
+	const struct obj_info *oi;
+	struct obj_info *w;
+	struct pl_ident id = { 0 };
+	uint64_t now = mono_ns();
+	int64_t m2r;
+	struct pl_sample *s;
+	bool alerted, preload;
+
+	if (!im->d.objects || !match)
+		return;
+	memcpy(path, ev->path, sizeof(path));
+	path[sizeof(path) - 1] = '\0';
+	/* the preload test first: it may look the executable up in the cache */
+	oi = objects__get(im->d.objects, &k, ev->path_len ? path : NULL, now);
+	if (!oi)
+		return;
+	w = (struct obj_info *)oi;
+	preload = is_preload(im, match, w, now);
+	oi = objects__get(im->d.objects, &k, ev->path_len ? path : NULL, now); /* it may have been displaced */
+	if (!oi)
+		return;
+	m.path = oi->path;
+	m.name = oi->name;
+	m.dir = oi->dir;
+	m.path_cut = ev->path_len > PL_PATH_LEN;
+	m.build_id = oi->build_id;
+	m.binary_id = oi->binary_id;
+	m.trusted = oi->trusted_known ? oi->trusted : -1;
+	m.packaged = oi->packaged;
+	m.package = oi->package;
+	m.location = oi->location;
+	m.owner_uid = ev->uid;
+	m.mode = ev->mode;
+	m.deleted = ev->nlink == 0;
+	m.how = ev->how == PL_MAP_MPROTECT ? "mprotect" : "mmap";
+	m.preload = preload;
+	if (im->d.learn)
+		learner__object_state(im->d.learn, match, &m);
+	if (!pipeline__wants(im->d.pipe, PL_AT_MAP)) {
+		if (im->d.learn)
+			learner__object_commit(im->d.learn, match, m.path, false);
+		return;
+	}
+	/* the sample's identity: the image's, as its start record gave it */
+	id.ppid = match->ppid;
+	id.uid = match->uid;
+	id.exe_dev = match->exe_dev;
+	id.exe_ino = match->exe_ino;
+	id.flags = match->flags;
+	memcpy(id.comm, match->exec_comm, sizeof(id.comm));
+	m2r = mono_to_real();
+	s = new_sample(im, PL_AT_MAP, ev->hdr.tgid, &id, match, m2r);
+	s->start_ns = s->image_start_ns = 0;
+	s->time_ns = ev->hdr.ts_ns + (uint64_t)m2r;
+	s->map = &m;
+	alerted = pipeline__run(im->d.pipe, s, match, PIPE_JUDGE | PIPE_RECORD, now + (uint64_t)m2r);
+	if (im->d.learn)
+		learner__object_commit(im->d.learn, match, m.path, alerted);
+}
+
 int images__record_type(const void *data, size_t size)
 {
 	const struct pl_hdr *h = data;
@@ -537,10 +640,12 @@ int images__record_type(const void *data, size_t size)
 		[PL_EV_END] = sizeof(struct pl_ev_end),
 		[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path),
 		[PL_EV_STACK] = sizeof(struct pl_ev_stack),
+		[PL_EV_MAP] = sizeof(struct pl_ev_map),
+		[PL_EV_LAST] = 0,
 	};
 
 	if (!data || size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC ||
-	    h->type > PL_EV_STACK || size < want[h->type] || h->size != want[h->type])
+	    h->type > PL_EV_LAST || !want[h->type] || size < want[h->type] || h->size != want[h->type])
 		return -EINVAL;
 	return h->type;
 }
@@ -592,6 +697,9 @@ void images__on_record(struct images *im, const void *data, size_t size)
 	case PL_EV_STACK:
 		if (im->d.oncpu)
 			oncpu__on_record(im->d.oncpu, data);
+		break;
+	case PL_EV_MAP:
+		on_map(im, data);
 		break;
 	}
 }

@@ -26,6 +26,7 @@
 #include "process/binagg.h"
 #include "process/failpaths.h"
 #include "identity/identity.h"
+#include "identity/objects.h"
 #include "pipeline/learn.h"
 #include "process/live.h"
 #include "stacks/oncpu.h"
@@ -43,6 +44,7 @@ struct images_deps {
 	struct learner *learn;
 	struct pipeline *pipe;
 	struct oncpu *oncpu; /* NULL: no on-CPU sampling */
+	struct objects *objects; /* NULL: map records are counted, not judged */
 };
 
 struct images_stats {

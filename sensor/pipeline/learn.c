@@ -284,6 +284,24 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, now) == 1;
 }
 
+void learner__object_state(struct learner *l, const struct proc_info *pi, struct pl_map_ev *m)
+{
+	bool ready, known;
+
+	if (!pi || !pi->bl || !m->path)
+		return;
+	baseline__object_state(pi->bl, m->path, &l->pol, real_ns(), &ready, &known);
+	m->objects_known = true;
+	m->objects_ready = ready;
+	m->object_new = ready && !known;
+}
+
+void learner__object_commit(struct learner *l, struct proc_info *pi, const char *path, bool alerted)
+{
+	if (pi && pi->bl && path)
+		(void)baseline__learn_object(pi->bl, path, &l->pol, real_ns(), alerted);
+}
+
 /* What every sample says about its baseline: key, readiness, the learned
  * quantiles of the ready distributions, the parent's view of this exec. */
 /*

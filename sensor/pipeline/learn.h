@@ -39,6 +39,12 @@ void learner__attach(struct learner *l, struct proc_info *pi);
  * in the parent's baseline; sets child->parent_new_child. */
 void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child);
 
+/* The image's baseline's set of objects, for a map sample of pi mapping
+ * m->path: into m->objects_known, objects_ready, object_new. */
+void learner__object_state(struct learner *l, const struct proc_info *pi, struct pl_map_ev *m);
+/* Learn it, unless `alerted` (baseline__learn_object()). */
+void learner__object_commit(struct learner *l, struct proc_info *pi, const char *path, bool alerted);
+
 /*
  * The baseline's state for a sample of pi at any moment, into s->bl: key,
  * readiness, the learned quantiles of what is ready, the parent's view of

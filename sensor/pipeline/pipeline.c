@@ -50,6 +50,8 @@ static bool records_of(const struct pipeline *p, enum pl_moment m)
 {
 	if (!p->json)
 		return false;
+	if (m == PL_AT_MAP)
+		return p->o.map_records;
 	return m == PL_AT_EXEC ? p->o.exec_records : m == PL_AT_WINDOW ? p->o.window_records : p->o.process_records;
 }
 
@@ -58,7 +60,7 @@ bool pipeline__wants(const struct pipeline *p, enum pl_moment m)
 	return records_of(p, m) || (p->alerts && (alerts__kinds(p->alerts) & (unsigned)m));
 }
 
-void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi, unsigned steps, uint64_t now_ns)
+bool pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi, unsigned steps, uint64_t now_ns)
 {
 	bool record = (steps & PIPE_RECORD) && records_of(p, s->moment);
 	bool judge = (steps & PIPE_JUDGE) && p->alerts;
@@ -77,11 +79,13 @@ void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi
 	if (p->learn && (steps & PIPE_SCORE))
 		learner__commit(p->learn, alerted, s);
 	if (!record)
-		return;
+		return alerted;
 	output__write_sample(p->json, s);
+	p->st.map_records += s->moment == PL_AT_MAP;
 	p->st.exec_records += s->moment == PL_AT_EXEC;
 	p->st.window_records += s->moment == PL_AT_WINDOW;
 	p->st.process_records += s->moment == PL_AT_EXIT;
+	return alerted;
 }
 
 void pipeline__tick(struct pipeline *p, uint64_t now_ns)

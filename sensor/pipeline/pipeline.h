@@ -34,6 +34,7 @@ struct pipeline_opts {
 	bool exec_records;    /* write exec samples */
 	bool process_records; /* write exit samples (process records) */
 	bool window_records;  /* write window samples */
+	bool map_records;     /* write map samples (an executable object mapped) */
 };
 
 /* Which steps a sample takes (pipeline__run). */
@@ -45,7 +46,7 @@ enum pipeline_step {
 };
 
 struct pipeline_stats {
-	uint64_t exec_records, process_records, window_records; /* built and handed to the output */
+	uint64_t exec_records, process_records, window_records, map_records; /* built and handed to the output */
 };
 
 struct pipeline;
@@ -65,9 +66,10 @@ bool pipeline__wants(const struct pipeline *p, enum pl_moment m);
 /*
  * Take s (a sample of pi's image; pi may be NULL when user space doesn't
  * know the image) through `steps` (enum pipeline_step). now_ns is
- * CLOCK_REALTIME, the alerts' time. s->bl is filled on the way.
+ * CLOCK_REALTIME, the alerts' time. s->bl is filled on the way. Returns
+ * whether a rule at Warning or above fired on it (then it is not learned).
  */
-void pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi, unsigned steps, uint64_t now_ns);
+bool pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi, unsigned steps, uint64_t now_ns);
 
 /* The alerts' dedupe windows that ended by now_ns (REALTIME) write their
  * summaries to the alert outputs (the tick); pipeline__finish() closes them

@@ -75,6 +75,10 @@ struct proc_info {
 	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
 	char *script;            /* the script label (proc.script) or NULL */
 	bool forked;             /* a fork child running its parent's image (no exec) */
+	/* an exec'd image has mapped a library its executable names in
+	 * DT_NEEDED (or is not dynamic, or was not exec'd under the sensor):
+	 * objects it maps from now on are no preloads (images.c) */
+	bool maps_past_preloads;
 	/* the directory of the outermost build driver among the image's
 	 * ancestors, itself included (buildkey.h), or NULL: handed down at
 	 * fork and exec, never read from /proc (but for a SEEN driver) */
