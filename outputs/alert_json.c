@@ -120,6 +120,9 @@ static void sample_evidence(struct json_object *evid, const struct pl_alert *a)
 		json_object_object_add(evid, "ancestry", sample_json__ancestors(ev));
 	if ((a->evidence & PL_EVIDENCE_STACKS) && ev->oncpu)
 		json_object_object_add(evid, "stacks", sample_json__stacks(ev));
+	/* a map alert's object, whatever the rule asked: it is what the alert is about */
+	if (ev->moment == PL_AT_MAP && ev->map)
+		json_object_object_add(evid, "object", sample_json__map(ev));
 	if ((a->evidence & PL_EVIDENCE_WAIT) && ev->wait)
 		json_object_object_add(evid, "wait", sample_json__wait(ev));
 }

@@ -393,7 +393,7 @@ static void add_context(struct json_object *o, const struct pl_sample *s)
 	add_str(o, "binary_id", s->binary_id);
 	add_str(o, "parent_exe", s->parent_exe);
 	add(o, "ancestors", sample_json__ancestors(s));
-	if (s->moment != PL_AT_EXEC)
+	if (s->moment != PL_AT_EXEC && s->moment != PL_AT_MAP)
 		add(o, "binary", binary(s));
 }
 
@@ -436,6 +436,36 @@ static struct json_object *recent(const struct pl_sample *s)
 	return o;
 }
 
+static struct json_object *tristate(int v)
+{
+	return v < 0 ? NULL : json_object_new_boolean(v);
+}
+
+struct json_object *sample_json__map(const struct pl_sample *s)
+{
+	const struct pl_map_ev *m = s->map;
+	struct json_object *o;
+
+	if (s->moment != PL_AT_MAP || !m || !(o = json_object_new_object()))
+		return NULL;
+	add_str(o, "path", m->path);
+	add_bool(o, "path_cut", m->path_cut);
+	add_str(o, "build_id", m->build_id);
+	add_str(o, "binary_id", m->binary_id);
+	add(o, "trusted", tristate(m->trusted));
+	add(o, "packaged", tristate(m->packaged));
+	add_str(o, "package", m->package);
+	add_str(o, "location", m->location);
+	add_u64(o, "owner_uid", m->owner_uid);
+	add_u64(o, "mode", m->mode);
+	add_bool(o, "deleted", m->deleted);
+	add_str(o, "how", m->how);
+	add_bool(o, "preload", m->preload);
+	add(o, "objects_ready", m->objects_known ? json_object_new_boolean(m->objects_ready) : NULL);
+	add(o, "object_new", m->objects_known ? json_object_new_boolean(m->object_new) : NULL);
+	return o;
+}
+
 struct json_object *sample_json__record(const struct pl_sample *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -455,6 +485,12 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add_u64(o, "window_start_ns", s->win_start_ns);
 		add_u64(o, "window_end_ns", s->win_end_ns);
 		add_span(o, &s->win);
+		break;
+	case PL_AT_MAP:
+		add(o, "type", json_object_new_string("map"));
+		add_identity(o, s);
+		add_u64(o, "time_ns", s->time_ns);
+		add(o, "object", sample_json__map(s));
 		break;
 	default:
 		add(o, "type", json_object_new_string("process"));

@@ -25,6 +25,9 @@ struct json_object *sample_json__str(const char *raw);
  * is a process record). NULL on ENOMEM. */
 struct json_object *sample_json__record(const struct pl_sample *s);
 
+/* The object of a map sample (its "object"), NULL for other moments. */
+struct json_object *sample_json__map(const struct pl_sample *s);
+
 /* The pieces alerts carry as evidence, the same as in records: */
 /* "open_fail_paths": [{path, errno, errno_name, count, truncated}] */
 struct json_object *sample_json__fail_paths(const struct pl_sample *s);

@@ -32,6 +32,7 @@ struct sample_buf {
 	size_t nstrs, strs_cap;
 	bool oom;
 	struct pl_wait wait;
+	struct pl_map_ev map;
 };
 
 int sample_buf__new(struct sample_buf **ret)
@@ -497,6 +498,67 @@ static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sa
 	s->wait = w;
 }
 
+/* raw (malloc'd, may be NULL) kept in b with the sample's strings. */
+static const char *keep(struct sample_buf *b, char *raw)
+{
+	if (!raw || b->nstrs == b->strs_cap) {
+		size_t cap = b->strs_cap ? b->strs_cap * 2 : 64;
+		char **n = raw ? realloc(b->strs, cap * sizeof(*n)) : NULL;
+
+		if (!n) {
+			free(raw);
+			b->oom = true;
+			return NULL;
+		}
+		b->strs = n;
+		b->strs_cap = cap;
+	}
+	b->strs[b->nstrs++] = raw;
+	return raw;
+}
+
+static int tri(struct json_object *o, const char *key)
+{
+	struct json_object *v = at(o, key);
+
+	return v && json_object_is_type(v, json_type_boolean) ? json_object_get_boolean(v) : -1;
+}
+
+/* A map record's "object" into b->map, and s->map to it. */
+static void parse_map(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
+{
+	struct pl_map_ev *m = &b->map;
+	const char *sl;
+
+	*m = (struct pl_map_ev){ 0 };
+	s->map = m;
+	if (!o)
+		return;
+	m->path = str(b, o, "path");
+	sl = m->path ? strrchr(m->path, '/') : NULL;
+	m->name = sl ? sl + 1 : m->path;
+	if (sl) {
+		char *dir = sl == m->path ? strdup("/") : strndup(m->path, (size_t)(sl - m->path));
+
+		m->dir = keep(b, dir);
+	}
+	m->path_cut = boolean(o, "path_cut");
+	m->build_id = str(b, o, "build_id");
+	m->binary_id = str(b, o, "binary_id");
+	m->trusted = tri(o, "trusted");
+	m->packaged = tri(o, "packaged");
+	m->package = str(b, o, "package");
+	m->location = str(b, o, "location");
+	m->owner_uid = u32(o, "owner_uid");
+	m->mode = u32(o, "mode");
+	m->deleted = boolean(o, "deleted");
+	m->how = str(b, o, "how");
+	m->preload = boolean(o, "preload");
+	m->objects_known = tri(o, "objects_ready") >= 0;
+	m->objects_ready = boolean(o, "objects_ready");
+	m->object_new = boolean(o, "object_new");
+}
+
 int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_sample *ret)
 {
 	const char *type = json_object_get_string(at(rec, "type"));
@@ -511,6 +573,8 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		m = PL_AT_WINDOW;
 	else if (strcmp(type, "process") == 0)
 		m = PL_AT_EXIT;
+	else if (strcmp(type, "map") == 0)
+		m = PL_AT_MAP;
 	else
 		return -EINVAL;
 	forget_strings(b);
@@ -520,6 +584,10 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 	switch (m) {
 	case PL_AT_EXEC:
 		ret->time_ns = u64(rec, "time_ns");
+		break;
+	case PL_AT_MAP:
+		ret->time_ns = u64(rec, "time_ns");
+		parse_map(b, at(rec, "object"), ret);
 		break;
 	case PL_AT_WINDOW:
 		ret->win_start_ns = u64(rec, "window_start_ns");

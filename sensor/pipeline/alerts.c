@@ -336,6 +336,14 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	struct alerts *a = ctx;
 	struct dedupe_key key = { .rule = r->name, .binary_id = ev->binary_id, .exe = ev->exe,
 				  .script = ev->script, .severity = r->priority };
+
+	/* an object is throttled for itself, whatever maps it: one preloaded
+	 * by /etc/ld.so.preload is in every process, one alert says it */
+	if (ev->moment == PL_AT_MAP && ev->map) {
+		key.binary_id = NULL;
+		key.exe = ev->map->path;
+		key.script = NULL;
+	}
 	struct pl_alert_field fields[FIELDS_MAX];
 	struct pl_alert al;
 	char id[ALERT_ID_LEN + 1];
