@@ -257,7 +257,7 @@ void pkgindex__free(struct pkgindex *x)
 	if (!x)
 		return;
 	pkgindex__wait(x);
-	table_free(x->built);
+	table_free(x->built); /* a build nobody took */
 	table_free(x->cur);
 	free(x->info_dir);
 	free(x->status);
@@ -288,7 +288,7 @@ static void refresh(struct pkgindex *x, uint64_t now)
 {
 	int64_t stamp;
 
-	if (x->running && atomic_load(&x->done)) {
+	if (atomic_load(&x->done)) {
 		pkgindex__wait(x);
 		atomic_store(&x->done, false);
 		if (x->built) {

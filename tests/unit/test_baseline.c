@@ -585,6 +585,72 @@ static void test_baseline_observe_child_flags_only_new_children_once_ready(void 
 	baseline__free(b);
 }
 
+/* ---- objects mapped ---- */
+
+static void test_baseline_objects_learned_then_new_ones_flagged_not_learned(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline(), *back = NULL;
+	struct json_object *o, *sets;
+	bool ready, known;
+	char err[160];
+
+	(void)state;
+	p.min_samples = 3;
+	/* before the set is ready: everything is learned, even when a rule fired */
+	assert_int_equal(baseline__learn_object(b, "/usr/lib/libc.so.6", &p, NOW0, false), 0);
+	assert_int_equal(baseline__learn_object(b, "/usr/lib/security/pam_unix.so", &p, NOW0, false), 0);
+	baseline__object_state(b, "/usr/lib/libc.so.6", &p, NOW0, &ready, &known);
+	assert_false(ready); /* no process samples yet */
+	assert_true(known);
+	learn_n(b, &p, 3, NOW0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(baseline__learn_object(b, "/usr/lib/libc.so.6", &p, NOW0, false), 0);
+		assert_int_equal(baseline__learn_object(b, "/usr/lib/security/pam_unix.so", &p, NOW0, false), 0);
+	}
+	baseline__object_state(b, "/tmp/x/libhook.so", &p, NOW0 + SEC, &ready, &known);
+	assert_true(ready);
+	assert_false(known);
+	/* a new object once ready is never learned in auto mode */
+	assert_int_equal(baseline__learn_object(b, "/tmp/x/libhook.so", &p, NOW0 + SEC, false), 0);
+	assert_false(strset__contains(&b->set[BL_SET_OBJECTS], "/tmp/x/libhook.so"));
+	/* a known one counts one more image */
+	assert_int_equal(baseline__learn_object(b, "/usr/lib/libc.so.6", &p, NOW0 + SEC, true), 0);
+	assert_int_equal(b->set[BL_SET_OBJECTS].m[0].count, 5);
+	/* learn mode learns it; detect mode never learns */
+	p.mode = BL_MODE_DETECT;
+	assert_int_equal(baseline__learn_object(b, "/usr/lib/libnew.so", &p, NOW0 + SEC, false), 0);
+	assert_false(strset__contains(&b->set[BL_SET_OBJECTS], "/usr/lib/libnew.so"));
+	p.mode = BL_MODE_LEARN;
+	assert_int_equal(baseline__learn_object(b, "/usr/lib/libnew.so", &p, NOW0 + SEC, false), 0);
+	assert_true(strset__contains(&b->set[BL_SET_OBJECTS], "/usr/lib/libnew.so"));
+
+	/* the set round-trips, and a file written before it loads with it empty */
+	o = baseline__to_json(b);
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->set[BL_SET_OBJECTS].n, 3);
+	baseline__free(back);
+	assert_true(json_object_object_get_ex(o, "sets", &sets));
+	json_object_object_del(sets, "objects");
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->set[BL_SET_OBJECTS].n, 0);
+	json_object_put(o);
+	baseline__free(back);
+	baseline__free(b);
+}
+
+static void test_baseline_objects_alerted_new_member_not_learned_before_ready(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+
+	(void)state;
+	/* a rule at Warning fired on it: not learned, ready or not */
+	assert_int_equal(baseline__learn_object(b, "/tmp/x/libhook.so", &p, NOW0, true), 0);
+	assert_false(strset__contains(&b->set[BL_SET_OBJECTS], "/tmp/x/libhook.so"));
+	baseline__free(b);
+}
+
 /* ---- syscall classes ---- */
 
 static void test_syscall_class_by_name(void **state)
@@ -1254,6 +1320,8 @@ int main(void)
 		cmocka_unit_test(test_baseline_not_ready_is_scored_against_ready_prior),
 		cmocka_unit_test(test_baseline_window_normalized_per_second_and_ready_at_min_windows),
 		cmocka_unit_test(test_baseline_observe_child_flags_only_new_children_once_ready),
+		cmocka_unit_test(test_baseline_objects_learned_then_new_ones_flagged_not_learned),
+		cmocka_unit_test(test_baseline_objects_alerted_new_member_not_learned_before_ready),
 		cmocka_unit_test(test_syscall_class_by_name),
 		cmocka_unit_test(test_baseline_merge_adds_counts_and_is_associative_and_commutative),
 		cmocka_unit_test(test_baseline_merge_refuses_another_key),
