@@ -44,6 +44,12 @@ struct {
 	__type(value, struct map_inflight);
 } map_inflight SEC(".maps");
 
+/* Executable mappings in flight, on all threads: while none is, an exit
+ * needs no lookup at all (one load of a line written only by executable
+ * mappings). A thread that never reaches its exit leaves it high: exits
+ * then look up, as they would without it. */
+__u64 map_inflight_n = 0;
+
 /* (image, file) pairs already reported. An LRU: an evicted pair is
  * reported again, which user space dedupes. */
 struct map_seen_key {
@@ -185,6 +191,8 @@ static __always_inline void stash(__u32 how, __s32 fd, __u64 file, __u32 prot)
 		count_drop(PL_DROP_THREAD_STATE);
 		return;
 	}
+	if (!m->how)
+		__sync_fetch_and_add(&map_inflight_n, 1);
 	m->file = file;
 	m->fd = fd;
 	m->prot = prot;
@@ -256,8 +264,8 @@ static __always_inline bool map_key_allowed(__u32 tgid, __u64 image_id, __u64 no
 
 static __always_inline int map_exit(struct sys_exit_map_args *ctx)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct map_inflight *m = bpf_task_storage_get(&map_inflight, t, 0, 0);
+	struct task_struct *t;
+	struct map_inflight *m;
 	struct map_seen_key k;
 	struct pl_ident times = {};
 	struct pl_ev_map *ev;
@@ -268,8 +276,13 @@ static __always_inline int map_exit(struct sys_exit_map_args *ctx)
 	__u8 one = 1;
 	__u64 now;
 
+	if (!map_inflight_n)
+		return 0;
+	t = bpf_get_current_task_btf();
+	m = bpf_task_storage_get(&map_inflight, t, 0, 0);
 	if (!m || !m->how)
 		return 0;
+	__sync_fetch_and_add(&map_inflight_n, -1);
 	how = m->how;
 	prot = m->prot;
 	m->how = 0;
