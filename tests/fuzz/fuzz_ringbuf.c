@@ -35,6 +35,7 @@ static const size_t record_size[] = {
 	[PL_EV_EXEC] = sizeof(struct pl_ev_exec),  [PL_EV_FORK] = sizeof(struct pl_ev_proc),
 	[PL_EV_SEEN] = sizeof(struct pl_ev_proc),  [PL_EV_END] = sizeof(struct pl_ev_end),
 	[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path), [PL_EV_STACK] = sizeof(struct pl_ev_stack),
+	[PL_EV_MAP] = sizeof(struct pl_ev_map), [PL_EV_LAST] = 0,
 };
 
 /* Escaped text is one line of valid UTF-8: no C0 control, no DEL, no backslash but an escape's. */
@@ -179,7 +180,7 @@ static void decode(const void *rec, size_t size)
 
 	if (type < 0)
 		return;
-	FZ_ASSERT(type >= PL_EV_EXEC && type <= PL_EV_STACK);
+	FZ_ASSERT(type >= PL_EV_EXEC && type <= PL_EV_LAST && record_size[type]);
 	FZ_ASSERT(size >= record_size[type]);
 	FZ_ASSERT(((const struct pl_hdr *)rec)->size == record_size[type]);
 	switch (type) {
@@ -218,8 +219,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* 2: a whole record of the type the first byte names, the rest its body */
 	if (size < 1)
 		return 0;
-	type = PL_EV_EXEC + data[0] % PL_EV_STACK;
+	type = PL_EV_EXEC + data[0] % PL_EV_LAST;
 	want = record_size[type];
+	if (!want)
+		return 0; /* a type this ABI reserves and does not define */
 	copy = calloc(1, want);
 	if (!copy)
 		return 0;
