@@ -55,6 +55,23 @@ static uint64_t fnv(const char *s, size_t n)
 	return h;
 }
 
+/*
+ * Whether path is one the index holds: what can be mapped as code, a shared
+ * object (a name with ".so": libraries, PAM and NSS modules, plugins,
+ * Python extensions) or a program (under a bin, sbin or libexec
+ * directory). The rest of a package (documentation, data, Python sources:
+ * four fifths of dpkg's paths on a desktop) is never asked about: leaving it
+ * out keeps the index a few MB, not 15.
+ */
+static bool indexable(const char *path, size_t len)
+{
+	const char *name = memrchr(path, '/', len);
+
+	name = name ? name + 1 : path;
+	return memmem(name, len - (size_t)(name - path), ".so", 3) || memmem(path, len, "/bin/", 5) ||
+	       memmem(path, len, "/sbin/", 6) || memmem(path, len, "/libexec/", 9);
+}
+
 static void table_free(struct pkg_table *t)
 {
 	if (!t)
@@ -160,7 +177,7 @@ static int read_list(struct pkg_table *t, int dfd, const char *file, uint32_t pk
 	while (fgets(line, sizeof(line), f)) {
 		size_t n = strcspn(line, "\n");
 
-		if (n == 0 || line[0] != '/')
+		if (n == 0 || line[0] != '/' || !indexable(line, n))
 			continue;
 		if (table_add(t, line, n, pkg) < 0) {
 			fclose(f);
@@ -325,9 +342,9 @@ enum pkg_owner pkgindex__owner(struct pkgindex *x, const char *path, uint64_t no
 	if (!x || !path || path[0] != '/')
 		return PKG_UNKNOWN;
 	refresh(x, now_ns);
-	if (x->absent || !x->cur)
-		return PKG_UNKNOWN;
 	len = strlen(path);
+	if (x->absent || !x->cur || !indexable(path, len))
+		return PKG_UNKNOWN;
 	slot = table_find(x->cur, path, len);
 	if (slot < 0 && strncmp(path, "/usr/", 5) == 0)
 		slot = table_find(x->cur, path + 4, len - 4);

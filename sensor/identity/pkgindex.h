@@ -10,6 +10,10 @@
  * one answering meanwhile. On a host without that directory every answer
  * is "unknown", never "no package".
  *
+ * Only paths that can be code are indexed (pkgindex.c, indexable()): a
+ * shared object (".so" in its name) or a program (bin, sbin, libexec); any
+ * other path is "unknown".
+ *
  * A path is looked up as given, and with its /usr prefix added or removed:
  * on a merged-/usr system dpkg lists /lib/x86_64-linux-gnu/libc.so.6 while
  * the kernel names the file /usr/lib/x86_64-linux-gnu/libc.so.6.

@@ -60,7 +60,8 @@ from scenario_lib import Failure, fail, finish, log, skip, Sensor as _Sensor  # 
 
 
 def Sensor(d):
-    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--window-records", "--min-samples", str(MIN_SAMPLES)))
+    return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--window-records", "--map-records", "--min-samples",
+                                                 str(MIN_SAMPLES)))
 
 
 def run_pass(phase, n):
@@ -162,7 +163,7 @@ def main():
         judged = {ph: collections.Counter() for ph in ("learning", "after")}
         for rec in recs:
             t = rec.get("type")
-            if t in ("process", "exec", "window") and rec.get("pid") in phase:
+            if t in ("process", "exec", "window", "map") and rec.get("pid") in phase:
                 judged[phase[rec["pid"]]][{"process": "exit"}.get(t, t)] += 1
         if not judged["after"]["exit"]:
             fail("no process record of the workload after learning")
