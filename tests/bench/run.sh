@@ -720,12 +720,14 @@ verdict() { # LABEL VALUE OP LIMIT [FMT]: OP is <= or <
 for s in "${SENSORS[@]}"; do
 	if ran W1; then
 		verdict "W1 $s ratio <= floor ratio x 1.15" "${RATIO[W1.$s]}" "<=" "$(times115 "${RATIO[W1.floor]}")"
-		verdict "W1 $s ns per syscall beyond the floor <= 35" "$(beyond W1 "$s")" "<=" 35 '%.1f'
+		verdict "W1 $s ns per syscall beyond the floor <= 10" "$(beyond W1 "$s")" "<=" 10 '%.1f'
+		verdict "W1 $s ns per syscall beyond the floor (CPU) <= 10" "$(cbeyond W1 "$s")" "<=" 10 '%.1f'
 		verdict "W1 $s ratio < syscount ratio" "${RATIO[W1.$s]}" "<" "${RATIO[W1.syscount]}"
 	fi
 	if ran W5; then
 		verdict "W5 $s ratio <= floor ratio x 1.15" "${RATIO[W5.$s]}" "<=" "$(times115 "${RATIO[W5.floor]}")"
-		verdict "W5 $s ns per syscall beyond the floor <= 35" "$(beyond W5 "$s")" "<=" 35 '%.1f'
+		verdict "W5 $s ns per syscall beyond the floor <= 10" "$(beyond W5 "$s")" "<=" 10 '%.1f'
+		verdict "W5 $s ns per syscall beyond the floor (CPU) <= 10" "$(cbeyond W5 "$s")" "<=" 10 '%.1f'
 	fi
 	if ran W2; then
 		verdict "W2 $s ratio <= 1.25" "${RATIO[W2.$s]}" "<=" 1.25
