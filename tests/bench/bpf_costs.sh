@@ -12,12 +12,16 @@
 # first BUILD_DIR; only the sensor binary comes from the others.
 #
 # Workloads, each under every sensor and under the floor (bench_floor, an
-# empty tp_btf/sys_enter program):
+# empty program on every hook the sensor's per-event paths use):
 #   W1  bench_getppid 1000000               one thread, syscalls back to back
 #   W5  bench_threads2 1000000              two threads on two CPUs at once
 #   W2  bench_failopen 200000 /nonexistent/..  failing openat
 #   W3  bench_execs 500 /bin/true           fork + exec + exit + wait
 #   W6  bench_spawn 2000 2 bench_noop       a flood of short-lived processes
+#   W7  bench_openok 200000 TMP/file        successful opens of an ordinary file
+#   W8  bench_openok 200000 /etc/shadow     successful opens of a watched file
+#   W9  bench_connect 20000                 refused TCP connects to loopback
+#   W10 bench_spawn 1000 2 /bin/true        an exec flood of a dynamic program
 # For each workload it prints every program that ran: runs per round and ns
 # per run, a column pair per build, and a last row with all the programs'
 # time divided by the workload's events (ns per syscall, openat or process:
@@ -74,24 +78,29 @@ for k in "${!BUILDS[@]}"; do
 	BUILDS[k]=$(cd "${BUILDS[$k]}" && pwd)
 done
 BENCH="${BUILDS[0]}/tests/bench"
-for f in bench_floor bench_getppid bench_threads2 bench_failopen bench_execs bench_spawn bench_noop; do
+for f in bench_floor bench_getppid bench_threads2 bench_failopen bench_execs bench_spawn bench_noop bench_openok bench_connect; do
 	[ -x "$BENCH/$f" ] || die "$BENCH/$f not built (PL_TESTS=ON)"
 done
 FAILPATH=/nonexistent/plumbline-bench
 [ ! -e "$FAILPATH" ] || die "$FAILPATH exists; W2 needs a path that does not"
 
 if [ "$QUICK" = 1 ]; then
-	N1=200000 N5=200000 N2=50000 N3=100 N6=500
+	N1=200000 N5=200000 N2=50000 N3=100 N6=500 N7=50000 N8=50000 N9=5000 N10=300
 else
-	N1=1000000 N5=1000000 N2=200000 N3=500 N6=2000
+	N1=1000000 N5=1000000 N2=200000 N3=500 N6=2000 N7=200000 N8=200000 N9=20000 N10=1000
 fi
-WORKLOADS=(W1 W5 W2 W3 W6)
-[ "$(nproc)" -ge 2 ] || WORKLOADS=(W1 W2 W3 W6) # W5 needs two CPUs
+W8_PATH=/etc/shadow # watched; /etc/passwd is not
+[ -r "$W8_PATH" ] || die "W8 needs $W8_PATH readable"
+WORKLOADS=(W1 W5 W2 W7 W8 W9 W3 W6 W10)
+[ "$(nproc)" -ge 2 ] || WORKLOADS=(W1 W2 W7 W8 W9 W3 W6 W10) # W5 needs two CPUs
 declare -A DESC=([W1]="bench_getppid $N1" [W5]="bench_threads2 $N5 (2 threads, 2 CPUs)"
-	[W2]="bench_failopen $N2 $FAILPATH" [W3]="bench_execs $N3 /bin/true" [W6]="bench_spawn $N6 2 bench_noop")
+	[W2]="bench_failopen $N2 $FAILPATH" [W3]="bench_execs $N3 /bin/true" [W6]="bench_spawn $N6 2 bench_noop"
+	[W7]="bench_openok $N7 TMP/file" [W8]="bench_openok $N8 $W8_PATH" [W9]="bench_connect $N9"
+	[W10]="bench_spawn $N10 2 /bin/true")
 # events: what the last row divides all the programs' time by
-declare -A EVENTS=([W1]=$N1 [W5]=$((2 * N5)) [W2]=$N2 [W3]=$N3 [W6]=$N6)
-declare -A EVNAME=([W1]=syscall [W5]=syscall [W2]=openat [W3]=process [W6]=process)
+declare -A EVENTS=([W1]=$N1 [W5]=$((2 * N5)) [W2]=$N2 [W3]=$N3 [W6]=$N6 [W7]=$N7 [W8]=$N8 [W9]=$N9 [W10]=$N10)
+declare -A EVNAME=([W1]=syscall [W5]=syscall [W2]=openat [W3]=process [W6]=process [W7]=open [W8]=open
+	[W9]=connect [W10]=process)
 run_workload() {
 	case "$1" in
 	W1) "$BENCH/bench_getppid" "$N1" ;;
@@ -99,10 +108,15 @@ run_workload() {
 	W2) "$BENCH/bench_failopen" "$N2" "$FAILPATH" ;;
 	W3) "$BENCH/bench_execs" "$N3" /bin/true ;;
 	W6) "$BENCH/bench_spawn" "$N6" 2 "$BENCH/bench_noop" ;;
+	W7) "$BENCH/bench_openok" "$N7" "$TMP/file" ;;
+	W8) "$BENCH/bench_openok" "$N8" "$W8_PATH" ;;
+	W9) "$BENCH/bench_connect" "$N9" ;;
+	W10) "$BENCH/bench_spawn" "$N10" 2 /bin/true ;;
 	esac
 }
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/plumbline-bpfcosts.XXXXXX")
+echo plumbline >"$TMP/file" # W7's ordinary file
 prev=$(sysctl -n kernel.bpf_stats_enabled)
 pid=""
 stop() {
@@ -226,7 +240,7 @@ commit_of() {
 
 echo
 echo "BPF program costs: $(nproc) CPUs, kernel $(uname -r), $ROUNDS rounds$([ "$QUICK" = 1 ] && echo ', QUICK sizes'), kernel.bpf_stats_enabled=1"
-echo "floor: $BENCH/bench_floor (empty tp_btf/sys_enter)"
+echo "floor: $BENCH/bench_floor (empty programs on tp_btf/sys_enter, the open and mmap syscall tracepoints, sock:inet_sock_set_state)"
 for b in "${!BUILDS[@]}"; do
 	echo "$(label "$b"): ${BUILDS[$b]}/plumbline ($(commit_of "${BUILDS[$b]}"))"
 done

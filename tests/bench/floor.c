@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * bench_floor - load and attach the empty tp_btf/sys_enter program, print
- * "ready" on stdout, wait for SIGINT or SIGTERM, detach and exit 0.
+ * bench_floor [--enter-only | --only PROG,...] - load and attach the empty
+ * programs of floor.bpf.c (every hook the sensor's per-event paths use;
+ * with --enter-only tp_btf/sys_enter alone, with --only the programs
+ * named), print "ready" on stdout, wait for
+ * SIGINT or SIGTERM, detach and exit 0.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,14 +21,38 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Whether name is one of the comma-separated names of list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct floor_bpf *skel = NULL;
 	sigset_t set;
+	struct bpf_program *prog;
+	const char *only = NULL; /* comma-separated program names */
 	int sig, r, ret = 1;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: %s (no arguments; stops on SIGINT/SIGTERM)\n", argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "--enter-only"))
+		only = "floor_sys_enter";
+	else if (argc == 3 && !strcmp(argv[1], "--only"))
+		only = argv[2];
+	else if (argc != 1) {
+		fprintf(stderr, "usage: %s [--enter-only | --only PROG,...] (stops on SIGINT/SIGTERM)\n", argv[0]);
 		return 2;
 	}
 	/* Block the stop signals before anything else so none is lost. */
@@ -38,7 +66,16 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(print_libbpf);
 
-	skel = floor_bpf__open_and_load();
+	skel = floor_bpf__open();
+	if (skel && only) {
+		bpf_object__for_each_program(prog, skel->obj)
+			if (!listed(only, bpf_program__name(prog)))
+				bpf_program__set_autoload(prog, false);
+	}
+	if (skel && floor_bpf__load(skel)) {
+		floor_bpf__destroy(skel);
+		skel = NULL;
+	}
 	if (!skel) {
 		fprintf(stderr, "bench_floor: cannot open/load the BPF program: %s (needs root and a BTF kernel)\n",
 			strerror(errno));
@@ -46,7 +83,7 @@ int main(int argc, char **argv)
 	}
 	r = floor_bpf__attach(skel);
 	if (r) {
-		fprintf(stderr, "bench_floor: cannot attach tp_btf/sys_enter: %s\n", strerror(-r));
+		fprintf(stderr, "bench_floor: cannot attach its programs: %s\n", strerror(-r));
 		goto out;
 	}
 	if (printf("ready\n") < 0 || fflush(stdout) == EOF) {
