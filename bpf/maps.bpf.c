@@ -24,31 +24,8 @@
 #define MAP_ANONYMOUS 0x20
 #define MAX_ERRNO 4095
 
-const volatile bool track_maps = true;
 const volatile __u64 map_key_burst = 256;
 const volatile __u64 map_key_interval_ns = 1000000000 / 16;
-
-/* The executable mapping in flight of one thread, from enter to exit. */
-struct map_inflight {
-	__u64 file; /* mprotect: the mapping's struct file *; mmap: 0 (the fd says) */
-	__s32 fd;
-	__u32 prot;
-	__u32 how; /* enum pl_map_how; 0: none in flight */
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct map_inflight);
-} map_inflight SEC(".maps");
-
-/* Executable mappings in flight, on all threads: while none is, an exit
- * needs no lookup at all (one load of a line written only by executable
- * mappings). A thread that never reaches its exit leaves it high: exits
- * then look up, as they would without it. */
-__u64 map_inflight_n = 0;
 
 /* (image, file) pairs already reported. An LRU: an evicted pair is
  * reported again, which user space dedupes. */
@@ -157,77 +134,12 @@ static __always_inline __u32 read_dpath(struct dentry *d, struct vfsmount *vm, c
 	return PL_PATH_LEN - pos;
 }
 
-/* syscalls:sys_enter_mmap and sys_enter_mprotect, as their format files say. */
-struct sys_enter_mmap_args {
-	__u64 common;
-	__s32 id;
-	__u32 pad;
-	__u64 addr, len, prot, flags, fd, off;
-};
-
-struct sys_enter_mprotect_args {
-	__u64 common;
-	__s32 id;
-	__u32 pad;
-	__u64 start, len, prot;
-};
-
 struct sys_exit_map_args {
 	__u64 common;
 	__s32 id;
 	__u32 pad;
 	long ret;
 };
-
-static __always_inline void stash(__u32 how, __s32 fd, __u64 file, __u32 prot)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct map_inflight *m;
-
-	if (!is_user_task(t) || (t->tgid == self_tgid))
-		return;
-	m = bpf_task_storage_get(&map_inflight, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!m) {
-		count_drop(PL_DROP_THREAD_STATE);
-		return;
-	}
-	if (!m->how)
-		__sync_fetch_and_add(&map_inflight_n, 1);
-	m->file = file;
-	m->fd = fd;
-	m->prot = prot;
-	m->how = how;
-}
-
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int pl_enter_mmap(struct sys_enter_mmap_args *ctx)
-{
-	if (!(ctx->prot & PROT_EXEC) || (ctx->flags & MAP_ANONYMOUS) || (__s32)ctx->fd < 0 || !track_maps)
-		return 0;
-	stash(PL_MAP_MMAP, (__s32)ctx->fd, 0, ctx->prot);
-	return 0;
-}
-
-static long vma_file(struct task_struct *t, struct vm_area_struct *vma, void *ctx)
-{
-	*(__u64 *)ctx = (__u64)BPF_CORE_READ(vma, vm_file);
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_enter_mprotect")
-int pl_enter_mprotect(struct sys_enter_mprotect_args *ctx)
-{
-	struct task_struct *t;
-	__u64 file = 0;
-
-	if (!(ctx->prot & PROT_EXEC) || !track_maps)
-		return 0;
-	t = bpf_get_current_task_btf();
-	if (bpf_find_vma(t, ctx->start, vma_file, &file, 0) || !file)
-		return 0; /* anonymous memory (a JIT's), or no mapping */
-	stash(PL_MAP_MPROTECT, -1, file, ctx->prot);
-	return 0;
-}
 
 /* The open file of fd in task t, or NULL. */
 static __always_inline struct file *fd_file(struct task_struct *t, __s32 fd)

@@ -161,6 +161,41 @@ PL_SHARED struct {
 	__type(value, __u32);
 } cpu_busy SEC(".maps");
 
+/*
+ * The executable mapping in flight of one thread, from the syscall's entry
+ * (pl_sys_enter, syscalls.bpf.c: mmap and mprotect asking for PROT_EXEC)
+ * to its exit (maps.bpf.c). Read at the entry from the one raw sys_enter
+ * program the sensor already runs: a syscalls:sys_enter_mmap tracepoint
+ * would put the syscall tracepoints' enter path on every syscall of every
+ * task (8 to 13 ns each, docs/performance.md "What each hook costs").
+ */
+PL_RODATA(bool, track_maps, true);
+
+struct map_inflight {
+	__u64 file; /* mprotect: the mapping's struct file *; mmap: 0 (the fd says) */
+	__s32 fd;
+	__u32 prot;
+	__u32 how; /* enum pl_map_how; 0: none in flight */
+	__u32 pad;
+};
+
+PL_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct map_inflight);
+} map_inflight SEC(".maps");
+
+/* Executable mappings in flight, on all threads: while none is, an exit
+ * needs no lookup at all (one load of a line written only by executable
+ * mappings). A thread that never reaches its exit leaves it high: exits
+ * then look up, as they would without it. */
+#ifdef PL_SHARED_DEFINE
+__u64 map_inflight_n = 0;
+#else
+extern __u64 map_inflight_n;
+#endif
+
 /* The last image_id handed out: ids are unique over the sensor's life. */
 #ifdef PL_SHARED_DEFINE
 __u64 image_seq = 0;

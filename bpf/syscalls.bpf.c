@@ -16,12 +16,70 @@
 #define NR_creat 85
 #define NR_openat 257
 #define NR_openat2 437
+/* and of the calls that map code */
+#define NR_mmap 9
+#define NR_mprotect 10
+
+#define PROT_EXEC 0x4
+#define MAP_ANONYMOUS 0x20
 
 const volatile bool track_open_fail = true;
 
 static __always_inline bool is_open_nr(long id)
 {
 	return id == NR_openat || id == NR_open || id == NR_openat2 || id == NR_creat;
+}
+
+/* Remember an executable mapping in flight for maps.bpf.c's exit program. */
+static __always_inline void map_stash(struct task_struct *t, __u32 how, __s32 fd, __u64 file, __u32 prot)
+{
+	struct map_inflight *m;
+
+	if (!is_user_task(t) || t->tgid == self_tgid)
+		return;
+	m = bpf_task_storage_get(&map_inflight, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!m) {
+		count_drop(PL_DROP_THREAD_STATE);
+		return;
+	}
+	if (!m->how)
+		__sync_fetch_and_add(&map_inflight_n, 1);
+	m->file = file;
+	m->fd = fd;
+	m->prot = prot;
+	m->how = how;
+}
+
+static long vma_file(struct task_struct *t, struct vm_area_struct *vma, void *ctx)
+{
+	*(__u64 *)ctx = (__u64)BPF_CORE_READ(vma, vm_file);
+	return 0;
+}
+
+/*
+ * mmap(addr, len, prot, flags, fd, off) of a file with PROT_EXEC, and
+ * mprotect(start, len, prot) adding PROT_EXEC to a file mapping. Syscall
+ * arguments: the fourth is in r10 (PT_REGS_PARM4_CORE_SYSCALL), not rcx.
+ */
+static __noinline void map_enter(struct pt_regs *regs, long id)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 prot = (__u32)PT_REGS_PARM3_CORE(regs);
+	__u64 file = 0;
+
+	if (!(prot & PROT_EXEC))
+		return;
+	if (id == NR_mmap) {
+		__s32 fd = (__s32)PT_REGS_PARM5_CORE(regs);
+
+		if ((PT_REGS_PARM4_CORE_SYSCALL(regs) & MAP_ANONYMOUS) || fd < 0)
+			return;
+		map_stash(t, PL_MAP_MMAP, fd, 0, prot);
+		return;
+	}
+	if (bpf_find_vma(t, PT_REGS_PARM1_CORE(regs), vma_file, &file, 0) || !file)
+		return; /* anonymous memory (a JIT's), or no mapping */
+	map_stash(t, PL_MAP_MPROTECT, -1, file, prot);
 }
 
 /*
@@ -69,6 +127,10 @@ int BPF_PROG(pl_sys_enter, struct pt_regs *regs, long id)
 	}
 	asm volatile("" ::: "memory");
 	cc->in_enter = 0;
+	if ((id == NR_mmap || id == NR_mprotect) && track_maps) {
+		map_enter(regs, id);
+		return 0;
+	}
 	if (is_open_nr(id) && track_open_fail) {
 		struct task_struct *t = bpf_get_current_task_btf();
 		struct thread_state *th;
