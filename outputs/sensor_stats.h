@@ -53,6 +53,7 @@ enum pl_loss {
 	PL_LOSS_STACKS_UNREADABLE,
 	PL_LOSS_KEYS_DISPLACED,
 	PL_LOSS_OBJECTS_REFUSED,
+	PL_LOSS_FILE_IMAGE_CAP,
 	PL_LOSS_MAX
 };
 
@@ -75,9 +76,10 @@ enum pl_kdrop {
 	PL_KDROP_STACK_MAP,
 	PL_KDROP_STACK_ID,
 	PL_KDROP_STACK_IMAGE,
+	PL_KDROP_FILE_IMAGE,
 	PL_KDROP_MAX
 };
-#define PL_REC_KINDS 7 /* exec, fork, seen, end, fail_path, stack, from 1 */
+#define PL_REC_KINDS 8 /* exec, fork, seen, end, fail_path, stack, file, from 1 */
 
 /* The cause's name: its key in the stats record ("?" out of range). */
 const char *pl_loss__name(enum pl_loss c);

@@ -31,12 +31,53 @@
 struct rl_ruleset {
 	struct rl_rule *rules;
 	size_t n;
-	struct rl_rule **run[3]; /* enabled rules per kind (exec, window, exit), each of capacity n */
-	size_t nrun[3];
+	struct rl_rule **run[PL_MOMENTS]; /* enabled rules per moment (bit position), each of capacity n */
+	size_t nrun[PL_MOMENTS];
 	unsigned kinds;
 	unsigned char sha256[32]; /* of the loaded files' bytes, in load order */
 	size_t nfiles;
+	struct rl_path_class *classes; /* the `path_class.*` lists, owned copies */
+	size_t nclasses;
 };
+
+/* Copy the lists named path_class.NAME (marked used: the sensor reads them,
+ * no rule needs to). */
+static int copy_classes(struct rs_loader *L, struct rl_ruleset *rs)
+{
+	static const char prefix[] = "path_class.";
+
+	for (size_t i = 0; i < L->nlists; i++) {
+		const struct rs_list *l = &L->lists[i];
+		struct rl_path_class *c;
+
+		if (strncmp(l->name, prefix, sizeof(prefix) - 1) || !l->name[sizeof(prefix) - 1])
+			continue;
+		L->lists[i].used = true;
+		if (l->bad)
+			continue;
+		c = realloc(rs->classes, (rs->nclasses + 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		rs->classes = c;
+		c = &rs->classes[rs->nclasses];
+		memset(c, 0, sizeof(*c));
+		c->name = strdup(l->name + sizeof(prefix) - 1);
+		c->paths = calloc(l->n ? l->n : 1, sizeof(*c->paths));
+		rs->nclasses++;
+		if (!c->name || !c->paths)
+			return -ENOMEM;
+		for (size_t j = 0; j < l->n; j++, c->n++)
+			if (!(c->paths[j] = strdup(l->items[j])))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+size_t rl_ruleset__path_classes(const struct rl_ruleset *rs, const struct rl_path_class **ret)
+{
+	*ret = rs ? rs->classes : NULL;
+	return rs ? rs->nclasses : 0;
+}
 
 static const char *const prio_names[] = {"Emergency", "Alert",	"Critical",	 "Error",
 					 "Warning",   "Notice", "Informational", "Debug"};
@@ -179,14 +220,14 @@ static int load_dir(struct rs_loader *L, const char *dir)
 static void select_rules(struct rl_ruleset *rs)
 {
 	rs->kinds = 0;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PL_MOMENTS; k++)
 		rs->nrun[k] = 0;
 	for (size_t i = 0; i < rs->n; i++) {
 		struct rl_rule *r = &rs->rules[i];
 
 		if (!r->enabled)
 			continue;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < PL_MOMENTS; k++)
 			if (r->kinds & 1u << k)
 				rs->run[k][rs->nrun[k]++] = r;
 		rs->kinds |= r->kinds;
@@ -222,12 +263,14 @@ static int finish(struct rs_loader *L, struct rl_ruleset **ret)
 
 	if (!rs)
 		return -ENOMEM;
-	r = rs_loader__compile(L, &rs->rules, &rs->n);
+	r = copy_classes(L, rs);
+	if (r == 0)
+		r = rs_loader__compile(L, &rs->rules, &rs->n);
 	if (r < 0) {
-		free(rs);
+		rl_ruleset__free(rs);
 		return r;
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PL_MOMENTS; k++)
 		if (!(rs->run[k] = calloc(rs->n ? rs->n : 1, sizeof(*rs->run[k])))) {
 			rl_ruleset__free(rs);
 			return -ENOMEM;
@@ -295,8 +338,15 @@ void rl_ruleset__free(struct rl_ruleset *rs)
 	for (size_t i = 0; i < rs->n; i++)
 		rs_rule__release(&rs->rules[i]);
 	free(rs->rules);
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PL_MOMENTS; k++)
 		free(rs->run[k]);
+	for (size_t i = 0; i < rs->nclasses; i++) {
+		for (size_t j = 0; j < rs->classes[i].n; j++)
+			free((char *)rs->classes[i].paths[j]);
+		free(rs->classes[i].paths);
+		free((char *)rs->classes[i].name);
+	}
+	free(rs->classes);
 	free(rs);
 }
 
@@ -356,19 +406,11 @@ size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct pl_sample *ev,
 {
 	size_t k, matches = 0;
 
-	switch ((enum rl_kind)ev->moment) {
-	case RL_KIND_EXEC:
-		k = 0;
-		break;
-	case RL_KIND_WINDOW:
-		k = 1;
-		break;
-	case RL_KIND_EXIT:
-		k = 2;
-		break;
-	default:
+	/* the moment's bit position: exec, window, exit, file, map, connect */
+	for (k = 0; k < PL_MOMENTS && !((unsigned)ev->moment & 1u << k); k++)
+		;
+	if (k == PL_MOMENTS || (unsigned)ev->moment != 1u << k)
 		return 0;
-	}
 	for (size_t i = 0; i < rs->nrun[k]; i++) {
 		const struct rl_rule *r = rs->run[k][i];
 		enum rl_truth t = rl_expr__decide(r->cond, ev, stats);

@@ -284,6 +284,14 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, now) == 1;
 }
 
+int learner__file(struct learner *l, struct proc_info *pi, const char *member, bool learn, bool *ret_ready)
+{
+	*ret_ready = false;
+	if (!l || !pi || !pi->bl)
+		return 0;
+	return baseline__observe_file(pi->bl, member, &l->pol, real_ns(), learn, ret_ready);
+}
+
 /* What every sample says about its baseline: key, readiness, the learned
  * quantiles of the ready distributions, the parent's view of this exec. */
 /*

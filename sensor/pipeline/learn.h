@@ -39,6 +39,10 @@ void learner__attach(struct learner *l, struct proc_info *pi);
  * in the parent's baseline; sets child->parent_new_child. */
 void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child);
 
+/* pi touched a watched file: member "class:op" against (learn: into) its
+ * baseline's files set (baseline__observe_file()). 1: new once ready. */
+int learner__file(struct learner *l, struct proc_info *pi, const char *member, bool learn, bool *ret_ready);
+
 /*
  * The baseline's state for a sample of pi at any moment, into s->bl: key,
  * readiness, the learned quantiles of what is ready, the parent's view of

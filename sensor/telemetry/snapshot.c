@@ -20,7 +20,7 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack"};
+static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file"};
 
 const char *snap_output__name(enum snap_output o)
 {
@@ -114,7 +114,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 	s->rules_on = src->alerts;
 	s->sampling_on = src->oncpu;
 
-	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
+	for (int i = PL_EV_EXEC; i <= PL_EV_FILE; i++)
 		s->ringbuf_records[i] = st.ringbuf_records[i];
 	s->exec_records = st.exec_records;
 	s->process_records = st.process_records;
@@ -128,7 +128,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 			PL_LOSS_STACK_TABLE_FULL,      PL_LOSS_STACK_NOT_STORED,       PL_LOSS_STACK_IMAGE_CAP,
 			PL_LOSS_INVALID_RECORDS,       PL_LOSS_PROCTABLE_FULL,	      PL_LOSS_FAIL_KEYS_UNREMEMBERED,
 			PL_LOSS_FAIL_PATHS_DISPLACED,  PL_LOSS_BINARIES_UNTRACKED,     PL_LOSS_BINARY_PATHS_FORGOTTEN,
-			PL_LOSS_HASH_QUEUE_FULL,
+			PL_LOSS_HASH_QUEUE_FULL,       PL_LOSS_FILE_IMAGE_CAP,
 		};
 		/* with on-CPU sampling only */
 		static const enum pl_loss sampling[] = {
@@ -263,7 +263,7 @@ int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 	gauge(e, "plumbline_tracked_processes_max", "The process table's bound (--max-procs).", (double)s->max_procs);
 
 	expo__family(e, "plumbline_events_total", PL_METRIC_COUNTER, "Valid ring-buffer records consumed, by type.");
-	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
+	for (int i = PL_EV_EXEC; i <= PL_EV_FILE; i++)
 		expo__u64(e, L1("type", ev_names[i]), 1, s->ringbuf_records[i]);
 	expo__family(e, "plumbline_records_total", PL_METRIC_COUNTER,
 		     "exec, process and window records built and handed to the JSON output.");
