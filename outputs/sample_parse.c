@@ -32,6 +32,7 @@ struct sample_buf {
 	size_t nstrs, strs_cap;
 	bool oom;
 	struct pl_wait wait;
+	struct pl_file_ev file;
 };
 
 int sample_buf__new(struct sample_buf **ret)
@@ -357,6 +358,8 @@ static void parse_baseline(struct sample_buf *b, struct json_object *o, struct p
 	v->samples = u64(o, "samples");
 	v->parent_ready = boolean(o, "parent_ready");
 	v->parent_new_child = boolean(o, "parent_new_child");
+	v->files_ready = boolean(o, "files_ready");
+	v->file_new = boolean(o, "file_new");
 	for (size_t i = 0; i < SAMPLE_QUANTILES; i++)
 		for (int k = 0; k < 3; k++)
 			v->q[sample_quantiles[i].d][k] =
@@ -497,6 +500,25 @@ static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sa
 	s->wait = w;
 }
 
+static void parse_file(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
+{
+	struct pl_file_ev *f = &b->file;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	*f = (struct pl_file_ev){
+		.cls = str(b, o, "class"),
+		.op = str(b, o, "op"),
+		.path = str(b, o, "path"),
+		.name = str(b, o, "name"),
+		.path_cut = boolean(o, "path_cut"),
+		.open_flags = u32(o, "open_flags"),
+		.target_pid = u32(o, "target_pid"),
+		.target_exe = str(b, o, "target_exe"),
+	};
+	s->file = f;
+}
+
 int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_sample *ret)
 {
 	const char *type = json_object_get_string(at(rec, "type"));
@@ -511,6 +533,8 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		m = PL_AT_WINDOW;
 	else if (strcmp(type, "process") == 0)
 		m = PL_AT_EXIT;
+	else if (strcmp(type, "file") == 0)
+		m = PL_AT_FILE;
 	else
 		return -EINVAL;
 	forget_strings(b);
@@ -531,6 +555,10 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		ret->busy_s = is_num(at(rec, "busy_s")) ? json_object_get_double(at(rec, "busy_s")) : 0;
 		parse_recent(at(rec, "recent"), ret);
 		parse_wait(b, at(rec, "wait"), ret);
+		break;
+	case PL_AT_FILE:
+		ret->time_ns = u64(rec, "time_ns");
+		parse_file(b, at(rec, "file"), ret);
 		break;
 	default:
 		ret->end_ns = ret->time_ns = u64(rec, "end_ns");
