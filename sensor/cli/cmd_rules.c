@@ -81,9 +81,17 @@ static int cmd_check(int argc, char **argv)
 
 static const char *kinds_str(unsigned k, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s", k & RL_KIND_EXEC ? "exec," : "", k & RL_KIND_WINDOW ? "window," : "",
-		 k & RL_KIND_EXIT ? "exit," : "", k ? "" : "never,");
-	buf[strlen(buf) - 1] = '\0';
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if ((k & PL_AT_ANY) == PL_AT_ANY) /* identity fields: every moment */
+		snprintf(buf, size, "any");
+	else
+		for (int i = 0; i < PL_MOMENTS; i++)
+			if (k & 1u << i && len < size)
+				len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", pl_moment_names[i]);
+	if (!buf[0])
+		snprintf(buf, size, "never");
 	return buf;
 }
 
