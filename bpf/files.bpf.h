@@ -34,6 +34,16 @@
 #define FMODE_CREATED 0x100000
 #define PL_O_TRUNC 01000
 
+/*
+ * bpf_rdonly_cast(): a kernel address as a read-only pointer of a kernel
+ * type, which the verifier turns into a plain move, so that what it points
+ * to is read with plain loads (fault-safe) instead of a
+ * bpf_probe_read_kernel() call per field: this path runs at every
+ * successful open, and each helper call costs more than the rest.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define KCAST(p, type) ((type *)bpf_rdonly_cast((const void *)(p), bpf_core_type_id_kernel(type)))
+
 /* Watched-file records per image: a burst, then one per interval. */
 PL_RODATA(__u64, file_burst, 64);
 PL_RODATA(__u64, file_interval_ns, 1000000000 / 16);
@@ -146,40 +156,43 @@ static __always_inline void file_opened(long fd)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 tgid = t->tgid, dev, flags = 0, target = 0, op;
-	struct file **fds, *f = 0;
 	struct pl_ev_file *ev;
 	struct thread_state *th;
+	struct list_head *slot;
 	struct dentry *d;
 	struct inode *ino;
+	struct file *f;
 	struct pl_proc *p;
 	unsigned int fmode;
 	__u64 i_ino;
 
 	if (fd < 0 || tgid == self_tgid)
 		return;
-	fds = BPF_CORE_READ(t, files, fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), fds + (fd & 0xfffff)) || !f)
+	/* fdt->fd[fd], the fd table's slot, read as the first word of a
+	 * struct (list_head: one pointer at offset 0), the file it holds then
+	 * cast to struct file: every read below is a plain load */
+	slot = KCAST((struct file **)t->files->fdt->fd + (fd & 0xfffff), struct list_head);
+	f = KCAST(slot->next, struct file);
+	if (!f)
 		return;
-	ino = BPF_CORE_READ(f, f_inode);
-	i_ino = BPF_CORE_READ(ino, i_ino);
-	dev = BPF_CORE_READ(ino, i_sb, s_dev);
-	d = BPF_CORE_READ(f, f_path.dentry);
-	fmode = BPF_CORE_READ(f, f_mode);
+	ino = f->f_inode;
+	i_ino = ino->i_ino;
+	dev = ino->i_sb->s_dev;
+	d = f->f_path.dentry;
+	fmode = f->f_mode;
 	if (!(watched(i_ino, dev) & PL_WATCH_FILE)) {
-		struct dentry *parent = BPF_CORE_READ(d, d_parent);
-		__u32 dk = watched(BPF_CORE_READ(parent, d_inode, i_ino), dev);
+		__u32 dk = watched(d->d_parent->d_inode->i_ino, dev);
 
 		if ((dk & PL_WATCH_DIR) || ((dk & PL_WATCH_NEW) && (fmode & FMODE_CREATED)))
 			flags = PL_FILEF_BY_DIR;
-		else if ((dev >> 20) == 0 && BPF_CORE_READ(ino, i_sb, s_magic) == PROC_SUPER_MAGIC &&
+		else if ((dev >> 20) == 0 && ino->i_sb->s_magic == PROC_SUPER_MAGIC &&
 			 (target = other_proc_file(d, tgid)))
 			flags = PL_FILEF_PROC;
 		else
 			return;
 	}
-	op = fmode & FMODE_CREATED			       ? PL_FOP_CREATE
-	     : fmode & FMODE_WRITE || BPF_CORE_READ(f, f_flags) & PL_O_TRUNC ? PL_FOP_WRITE
-									    : PL_FOP_READ;
+	op = fmode & FMODE_CREATED ? PL_FOP_CREATE : fmode & FMODE_WRITE || f->f_flags & PL_O_TRUNC ? PL_FOP_WRITE
+												       : PL_FOP_READ;
 	/* a repeat of the thread's last touch says nothing new */
 	th = get_thread(t);
 	if (th) {
@@ -195,7 +208,7 @@ static __always_inline void file_opened(long fd)
 	ev = file_record(p, tgid, op, flags, i_ino, dev);
 	if (!ev)
 		return;
-	ev->open_flags = BPF_CORE_READ(f, f_flags);
+	ev->open_flags = f->f_flags;
 	ev->target_pid = target;
 	ev->path_len = read_dpath(d, BPF_CORE_READ(f, f_path.mnt), BPF_CORE_READ(t, fs), ev->path);
 	submit(ev);
