@@ -24,6 +24,7 @@ static const uint32_t set_max[BL_SET_MAX] = {
 	[BL_SET_CHILDREN] = 512,
 	[BL_SET_SYSCALLS] = 512,
 	[BL_SET_ONCPU] = 512,
+	[BL_SET_FILES] = 128,
 	[BL_SET_OBJECTS] = 512,
 };
 
@@ -75,6 +76,7 @@ static const char *const set_names[BL_SET_MAX] = {
 	[BL_SET_CHILDREN] = "children",
 	[BL_SET_SYSCALLS] = "syscalls",
 	[BL_SET_ONCPU] = "oncpu_objects",
+	[BL_SET_FILES] = "files",
 	[BL_SET_OBJECTS] = "objects",
 };
 
@@ -623,6 +625,22 @@ int baseline__observe_child(struct baseline *b, const char *child_exe, const str
 	return 0;
 }
 
+int baseline__observe_file(struct baseline *b, const char *member, const struct bl_policy *p, uint64_t now_ns,
+			   bool learn, bool *ret_ready)
+{
+	bool ready = baseline__set_ready(b, BL_SET_FILES, p, now_ns),
+	     known = strset__contains(&b->set[BL_SET_FILES], member);
+	int r;
+
+	*ret_ready = ready;
+	if (!learn || p->mode == BL_MODE_DETECT || (ready && !known && p->mode == BL_MODE_AUTO))
+		return ready && !known && p->mode != BL_MODE_LEARN;
+	r = strset__add(&b->set[BL_SET_FILES], member, 1, now_ns);
+	if (r < 0 && r != -ENOSPC)
+		return r;
+	b->dirty = true;
+	return 0;
+}
 void baseline__object_state(const struct baseline *b, const char *path, const struct bl_policy *p, uint64_t now_ns,
 			    bool *ready, bool *known)
 {

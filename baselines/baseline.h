@@ -46,8 +46,10 @@ enum bl_set {
 	BL_SET_FAIL_PATHS, /* paths whose open failed */
 	BL_SET_CHILDREN,   /* exe paths of the binaries it executed */
 	BL_SET_SYSCALLS,   /* syscall names it used */
-	BL_SET_ONCPU,      /* objects (file paths) its code ran in, by samples (newest: optional in files) */
-	BL_SET_OBJECTS,    /* executable objects (file paths) its images mapped, once per image (optional in files) */
+	BL_SET_ONCPU,      /* objects (file paths) its code ran in, by samples (optional in files) */
+	/* the sets of issue 18 (optional in files: a file written before them loads) */
+	BL_SET_FILES,      /* watched files touched, "class:op" (credentials:read, persistence:write) */
+	BL_SET_OBJECTS,    /* executable objects (file paths) its images mapped, once per image */
 	BL_SET_MAX,
 };
 
@@ -221,6 +223,17 @@ int baseline__observe_window(struct baseline *b, const struct baseline *prior, c
  * is anomalous by definition, so it is not learned: see docs/baselines.md).
  */
 int baseline__observe_child(struct baseline *b, const char *child_exe, const struct bl_policy *p, uint64_t now_ns);
+
+/*
+ * A watched file touched by b's binary, as the member "class:op"
+ * (BL_SET_FILES). *ret_ready: the set is saturated. Returns 1 when it is and
+ * never held member, 0 otherwise, or -errno. With learn, the member is
+ * learned as baseline__observe_child() learns a child; without, nothing
+ * changes (the scoring before the rules: a touch that raises an alert at
+ * Warning or above is not learned).
+ */
+int baseline__observe_file(struct baseline *b, const char *member, const struct bl_policy *p, uint64_t now_ns,
+			   bool learn, bool *ret_ready);
 
 /*
  * The set of objects its images mapped (BL_SET_OBJECTS, members: the

@@ -261,9 +261,8 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 
 		strset__clear(&b->set[i]);
 		if (!json_object_object_get_ex(s, bl_set__name(i), &v)) {
-			/* written before on-CPU sampling, or before objects (issue 18) */
-			if (i == BL_SET_OBJECTS || i == BL_SET_ONCPU)
-				continue;
+			if (i >= BL_SET_ONCPU)
+				continue; /* written before on-CPU sampling, or before issue 18's sets */
 			r = jf_fail(err, errlen, "set \"%s\" is missing", bl_set__name(i));
 			goto fail;
 		}

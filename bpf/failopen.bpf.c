@@ -9,8 +9,11 @@
  * identical failed opens costs one record. A repeat of the thread's last
  * failure is counted in the thread's state and flushed later (flush_fail()
  * in shared.bpf.h, also called at switch-out and exec).
+ *
+ * A success goes to the success path (open_ok()): watched files
+ * (files.bpf.h). Other families hook their per-open checks there too.
  */
-#include "shared.bpf.h"
+#include "files.bpf.h"
 
 /* Scratch for building a failed-path key (too big for the BPF stack). */
 struct {
@@ -68,6 +71,13 @@ static __always_inline void remember_fail(struct thread_state *th, const struct 
  * image ends), so a storm shows in the per-second windows. */
 #define FAIL_FLUSH_EVERY 1024
 
+/* The success path of every open: one call per family, each cheap for an
+ * ordinary file (filter in the kernel first). */
+static __always_inline void open_ok(long fd)
+{
+	file_opened(fd);
+}
+
 static __always_inline int open_exit(struct sys_exit_args *ctx)
 {
 	struct task_struct *t;
@@ -79,8 +89,10 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 	const char *uptr;
 	bool trunc;
 
-	if (ctx->ret >= 0)
+	if (ctx->ret >= 0) {
+		open_ok(ctx->ret);
 		return 0;
+	}
 	t = bpf_get_current_task_btf();
 	th = bpf_task_storage_get(&threads, t, 0, 0);
 	if (!th || !th->open_fname || th->open_nr != ctx->id)

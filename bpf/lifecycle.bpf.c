@@ -91,96 +91,15 @@ static __always_inline __u32 exe_kind_flags(struct file *f)
 	return flags;
 }
 
-/* Components the cwd walk climbs at most (mount crossings count too): a
- * PL_CWD_LEN path has fewer unless its names are one byte long. */
-#define CWD_MAX_DEPTH 64
-#define CWD_MASK (PL_CWD_LEN - 1)
-
-/* Where read_cwd() builds a path from its end (twice PL_CWD_LEN: the
- * verifier sees every masked write and the copy out stay inside). */
-struct cwd_buf {
-	char b[2 * PL_CWD_LEN];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct cwd_buf);
-} cwd_scratch SEC(".maps");
-
-/*
- * The working directory of task t into out (PL_CWD_LEN bytes), as its own
- * getcwd(2) would say it: dentry names from pwd up to the task's root,
- * crossing mounts to their mountpoints, and stopping at the root of the
- * task's mount namespace when pwd lies outside its root. bpf_d_path() would
- * say the same but is not allowed in this tracepoint. Returns the length
- * with the NUL, PL_CWD_LEN + 1 when the path did not fit (out holds its
- * last components), 0 when it could not be read.
- */
+/* The working directory of task t into out (PL_CWD_LEN bytes), as its own
+ * getcwd(2) would say it (read_dpath() in shared.bpf.h). */
 static __always_inline __u32 read_cwd(struct task_struct *t, char *out)
 {
 	struct fs_struct *fs = BPF_CORE_READ(t, fs);
-	struct dentry *d, *root_d, *mnt_root;
-	struct vfsmount *vm, *root_vm;
-	__u32 zero = 0, pos = PL_CWD_LEN - 1;
-	struct cwd_buf *cb;
-	bool whole = false;
-	struct mount *m;
 
-	cb = bpf_map_lookup_elem(&cwd_scratch, &zero);
-	if (!cb || !fs)
+	if (!fs)
 		return 0;
-	d = BPF_CORE_READ(fs, pwd.dentry);
-	vm = BPF_CORE_READ(fs, pwd.mnt);
-	root_d = BPF_CORE_READ(fs, root.dentry);
-	root_vm = BPF_CORE_READ(fs, root.mnt);
-	m = container_of(vm, struct mount, mnt);
-	mnt_root = BPF_CORE_READ(vm, mnt_root);
-	cb->b[PL_CWD_LEN - 1] = 0;
-	/* each step: two reads (parent, name) and the name's bytes */
-	for (int i = 0; i < CWD_MAX_DEPTH; i++) {
-		struct dentry *parent;
-		struct qstr name;
-
-		if (d == root_d && vm == root_vm) {
-			whole = true;
-			break;
-		}
-		if (d == mnt_root) {
-			struct mount *pm = BPF_CORE_READ(m, mnt_parent);
-
-			if (pm == m) { /* the namespace's root mount: outside the task's root */
-				whole = true;
-				break;
-			}
-			d = BPF_CORE_READ(m, mnt_mountpoint);
-			m = pm;
-			vm = &pm->mnt;
-			mnt_root = BPF_CORE_READ(vm, mnt_root);
-			continue;
-		}
-		parent = BPF_CORE_READ(d, d_parent);
-		if (parent == d) { /* a detached tree's top */
-			whole = true;
-			break;
-		}
-		if (BPF_CORE_READ_INTO(&name, d, d_name) || name.len + 1 > pos)
-			break;
-		pos -= name.len;
-		bpf_probe_read_kernel(&cb->b[pos & CWD_MASK], name.len & CWD_MASK, name.name);
-		pos--;
-		cb->b[pos & CWD_MASK] = '/';
-		d = parent;
-	}
-	if (pos == PL_CWD_LEN - 1) /* the root itself, or nothing fitted */
-		cb->b[--pos & CWD_MASK] = '/';
-	bpf_probe_read_kernel(out, PL_CWD_LEN, &cb->b[pos & CWD_MASK]);
-	if (!whole) {
-		count_drop(PL_DROP_PATH_TRUNC);
-		return PL_CWD_LEN + 1;
-	}
-	return PL_CWD_LEN - pos;
+	return read_dpath(BPF_CORE_READ(fs, pwd.dentry), BPF_CORE_READ(fs, pwd.mnt), fs, out);
 }
 
 SEC("tp_btf/sched_process_exec")

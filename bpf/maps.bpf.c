@@ -56,84 +56,6 @@ struct {
 	__type(value, struct map_rate);
 } map_rates SEC(".maps");
 
-/* Components the path walk climbs at most (mount crossings count too). */
-#define DPATH_MAX_DEPTH 64
-#define DPATH_MASK (PL_PATH_LEN - 1)
-
-struct dpath_buf {
-	char b[2 * PL_PATH_LEN];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dpath_buf);
-} map_path_scratch SEC(".maps");
-
-/*
- * The path of (d, vm) into out (PL_PATH_LEN bytes): dentry names up to the
- * root of the mount namespace, crossing mounts to their mountpoints (what
- * /proc/PID/maps says, for a process whose root is the namespace's).
- * Returns the length with the NUL, PL_PATH_LEN + 1 when the path did not
- * fit (out holds its last components), 0 when it could not be read.
- * A copy of lifecycle.bpf.c's cwd walk from any dentry; the files family
- * shares the same in shared.bpf.h (issue 18): one of them goes at merge.
- */
-static __always_inline __u32 read_dpath(struct dentry *d, struct vfsmount *vm, char *out)
-{
-	__u32 zero = 0, pos = PL_PATH_LEN - 1;
-	struct dentry *mnt_root;
-	struct dpath_buf *cb;
-	bool whole = false;
-	struct mount *m;
-
-	cb = bpf_map_lookup_elem(&map_path_scratch, &zero);
-	if (!cb || !d || !vm)
-		return 0;
-	m = container_of(vm, struct mount, mnt);
-	mnt_root = BPF_CORE_READ(vm, mnt_root);
-	cb->b[PL_PATH_LEN - 1] = 0;
-	for (int i = 0; i < DPATH_MAX_DEPTH; i++) {
-		struct dentry *parent;
-		struct qstr name;
-
-		if (d == mnt_root) {
-			struct mount *pm = BPF_CORE_READ(m, mnt_parent);
-
-			if (pm == m) { /* the namespace's root mount */
-				whole = true;
-				break;
-			}
-			d = BPF_CORE_READ(m, mnt_mountpoint);
-			m = pm;
-			vm = &pm->mnt;
-			mnt_root = BPF_CORE_READ(vm, mnt_root);
-			continue;
-		}
-		parent = BPF_CORE_READ(d, d_parent);
-		if (parent == d) { /* a detached tree's top */
-			whole = true;
-			break;
-		}
-		if (BPF_CORE_READ_INTO(&name, d, d_name) || name.len + 1 > pos)
-			break;
-		pos -= name.len;
-		bpf_probe_read_kernel(&cb->b[pos & DPATH_MASK], name.len & DPATH_MASK, name.name);
-		pos--;
-		cb->b[pos & DPATH_MASK] = '/';
-		d = parent;
-	}
-	if (pos == PL_PATH_LEN - 1)
-		cb->b[--pos & DPATH_MASK] = '/';
-	bpf_probe_read_kernel(out, PL_PATH_LEN, &cb->b[pos & DPATH_MASK]);
-	if (!whole) {
-		count_drop(PL_DROP_PATH_TRUNC);
-		return PL_PATH_LEN + 1;
-	}
-	return PL_PATH_LEN - pos;
-}
-
 struct sys_exit_map_args {
 	__u64 common;
 	__s32 id;
@@ -238,7 +160,7 @@ static __always_inline int map_exit(struct sys_exit_map_args *ctx)
 	ev->prot = prot;
 	ev->how = how;
 	ev->pad = 0;
-	ev->path_len = read_dpath(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), ev->path);
+	ev->path_len = read_dpath(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), BPF_CORE_READ(t, fs), ev->path);
 	submit(ev);
 	return 0;
 }

@@ -37,6 +37,7 @@ enum pl_event_type {
 	PL_EV_END = 4,       /* an image ended (exit or exec): final measurements */
 	PL_EV_FAIL_PATH = 5, /* first failure of one (image, path, errno) */
 	PL_EV_STACK = 6,     /* first on-CPU sample of one (image, user stack, kernel stack) */
+	PL_EV_FILE = 7,      /* a watched file touched: opened, created, renamed onto (pl_ev_file) */
 	PL_EV_MAP = 8,       /* an image mapped an executable object (file) for the first time */
 };
 #define PL_EV_LAST 9 /* the highest record type (7 file, 8 map, 9 net reserved by issue 18) */
@@ -80,8 +81,9 @@ enum pl_drop {
 	PL_DROP_STACK_MAP = 8,     /* on-CPU sample table full: sample counted in the image, stack not kept */
 	PL_DROP_STACK_ID = 9,      /* a stack could not be stored (stack table bucket taken, or no memory) */
 	PL_DROP_STACK_IMAGE = 10,  /* an image over its share of new sample keys: sample counted, stack not kept */
-	PL_DROP_MAP_IMAGE = 11,    /* an image over its share of new executable objects: object not reported */
-	PL_DROP_MAX = 12,
+	PL_DROP_FILE_IMAGE = 11,   /* an image over its share of watched-file records: touch not recorded */
+	PL_DROP_MAP_IMAGE = 12,    /* an image over its share of new executable objects: object not reported */
+	PL_DROP_MAX = 13,
 };
 
 struct pl_hdr {
@@ -148,6 +150,7 @@ struct pl_proc {
 	 */
 	__u64 fail_key_tat_ns;
 	__u64 stack_key_tat_ns;   /* the same for new on-CPU sample keys */
+	__u64 file_tat_ns;        /* the same for watched-file records (PL_EV_FILE) */
 	__u64 oncpu_samples;      /* on-CPU samples taken of this image (perf cpu-clock) */
 	__u64 oncpu_unattributed; /* of which the stack or its count could not be kept */
 	struct pl_stats st;
@@ -203,6 +206,70 @@ struct pl_ev_fail_path {
 	struct pl_fail_key key;
 	__u32 truncated;
 	__u32 pad;
+};
+
+/*
+ * Watched files (bpf/files.bpf.h). User space expands the path classes to
+ * the (dev, ino) of the files that exist and of the directories whose
+ * entries are watched, and loads them into `file_watch`; a bit per hash of
+ * (dev, ino) in the `file_bits` bitmap (a global array, no lookup) says
+ * whether the exact lookup is worth making. The kernel decides only "maybe
+ * watched"; user space classifies the record's path (a directory watch
+ * sends every entry it holds).
+ */
+#define PL_FILE_BITS (1u << 16) /* bits of the prefilter; a power of 2 */
+
+struct pl_watch_key {
+	__u64 ino;
+	__u32 dev; /* kernel dev_t of the superblock */
+	__u32 pad;
+};
+
+enum pl_watch_kind {
+	PL_WATCH_FILE = 1, /* this inode itself */
+	PL_WATCH_DIR = 2,  /* every entry of this directory */
+	PL_WATCH_NEW = 4,  /* the entries created in this directory */
+};
+
+/* The prefilter's bit of a key: both sides compute it. */
+static inline __u32 pl_watch_hash(__u64 ino, __u32 dev)
+{
+	__u64 h = (ino ^ ((__u64)dev << 32)) * 0x9e3779b97f4a7c15ull;
+
+	return (__u32)(h >> 40) & (PL_FILE_BITS - 1);
+}
+
+struct pl_watch_val {
+	__u32 kind; /* enum pl_watch_kind (bits) */
+	__u32 pad;
+};
+
+/* What was done to a watched file. */
+enum pl_file_op {
+	PL_FOP_READ = 1,   /* opened for reading only */
+	PL_FOP_WRITE = 2,  /* opened for writing (or truncated) */
+	PL_FOP_CREATE = 3, /* created by this open (FMODE_CREATED) */
+	PL_FOP_RENAME = 4, /* renamed onto: path is rename(2)'s new name, as given */
+};
+
+/* pl_ev_file.flags */
+enum pl_file_flags {
+	PL_FILEF_PROC = 1u << 0,     /* the /proc/PID/mem of another process */
+	PL_FILEF_BY_DIR = 1u << 1,   /* matched through its directory, not its own inode */
+	PL_FILEF_RELATIVE = 1u << 2, /* path as given, relative to the cwd (rename) */
+};
+
+struct pl_ev_file {
+	struct pl_hdr hdr;
+	__u64 image_id;
+	__u64 ino;
+	__u32 dev;
+	__u32 op;         /* enum pl_file_op */
+	__u32 flags;      /* enum pl_file_flags */
+	__u32 open_flags; /* the file's f_flags (O_*) */
+	__u32 target_pid; /* PL_FILEF_PROC: whose /proc file */
+	__u32 path_len;   /* bytes incl. NUL; PL_PATH_LEN + 1: cut, path holds its tail */
+	char path[PL_PATH_LEN];
 };
 
 /* Stack depths kept per sample: user frames (build-id + file offset each,
@@ -276,5 +343,8 @@ _Static_assert(sizeof(struct pl_ev_exec) == 24 + 104 + 8 + PL_PATH_LEN + PL_ARGS
 _Static_assert((PL_CWD_LEN & (PL_CWD_LEN - 1)) == 0, "PL_CWD_LEN a power of 2");
 _Static_assert(sizeof(struct pl_ev_end) % 8 == 0, "pl_ev_end alignment");
 _Static_assert(sizeof(struct pl_fail_key) == 16 + PL_PATH_LEN, "pl_fail_key layout");
+_Static_assert(sizeof(struct pl_ev_file) == 24 + 40 + PL_PATH_LEN, "pl_ev_file layout");
+_Static_assert(sizeof(struct pl_watch_key) == 16, "pl_watch_key layout");
+_Static_assert((PL_FILE_BITS & (PL_FILE_BITS - 1)) == 0, "PL_FILE_BITS a power of 2");
 
 #endif /* PLUMBLINE_H */

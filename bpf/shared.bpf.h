@@ -77,6 +77,10 @@ struct thread_state {
 	 * out, and before its image ends, so counts user space reads are exact.
 	 */
 	__u64 last_fail_pending;
+	/* the thread's last watched-file touch (files.bpf.h): a repeat is not re-emitted */
+	__u64 last_file_ino;
+	__u32 last_file_dev;
+	__u32 last_file_op;
 	struct pl_fail_key last_fail;
 };
 
@@ -613,6 +617,96 @@ static __always_inline void flush_fail(struct thread_state *th, struct pl_proc *
 	v = bpf_map_lookup_elem(&fail_paths, &th->last_fail);
 	if (v)
 		__sync_fetch_and_add(&v->count, n);
+}
+
+/* Components the cwd walk climbs at most (mount crossings count too): a
+ * PL_CWD_LEN path has fewer unless its names are one byte long. */
+#define CWD_MAX_DEPTH 64
+#define CWD_MASK (PL_CWD_LEN - 1)
+
+/* Where read_dpath() builds a path from its end (twice PL_CWD_LEN: the
+ * verifier sees every masked write and the copy out stay inside). */
+struct cwd_buf {
+	char b[2 * PL_CWD_LEN];
+};
+
+PL_SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cwd_buf);
+} dpath_scratch SEC(".maps");
+
+/*
+ * The path of dentry d on mount vm into out (PL_PATH_LEN == PL_CWD_LEN
+ * bytes), as the task whose fs is fs would name it (getcwd(2), d_path()):
+ * dentry names up to the task's root, crossing mounts to their mountpoints,
+ * and stopping at the root of the task's mount namespace when d lies
+ * outside its root. bpf_d_path() would say the same but is not allowed in
+ * tracepoints. Returns the length with the NUL, PL_CWD_LEN + 1 when the path
+ * did not fit (out holds its last components), 0 when it could not be read.
+ * Used for the cwd at exec and the paths of watched files.
+ */
+static __always_inline __u32 read_dpath(struct dentry *d, struct vfsmount *vm, struct fs_struct *fs, char *out)
+{
+	struct dentry *root_d, *mnt_root;
+	struct vfsmount *root_vm;
+	__u32 zero = 0, pos = PL_CWD_LEN - 1;
+	struct cwd_buf *cb;
+	bool whole = false;
+	struct mount *m;
+
+	cb = bpf_map_lookup_elem(&dpath_scratch, &zero);
+	if (!cb || !fs || !d || !vm)
+		return 0;
+	root_d = BPF_CORE_READ(fs, root.dentry);
+	root_vm = BPF_CORE_READ(fs, root.mnt);
+	m = container_of(vm, struct mount, mnt);
+	mnt_root = BPF_CORE_READ(vm, mnt_root);
+	cb->b[PL_CWD_LEN - 1] = 0;
+	/* each step: two reads (parent, name) and the name's bytes */
+	for (int i = 0; i < CWD_MAX_DEPTH; i++) {
+		struct dentry *parent;
+		struct qstr name;
+
+		if (d == root_d && vm == root_vm) {
+			whole = true;
+			break;
+		}
+		if (d == mnt_root) {
+			struct mount *pm = BPF_CORE_READ(m, mnt_parent);
+
+			if (pm == m) { /* the namespace's root mount: outside the task's root */
+				whole = true;
+				break;
+			}
+			d = BPF_CORE_READ(m, mnt_mountpoint);
+			m = pm;
+			vm = &pm->mnt;
+			mnt_root = BPF_CORE_READ(vm, mnt_root);
+			continue;
+		}
+		parent = BPF_CORE_READ(d, d_parent);
+		if (parent == d) { /* a detached tree's top */
+			whole = true;
+			break;
+		}
+		if (BPF_CORE_READ_INTO(&name, d, d_name) || name.len + 1 > pos)
+			break;
+		pos -= name.len;
+		bpf_probe_read_kernel(&cb->b[pos & CWD_MASK], name.len & CWD_MASK, name.name);
+		pos--;
+		cb->b[pos & CWD_MASK] = '/';
+		d = parent;
+	}
+	if (pos == PL_CWD_LEN - 1) /* the root itself, or nothing fitted */
+		cb->b[--pos & CWD_MASK] = '/';
+	bpf_probe_read_kernel(out, PL_CWD_LEN, &cb->b[pos & CWD_MASK]);
+	if (!whole) {
+		count_drop(PL_DROP_PATH_TRUNC);
+		return PL_CWD_LEN + 1;
+	}
+	return PL_CWD_LEN - pos;
 }
 
 #endif /* PL_SHARED_BPF_H */

@@ -180,6 +180,10 @@ struct pl_verdict {
 	uint64_t samples;      /* process samples learned */
 	bool parent_ready;     /* the parent's baseline is ready */
 	bool parent_new_child; /* ... and had never executed this binary */
+	/* at a file moment: the files set (BL_SET_FILES, "class:op") is
+	 * saturated, and this touch is not in it */
+	bool files_ready;
+	bool file_new;
 	/* learned quantiles p50, p90, p99 of each distribution (NaN when not ready) */
 	double q[PL_DIST_MAX][3];
 	/* the verdict on this sample (window, exit) */
@@ -312,7 +316,20 @@ struct pl_sample {
 
 /* The event of an event moment (PL_AT_FILE, PL_AT_MAP, PL_AT_CONNECT);
  * each is defined with its family. */
-struct pl_file_ev;
+
+/* A watched file touched (PL_AT_FILE): the class of its path, what was
+ * done, and for another process's /proc file whose it is. */
+struct pl_file_ev {
+	const char *cls;     /* the path class (rules' path_class.NAME): "credentials", ... */
+	const char *op;      /* "read", "write", "create", "rename" (renamed onto) */
+	const char *path;    /* as the opener's root names it; a rename's new name as given */
+	const char *name;    /* its last component */
+	bool path_cut;       /* path holds only its last 255 bytes */
+	uint32_t open_flags; /* O_* of the open (0 for a rename) */
+	uint32_t target_pid; /* /proc/PID files: PID, else 0 */
+	const char *target_exe; /* PID's exe, NULL when unknown */
+};
+struct pl_map_ev;
 struct pl_net_ev;
 
 /*

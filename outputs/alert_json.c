@@ -107,6 +107,9 @@ static void sample_evidence(struct json_object *evid, const struct pl_alert *a)
 
 	if (!ev)
 		return;
+	/* the event of an event moment is always the evidence: what was touched */
+	if (ev->file)
+		json_object_object_add(evid, "file", sample_json__file(ev));
 	if (a->evidence & PL_EVIDENCE_FAIL_PATHS)
 		json_object_object_add(evid, "fail_paths", fail_evidence(ev));
 	if (a->evidence & PL_EVIDENCE_SYSCALLS)

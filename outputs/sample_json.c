@@ -354,6 +354,10 @@ struct json_object *sample_json__baseline(const struct pl_sample *s)
 	add_bool(o, "windows_ready", v->windows_ready);
 	add_bool(o, "parent_ready", v->parent_ready);
 	add_bool(o, "parent_new_child", v->parent_new_child);
+	if (s->moment == PL_AT_FILE) {
+		add_bool(o, "files_ready", v->files_ready);
+		add_bool(o, "file_new", v->file_new);
+	}
 	q = json_object_new_object();
 	for (size_t i = 0; i < SAMPLE_QUANTILES; i++) {
 		struct json_object *e;
@@ -465,6 +469,24 @@ struct json_object *sample_json__map(const struct pl_sample *s)
 	add(o, "object_new", m->objects_known ? json_object_new_boolean(m->object_new) : NULL);
 	return o;
 }
+/* The watched file of a file moment (docs/records.md, "file"). */
+struct json_object *sample_json__file(const struct pl_sample *s)
+{
+	const struct pl_file_ev *f = s->file;
+	struct json_object *o;
+
+	if (!f || !(o = json_object_new_object()))
+		return NULL;
+	add_str(o, "class", f->cls);
+	add_str(o, "op", f->op);
+	add_str(o, "path", f->path);
+	add_str(o, "name", f->name);
+	add_bool(o, "path_cut", f->path_cut);
+	add_u64(o, "open_flags", f->open_flags);
+	add(o, "target_pid", f->target_pid ? json_object_new_uint64(f->target_pid) : NULL);
+	add_str(o, "target_exe", f->target_exe);
+	return o;
+}
 
 struct json_object *sample_json__record(const struct pl_sample *s)
 {
@@ -491,6 +513,12 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add_identity(o, s);
 		add_u64(o, "time_ns", s->time_ns);
 		add(o, "object", sample_json__map(s));
+		break;
+	case PL_AT_FILE:
+		add(o, "type", json_object_new_string("file"));
+		add_identity(o, s);
+		add_u64(o, "time_ns", s->time_ns);
+		add(o, "file", sample_json__file(s));
 		break;
 	default:
 		add(o, "type", json_object_new_string("process"));

@@ -43,6 +43,8 @@ struct json_object *sample_json__ancestors(const struct pl_sample *s);
 /* what the waiting process waits on (records.md#wait),
  * or NULL when its wait was not read. */
 struct json_object *sample_json__wait(const struct pl_sample *s);
+/* The watched file of a file sample (its record's "file"), NULL at other moments. */
+struct json_object *sample_json__file(const struct pl_sample *s);
 
 /*
  * Storage for one parsed sample: its strings (unescaped copies), syscall

@@ -33,6 +33,7 @@ struct sample_buf {
 	bool oom;
 	struct pl_wait wait;
 	struct pl_map_ev map;
+	struct pl_file_ev file;
 };
 
 int sample_buf__new(struct sample_buf **ret)
@@ -358,6 +359,8 @@ static void parse_baseline(struct sample_buf *b, struct json_object *o, struct p
 	v->samples = u64(o, "samples");
 	v->parent_ready = boolean(o, "parent_ready");
 	v->parent_new_child = boolean(o, "parent_new_child");
+	v->files_ready = boolean(o, "files_ready");
+	v->file_new = boolean(o, "file_new");
 	for (size_t i = 0; i < SAMPLE_QUANTILES; i++)
 		for (int k = 0; k < 3; k++)
 			v->q[sample_quantiles[i].d][k] =
@@ -558,6 +561,24 @@ static void parse_map(struct sample_buf *b, struct json_object *o, struct pl_sam
 	m->objects_ready = boolean(o, "objects_ready");
 	m->object_new = boolean(o, "object_new");
 }
+static void parse_file(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
+{
+	struct pl_file_ev *f = &b->file;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	*f = (struct pl_file_ev){
+		.cls = str(b, o, "class"),
+		.op = str(b, o, "op"),
+		.path = str(b, o, "path"),
+		.name = str(b, o, "name"),
+		.path_cut = boolean(o, "path_cut"),
+		.open_flags = u32(o, "open_flags"),
+		.target_pid = u32(o, "target_pid"),
+		.target_exe = str(b, o, "target_exe"),
+	};
+	s->file = f;
+}
 
 int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_sample *ret)
 {
@@ -575,6 +596,8 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		m = PL_AT_EXIT;
 	else if (strcmp(type, "map") == 0)
 		m = PL_AT_MAP;
+	else if (strcmp(type, "file") == 0)
+		m = PL_AT_FILE;
 	else
 		return -EINVAL;
 	forget_strings(b);
@@ -599,6 +622,10 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		ret->busy_s = is_num(at(rec, "busy_s")) ? json_object_get_double(at(rec, "busy_s")) : 0;
 		parse_recent(at(rec, "recent"), ret);
 		parse_wait(b, at(rec, "wait"), ret);
+		break;
+	case PL_AT_FILE:
+		ret->time_ns = u64(rec, "time_ns");
+		parse_file(b, at(rec, "file"), ret);
 		break;
 	default:
 		ret->end_ns = ret->time_ns = u64(rec, "end_ns");

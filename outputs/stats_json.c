@@ -12,7 +12,7 @@
 static const char *const drop_names[PL_KDROP_MAX] = {
 	"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
 	"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
-	"stack_table_full", "stack_not_stored", "stack_image_cap", "map_image_cap",
+	"stack_table_full", "stack_not_stored", "stack_image_cap", "file_image_cap", "map_image_cap",
 };
 
 /* The causes counted in user space; a kernel cause is named by its drop counter. */
@@ -44,6 +44,7 @@ static const struct {
 	[PL_LOSS_STACKS_UNREADABLE] = { "stacks_unreadable", -1 },
 	[PL_LOSS_KEYS_DISPLACED] = { "keys_displaced", -1 },
 	[PL_LOSS_OBJECTS_REFUSED] = { "objects_refused", -1 },
+	[PL_LOSS_FILE_IMAGE_CAP] = { NULL, PL_KDROP_FILE_IMAGE },
 };
 
 const char *pl_drop__name(int drop)
@@ -270,7 +271,7 @@ static void add_outputs(struct json_object *o, const struct pl_sensor_stats *s)
 
 struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 {
-	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack", NULL, "map", NULL };
+	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", NULL };
 	struct json_object *o = json_object_new_object(), *ev, *feat;
 
 	if (!o)

@@ -222,7 +222,7 @@ static void collect_fields(struct rl_expr *e)
 {
 	bool seen[RL_NFIELDS] = {0};
 
-	e->kinds = RL_ANY; /* every moment, the event moments too */
+	e->kinds = RL_ANY; /* every moment, narrowed by each field named */
 	for (size_t i = 0; i < e->nnodes; i++) {
 		const struct x_enode *n = &e->nodes[i];
 

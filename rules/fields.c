@@ -198,6 +198,14 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->partial, ret);
 	case RL_F_PROC_EXE_TRUSTED:
 		return s->exe_trusted_known && val(s->exe_trusted, ret);
+	case RL_F_FILE_PATH_CUT:
+		return s->file && val(s->file->path_cut, ret);
+	case RL_F_FILE_TARGET_PID:
+		return s->file && s->file->target_pid && val(s->file->target_pid, ret);
+	case RL_F_BL_FILES_READY:
+		return s->file && s->bl.key && val(s->bl.files_ready, ret);
+	case RL_F_BL_FILE_NEW:
+		return s->file && s->bl.key && s->bl.files_ready && val(s->bl.file_new, ret);
 	case RL_F_PROC_EXE_AGE_S:
 		return s->exe_mtime_ns && s->image_start_ns && val(((double)s->image_start_ns - (double)s->exe_mtime_ns) / 1e9, ret);
 	case RL_F_PROC_CPU_MS:
@@ -408,6 +416,16 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return top ? top->path : NULL;
 	case RL_F_PROC_END_REASON:
 		return s->end_reason;
+	case RL_F_FILE_CLASS:
+		return s->file ? s->file->cls : NULL;
+	case RL_F_FILE_OP:
+		return s->file ? s->file->op : NULL;
+	case RL_F_FILE_PATH:
+		return s->file ? s->file->path : NULL;
+	case RL_F_FILE_NAME:
+		return s->file ? s->file->name : NULL;
+	case RL_F_FILE_TARGET_EXE:
+		return s->file ? s->file->target_exe : NULL;
 	case RL_F_BIN_TOP_FAIL_PATH:
 		return s->bin.present ? s->bin.top_fail_path : NULL;
 	case RL_F_BIN_STORM_PATH:

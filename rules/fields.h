@@ -152,6 +152,16 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's children set is saturated (Good-Turing, docs/baselines.md)")           \
 	X(BL_PARENT_NEW_CHILD, "baseline.parent_new_child", BOOL, RL_EX, "",                                   \
 	  "the parent binary had never executed this binary (its children set saturated)")                                \
+	/* a watched file touched (when: file; docs/rules.md "Path classes") */                 \
+	X(FILE_CLASS, "file.class", STR, RL_F, "", "the path class of the file touched: credentials, accounts, persistence, preload, process_memory, or a class a rules file adds") \
+	X(FILE_OP, "file.op", STR, RL_F, "", "what was done: read, write (opened for writing or truncated), create (created by the open), rename (renamed onto the path)") \
+	X(FILE_PATH, "file.path", STR, RL_F, "", "the file's path from the process's root (a rename: the new name as given, made absolute with the cwd when it can be)") \
+	X(FILE_NAME, "file.name", STR, RL_F, "", "the file's name, its path's last component")                   \
+	X(FILE_PATH_CUT, "file.path_cut", BOOL, RL_F, "", "the path was longer than 255 bytes: file.path holds its end") \
+	X(FILE_TARGET_PID, "file.target_pid", NUM, RL_F, "", "for /proc/PID/mem, environ, maps of another process: PID (absent otherwise)") \
+	X(FILE_TARGET_EXE, "file.target_exe", STR, RL_F, "", "that process's executable (absent when unknown)")   \
+	X(BL_FILES_READY, "baseline.files_ready", BOOL, RL_F, "", "this binary's set of files touched (class:op) is saturated (Good-Turing, docs/baselines.md)") \
+	X(BL_FILE_NEW, "baseline.file_new", BOOL, RL_F, "", "this binary never touched this class this way (class:op) before, once baseline.files_ready") \
 	/* read from /proc while a process waits (window) */                                   \
 	X(PROC_WAITING_S, "proc.waiting_s", NUM, RL_W, "s",                                                     \
 	  "seconds since the process last used CPU or made a syscall (when its wait was read)")                   \

@@ -36,7 +36,48 @@ struct rl_ruleset {
 	unsigned kinds;
 	unsigned char sha256[32]; /* of the loaded files' bytes, in load order */
 	size_t nfiles;
+	struct rl_path_class *classes; /* the `path_class.*` lists, owned copies */
+	size_t nclasses;
 };
+
+/* Copy the lists named path_class.NAME (marked used: the sensor reads them,
+ * no rule needs to). */
+static int copy_classes(struct rs_loader *L, struct rl_ruleset *rs)
+{
+	static const char prefix[] = "path_class.";
+
+	for (size_t i = 0; i < L->nlists; i++) {
+		const struct rs_list *l = &L->lists[i];
+		struct rl_path_class *c;
+
+		if (strncmp(l->name, prefix, sizeof(prefix) - 1) || !l->name[sizeof(prefix) - 1])
+			continue;
+		L->lists[i].used = true;
+		if (l->bad)
+			continue;
+		c = realloc(rs->classes, (rs->nclasses + 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		rs->classes = c;
+		c = &rs->classes[rs->nclasses];
+		memset(c, 0, sizeof(*c));
+		c->name = strdup(l->name + sizeof(prefix) - 1);
+		c->paths = calloc(l->n ? l->n : 1, sizeof(*c->paths));
+		rs->nclasses++;
+		if (!c->name || !c->paths)
+			return -ENOMEM;
+		for (size_t j = 0; j < l->n; j++, c->n++)
+			if (!(c->paths[j] = strdup(l->items[j])))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+size_t rl_ruleset__path_classes(const struct rl_ruleset *rs, const struct rl_path_class **ret)
+{
+	*ret = rs ? rs->classes : NULL;
+	return rs ? rs->nclasses : 0;
+}
 
 static const char *const prio_names[] = {"Emergency", "Alert",	"Critical",	 "Error",
 					 "Warning",   "Notice", "Informational", "Debug"};
@@ -222,9 +263,11 @@ static int finish(struct rs_loader *L, struct rl_ruleset **ret)
 
 	if (!rs)
 		return -ENOMEM;
-	r = rs_loader__compile(L, &rs->rules, &rs->n);
+	r = copy_classes(L, rs);
+	if (r == 0)
+		r = rs_loader__compile(L, &rs->rules, &rs->n);
 	if (r < 0) {
-		free(rs);
+		rl_ruleset__free(rs);
 		return r;
 	}
 	for (int k = 0; k < PL_MOMENTS; k++)
@@ -297,6 +340,13 @@ void rl_ruleset__free(struct rl_ruleset *rs)
 	free(rs->rules);
 	for (int k = 0; k < PL_MOMENTS; k++)
 		free(rs->run[k]);
+	for (size_t i = 0; i < rs->nclasses; i++) {
+		for (size_t j = 0; j < rs->classes[i].n; j++)
+			free((char *)rs->classes[i].paths[j]);
+		free(rs->classes[i].paths);
+		free((char *)rs->classes[i].name);
+	}
+	free(rs->classes);
 	free(rs);
 }
 

@@ -131,4 +131,18 @@ size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct pl_sample *ev,
 
 const char *rl_priority__name(enum rl_priority p);
 
+/*
+ * A class of sensitive paths (`- list: path_class.NAME`, items = path
+ * patterns; docs/rules.md "Path classes"): the sensor watches them in the
+ * kernel and names a touched file by its class (file.class).
+ */
+struct rl_path_class {
+	const char *name; /* NAME */
+	const char **paths;
+	size_t n;
+};
+
+/* The ruleset's path classes, in load order. */
+size_t rl_ruleset__path_classes(const struct rl_ruleset *rs, const struct rl_path_class **ret);
+
 #endif

@@ -210,7 +210,7 @@ static int compile_rule(struct rs_loader *L, const struct rs_rule *rr, struct rl
 	at_text(&rr->cond, &rr->at, &f, &line, &col);
 	if (rr->when) {
 		check_when(L, rr, out->cond, kinds, item);
-	} else if (!kinds) {
+	} else if (!(kinds & RL_KIND_ALL)) {
 		rs_diag_at(&L->rep, RL_DIAG_WARNING, f->name, line, col, item,
 			   "the rule can never run: its fields don't all have values at exec, at window or at exit");
 	}

@@ -34,6 +34,9 @@ for arg in "$@"; do
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
+		# The files scenario (tests/scenario/test_files.py): useradd/userdel
+		# (passwd) and make.
+		PKGS="$PKGS passwd make"
 		# systemd_unit: systemd-analyze verify on the installed unit.
 		PKGS="$PKGS systemd"
 		# promtool (Debian's prometheus package) checks the metrics

@@ -197,6 +197,8 @@ static void on_tick(struct sensor *s)
 	binagg__tick(s->bin, s->last_tick_ns ? (now - s->last_tick_ns) / 1e9 : 1);
 	s->last_tick_ns = now;
 	pipeline__tick(s->pipe, now + (uint64_t)mono_to_real()); /* dedupe windows that closed: their summaries */
+	if (images__files_rescan(s->images) || now - s->files_expanded_ns >= FILES_RESCAN_NS)
+		sensor__watch_files(s);
 	if (s->ticks % s->opts->fail_sweep_s == 0)
 		failpaths__sweep(s->fails, now);
 	if (s->oncpu) {
@@ -267,6 +269,7 @@ static void on_signal(struct sensor *s)
 
 			if (s->alerts && cr >= 0)
 				audit_trail__rules(s->audit, s->alerts, cr > 0 ? rules_r : alerts__reload(s->alerts));
+			sensor__watch_files(s); /* the classes may have changed */
 			if (s->out)
 				reopen(s, s->opts->json_path, &s->out);
 			if (s->ocsf)

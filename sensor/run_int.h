@@ -68,6 +68,10 @@ struct sensor {
 	uint64_t pass_ns;  /* the time of the current pass over the kernel's table */
 	uint64_t consumed; /* records handled in the current consume() */
 	struct images *images;
+	/* watched files: the path classes of the running rules, and when the
+	 * kernel's watch set was last expanded from them (monotonic ns) */
+	struct fileclass *classes;
+	uint64_t files_expanded_ns;
 	struct pipeline *pipe;
 	struct audit_trail *audit; /* NULL: no --audit-log */
 	const char *stop_reason;   /* for the audit log's stop line */
@@ -97,5 +101,12 @@ size_t sensor__alert_outputs(const struct sensor *s, struct pl_output *ret[SENSO
 
 /* Where the pipeline writes records and alerts: set again when one changes. (run_setup.c) */
 void sensor__set_outputs(struct sensor *s);
+
+/* Build the path classes from the running rules and load the kernel's watch
+ * set from them (run_setup.c): at start, after a reload, when a watched-file
+ * record asks (a file created or replaced where a class looks), and every
+ * FILES_RESCAN_NS. */
+void sensor__watch_files(struct sensor *s);
+#define FILES_RESCAN_NS 60000000000ull
 
 #endif

@@ -26,6 +26,8 @@
 #include "filekind.h"
 #include "log.h"
 #include "hardening/privilege.h"
+#include "process/fileclass.h"
+#include "ruleset.h"
 #include "syslog_out.h"
 #include "textsafe.h"
 
@@ -139,6 +141,7 @@ void sensor__close(struct sensor *s)
 	binagg__free(s->bin);
 	failpaths__free(s->fails);
 	images__free(s->images);
+	fileclass__free(s->classes);
 	oncpu__free(s->oncpu);
 	symbols__free(s->sym); /* after bpfsensor, whose mapping callback feeds it */
 	pipeline__free(s->pipe);
@@ -314,6 +317,68 @@ void sensor__set_outputs(struct sensor *s)
 	pipeline__set_outputs(s->pipe, s->out, alert_outs, n);
 }
 
+/* ---- watched files ---- */
+
+/* Directory entries the expansion reads at most (a `**` under a big tree). */
+#define FILES_WALK_MAX 200000
+
+struct watch_keys {
+	struct pl_watch_key *k;
+	uint32_t *kind;
+	size_t n, cap;
+};
+
+static void add_watch(void *ctx, uint64_t dev, uint64_t ino, unsigned kinds)
+{
+	struct watch_keys *w = ctx;
+
+	for (size_t i = 0; i < w->n; i++) /* the same key again: OR its kinds (sets are small) */
+		if (w->k[i].ino == ino && w->k[i].dev == identity__dev_to_kernel((dev_t)dev)) {
+			w->kind[i] |= kinds;
+			return;
+		}
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 256;
+		struct pl_watch_key *k = realloc(w->k, cap * sizeof(*k));
+		uint32_t *kind = k ? realloc(w->kind, cap * sizeof(*kind)) : NULL;
+
+		if (k)
+			w->k = k;
+		if (!k || !kind)
+			return;
+		w->kind = kind;
+		w->cap = cap;
+	}
+	w->k[w->n] = (struct pl_watch_key){.ino = ino, .dev = identity__dev_to_kernel((dev_t)dev)};
+	w->kind[w->n++] = kinds;
+}
+
+void sensor__watch_files(struct sensor *s)
+{
+	const struct rl_path_class *c;
+	size_t n = rl_ruleset__path_classes(alerts__rules(s->alerts), &c), loaded = 0;
+	struct watch_keys w = {0};
+	struct fileclass *fc = NULL;
+	int r;
+
+	s->files_expanded_ns = mono_ns();
+	if (!s->bpf || !bpfsensor__tracks_open_fail(s->bpf))
+		return;
+	if (fileclass__new(c, n, NULL, 0, &fc) < 0) {
+		log_warn("Out of memory for the path classes: the watch set is unchanged");
+		return;
+	}
+	fileclass__expand(fc, FILES_WALK_MAX, add_watch, &w);
+	r = bpfsensor__set_watch(s->bpf, w.k, w.kind, w.n, &loaded);
+	if (r < 0)
+		log_warn("Watched files: %zu of %zu keys loaded: %s", loaded, w.n, strerror(-r));
+	fileclass__free(s->classes);
+	s->classes = fc;
+	log_debug("Watched files: %zu path classes, %zu keys", n, loaded);
+	free(w.k);
+	free(w.kind);
+}
+
 static int open_probes(struct sensor *s)
 {
 	struct bpfsensor_opts bo = {
@@ -371,12 +436,14 @@ static int open_probes(struct sensor *s)
 		.learn = s->learn,
 		.pipe = s->pipe,
 		.oncpu = s->oncpu,
+		.classes = &s->classes,
 	};
 	if (pkgindex__new(NULL, NULL, &s->pkgs) < 0 || objects__new(s->ident, s->pkgs, &s->objects) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 	d.objects = s->objects;
 	if (images__new(&d, &s->images) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
+	sensor__watch_files(s);
 	return 0;
 }
 

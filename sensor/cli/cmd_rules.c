@@ -84,10 +84,13 @@ static const char *kinds_str(unsigned k, char *buf, size_t size)
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < PL_MOMENTS; i++)
-		if (k & 1u << i && len < size)
-			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", pl_moment_names[i]);
-	if (!k)
+	if ((k & PL_AT_ANY) == PL_AT_ANY) /* identity fields: every moment */
+		snprintf(buf, size, "any");
+	else
+		for (int i = 0; i < PL_MOMENTS; i++)
+			if (k & 1u << i && len < size)
+				len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", pl_moment_names[i]);
+	if (!buf[0])
 		snprintf(buf, size, "never");
 	return buf;
 }

@@ -278,6 +278,11 @@ dev_t identity__dev_from_kernel(uint32_t kdev)
 	return makedev(kdev >> 20, kdev & 0xfffff);
 }
 
+uint32_t identity__dev_to_kernel(dev_t dev)
+{
+	return (uint32_t)(major(dev) << 20 | (minor(dev) & 0xfffff));
+}
+
 int identity__epoll_fd(const struct identity *id)
 {
 	return id->efd;

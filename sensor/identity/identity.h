@@ -41,6 +41,8 @@ void identity__free(struct identity *id);
 
 /* Kernel dev_t (major << 20 | minor) to a user-space dev_t. */
 dev_t identity__dev_from_kernel(uint32_t kdev);
+/* ... and back: what the kernel's s_dev says for a stat(2) st_dev. */
+uint32_t identity__dev_to_kernel(dev_t dev);
 
 struct exe_info {
 	char *path;        /* canonical path, or the exec'd filename when the process is gone (raw bytes,

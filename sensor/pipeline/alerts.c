@@ -209,6 +209,11 @@ int alerts__reload(struct alerts *a)
 	return 0;
 }
 
+const struct rl_ruleset *alerts__rules(const struct alerts *a)
+{
+	return a ? a->rs : NULL;
+}
+
 unsigned alerts__kinds(const struct alerts *a)
 {
 	return rl_ruleset__kinds(a->rs);

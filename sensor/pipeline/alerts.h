@@ -62,6 +62,10 @@ int alerts__reconfigure(struct alerts *a, const struct alerts_opts *o);
 /* Kinds at which some enabled rule runs. */
 unsigned alerts__kinds(const struct alerts *a);
 
+/* The ruleset now running (its path classes: fileclass.h), or NULL. Valid
+ * until the next alerts__reload(). */
+const struct rl_ruleset *alerts__rules(const struct alerts *a);
+
 /*
  * Evaluate the rules that run at s's moment on s; every alert that passes
  * its rule's dedupe window goes to each of the outputs (NULL entries

@@ -23,6 +23,7 @@
 #include "cpuwin.h"
 #include "identity/buildkey.h"
 #include "identity/scriptkey.h"
+#include "process/fileclass.h"
 #include "textsafe.h"
 
 _Static_assert(PL_SAMPLE_NR_SYSCALLS == PL_NR_SYSCALLS, "sample and kernel count the same syscalls");
@@ -528,6 +529,110 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		proctable__remove(im->d.procs, tgid);
 }
 
+/* ---- watched files ---- */
+
+static const char *const fop_names[] = {NULL, "read", "write", "create", "rename"};
+
+/* A rename's relative new name, made absolute with the process's cwd
+ * (read now: it may have moved since, so best effort); false when unknown. */
+static bool absolute_of(uint32_t tgid, const char *rel, char *out, size_t size)
+{
+	char link[64], cwd[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%u/cwd", tgid);
+	n = readlink(link, cwd, sizeof(cwd) - 1);
+	if (n <= 0)
+		return false;
+	cwd[n] = '\0';
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	return (size_t)snprintf(out, size, "%s/%s", strcmp(cwd, "/") ? cwd : "", rel) < size;
+}
+
+static void on_file(struct images *im, const struct pl_ev_file *ev)
+{
+	struct proc_info *pi = proctable__get(im->d.procs, ev->hdr.tgid);
+	const struct fileclass *fc = im->d.classes ? *im->d.classes : NULL;
+	char raw[PL_PATH_LEN], abs[PATH_MAX + PL_PATH_LEN];
+	const char *path = raw, *name, *cls;
+	struct pl_ident id = {0};
+	struct pl_file_ev fe;
+	struct pl_sample *s;
+	bool ready = false;
+	int64_t m2r;
+	int isnew;
+
+	memcpy(raw, ev->path, sizeof(raw));
+	raw[sizeof(raw) - 1] = '\0';
+	if ((ev->flags & PL_FILEF_RELATIVE) && ev->path_len <= PL_PATH_LEN) {
+		if (!absolute_of(ev->hdr.tgid, raw, abs, sizeof(abs))) {
+			im->st.files_unclassified++;
+			return;
+		}
+		path = abs;
+	}
+	cls = fileclass__match(fc, path);
+	if (ev->op == PL_FOP_CREATE || ev->op == PL_FOP_RENAME || (cls && ev->op == PL_FOP_WRITE))
+		im->st.files_rescan |= cls != NULL; /* new inode where a class looks, or a home (passwd) */
+	if (!cls) {
+		im->st.files_unclassified++;
+		return;
+	}
+	im->st.files_judged++;
+	name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	fe = (struct pl_file_ev){
+		.cls = cls,
+		.op = ev->op < sizeof(fop_names) / sizeof(fop_names[0]) && fop_names[ev->op] ? fop_names[ev->op] : "?",
+		.path = path,
+		.name = name,
+		.path_cut = ev->path_len > PL_PATH_LEN,
+		.open_flags = ev->open_flags,
+		.target_pid = ev->target_pid,
+	};
+	if (ev->target_pid) {
+		const struct proc_info *t = proctable__get(im->d.procs, ev->target_pid);
+
+		fe.target_exe = t ? t->exe : NULL;
+	}
+	if (pi) {
+		memcpy(id.comm, pi->exec_comm, sizeof(id.comm));
+		id.ppid = pi->ppid;
+		id.uid = pi->uid;
+		id.flags = pi->flags;
+		id.exe_dev = pi->exe_dev;
+		id.exe_ino = pi->exe_ino;
+	}
+	id.image_id = ev->image_id;
+	m2r = mono_to_real();
+	s = new_sample(im, PL_AT_FILE, ev->hdr.tgid, &id, pi, m2r);
+	s->time_ns = ev->hdr.ts_ns + (uint64_t)m2r;
+	s->file = &fe;
+	if (im->d.learn && pi) {
+		char member[128];
+
+		snprintf(member, sizeof(member), "%s:%s", fe.cls, fe.op);
+		isnew = learner__file(im->d.learn, pi, member, false, &ready);
+		s->bl.files_ready = ready;
+		s->bl.file_new = isnew == 1;
+		pipeline__run(im->d.pipe, s, pi, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
+		/* learned unless a rule at Warning or above matched */
+		if (!pipeline__last_alerted(im->d.pipe))
+			(void)learner__file(im->d.learn, pi, member, true, &ready);
+		return;
+	}
+	pipeline__run(im->d.pipe, s, pi, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
+}
+
+bool images__files_rescan(struct images *im)
+{
+	bool r = im->st.files_rescan;
+
+	im->st.files_rescan = false;
+	return r;
+}
+
 /* ---- executable objects ---- */
 
 /*
@@ -640,6 +745,7 @@ int images__record_type(const void *data, size_t size)
 		[PL_EV_END] = sizeof(struct pl_ev_end),
 		[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path),
 		[PL_EV_STACK] = sizeof(struct pl_ev_stack),
+		[PL_EV_FILE] = sizeof(struct pl_ev_file),
 		[PL_EV_MAP] = sizeof(struct pl_ev_map),
 		[PL_EV_LAST] = 0,
 	};
@@ -700,6 +806,9 @@ void images__on_record(struct images *im, const void *data, size_t size)
 		break;
 	case PL_EV_MAP:
 		on_map(im, data);
+		break;
+	case PL_EV_FILE:
+		on_file(im, data);
 		break;
 	}
 }

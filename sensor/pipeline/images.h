@@ -44,6 +44,9 @@ struct images_deps {
 	struct learner *learn;
 	struct pipeline *pipe;
 	struct oncpu *oncpu; /* NULL: no on-CPU sampling */
+	/* the path classes of watched files (process/fileclass.h): where the
+	 * current set is (it changes at a reload and a rescan); NULL: none */
+	struct fileclass *const *classes;
 	struct objects *objects; /* NULL: map records are counted, not judged */
 };
 
@@ -56,6 +59,13 @@ struct images_stats {
 	uint64_t wait_reads;
 	uint64_t wait_skipped;
 	uint64_t wait_reports;
+	/* watched-file records (PL_EV_FILE): judged as a file sample, in no
+	 * class (a directory's other entries, renames elsewhere), and whether
+	 * one asks for the watch set to be expanded again (a file created or
+	 * replaced where a class looks) */
+	uint64_t files_judged;
+	uint64_t files_unclassified;
+	bool files_rescan;
 };
 
 struct images;
@@ -68,6 +78,10 @@ void images__free(struct images *im);
  * (its size, type and version checked), else -EINVAL. Touches nothing else:
  * the validation alone, for images__on_record() and the fuzz target. */
 int images__record_type(const void *data, size_t size);
+
+/* Whether a watched-file record since the last call asked for the watch set
+ * to be expanded again (and forget it). */
+bool images__files_rescan(struct images *im);
 
 /* An exec record's strings, decoded as on_exec() takes them: the filename
  * NUL-terminated into filename, whether the kernel cut it, and the bytes of

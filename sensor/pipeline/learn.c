@@ -284,6 +284,13 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, now) == 1;
 }
 
+int learner__file(struct learner *l, struct proc_info *pi, const char *member, bool learn, bool *ret_ready)
+{
+	*ret_ready = false;
+	if (!l || !pi || !pi->bl)
+		return 0;
+	return baseline__observe_file(pi->bl, member, &l->pol, real_ns(), learn, ret_ready);
+}
 void learner__object_state(struct learner *l, const struct proc_info *pi, struct pl_map_ev *m)
 {
 	bool ready, known;

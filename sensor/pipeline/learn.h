@@ -39,6 +39,9 @@ void learner__attach(struct learner *l, struct proc_info *pi);
  * in the parent's baseline; sets child->parent_new_child. */
 void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child);
 
+/* pi touched a watched file: member "class:op" against (learn: into) its
+ * baseline's files set (baseline__observe_file()). 1: new once ready. */
+int learner__file(struct learner *l, struct proc_info *pi, const char *member, bool learn, bool *ret_ready);
 /* The image's baseline's set of objects, for a map sample of pi mapping
  * m->path: into m->objects_known, objects_ready, object_new. */
 void learner__object_state(struct learner *l, const struct proc_info *pi, struct pl_map_ev *m);

@@ -18,6 +18,7 @@ struct pipeline {
 	struct pl_output *alert_outs[MAX_ALERT_OUTS];
 	size_t nalert_outs;
 	struct pipeline_stats st;
+	bool last_alerted; /* the last run's sample matched a rule at Warning or above */
 };
 
 int pipeline__new(const struct pipeline_opts *o, struct learner *l, struct alerts *a, struct pipeline **ret)
@@ -76,6 +77,7 @@ bool pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi
 		/* only a rule at Warning or above forbids learning the sample */
 		alerted = alerts__eval(p->alerts, s, now_ns, p->alert_outs, p->nalert_outs) > 0 &&
 			  alerts__matched_warning(p->alerts) > 0;
+	p->last_alerted = alerted;
 	if (p->learn && (steps & PIPE_SCORE))
 		learner__commit(p->learn, alerted, s);
 	if (!record)
@@ -98,6 +100,11 @@ void pipeline__finish(struct pipeline *p, uint64_t now_ns)
 {
 	if (p->alerts)
 		alerts__finish(p->alerts, now_ns, p->alert_outs, p->nalert_outs);
+}
+
+bool pipeline__last_alerted(const struct pipeline *p)
+{
+	return p->last_alerted;
 }
 
 const struct pipeline_stats *pipeline__stats(const struct pipeline *p)

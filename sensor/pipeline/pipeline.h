@@ -79,4 +79,8 @@ void pipeline__finish(struct pipeline *p, uint64_t now_ns);
 
 const struct pipeline_stats *pipeline__stats(const struct pipeline *p);
 
+/* Whether the last pipeline__run() matched a rule at Warning or above (its
+ * sample must not be learned). */
+bool pipeline__last_alerted(const struct pipeline *p);
+
 #endif

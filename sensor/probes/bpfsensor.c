@@ -265,6 +265,70 @@ uint64_t bpfsensor__mmaps_lost(const struct bpfsensor *s)
 	return s->mmaps_lost;
 }
 
+static int cmp_watch(const void *a, const void *b)
+{
+	const struct pl_watch_key *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/*
+ * Make the watch set keys[n] (sorted here): insert the new keys and set the
+ * union of old and new bits first, delete what is gone, then leave only the
+ * new bits, so no watched file is missed while the set changes.
+ */
+int bpfsensor__set_watch(struct bpfsensor *s, struct pl_watch_key *keys, const uint32_t *kinds, size_t n,
+			 size_t *ret_loaded)
+{
+	int fd = bpf_map__fd(s->skel->maps.file_watch);
+	size_t max = bpf_map__max_entries(s->skel->maps.file_watch), loaded = 0;
+	static uint64_t bits[PL_FILE_BITS / 64];
+	struct pl_watch_key k, next, *stale = NULL;
+	size_t nstale = 0, capstale = 0;
+	bool more;
+	int r = 0;
+
+	memset(bits, 0, sizeof(bits));
+	for (size_t i = 0; i < n && loaded < max; i++) {
+		struct pl_watch_val v = {.kind = kinds[i]};
+		uint32_t h = pl_watch_hash(keys[i].ino, keys[i].dev);
+
+		keys[i].pad = 0;
+		if (bpf_map_update_elem(fd, &keys[i], &v, BPF_ANY)) {
+			r = -errno;
+			continue;
+		}
+		loaded++;
+		bits[h / 64] |= 1ull << (h % 64);
+		__atomic_fetch_or(&s->skel->bss->file_bits[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
+	}
+	qsort(keys, n, sizeof(*keys), cmp_watch);
+	for (more = bpf_map_get_next_key(fd, NULL, &next) == 0; more;) {
+		k = next;
+		more = bpf_map_get_next_key(fd, &k, &next) == 0;
+		if (bsearch(&k, keys, n, sizeof(*keys), cmp_watch))
+			continue;
+		if (nstale == capstale) {
+			struct pl_watch_key *ns = realloc(stale, (capstale = capstale ? 2 * capstale : 64) * sizeof(*ns));
+
+			if (!ns)
+				break;
+			stale = ns;
+		}
+		stale[nstale++] = k;
+	}
+	for (size_t i = 0; i < nstale; i++)
+		bpf_map_delete_elem(fd, &stale[i]);
+	free(stale);
+	for (size_t i = 0; i < PL_FILE_BITS / 64; i++)
+		__atomic_store_n(&s->skel->bss->file_bits[i], bits[i], __ATOMIC_RELAXED);
+	if (ret_loaded)
+		*ret_loaded = loaded;
+	return loaded < n && !r ? -E2BIG : r;
+}
+
 int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX])
 {
 	int ncpus = libbpf_num_possible_cpus();

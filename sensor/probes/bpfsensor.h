@@ -59,6 +59,13 @@ int bpfsensor__epoll_fd(const struct bpfsensor *s);
 int bpfsensor__consume(struct bpfsensor *s);
 
 /* Loss counters summed over CPUs. 0 or -errno. */
+/* Load the watched files (bpf/files.bpf.h): keys[n] with their kinds (enum
+ * pl_watch_kind); keys is sorted in place. Replaces the previous set without
+ * a gap. *ret_loaded: how many are in the kernel. 0, -E2BIG (the table's
+ * bound) or -errno. */
+int bpfsensor__set_watch(struct bpfsensor *s, struct pl_watch_key *keys, const uint32_t *kinds, size_t n,
+			 size_t *ret_loaded);
+
 int bpfsensor__drops(const struct bpfsensor *s, uint64_t out[PL_DROP_MAX]);
 
 /*

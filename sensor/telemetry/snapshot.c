@@ -20,7 +20,7 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack", NULL, "map", NULL};
+static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", NULL};
 
 const char *snap_output__name(enum snap_output o)
 {
@@ -128,7 +128,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 			PL_LOSS_STACK_TABLE_FULL,      PL_LOSS_STACK_NOT_STORED,       PL_LOSS_STACK_IMAGE_CAP,
 			PL_LOSS_INVALID_RECORDS,       PL_LOSS_PROCTABLE_FULL,	      PL_LOSS_FAIL_KEYS_UNREMEMBERED,
 			PL_LOSS_FAIL_PATHS_DISPLACED,  PL_LOSS_BINARIES_UNTRACKED,     PL_LOSS_BINARY_PATHS_FORGOTTEN,
-			PL_LOSS_HASH_QUEUE_FULL,
+			PL_LOSS_HASH_QUEUE_FULL,       PL_LOSS_FILE_IMAGE_CAP,
 		};
 		/* with on-CPU sampling only */
 		static const enum pl_loss sampling[] = {

@@ -163,7 +163,7 @@ def main():
         judged = {ph: collections.Counter() for ph in ("learning", "after")}
         for rec in recs:
             t = rec.get("type")
-            if t in ("process", "exec", "window", "map") and rec.get("pid") in phase:
+            if t in ("process", "exec", "window", "map", "file") and rec.get("pid") in phase:
                 judged[phase[rec["pid"]]][{"process": "exit"}.get(t, t)] += 1
         if not judged["after"]["exit"]:
             fail("no process record of the workload after learning")

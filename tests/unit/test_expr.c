@@ -642,8 +642,14 @@ static void test_expr_kinds_and_fields(void **state)
 	struct rl_expr *e = compile_ok("true");
 	enum rl_field f[8];
 
-	assert_int_equal(rl_expr__kinds(e), RL_ANY); /* no field: every moment */
+	assert_int_equal(rl_expr__kinds(e), RL_ANY); /* no field: every moment, the event moments too */
 	assert_int_equal(rl_expr__fields(e, f, 8), 0);
+	rl_expr__free(e);
+	e = compile_ok("proc.name = cat and file.class = credentials");
+	assert_int_equal(rl_expr__kinds(e), RL_F); /* identity fields at every moment, file.* at file */
+	rl_expr__free(e);
+	e = compile_ok("file.class = credentials and proc.cpu_ms > 1");
+	assert_int_equal(rl_expr__kinds(e), 0);
 	rl_expr__free(e);
 
 	e = compile_ok("proc.name = x and proc.cpu_ms > 1");
