@@ -185,7 +185,7 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "an installed package owns the file (dpkg's lists; absent when unknown: no dpkg, or its index not built yet)") \
 	X(MAP_PACKAGE, "map.package", STR, RL_M, "", "the package that owns it (absent when none or unknown)")   \
 	X(MAP_LOCATION, "map.location", STR, RL_M, "",                                                         \
-	  "where it lies: tmp (/tmp, /var/tmp, /dev/shm), home (/home, /root, /run/user), system (/usr, /lib, /opt, /etc...), other") \
+	  "where it lies: tmp: /tmp, /var/tmp, /dev/shm; home: /home, /root, /run/user; system: /usr, /lib, /opt, /etc...; other") \
 	X(MAP_OWNER_UID, "map.owner_uid", NUM, RL_M, "", "the file's owner")                                    \
 	X(MAP_DELETED, "map.deleted", BOOL, RL_M, "", "the file has no links left (unlinked, O_TMPFILE, memfd)") \
 	X(MAP_HOW, "map.how", STR, RL_M, "", "mmap (mapped executable) or mprotect (a file mapping made executable)") \

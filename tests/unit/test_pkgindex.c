@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "unit_helpers.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -41,7 +43,7 @@ static int setup(void **state)
 	struct fx *x = calloc(1, sizeof(*x));
 
 	assert_non_null(x);
-	strcpy(x->dir, "/tmp/plpkg.XXXXXX");
+	snprintf(x->dir, sizeof(x->dir), "%s", "/tmp/plpkg.XXXXXX");
 	assert_non_null(mkdtemp(x->dir));
 	snprintf(x->info, sizeof(x->info), "%s/info", x->dir);
 	snprintf(x->status, sizeof(x->status), "%s/status", x->dir);
@@ -58,10 +60,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *x = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", x->dir);
-	assert_int_equal(system(cmd), 0);
+	ut_rm_rf(x->dir);
 	free(x);
 	return 0;
 }
