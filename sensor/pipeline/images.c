@@ -322,6 +322,8 @@ static void hashed_one(struct proc_info *pi, void *ctx)
 		pi->parent_wait.on = false;
 		changed = true;
 	}
+	if (changed && pi->child_wait.on && !pi->hash_wait && h->im->d.learn)
+		learner__child_hashed(h->im->d.learn, proctable__get(h->im->d.procs, pi->child_wait.tgid), pi);
 	if (changed && !pi->bl)
 		attach_unless_waiting(h->im, pi);
 }
@@ -331,6 +333,15 @@ void images__on_hashed(void *ctx, uint32_t kdev, uint64_t ino, const char *binar
 	struct hashed h = { .im = ctx, .dev = kdev, .ino = ino, .binary_id = binary_id };
 
 	proctable__foreach(h.im->d.procs, hashed_one, &h);
+}
+
+/* The executable was written in the last 10 minutes (a build's product):
+ * a child by path (learner__child()). Unknown mtime: not fresh. */
+static bool fresh_exe(const struct pl_ident *id)
+{
+	uint64_t now = real_ns();
+
+	return id->exe_mtime_ns && id->exe_mtime_ns + 600ull * 1000000000ull > now;
 }
 
 static void on_exec(struct images *im, const struct pl_ev_exec *ev)
@@ -377,7 +388,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
 	attach_unless_waiting(im, pi);
 	if (im->d.learn)
-		learner__child(im->d.learn, parent, pi);
+		learner__child(im->d.learn, parent, pi, fresh_exe(&ev->id));
 	if (!pipeline__wants(im->d.pipe, PL_AT_EXEC))
 		return;
 	m2r = mono_to_real();

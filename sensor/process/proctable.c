@@ -194,6 +194,7 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 	pi->filename_truncated = false;
 	pi->hash_wait = false;
 	pi->parent_wait = (struct hash_wait){ 0 };
+	pi->child_wait = (struct child_wait){ 0 };
 	return pi;
 }
 
