@@ -262,6 +262,9 @@ struct pl_sample {
 	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
 	/* no unprivileged user could have placed the executable (identity__exe_trusted(), sensor/identity/identity.h) */
 	bool exe_trusted_known, exe_trusted;
+	/* exe_kind "memfd": the trusted on-disk binary (its previous image's or its parent's) that the
+	 * sealed memfd is a byte-for-byte copy of (runc's re-exec), NULL otherwise */
+	const char *exe_memfd_copy_of;
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
 	/* what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),

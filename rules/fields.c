@@ -388,6 +388,8 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return pl_image__name(s->image);
 	case RL_F_PROC_EXE_KIND:
 		return s->exe_kind;
+	case RL_F_PROC_EXE_MEMFD_COPY_OF:
+		return s->exe_memfd_copy_of;
 	case RL_F_PROC_TOP_FAIL_PATH:
 		top = pl_sample__top_fail(s);
 		return top ? top->path : NULL;

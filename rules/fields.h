@@ -63,6 +63,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "what the executable was at exec: file, deleted (no links left) or memfd (fileless); absent for preexisting images") \
 	X(PROC_EXE_TRUSTED, "proc.exe_trusted", BOOL, RL_ANY, "",                                               \
 	  "the executable is the file the kernel ran, root-owned, not group/other-writable, in root-owned directories none group/other-writable: no unprivileged user could have placed it (absent when unknown)") \
+	X(PROC_EXE_MEMFD_COPY_OF, "proc.exe_memfd_copy_of", STR, RL_ANY, "",                                    \
+	  "for a memfd executable: the root-installed binary (the process's previous image or its parent's) it is a sealed byte-for-byte copy of, as runc re-executes itself; absent otherwise") \
 	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_ANY, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \

@@ -150,6 +150,7 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->exe = pi->exe;
 	s->exe_trusted_known = pi->exe_trusted_known;
 	s->exe_trusted = pi->exe_trusted;
+	s->exe_memfd_copy_of = pi->exe_memfd_copy_of;
 	s->filename = pi->filename;
 	s->filename_truncated = pi->filename_truncated;
 	s->cmdline = pi->cmdline;
@@ -335,6 +336,17 @@ void images__on_hashed(void *ctx, uint32_t kdev, uint64_t ino, const char *binar
 	proctable__foreach(h.im->d.procs, hashed_one, &h);
 }
 
+/* A memfd executable that is a sealed copy of the image it replaced or of
+ * its parent's binary (runc's re-exec of itself): which one. */
+static void memfd_copy(struct proc_info *pi, uint32_t tgid, const char *prev_exe, const struct proc_info *parent)
+{
+	const char *cands[2] = { prev_exe, parent ? parent->exe : NULL };
+	int i = identity__memfd_copy_of((pid_t)tgid, pi->exe_dev, pi->exe_ino, cands, 2);
+
+	if (i >= 0)
+		pi->exe_memfd_copy_of = strdup(cands[i]);
+}
+
 /* The executable was written in the last 10 minutes (a build's product):
  * a child by path (learner__child()). Unknown mtime: not fresh. */
 static bool fresh_exe(const struct pl_ident *id)
@@ -351,6 +363,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	char *fork_exe = old ? TAKE_PTR(old->parent_exe) : NULL;
 	struct hash_wait fork_wait = old ? old->parent_wait : (struct hash_wait){ 0 };
 	char *build_dir = old ? TAKE_PTR(old->build_dir) : NULL;
+	char *prev_exe = old && ev->id.flags & PL_PROC_EXE_MEMFD ? TAKE_PTR(old->exe) : NULL;
 	char filename[PL_PATH_LEN], cwd_buf[PL_CWD_LEN];
 	struct exe_stamp stamp = stamp_of(&ev->id);
 	bool cwd_cut, cwd_known;
@@ -363,6 +376,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 		free(fork_bin);
 		free(fork_exe);
 		free(build_dir);
+		free(prev_exe);
 		return;
 	}
 	args_len = images__exec_strings(ev, filename, &pi->filename_truncated);
@@ -385,6 +399,9 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 		pi->script_suffix = build_suffix(pi);
 	parent = proctable__get(im->d.procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
+	if (ev->id.flags & PL_PROC_EXE_MEMFD)
+		memfd_copy(pi, ev->hdr.tgid, prev_exe, parent);
+	free(prev_exe);
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
 	attach_unless_waiting(im, pi);
 	if (im->d.learn)
@@ -424,6 +441,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->forked = true;
 		pi->exe_trusted_known = parent->exe_trusted_known;
 		pi->exe_trusted = parent->exe_trusted;
+		pi->exe_memfd_copy_of = dup_or_null(parent->exe_memfd_copy_of);
 		pi->script_suffix = dup_or_null(parent->script_suffix);
 		pi->script = dup_or_null(parent->script);
 	} else {

@@ -62,6 +62,8 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->script_suffix);
 	free(pi->script);
 	free(pi->build_dir);
+	free(pi->exe_memfd_copy_of);
+	pi->exe_memfd_copy_of = NULL;
 	pi->script_suffix = pi->script = pi->build_dir = NULL;
 	pi->forked = false;
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;

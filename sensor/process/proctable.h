@@ -73,6 +73,7 @@ struct proc_info {
 	struct pl_cpuwin *cw;    /* its busy streak and last windows (cpuwin.h), from its first whole window; NULL before */
 	bool exe_trusted_known;  /* exe_trusted was checked (identity__exe_trusted()) */
 	bool exe_trusted;
+	char *exe_memfd_copy_of; /* the trusted binary its sealed memfd executable copies, or NULL (identity__memfd_copy_of()) */
 	struct fail_ref *fails;
 	uint32_t nfails;
 	uint32_t fails_cap;
