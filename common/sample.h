@@ -180,6 +180,9 @@ struct pl_verdict {
 	uint64_t samples;      /* process samples learned */
 	bool parent_ready;     /* the parent's baseline is ready */
 	bool parent_new_child; /* ... and had never executed this binary */
+	/* the parent's baseline judged this exec: the two above have values even
+	 * when the image has no baseline of its own yet (its hash pending) */
+	bool parent_seen;
 	/* learned quantiles p50, p90, p99 of each distribution (NaN when not ready) */
 	double q[PL_DIST_MAX][3];
 	/* the verdict on this sample (window, exit) */

@@ -289,9 +289,9 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 	case RL_F_BL_FROM_PRIOR:
 		return s->bl.scored && flag(s, s->bl.from_prior, ret);
 	case RL_F_BL_PARENT_READY:
-		return flag(s, s->bl.parent_ready, ret);
+		return (s->bl.parent_seen || s->bl.key) && val(s->bl.parent_ready, ret);
 	case RL_F_BL_PARENT_NEW_CHILD:
-		return flag(s, s->bl.parent_new_child, ret);
+		return (s->bl.parent_seen || s->bl.key) && val(s->bl.parent_new_child, ret);
 	case RL_F_BL_CPU_MS_P50:
 		return quantile(s, PL_LIFE_CPU, 0, 1e6, ret);
 	case RL_F_BL_CPU_MS_P90:

@@ -295,6 +295,7 @@ void learner__child(struct learner *l, struct proc_info *parent, struct proc_inf
 
 	/* ready means the parent's children set has saturated */
 	child->parent_bl_ready = baseline__set_ready(parent->bl, BL_SET_CHILDREN, &l->pol, now);
+	child->parent_seen = true;
 	if (waits) {
 		/* by path now, without learning it: the content decides when known */
 		const struct strset *set = &parent->bl->set[BL_SET_CHILDREN];
@@ -354,14 +355,15 @@ void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sam
 	const struct baseline *b = pi ? pi->bl : NULL;
 	const double (*q)[3];
 
+	v->parent_seen = pi && pi->parent_seen;
+	v->parent_ready = pi && pi->parent_bl_ready;
+	v->parent_new_child = pi && pi->parent_new_child;
 	if (!b)
-		return;
+		return; /* the parent's view stands without the image's own baseline */
 	v->key = b->key;
 	v->ready = baseline__ready(b, &l->pol);
 	v->windows_ready = baseline__windows_ready(b, &l->pol);
 	v->samples = b->samples;
-	v->parent_ready = pi->parent_bl_ready;
-	v->parent_new_child = pi->parent_new_child;
 	if (!v->ready && !v->windows_ready)
 		return;
 	q = quantiles_of(l, b);

@@ -70,6 +70,7 @@ static void clear_strings(struct proc_info *pi)
 	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;
 	pi->bl = NULL;
 	pi->parent_new_child = false;
+	pi->parent_seen = false;
 	pi->parent_bl_ready = false;
 	free(pi->cw);
 	pi->cw = NULL;
