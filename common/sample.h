@@ -148,6 +148,16 @@ struct pl_oncpu {
 	uint32_t nstacks;
 };
 
+/* An exit judged as an authentication attempt (sensor/process/exitwin.h):
+ * failures and successes of this binary by this user in the last 60 s,
+ * this exit included. Exit samples only. */
+struct pl_auth {
+	bool present;
+	bool failed;              /* this exit: non-zero without having run a child */
+	uint32_t failures, successes;
+	double failures_per_min;  /* over the failures' own span (at least 1 s): a burst reads high */
+};
+
 struct pl_bin {
 	bool present;
 	uint32_t procs;
@@ -305,6 +315,7 @@ struct pl_sample {
 	uint32_t clones;
 
 	struct pl_bin bin;
+	struct pl_auth auth;
 	struct pl_verdict bl;
 
 	/* set on a window of a process waiting long (NULL otherwise) */

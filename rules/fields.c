@@ -196,6 +196,14 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->uid, ret);
 	case RL_F_PROC_PARTIAL:
 		return val(s->partial, ret);
+	case RL_F_AUTH_FAILED:
+		return s->auth.present && val(s->auth.failed, ret);
+	case RL_F_AUTH_FAILURES:
+		return s->auth.present && val(s->auth.failures, ret);
+	case RL_F_AUTH_FAILURES_PER_MIN:
+		return s->auth.present && val(s->auth.failures_per_min, ret);
+	case RL_F_AUTH_SUCCESSES:
+		return s->auth.present && val(s->auth.successes, ret);
 	case RL_F_PROC_EXE_TRUSTED:
 		return s->exe_trusted_known && val(s->exe_trusted, ret);
 	case RL_F_PROC_EXE_AGE_S:

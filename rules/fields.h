@@ -99,6 +99,14 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window, per second of the window; a window shorter than 1 s counts as 1 s")             \
 	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall (per window second, at least 1 s)") \
 	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window, per second of the window; a window shorter than 1 s (a process's first) counts as 1 s, so one failure is at most 1/s") \
+	X(AUTH_FAILED, "auth.failed", BOOL, RL_X, "",                                                            \
+	  "this exit was a failed attempt: a non-zero exit code without having executed anything (a wrong password to sudo -S or su; absent for a fork child's exit or a kill by a signal)") \
+	X(AUTH_FAILURES, "auth.failures", NUM, RL_X, "",                                                       \
+	  "failed attempts (auth.failed) of this binary by this user in the last 60 s, this one included") \
+	X(AUTH_FAILURES_PER_MIN, "auth.failures_per_min", NUM, RL_X, "1/min",                                   \
+	  "their rate over their own span (at least 1 s, and never below auth.failures): a burst reads high") \
+	X(AUTH_SUCCESSES, "auth.successes", NUM, RL_X, "",                                                     \
+	  "exits of this binary by this user in the last 60 s that ran something (authenticated) or exited 0") \
 	X(BIN_PROCS, "bin.procs", NUM, RL_WX, "", "processes of this binary active in the last second")          \
 	X(BIN_OPEN_FAILURES_PER_S, "bin.open_failures_per_s", NUM, RL_WX, "1/s",                                 \
 	  "failed opens per second by all processes of this binary, last second")                                \

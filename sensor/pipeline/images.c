@@ -9,6 +9,7 @@
  * module's own arrays.
  */
 #include "pipeline/images.h"
+#include "process/exitwin.h"
 #include "process/waitstate.h"
 
 #include <errno.h>
@@ -35,6 +36,7 @@ struct images {
 	char comm[PL_COMM_LEN];       /* the record's comm, NUL-terminated */
 	unsigned long long win_sc[PL_NR_SYSCALLS], win_errno[PL_NR_ERRNO];
 	struct scriptkey_cache *scripts; /* script content hashes */
+	struct exitwin *exits;        /* failed exits per (binary, user): auth.* */
 	/* the /proc reads of this pass (budget) */
 	uint64_t wait_pass_ns;
 	uint32_t wait_pass_reads;
@@ -52,14 +54,21 @@ int images__new(const struct images_deps *d, struct images **ret)
 		free(im);
 		return -ENOMEM;
 	}
+	if (exitwin__new(1024, &im->exits) < 0) {
+		scriptkey_cache__free(im->scripts);
+		free(im);
+		return -ENOMEM;
+	}
 	*ret = im;
 	return 0;
 }
 
 void images__free(struct images *im)
 {
-	if (im)
+	if (im) {
 		scriptkey_cache__free(im->scripts);
+		exitwin__free(im->exits);
+	}
 	free(im);
 }
 
@@ -347,6 +356,18 @@ static void memfd_copy(struct proc_info *pi, uint32_t tgid, const char *prev_exe
 		pi->exe_memfd_copy_of = strdup(cands[i]);
 }
 
+/* parent exec'd a child through a fork: it, and the forks of its image
+ * above it (sudo's monitor between sudo and the command), ran something. */
+static void mark_ran_child(struct images *im, struct proc_info *parent)
+{
+	for (int depth = 0; parent && depth < 4; depth++) {
+		parent->ran_child = true;
+		if (!parent->forked)
+			break;
+		parent = proctable__get(im->d.procs, parent->ppid);
+	}
+}
+
 /* The executable was written in the last 10 minutes (a build's product):
  * a child by path (learner__child()). Unknown mtime: not fresh. */
 static bool fresh_exe(const struct pl_ident *id)
@@ -401,6 +422,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	set_parent(pi, parent, fork_bin, fork_exe);
 	if (ev->id.flags & PL_PROC_EXE_MEMFD)
 		memfd_copy(pi, ev->hdr.tgid, prev_exe, parent);
+	mark_ran_child(im, parent);
 	free(prev_exe);
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
 	attach_unless_waiting(im, pi);
@@ -548,6 +570,10 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		binagg__add_fails(im->d.bin, match->binary_id, s->fails, s->nfails, mono_ns());
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
 	}
+	if (match && !(ev->proc.id.flags & PL_PROC_FORKED) && im->exits &&
+	    (ev->reason == PL_END_EXEC || s->has_exit_code))
+		exitwin__add(im->exits, match->exe, match->uid,
+			     ev->reason == PL_END_EXIT && s->exit_code != 0 && !match->ran_child, mono_ns(), &s->auth);
 	if (match && ev->reason == PL_END_EXIT)
 		proctable__charge_clone(im->d.procs, match, pl_sample__wall_ns(s), s->life.cpu_ns + s->life.runq_ns);
 	pipeline__run(im->d.pipe, s, match, step ? PIPE_RECORD : PIPE_SCORE | PIPE_LEARN | PIPE_JUDGE | PIPE_RECORD,

@@ -71,6 +71,7 @@ static void clear_strings(struct proc_info *pi)
 	pi->bl = NULL;
 	pi->parent_new_child = false;
 	pi->parent_seen = false;
+	pi->ran_child = false;
 	pi->parent_bl_ready = false;
 	free(pi->cw);
 	pi->cw = NULL;
