@@ -278,6 +278,10 @@ struct pl_sample {
 	/* exe_kind "memfd": the trusted on-disk binary (its previous image's or its parent's) that the
 	 * sealed memfd is a byte-for-byte copy of (runc's re-exec), NULL otherwise */
 	const char *exe_memfd_copy_of;
+	/* stdin was an anonymous pipe at exec; the executable exec'd writing
+	 * it (`curl URL | sh`: curl), NULL when none is known (yet) */
+	bool stdin_pipe;
+	const char *stdin_writer;
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
 	/* what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),

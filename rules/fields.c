@@ -196,6 +196,8 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->uid, ret);
 	case RL_F_PROC_PARTIAL:
 		return val(s->partial, ret);
+	case RL_F_PROC_STDIN_PIPE:
+		return s->image == PL_IMAGE_EXEC && val(s->stdin_pipe, ret);
 	case RL_F_AUTH_FAILED:
 		return s->auth.present && val(s->auth.failed, ret);
 	case RL_F_AUTH_FAILURES:
@@ -398,6 +400,10 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->exe_kind;
 	case RL_F_PROC_EXE_MEMFD_COPY_OF:
 		return s->exe_memfd_copy_of;
+	case RL_F_PROC_STDIN_WRITER:
+		return base_name(s->stdin_writer);
+	case RL_F_PROC_STDIN_WRITER_EXE:
+		return s->stdin_writer;
 	case RL_F_PROC_TOP_FAIL_PATH:
 		top = pl_sample__top_fail(s);
 		return top ? top->path : NULL;

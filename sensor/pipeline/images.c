@@ -10,6 +10,7 @@
  */
 #include "pipeline/images.h"
 #include "process/exitwin.h"
+#include "process/pipes.h"
 #include "process/waitstate.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@ struct images {
 	unsigned long long win_sc[PL_NR_SYSCALLS], win_errno[PL_NR_ERRNO];
 	struct scriptkey_cache *scripts; /* script content hashes */
 	struct exitwin *exits;        /* failed exits per (binary, user): auth.* */
+	struct pipes *pipes;          /* who writes whose stdin: proc.stdin_writer */
 	/* the /proc reads of this pass (budget) */
 	uint64_t wait_pass_ns;
 	uint32_t wait_pass_reads;
@@ -54,7 +56,8 @@ int images__new(const struct images_deps *d, struct images **ret)
 		free(im);
 		return -ENOMEM;
 	}
-	if (exitwin__new(1024, &im->exits) < 0) {
+	if (exitwin__new(1024, &im->exits) < 0 || pipes__new(&im->pipes) < 0) {
+		exitwin__free(im->exits);
 		scriptkey_cache__free(im->scripts);
 		free(im);
 		return -ENOMEM;
@@ -68,6 +71,7 @@ void images__free(struct images *im)
 	if (im) {
 		scriptkey_cache__free(im->scripts);
 		exitwin__free(im->exits);
+		pipes__free(im->pipes);
 	}
 	free(im);
 }
@@ -160,6 +164,8 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->exe_trusted_known = pi->exe_trusted_known;
 	s->exe_trusted = pi->exe_trusted;
 	s->exe_memfd_copy_of = pi->exe_memfd_copy_of;
+	s->stdin_pipe = pi->stdin_pipe;
+	s->stdin_writer = pi->stdin_writer;
 	s->filename = pi->filename;
 	s->filename_truncated = pi->filename_truncated;
 	s->cmdline = pi->cmdline;
@@ -368,6 +374,37 @@ static void mark_ran_child(struct images *im, struct proc_info *parent)
 	}
 }
 
+/* The pipes on the new image's stdin and stdout (pipes.h): a writer tells
+ * the readers exec'd before it; a reader learns the writer exec'd before. */
+static void pipeline_of(struct images *im, const struct pl_ev_exec *ev, struct proc_info *pi)
+{
+	const char *exe = pi->exe ? pi->exe : pi->filename;
+	uint64_t now = mono_ns();
+
+	if (!im->pipes)
+		return;
+	if (ev->stdout_pipe) {
+		struct pipe_reader r[PIPES_READERS];
+		size_t n = pipes__writer(im->pipes, ev->stdout_pipe, exe, now, r, PIPES_READERS);
+
+		for (size_t i = 0; i < n; i++) {
+			struct proc_info *q = proctable__get(im->d.procs, r[i].tgid);
+			char *dup;
+
+			if (!q || q->image_id != r[i].image_id || !(dup = strdup(exe)))
+				continue;
+			free(q->stdin_writer);
+			q->stdin_writer = dup;
+		}
+	}
+	if (ev->stdin_pipe) {
+		const char *w = pipes__reader(im->pipes, ev->stdin_pipe, ev->hdr.tgid, pi->image_id, now);
+
+		pi->stdin_pipe = true;
+		pi->stdin_writer = w ? strdup(w) : NULL;
+	}
+}
+
 /* The executable was written in the last 10 minutes (a build's product):
  * a child by path (learner__child()). Unknown mtime: not fresh. */
 static bool fresh_exe(const struct pl_ident *id)
@@ -423,6 +460,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	if (ev->id.flags & PL_PROC_EXE_MEMFD)
 		memfd_copy(pi, ev->hdr.tgid, prev_exe, parent);
 	mark_ran_child(im, parent);
+	pipeline_of(im, ev, pi);
 	free(prev_exe);
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
 	attach_unless_waiting(im, pi);

@@ -64,6 +64,9 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->build_dir);
 	free(pi->exe_memfd_copy_of);
 	pi->exe_memfd_copy_of = NULL;
+	free(pi->stdin_writer);
+	pi->stdin_writer = NULL;
+	pi->stdin_pipe = false;
 	pi->script_suffix = pi->script = pi->build_dir = NULL;
 	pi->forked = false;
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;

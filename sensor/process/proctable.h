@@ -68,6 +68,8 @@ struct proc_info {
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	bool parent_bl_ready;    /* ... and that baseline was ready */
 	bool parent_seen;        /* the two above were judged (learner__child()) */
+	bool stdin_pipe;         /* its stdin was an anonymous pipe at exec (pipes.h) */
+	char *stdin_writer;      /* the exe exec'd writing that pipe, NULL: none known (yet) */
 	bool ran_child;          /* it, or a fork child running its image, exec'd something (exitwin.h) */
 	struct child_wait child_wait; /* its parent observes it when its hash comes */
 	uint32_t ppid;
