@@ -65,9 +65,9 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "the executable is the file the kernel ran, root-owned, not group/other-writable, in root-owned directories none group/other-writable: no unprivileged user could have placed it (absent when unknown)") \
 	X(PROC_EXE_MEMFD_COPY_OF, "proc.exe_memfd_copy_of", STR, RL_ANY, "",                                    \
 	  "for a memfd executable: the root-installed binary (the process's previous image or its parent's) it is a sealed byte-for-byte copy of, as runc re-executes itself; absent otherwise") \
-	X(PROC_STDIN_PIPE, "proc.stdin_pipe", BOOL, RL_EWX, "", "its stdin was an anonymous pipe at exec (a shell's `|`)") \
+	X(PROC_STDIN_PIPE, "proc.stdin_pipe", BOOL, RL_EWX, "", "its stdin was an anonymous pipe at exec (a shell pipeline)") \
 	X(PROC_STDIN_WRITER, "proc.stdin_writer", STR, RL_EWX, "",                                              \
-	  "the name of the executable exec'd writing that pipe (`curl URL | sh`: curl; the last one exec'd on it); absent when none is known yet: the two sides exec in either order, so a rule reads it at exec, window and exit") \
+	  "the name of the executable exec'd writing that pipe (curl, for curl piped into sh; the last one exec'd on it); absent when none is known yet: the two sides exec in either order, so a rule reads it at exec, window and exit") \
 	X(PROC_STDIN_WRITER_EXE, "proc.stdin_writer_exe", STR, RL_EWX, "", "that executable's path")         \
 	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_ANY, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
