@@ -610,15 +610,28 @@ int baseline__observe_window(struct baseline *b, const struct baseline *prior, c
 	return baseline__learn_window(b, s, p, now_ns, false, ret);
 }
 
-int baseline__observe_child(struct baseline *b, const char *child_exe, const struct bl_policy *p, uint64_t now_ns)
+int baseline__child_member(const char *child_exe, const char *identity, char *buf, size_t size)
 {
-	bool ready = baseline__set_ready(b, BL_SET_CHILDREN, p, now_ns),
-	     known = strset__contains(&b->set[BL_SET_CHILDREN], child_exe);
-	int r;
+	int n = identity && *identity ? snprintf(buf, size, "%s\t%s", child_exe, identity)
+				       : snprintf(buf, size, "%s", child_exe);
 
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int baseline__observe_child(struct baseline *b, const char *child_exe, const char *identity, const struct bl_policy *p,
+			    uint64_t now_ns)
+{
+	char m[STRSET_MAX_LEN + 1];
+	bool ready = baseline__set_ready(b, BL_SET_CHILDREN, p, now_ns), known;
+	int r = baseline__child_member(child_exe, identity, m, sizeof(m));
+
+	if (r)
+		return r;
+	known = strset__contains(&b->set[BL_SET_CHILDREN], m) ||
+		(identity && *identity && strset__contains(&b->set[BL_SET_CHILDREN], child_exe));
 	if (p->mode == BL_MODE_DETECT || (ready && !known && p->mode == BL_MODE_AUTO))
 		return ready && !known && p->mode != BL_MODE_LEARN;
-	r = strset__add(&b->set[BL_SET_CHILDREN], child_exe, 1, now_ns);
+	r = strset__add(&b->set[BL_SET_CHILDREN], m, 1, now_ns);
 	if (r < 0 && r != -ENOSPC)
 		return r;
 	b->dirty = true;

@@ -216,13 +216,30 @@ int baseline__observe_window(struct baseline *b, const struct baseline *prior, c
 			     const struct bl_policy *p, uint64_t now_ns, struct bl_verdict *ret);
 
 /*
- * Record that b's binary executed child_exe. Returns 1 when b's children set
+ * The member of a set of children that stands for an executable: its path
+ * alone when identity is NULL, else "<path>\t<identity>" (the child's
+ * binary_id: "sha256:<hex>" or "build-id:<hex>"), so that another binary at
+ * a learned path is a new child. Who passes which: learner__child()
+ * (sensor/pipeline/learn.c): a binary only root could have placed, or one
+ * written in the last 10 minutes (a build's own product, new each build),
+ * is a child by path; any other by path and content. 0, or -ENAMETOOLONG
+ * (buf too small: the path alone is not a substitute).
+ */
+int baseline__child_member(const char *child_exe, const char *identity, char *buf, size_t size);
+
+/*
+ * Record that b's binary executed child_exe (with identity, NULL: by path
+ * only; baseline__child_member()). A set learned before identities (files
+ * from before ABI 5) holds bare paths: a bare path that is there stands for
+ * any content at that path, as it did, and the child is learned with its
+ * identity beside it. Returns 1 when b's children set
  * is saturated (baseline__set_ready) and had never held it (the build-host canary's event), 0 otherwise, or
  * -errno. Learned like any sample: always before ready and in learn mode,
  * never in detect mode, and once ready only when already known (a new child
  * is anomalous by definition, so it is not learned: see docs/baselines.md).
  */
-int baseline__observe_child(struct baseline *b, const char *child_exe, const struct bl_policy *p, uint64_t now_ns);
+int baseline__observe_child(struct baseline *b, const char *child_exe, const char *identity, const struct bl_policy *p,
+			    uint64_t now_ns);
 
 /*
  * A watched file touched by b's binary, as the member "class:op"

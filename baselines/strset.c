@@ -114,6 +114,19 @@ static int reserve_one(struct strset *set)
 	return 0;
 }
 
+bool strset__has_prefix(const struct strset *set, const char *prefix)
+{
+	size_t len;
+	uint32_t at;
+	bool found;
+
+	if (!prefix)
+		return false;
+	len = strlen(prefix);
+	at = search(set, prefix, &found); /* the first member >= prefix */
+	return found || (at < set->n && strncmp(set->m[at].s, prefix, len) == 0);
+}
+
 int strset__add(struct strset *set, const char *s, uint64_t n, uint64_t now_ns)
 {
 	struct strset_member *m;

@@ -35,6 +35,8 @@ void strset__init(struct strset *set, uint32_t max);
 void strset__clear(struct strset *set);
 
 bool strset__contains(const struct strset *set, const char *s);
+/* Whether some member begins with prefix (prefix itself included). */
+bool strset__has_prefix(const struct strset *set, const char *prefix);
 /* 1 when s is new, 0 when it was a member, -ENOSPC when the bound refused
  * it (counted in overflow), -EINVAL when too long, -ENOMEM. */
 int strset__add(struct strset *set, const char *s, uint64_t n, uint64_t now_ns);

@@ -91,6 +91,31 @@ static __always_inline __u32 exe_kind_flags(struct file *f)
 	return flags;
 }
 
+#define PL_PIPEFS_MAGIC 0x50495045 /* linux/magic.h */
+#define PL_S_IFMT 00170000
+#define PL_S_IFIFO 0010000
+
+/* The pipefs inode number of t's file descriptor fd when it is an
+ * anonymous pipe, else 0. A few reads through the fd table, at exec only. */
+static __always_inline __u64 fd_pipe(struct task_struct *t, unsigned int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+	struct inode *inode;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (!fds || bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+		return 0;
+	inode = BPF_CORE_READ(f, f_inode);
+	if (!inode || (BPF_CORE_READ(inode, i_mode) & PL_S_IFMT) != PL_S_IFIFO ||
+	    BPF_CORE_READ(inode, i_sb, s_magic) != PL_PIPEFS_MAGIC)
+		return 0;
+	return BPF_CORE_READ(inode, i_ino);
+}
+
 /* The working directory of task t into out (PL_CWD_LEN bytes), as its own
  * getcwd(2) would say it (read_dpath() in shared.bpf.h). */
 static __always_inline __u32 read_cwd(struct task_struct *t, char *out)
@@ -175,6 +200,8 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 		ev->args_len = len;
 	ev->cwd_len = read_cwd(t, ev->cwd);
 	ev->pad = 0;
+	ev->stdin_pipe = fd_pipe(t, 0);
+	ev->stdout_pipe = fd_pipe(t, 1);
 	submit(ev);
 	return 0;
 }

@@ -172,6 +172,15 @@ struct pl_ev_exec {
 	__u32 cwd_len;       /* bytes incl. NUL; 0 unknown; PL_CWD_LEN + 1: cut, cwd holds its tail */
 	__u32 pad;
 	char cwd[PL_CWD_LEN];
+	/*
+	 * The pipes on the new image's stdin and stdout: the pipefs inode
+	 * number of fd 0 and fd 1 when they are anonymous pipes (pipe(2), a
+	 * shell's `|`), 0 otherwise (a file, a tty, a socket, a named FIFO).
+	 * One pipe inode on a writer's stdout and a reader's stdin is a
+	 * pipeline: `curl URL | sh` (sensor/process/pipes.h).
+	 */
+	__u64 stdin_pipe;
+	__u64 stdout_pipe;
 };
 
 /* PL_EV_FORK and PL_EV_SEEN share one layout. */
@@ -338,7 +347,7 @@ _Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8
 _Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");
 _Static_assert(sizeof(struct pl_ev_exec) % 8 == 0, "pl_ev_exec alignment");
-_Static_assert(sizeof(struct pl_ev_exec) == 24 + 104 + 8 + PL_PATH_LEN + PL_ARGS_LEN + 8 + PL_CWD_LEN,
+_Static_assert(sizeof(struct pl_ev_exec) == 24 + 104 + 8 + PL_PATH_LEN + PL_ARGS_LEN + 8 + PL_CWD_LEN + 16,
 	       "pl_ev_exec layout");
 _Static_assert((PL_CWD_LEN & (PL_CWD_LEN - 1)) == 0, "PL_CWD_LEN a power of 2");
 _Static_assert(sizeof(struct pl_ev_end) % 8 == 0, "pl_ev_end alignment");

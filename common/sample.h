@@ -148,6 +148,16 @@ struct pl_oncpu {
 	uint32_t nstacks;
 };
 
+/* An exit judged as an authentication attempt (sensor/process/exitwin.h):
+ * failures and successes of this binary by this user in the last 60 s,
+ * this exit included. Exit samples only. */
+struct pl_auth {
+	bool present;
+	bool failed;              /* this exit: non-zero without having run a child */
+	uint32_t failures, successes;
+	double failures_per_min;  /* over the failures' own span (at least 1 s): a burst reads high */
+};
+
 struct pl_bin {
 	bool present;
 	uint32_t procs;
@@ -184,6 +194,9 @@ struct pl_verdict {
 	 * saturated, and this touch is not in it */
 	bool files_ready;
 	bool file_new;
+	/* the parent's baseline judged this exec: the two above have values even
+	 * when the image has no baseline of its own yet (its hash pending) */
+	bool parent_seen;
 	/* learned quantiles p50, p90, p99 of each distribution (NaN when not ready) */
 	double q[PL_DIST_MAX][3];
 	/* the verdict on this sample (window, exit) */
@@ -266,6 +279,13 @@ struct pl_sample {
 	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
 	/* no unprivileged user could have placed the executable (identity__exe_trusted(), sensor/identity/identity.h) */
 	bool exe_trusted_known, exe_trusted;
+	/* exe_kind "memfd": the trusted on-disk binary (its previous image's or its parent's) that the
+	 * sealed memfd is a byte-for-byte copy of (runc's re-exec), NULL otherwise */
+	const char *exe_memfd_copy_of;
+	/* stdin was an anonymous pipe at exec; the executable exec'd writing
+	 * it (`curl URL | sh`: curl), NULL when none is known (yet) */
+	bool stdin_pipe;
+	const char *stdin_writer;
 	const char *parent_exe;
 	const char *ancestors[PL_SAMPLE_ANCESTORS]; /* exe paths, parent first; an entry may be NULL */
 	/* what an interpreter runs ("/srv/app.py", "-c", "-m http.server"),
@@ -303,6 +323,7 @@ struct pl_sample {
 	uint32_t clones;
 
 	struct pl_bin bin;
+	struct pl_auth auth;
 	struct pl_verdict bl;
 
 	/* set on a window of a process waiting long (NULL otherwise) */

@@ -156,6 +156,9 @@ static void add_identity(struct json_object *o, const struct pl_sample *s)
 	add_str(o, "exe_kind", s->exe_kind);
 	add(o, "exe_trusted", s->exe_trusted_known ? json_object_new_boolean(s->exe_trusted) : NULL);
 	add_u64(o, "exe_mtime_ns", s->exe_mtime_ns);
+	add_str(o, "exe_memfd_copy_of", s->exe_memfd_copy_of);
+	add_bool(o, "stdin_pipe", s->stdin_pipe);
+	add_str(o, "stdin_writer", s->stdin_writer);
 	add_u64(o, "start_ns", s->start_ns);
 	add_u64(o, "image_start_ns", s->image_start_ns);
 	add_u64(o, "threads", s->threads);
@@ -528,6 +531,15 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add_str(o, "end_reason", s->end_reason);
 		add(o, "exit_code", s->has_exit_code ? json_object_new_int(s->exit_code) : NULL);
 		add(o, "exit_signal", s->has_exit_signal ? json_object_new_int(s->exit_signal) : NULL);
+		if (s->auth.present) {
+			struct json_object *a = json_object_new_object();
+
+			add_bool(a, "failed", s->auth.failed);
+			add_u64(a, "failures", s->auth.failures);
+			add_double(a, "failures_per_min", s->auth.failures_per_min);
+			add_u64(a, "successes", s->auth.successes);
+			add(o, "auth", a);
+		}
 		add_span(o, &s->life);
 		add(o, "open_fail_paths", sample_json__fail_paths(s));
 		for (uint32_t i = 0; i < s->nfails; i++)

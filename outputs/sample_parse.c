@@ -289,6 +289,9 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 								: PL_IMAGE_EXEC;
 	s->partial = boolean(o, "partial");
 	s->exe_mtime_ns = u64(o, "exe_mtime_ns");
+	s->exe_memfd_copy_of = str(b, o, "exe_memfd_copy_of");
+	s->stdin_pipe = boolean(o, "stdin_pipe");
+	s->stdin_writer = str(b, o, "stdin_writer");
 	s->exe_trusted_known = json_object_is_type(at(o, "exe_trusted"), json_type_boolean);
 	s->exe_trusted = s->exe_trusted_known && json_object_get_boolean(at(o, "exe_trusted"));
 	{
@@ -636,6 +639,15 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		ret->exit_code = ret->has_exit_code ? json_object_get_int(code) : 0;
 		ret->has_exit_signal = is_int(sig);
 		ret->exit_signal = ret->has_exit_signal ? json_object_get_int(sig) : 0;
+		if (json_object_is_type(at(rec, "auth"), json_type_object)) {
+			struct json_object *a = at(rec, "auth");
+
+			ret->auth.present = true;
+			ret->auth.failed = boolean(a, "failed");
+			ret->auth.failures = u32(a, "failures");
+			ret->auth.failures_per_min = dbl(a, "failures_per_min");
+			ret->auth.successes = u32(a, "successes");
+		}
 		parse_span(rec, &ret->life, b->life_sc, b->life_errno);
 		parse_fails(b, at(rec, "open_fail_paths"), ret);
 		ret->fail_paths = ret->nfails;

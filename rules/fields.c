@@ -196,6 +196,16 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->uid, ret);
 	case RL_F_PROC_PARTIAL:
 		return val(s->partial, ret);
+	case RL_F_PROC_STDIN_PIPE:
+		return s->image == PL_IMAGE_EXEC && val(s->stdin_pipe, ret);
+	case RL_F_AUTH_FAILED:
+		return s->auth.present && val(s->auth.failed, ret);
+	case RL_F_AUTH_FAILURES:
+		return s->auth.present && val(s->auth.failures, ret);
+	case RL_F_AUTH_FAILURES_PER_MIN:
+		return s->auth.present && val(s->auth.failures_per_min, ret);
+	case RL_F_AUTH_SUCCESSES:
+		return s->auth.present && val(s->auth.successes, ret);
 	case RL_F_PROC_EXE_TRUSTED:
 		return s->exe_trusted_known && val(s->exe_trusted, ret);
 	case RL_F_FILE_PATH_CUT:
@@ -297,9 +307,9 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 	case RL_F_BL_FROM_PRIOR:
 		return s->bl.scored && flag(s, s->bl.from_prior, ret);
 	case RL_F_BL_PARENT_READY:
-		return flag(s, s->bl.parent_ready, ret);
+		return (s->bl.parent_seen || s->bl.key) && val(s->bl.parent_ready, ret);
 	case RL_F_BL_PARENT_NEW_CHILD:
-		return flag(s, s->bl.parent_new_child, ret);
+		return (s->bl.parent_seen || s->bl.key) && val(s->bl.parent_new_child, ret);
 	case RL_F_BL_CPU_MS_P50:
 		return quantile(s, PL_LIFE_CPU, 0, 1e6, ret);
 	case RL_F_BL_CPU_MS_P90:
@@ -411,6 +421,12 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return pl_image__name(s->image);
 	case RL_F_PROC_EXE_KIND:
 		return s->exe_kind;
+	case RL_F_PROC_EXE_MEMFD_COPY_OF:
+		return s->exe_memfd_copy_of;
+	case RL_F_PROC_STDIN_WRITER:
+		return base_name(s->stdin_writer);
+	case RL_F_PROC_STDIN_WRITER_EXE:
+		return s->stdin_writer;
 	case RL_F_PROC_TOP_FAIL_PATH:
 		top = pl_sample__top_fail(s);
 		return top ? top->path : NULL;

@@ -63,6 +63,12 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "what the executable was at exec: file, deleted (no links left) or memfd (fileless); absent for preexisting images") \
 	X(PROC_EXE_TRUSTED, "proc.exe_trusted", BOOL, RL_ANY, "",                                               \
 	  "the executable is the file the kernel ran, root-owned, not group/other-writable, in root-owned directories none group/other-writable: no unprivileged user could have placed it (absent when unknown)") \
+	X(PROC_EXE_MEMFD_COPY_OF, "proc.exe_memfd_copy_of", STR, RL_ANY, "",                                    \
+	  "for a memfd executable: the root-installed binary (the process's previous image or its parent's) it is a sealed byte-for-byte copy of, as runc re-executes itself; absent otherwise") \
+	X(PROC_STDIN_PIPE, "proc.stdin_pipe", BOOL, RL_EWX, "", "its stdin was an anonymous pipe at exec (a shell pipeline)") \
+	X(PROC_STDIN_WRITER, "proc.stdin_writer", STR, RL_EWX, "",                                              \
+	  "the name of the executable exec'd writing that pipe (curl, for curl piped into sh; the last one exec'd on it); absent when none is known yet: the two sides exec in either order, so a rule reads it at exec, window and exit") \
+	X(PROC_STDIN_WRITER_EXE, "proc.stdin_writer_exe", STR, RL_EWX, "", "that executable's path")         \
 	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_ANY, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
@@ -97,6 +103,14 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window, per second of the window; a window shorter than 1 s counts as 1 s")             \
 	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall (per window second, at least 1 s)") \
 	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window, per second of the window; a window shorter than 1 s (a process's first) counts as 1 s, so one failure is at most 1/s") \
+	X(AUTH_FAILED, "auth.failed", BOOL, RL_X, "",                                                            \
+	  "this exit was a failed attempt: a non-zero exit code without having executed anything (a wrong password to sudo -S or su; absent for a fork child's exit or a kill by a signal)") \
+	X(AUTH_FAILURES, "auth.failures", NUM, RL_X, "",                                                       \
+	  "failed attempts (auth.failed) of this binary by this user in the last 60 s, this one included") \
+	X(AUTH_FAILURES_PER_MIN, "auth.failures_per_min", NUM, RL_X, "1/min",                                   \
+	  "their rate over their own span (at least 1 s, and never below auth.failures): a burst reads high") \
+	X(AUTH_SUCCESSES, "auth.successes", NUM, RL_X, "",                                                     \
+	  "exits of this binary by this user in the last 60 s that ran something (authenticated) or exited 0") \
 	X(BIN_PROCS, "bin.procs", NUM, RL_WX, "", "processes of this binary active in the last second")          \
 	X(BIN_OPEN_FAILURES_PER_S, "bin.open_failures_per_s", NUM, RL_WX, "1/s",                                 \
 	  "failed opens per second by all processes of this binary, last second")                                \

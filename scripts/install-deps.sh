@@ -47,6 +47,11 @@ for arg in "$@"; do
 		# valgrind_sensor runs the real sensor under memcheck (leaks and
 		# memory errors that the sanitized unit tests cannot reach).
 		PKGS="$PKGS valgrind"
+		# Issue 18's scenarios: the brute force (sudo -S, su through ptys,
+		# throwaway users: passwd's useradd/chpasswd, util-linux's setpriv),
+		# the pipe chains (curl, wget, perl), the canary (make, gcc, curl,
+		# wget), runc's shape (gcc builds the test program).
+		PKGS="$PKGS sudo passwd util-linux curl wget perl make gcc"
 		# faults_sigkill_during_save: strace holds the sensor's renames
 		# (delay injection) so that a SIGKILL lands inside a save.
 		PKGS="$PKGS strace"

@@ -163,6 +163,20 @@ bool identity__file_is_roots(const char *path, const struct stat *st);
  */
 bool identity__exe_trusted(const char *path, uint32_t kdev, uint64_t ino);
 
+/*
+ * Whether pid's executable, the memfd the kernel knows as (kdev, ino), is a
+ * sealed copy of one of the n candidate binaries (absolute paths; NULL
+ * entries are skipped): the memfd sealed against write, grow and shrink
+ * (F_GET_SEALS: unsealed, what it holds now may not be what ran), the
+ * candidate a file only root could have placed (identity__file_is_roots()),
+ * the same size and the same SHA-256. What runc does at every container start
+ * (re-exec of a sealed copy of itself, its fix for CVE-2019-5736). Returns
+ * the candidate's index, or -1: not a copy, or the process is gone or runs
+ * another image now. Reads both files (some 10 MiB for runc) when the seals
+ * and sizes match, nothing otherwise. Implemented in identity_memfd.c.
+ */
+int identity__memfd_copy_of(pid_t pid, uint32_t kdev, uint64_t ino, const char *const *cands, size_t n);
+
 /* The cgroup v2 path of cgroup id (relative to the cgroup2 mount, "/" for
  * the root), or NULL. The string is owned by the cache. */
 const char *identity__cgroup_path(struct identity *id, uint64_t cgid);

@@ -9,6 +9,8 @@
  * module's own arrays.
  */
 #include "pipeline/images.h"
+#include "process/exitwin.h"
+#include "process/pipes.h"
 #include "process/waitstate.h"
 
 #include <errno.h>
@@ -36,6 +38,8 @@ struct images {
 	char comm[PL_COMM_LEN];       /* the record's comm, NUL-terminated */
 	unsigned long long win_sc[PL_NR_SYSCALLS], win_errno[PL_NR_ERRNO];
 	struct scriptkey_cache *scripts; /* script content hashes */
+	struct exitwin *exits;        /* failed exits per (binary, user): auth.* */
+	struct pipes *pipes;          /* who writes whose stdin: proc.stdin_writer */
 	/* the /proc reads of this pass (budget) */
 	uint64_t wait_pass_ns;
 	uint32_t wait_pass_reads;
@@ -53,14 +57,23 @@ int images__new(const struct images_deps *d, struct images **ret)
 		free(im);
 		return -ENOMEM;
 	}
+	if (exitwin__new(1024, &im->exits) < 0 || pipes__new(&im->pipes) < 0) {
+		exitwin__free(im->exits);
+		scriptkey_cache__free(im->scripts);
+		free(im);
+		return -ENOMEM;
+	}
 	*ret = im;
 	return 0;
 }
 
 void images__free(struct images *im)
 {
-	if (im)
+	if (im) {
 		scriptkey_cache__free(im->scripts);
+		exitwin__free(im->exits);
+		pipes__free(im->pipes);
+	}
 	free(im);
 }
 
@@ -151,6 +164,9 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 	s->exe = pi->exe;
 	s->exe_trusted_known = pi->exe_trusted_known;
 	s->exe_trusted = pi->exe_trusted;
+	s->exe_memfd_copy_of = pi->exe_memfd_copy_of;
+	s->stdin_pipe = pi->stdin_pipe;
+	s->stdin_writer = pi->stdin_writer;
 	s->filename = pi->filename;
 	s->filename_truncated = pi->filename_truncated;
 	s->cmdline = pi->cmdline;
@@ -324,6 +340,8 @@ static void hashed_one(struct proc_info *pi, void *ctx)
 		pi->parent_wait.on = false;
 		changed = true;
 	}
+	if (changed && pi->child_wait.on && !pi->hash_wait && h->im->d.learn)
+		learner__child_hashed(h->im->d.learn, proctable__get(h->im->d.procs, pi->child_wait.tgid), pi);
 	if (changed && !pi->bl)
 		attach_unless_waiting(h->im, pi);
 }
@@ -335,6 +353,69 @@ void images__on_hashed(void *ctx, uint32_t kdev, uint64_t ino, const char *binar
 	proctable__foreach(h.im->d.procs, hashed_one, &h);
 }
 
+/* A memfd executable that is a sealed copy of the image it replaced or of
+ * its parent's binary (runc's re-exec of itself): which one. */
+static void memfd_copy(struct proc_info *pi, uint32_t tgid, const char *prev_exe, const struct proc_info *parent)
+{
+	const char *cands[2] = { prev_exe, parent ? parent->exe : NULL };
+	int i = identity__memfd_copy_of((pid_t)tgid, pi->exe_dev, pi->exe_ino, cands, 2);
+
+	if (i >= 0)
+		pi->exe_memfd_copy_of = strdup(cands[i]);
+}
+
+/* parent exec'd a child through a fork: it, and the forks of its image
+ * above it (sudo's monitor between sudo and the command), ran something. */
+static void mark_ran_child(struct images *im, struct proc_info *parent)
+{
+	for (int depth = 0; parent && depth < 4; depth++) {
+		parent->ran_child = true;
+		if (!parent->forked)
+			break;
+		parent = proctable__get(im->d.procs, parent->ppid);
+	}
+}
+
+/* The pipes on the new image's stdin and stdout (pipes.h): a writer tells
+ * the readers exec'd before it; a reader learns the writer exec'd before. */
+static void pipeline_of(struct images *im, const struct pl_ev_exec *ev, struct proc_info *pi)
+{
+	const char *exe = pi->exe ? pi->exe : pi->filename;
+	uint64_t now = mono_ns();
+
+	if (!im->pipes)
+		return;
+	if (ev->stdout_pipe) {
+		struct pipe_reader r[PIPES_READERS];
+		size_t n = pipes__writer(im->pipes, ev->stdout_pipe, exe, now, r, PIPES_READERS);
+
+		for (size_t i = 0; i < n; i++) {
+			struct proc_info *q = proctable__get(im->d.procs, r[i].tgid);
+			char *dup;
+
+			if (!q || q->image_id != r[i].image_id || !(dup = strdup(exe)))
+				continue;
+			free(q->stdin_writer);
+			q->stdin_writer = dup;
+		}
+	}
+	if (ev->stdin_pipe) {
+		const char *w = pipes__reader(im->pipes, ev->stdin_pipe, ev->hdr.tgid, pi->image_id, now);
+
+		pi->stdin_pipe = true;
+		pi->stdin_writer = w ? strdup(w) : NULL;
+	}
+}
+
+/* The executable was written in the last 10 minutes (a build's product):
+ * a child by path (learner__child()). Unknown mtime: not fresh. */
+static bool fresh_exe(const struct pl_ident *id)
+{
+	uint64_t now = real_ns();
+
+	return id->exe_mtime_ns && id->exe_mtime_ns + 600ull * 1000000000ull > now;
+}
+
 static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 {
 	struct proc_info *old = proctable__get(im->d.procs, ev->hdr.tgid), *pi, *parent;
@@ -342,6 +423,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	char *fork_exe = old ? TAKE_PTR(old->parent_exe) : NULL;
 	struct hash_wait fork_wait = old ? old->parent_wait : (struct hash_wait){ 0 };
 	char *build_dir = old ? TAKE_PTR(old->build_dir) : NULL;
+	char *prev_exe = old && ev->id.flags & PL_PROC_EXE_MEMFD ? TAKE_PTR(old->exe) : NULL;
 	char filename[PL_PATH_LEN], cwd_buf[PL_CWD_LEN];
 	struct exe_stamp stamp = stamp_of(&ev->id);
 	bool cwd_cut, cwd_known;
@@ -354,6 +436,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 		free(fork_bin);
 		free(fork_exe);
 		free(build_dir);
+		free(prev_exe);
 		return;
 	}
 	args_len = images__exec_strings(ev, filename, &pi->filename_truncated);
@@ -376,10 +459,15 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 		pi->script_suffix = build_suffix(pi);
 	parent = proctable__get(im->d.procs, ev->id.ppid);
 	set_parent(pi, parent, fork_bin, fork_exe);
+	if (ev->id.flags & PL_PROC_EXE_MEMFD)
+		memfd_copy(pi, ev->hdr.tgid, prev_exe, parent);
+	mark_ran_child(im, parent);
+	pipeline_of(im, ev, pi);
+	free(prev_exe);
 	wait_for_parent(pi, parent, fork_wait.on ? &fork_wait : NULL);
 	attach_unless_waiting(im, pi);
 	if (im->d.learn)
-		learner__child(im->d.learn, parent, pi);
+		learner__child(im->d.learn, parent, pi, fresh_exe(&ev->id));
 	if (!pipeline__wants(im->d.pipe, PL_AT_EXEC))
 		return;
 	m2r = mono_to_real();
@@ -415,6 +503,7 @@ static void on_fork_or_seen(struct images *im, const struct pl_ev_proc *ev)
 		pi->forked = true;
 		pi->exe_trusted_known = parent->exe_trusted_known;
 		pi->exe_trusted = parent->exe_trusted;
+		pi->exe_memfd_copy_of = dup_or_null(parent->exe_memfd_copy_of);
 		pi->script_suffix = dup_or_null(parent->script_suffix);
 		pi->script = dup_or_null(parent->script);
 	} else {
@@ -521,6 +610,10 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		binagg__add_fails(im->d.bin, match->binary_id, s->fails, s->nfails, mono_ns());
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
 	}
+	if (match && !(ev->proc.id.flags & PL_PROC_FORKED) && im->exits &&
+	    (ev->reason == PL_END_EXEC || s->has_exit_code))
+		exitwin__add(im->exits, match->exe, match->uid,
+			     ev->reason == PL_END_EXIT && s->exit_code != 0 && !match->ran_child, mono_ns(), &s->auth);
 	if (match && ev->reason == PL_END_EXIT)
 		proctable__charge_clone(im->d.procs, match, pl_sample__wall_ns(s), s->life.cpu_ns + s->life.runq_ns);
 	pipeline__run(im->d.pipe, s, match, step ? PIPE_RECORD : PIPE_SCORE | PIPE_LEARN | PIPE_JUDGE | PIPE_RECORD,

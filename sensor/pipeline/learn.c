@@ -273,15 +273,53 @@ void learner__attach(struct learner *l, struct proc_info *pi)
 	forget_evicted(l); /* evictions are logged once per flush interval, by learner__flush */
 }
 
-void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child)
+/* The identity child is a member of its parent's set of children with: NULL
+ * for by path (learner__child()). */
+static const char *child_identity(const struct proc_info *child, bool fresh)
+{
+	const char *id = child->binary_id;
+
+	if (fresh || (child->exe_trusted_known && child->exe_trusted))
+		return NULL;
+	if (!id || strncmp(id, "file:", 5) == 0)
+		return NULL; /* no content known: an inode number is no identity */
+	return id;
+}
+
+void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child, bool fresh)
 {
 	if (!parent || !parent->bl || !child->exe)
 		return;
 	uint64_t now = real_ns();
+	bool waits = !fresh && !(child->exe_trusted_known && child->exe_trusted) && child->hash_wait;
 
 	/* ready means the parent's children set has saturated */
 	child->parent_bl_ready = baseline__set_ready(parent->bl, BL_SET_CHILDREN, &l->pol, now);
-	child->parent_new_child = baseline__observe_child(parent->bl, child->exe, &l->pol, now) == 1;
+	child->parent_seen = true;
+	if (waits) {
+		/* by path now, without learning it: the content decides when known */
+		const struct strset *set = &parent->bl->set[BL_SET_CHILDREN];
+		char with_id[STRSET_MAX_LEN + 2];
+		int n = snprintf(with_id, sizeof(with_id), "%s\t", child->exe); /* any member of this path */
+
+		child->parent_new_child = child->parent_bl_ready && n > 0 && (size_t)n < sizeof(with_id) &&
+					  !strset__contains(set, child->exe) && !strset__has_prefix(set, with_id);
+		child->child_wait = (struct child_wait){ .on = true, .tgid = parent->tgid, .image_id = parent->image_id };
+		return;
+	}
+	child->parent_new_child =
+		baseline__observe_child(parent->bl, child->exe, child_identity(child, fresh), &l->pol, now) == 1;
+}
+
+void learner__child_hashed(struct learner *l, struct proc_info *parent, struct proc_info *child)
+{
+	bool on = child->child_wait.on;
+
+	child->child_wait.on = false;
+	if (!on || !parent || parent->image_id != child->child_wait.image_id || !parent->bl || !child->exe)
+		return;
+	if (baseline__observe_child(parent->bl, child->exe, child_identity(child, false), &l->pol, real_ns()) == 1)
+		child->parent_new_child = true;
 }
 
 int learner__file(struct learner *l, struct proc_info *pi, const char *member, bool learn, bool *ret_ready)
@@ -342,14 +380,15 @@ void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sam
 	const struct baseline *b = pi ? pi->bl : NULL;
 	const double (*q)[3];
 
+	v->parent_seen = pi && pi->parent_seen;
+	v->parent_ready = pi && pi->parent_bl_ready;
+	v->parent_new_child = pi && pi->parent_new_child;
 	if (!b)
-		return;
+		return; /* the parent's view stands without the image's own baseline */
 	v->key = b->key;
 	v->ready = baseline__ready(b, &l->pol);
 	v->windows_ready = baseline__windows_ready(b, &l->pol);
 	v->samples = b->samples;
-	v->parent_ready = pi->parent_bl_ready;
-	v->parent_new_child = pi->parent_new_child;
 	if (!v->ready && !v->windows_ready)
 		return;
 	q = quantiles_of(l, b);

@@ -35,9 +35,22 @@ void learner__free(struct learner *l);
 /* Find or create pi's baseline from its binary and parent identities. */
 void learner__attach(struct learner *l, struct proc_info *pi);
 
-/* child was exec'd by a process running parent's image: observe the child
- * in the parent's baseline; sets child->parent_new_child. */
-void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child);
+/*
+ * child was exec'd by a process running parent's image: observe the child
+ * in the parent's baseline; sets child->parent_new_child. The child is a
+ * member by path when only root could have placed its executable
+ * (exe_trusted: a package upgrade is no new child) or when `fresh` (written
+ * in the last 10 minutes: a build's own product, new by nature each build,
+ * which the canary judges by path and age), else by path and content
+ * (binary_id, baseline__child_member()). A content hash still pending is
+ * waited for: the child is judged by path now (a new path is new at once)
+ * and child->child_wait says it is observed again, with its content, when
+ * the hash comes (learner__child_hashed()).
+ */
+void learner__child(struct learner *l, struct proc_info *parent, struct proc_info *child, bool fresh);
+/* child's hash came (images__on_hashed()): observe it in its parent's
+ * baseline by content, if that parent still runs the image that exec'd it. */
+void learner__child_hashed(struct learner *l, struct proc_info *parent, struct proc_info *child);
 
 /* pi touched a watched file: member "class:op" against (learn: into) its
  * baseline's files set (baseline__observe_file()). 1: new once ready. */

@@ -62,12 +62,19 @@ static void clear_strings(struct proc_info *pi)
 	free(pi->script_suffix);
 	free(pi->script);
 	free(pi->build_dir);
+	free(pi->exe_memfd_copy_of);
+	pi->exe_memfd_copy_of = NULL;
+	free(pi->stdin_writer);
+	pi->stdin_writer = NULL;
+	pi->stdin_pipe = false;
 	pi->script_suffix = pi->script = pi->build_dir = NULL;
 	pi->forked = false;
 	pi->exe = pi->build_id = pi->cmdline = pi->filename = NULL;
 	pi->binary_id = pi->parent_binary_id = pi->parent_exe = NULL;
 	pi->bl = NULL;
 	pi->parent_new_child = false;
+	pi->parent_seen = false;
+	pi->ran_child = false;
 	pi->parent_bl_ready = false;
 	free(pi->cw);
 	pi->cw = NULL;
@@ -194,6 +201,7 @@ struct proc_info *proctable__reset(struct proctable *t, uint32_t tgid, uint64_t 
 	pi->filename_truncated = false;
 	pi->hash_wait = false;
 	pi->parent_wait = (struct hash_wait){ 0 };
+	pi->child_wait = (struct child_wait){ 0 };
 	return pi;
 }
 

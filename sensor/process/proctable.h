@@ -37,6 +37,14 @@ struct hash_wait {
 	uint64_t ino;
 };
 
+/* An exec whose observation in the parent's set of children waits for the
+ * child's content hash (learner__child()): the parent process and image. */
+struct child_wait {
+	bool on;
+	uint32_t tgid;
+	uint64_t image_id;
+};
+
 struct proc_info {
 	uint32_t tgid;
 	uint64_t image_id;       /* the image these strings describe */
@@ -59,11 +67,17 @@ struct proc_info {
 	struct baseline *bl;     /* its baseline (owned by the store), or NULL; none while either waits */
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	bool parent_bl_ready;    /* ... and that baseline was ready */
+	bool parent_seen;        /* the two above were judged (learner__child()) */
+	bool stdin_pipe;         /* its stdin was an anonymous pipe at exec (pipes.h) */
+	char *stdin_writer;      /* the exe exec'd writing that pipe, NULL: none known (yet) */
+	bool ran_child;          /* it, or a fork child running its image, exec'd something (exitwin.h) */
+	struct child_wait child_wait; /* its parent observes it when its hash comes */
 	uint32_t ppid;
 	uint32_t uid;            /* of the image at its start: who its new baseline is made by */
 	struct pl_cpuwin *cw;    /* its busy streak and last windows (cpuwin.h), from its first whole window; NULL before */
 	bool exe_trusted_known;  /* exe_trusted was checked (identity__exe_trusted()) */
 	bool exe_trusted;
+	char *exe_memfd_copy_of; /* the trusted binary its sealed memfd executable copies, or NULL (identity__memfd_copy_of()) */
 	struct fail_ref *fails;
 	uint32_t nfails;
 	uint32_t fails_cap;

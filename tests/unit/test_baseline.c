@@ -560,27 +560,27 @@ static void test_baseline_observe_child_flags_only_new_children_once_ready(void 
 
 	(void)state;
 	p.min_samples = 3;
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", &p, NOW0), 0);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", NULL, &p, NOW0), 0);
 	assert_true(strset__contains(&b->set[BL_SET_CHILDREN], "/usr/bin/ls"));
 	learn_n(b, &p, 3, NOW0);
 	assert_true(baseline__ready(b, &p));
 
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/nc", &p, NOW0 + SEC), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/nc", NULL, &p, NOW0 + SEC), 1);
 	assert_false(strset__contains(&b->set[BL_SET_CHILDREN], "/usr/bin/nc"));
 	/* and again: still never learned */
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/nc", &p, NOW0 + SEC), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/nc", NULL, &p, NOW0 + SEC), 1);
 	assert_int_equal(b->set[BL_SET_CHILDREN].n, 1);
 
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", &p, NOW0 + SEC), 0);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", NULL, &p, NOW0 + SEC), 0);
 	assert_int_equal(b->set[BL_SET_CHILDREN].m[0].count, 2);
 
 	/* detect mode reports without learning; learn mode learns without reporting */
 	p.mode = BL_MODE_DETECT;
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, NOW0 + SEC), 1);
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", &p, NOW0 + SEC), 0);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", NULL, &p, NOW0 + SEC), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ls", NULL, &p, NOW0 + SEC), 0);
 	assert_int_equal(b->set[BL_SET_CHILDREN].m[0].count, 2);
 	p.mode = BL_MODE_LEARN;
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, NOW0 + SEC), 0);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", NULL, &p, NOW0 + SEC), 0);
 	assert_true(strset__contains(&b->set[BL_SET_CHILDREN], "/usr/bin/curl"));
 	baseline__free(b);
 }
@@ -650,6 +650,40 @@ static void test_baseline_objects_alerted_new_member_not_learned_before_ready(vo
 	assert_false(strset__contains(&b->set[BL_SET_OBJECTS], "/tmp/x/libhook.so"));
 	baseline__free(b);
 }
+/* A child by path and content: another binary at a learned path is new; a
+ * bare path (a set from before identities) stands for any content there. */
+static void test_baseline_observe_child_by_identity(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+	char m[64];
+
+	(void)state;
+	p.min_samples = 3;
+	assert_int_equal(baseline__child_member("/opt/tc/as", "sha256:aa", m, sizeof(m)), 0);
+	assert_string_equal(m, "/opt/tc/as\tsha256:aa");
+	assert_int_equal(baseline__child_member("/opt/tc/as", NULL, m, sizeof(m)), 0);
+	assert_string_equal(m, "/opt/tc/as");
+	assert_int_equal(baseline__child_member("/opt/tc/as", "sha256:aa", m, 8), -ENAMETOOLONG);
+
+	assert_int_equal(baseline__observe_child(b, "/opt/tc/as", "sha256:aa", &p, NOW0), 0);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ld", NULL, &p, NOW0), 0); /* legacy, bare */
+	assert_true(strset__contains(&b->set[BL_SET_CHILDREN], "/opt/tc/as\tsha256:aa"));
+	assert_false(strset__contains(&b->set[BL_SET_CHILDREN], "/opt/tc/as"));
+	assert_true(strset__has_prefix(&b->set[BL_SET_CHILDREN], "/opt/tc/as\t"));
+	assert_false(strset__has_prefix(&b->set[BL_SET_CHILDREN], "/opt/tc/ar\t"));
+	learn_n(b, &p, 3, NOW0);
+	assert_true(baseline__ready(b, &p));
+
+	assert_int_equal(baseline__observe_child(b, "/opt/tc/as", "sha256:aa", &p, NOW0 + SEC), 0);
+	assert_int_equal(baseline__observe_child(b, "/opt/tc/as", "sha256:bb", &p, NOW0 + SEC), 1); /* the fake */
+	assert_int_equal(baseline__observe_child(b, "/opt/tc/as", NULL, &p, NOW0 + SEC), 1); /* by path: not learned bare */
+	/* a bare (legacy) member is any content at that path, and learns the identity beside it */
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/ld", "sha256:cc", &p, NOW0 + SEC), 0);
+	assert_true(strset__contains(&b->set[BL_SET_CHILDREN], "/usr/bin/ld\tsha256:cc"));
+	assert_int_equal(b->set[BL_SET_CHILDREN].n, 3);
+	baseline__free(b);
+}
 
 /* ---- syscall classes ---- */
 
@@ -707,7 +741,7 @@ static struct baseline *variant(int which)
 		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + 100 * (uint64_t)which + i, &v), 0);
 		assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + 100 * (uint64_t)which + i, &v), 0);
 	}
-	assert_int_equal(baseline__observe_child(b, which == 2 ? "/bin/sh" : "/bin/ls", &p, NOW0 + (uint64_t)which), 0);
+	assert_int_equal(baseline__observe_child(b, which == 2 ? "/bin/sh" : "/bin/ls", NULL, &p, NOW0 + (uint64_t)which), 0);
 	b->quarantined = 3u * (unsigned)which + 1;
 	b->rate_limited = 5u * (unsigned)which;
 	if (which == 1)
@@ -1245,33 +1279,33 @@ static void test_baseline_children_ready_when_saturated(void **state)
 	 * count, but young: the first link's collect2 is not news */
 	for (int i = 0; i < 20; i++) {
 		t += 1000000000ull;
-		assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/cc1", &p, t), 0);
-		assert_int_equal(baseline__observe_child(b, "/usr/bin/as", &p, t), 0);
+		assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/cc1", NULL, &p, t), 0);
+		assert_int_equal(baseline__observe_child(b, "/usr/bin/as", NULL, &p, t), 0);
 	}
 	assert_true(baseline__set_new_chance(b, BL_SET_CHILDREN) == 0.0);
 	assert_false(baseline__set_ready(b, BL_SET_CHILDREN, &p, t));
-	assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/collect2", &p, t), 0);
+	assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/collect2", NULL, &p, t), 0);
 	/* members still arriving: one new name per draw, never saturated */
 	for (int i = 0; i < 10; i++) {
 		t += 60000000000ull;
 		snprintf(name, sizeof(name), "/tmp/gen%d", i);
-		assert_int_equal(baseline__observe_child(b, name, &p, t), 0);
+		assert_int_equal(baseline__observe_child(b, name, NULL, &p, t), 0);
 	}
 	assert_true(baseline__set_new_chance(b, BL_SET_CHILDREN) > p.set_new_max);
 	assert_false(baseline__set_ready(b, BL_SET_CHILDREN, &p, t + HOUR_NS));
 	/* they stop: the known ones recur until the singletons are < 5 % */
 	for (int i = 0; i < 200; i++) {
 		t += 1000000000ull;
-		assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/cc1", &p, t), 0);
+		assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/cc1", NULL, &p, t), 0);
 	}
 	assert_true(baseline__set_new_chance(b, BL_SET_CHILDREN) <= p.set_new_max);
 	assert_false(baseline__set_ready(b, BL_SET_CHILDREN, &p, t)); /* the last new one is 200 s old */
 	t += p.set_quiet_ns;
 	assert_true(baseline__set_ready(b, BL_SET_CHILDREN, &p, t));
 	/* now a never-run binary is news, and is not learned */
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, t), 1);
-	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", &p, t), 1);
-	assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/collect2", &p, t), 0);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", NULL, &p, t), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/bin/curl", NULL, &p, t), 1);
+	assert_int_equal(baseline__observe_child(b, "/usr/lib/gcc/collect2", NULL, &p, t), 0);
 	baseline__free(b);
 }
 
@@ -1322,6 +1356,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_observe_child_flags_only_new_children_once_ready),
 		cmocka_unit_test(test_baseline_objects_learned_then_new_ones_flagged_not_learned),
 		cmocka_unit_test(test_baseline_objects_alerted_new_member_not_learned_before_ready),
+		cmocka_unit_test(test_baseline_observe_child_by_identity),
 		cmocka_unit_test(test_syscall_class_by_name),
 		cmocka_unit_test(test_baseline_merge_adds_counts_and_is_associative_and_commutative),
 		cmocka_unit_test(test_baseline_merge_refuses_another_key),

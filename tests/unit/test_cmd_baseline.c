@@ -72,7 +72,7 @@ static void learn_hostile(struct fixture *f)
 	assert_int_equal(bl_store__open(f->store, report, NULL, &st), 0);
 	b = bl_store__obtain(st, "build-id:0123456789abcdef", "-", HOSTILE_EXE, HOSTILE_PARENT, 0, NOW);
 	assert_non_null(b);
-	assert_true(baseline__observe_child(b, HOSTILE_CHILD, &pol, NOW) >= 0);
+	assert_true(baseline__observe_child(b, HOSTILE_CHILD, NULL, &pol, NOW) >= 0);
 	assert_int_equal(bl_store__save(st), 0);
 	bl_store__free(st);
 }

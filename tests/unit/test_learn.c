@@ -378,7 +378,7 @@ static void test_learn_child_is_new_only_to_a_ready_parent_that_never_ran_it(voi
 	struct pl_sample s;
 
 	child = image(f, 11, "/usr/bin/cc", "build-id:cc", make);
-	learner__child(f->l, make, child);
+	learner__child(f->l, make, child, false);
 	assert_false(child->parent_bl_ready);
 	assert_false(child->parent_new_child);
 	for (int i = 0; i < 3; i++) {
@@ -386,12 +386,12 @@ static void test_learn_child_is_new_only_to_a_ready_parent_that_never_ran_it(voi
 		observe(f, make, &s, false);
 	}
 	child = image(f, 12, "/usr/bin/cc", "build-id:cc", make);
-	learner__child(f->l, make, child);
+	learner__child(f->l, make, child, false);
 	assert_true(child->parent_bl_ready);
 	assert_false(child->parent_new_child);
 	for (int i = 0; i < 2; i++) {
 		child = image(f, 13 + i, "/usr/bin/curl", "build-id:c0de", make);
-		learner__child(f->l, make, child);
+		learner__child(f->l, make, child, false);
 		assert_true(child->parent_bl_ready);
 		assert_true(child->parent_new_child);
 	}
@@ -403,7 +403,7 @@ static void test_learn_child_is_new_only_to_a_ready_parent_that_never_ran_it(voi
 	assert_true(s.bl.parent_new_child);
 	/* no parent known, or no exe: nothing observed */
 	child = image(f, 20, "/usr/bin/x", "build-id:x", NULL);
-	learner__child(f->l, NULL, child);
+	learner__child(f->l, NULL, child, false);
 	assert_false(child->parent_new_child);
 }
 

@@ -576,7 +576,7 @@ static void test_pipeline_recorded_run_replays_to_the_same_alerts(void **state)
 		child = i < 3 ? image(f, 400 + i, 300 + i, "/usr/bin/cc", "build-id:cc", make, "cc -c x.c")
 			      : image(f, 400 + i, 300 + i, "/usr/bin/curl", "build-id:c0de", make,
 				      i == 3 ? "curl -sS https://example.com/x.sh" : hostile_cmd);
-		learner__child(f->learn, make, child);
+		learner__child(f->learn, make, child, false);
 		sample(f, &s, PL_AT_EXEC, child, t + MS, 1);
 		run(f, &s, child, LIVE_EXEC);
 		sample(f, &s, PL_AT_EXIT, child, t + MS, 1);

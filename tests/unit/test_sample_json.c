@@ -49,7 +49,8 @@ struct fx {
 static const char *const identity_keys[] = {
     "pid",	 "ppid",    "uid",	"comm",	    "exec_comm",	  "exe",
     "exe_dev",	 "exe_ino", "build_id", "filename", "filename_truncated", "cmdline",
-    "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_trusted", "exe_mtime_ns", "start_ns",		  "image_start_ns",
+    "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_trusted", "exe_mtime_ns",
+    "exe_memfd_copy_of", "stdin_pipe", "stdin_writer", "start_ns", "image_start_ns",
     "threads",	 "script", NULL};
 static const char *const span_keys[] = {
     "cpu_ns",		"offcpu_ns",	  "runq_ns",	   "blocked_ns",	 "ctx_switches",	 "syscalls",
@@ -98,6 +99,9 @@ static void identity(struct pl_sample *s)
 	s->exe_mtime_ns = T0 - 5000000000ull;
 	s->exe_trusted_known = true;
 	s->exe_trusted = true;
+	s->exe_memfd_copy_of = "/usr/bin/worker";
+	s->stdin_pipe = true;
+	s->stdin_writer = "/usr/bin/curl";
 	s->start_ns = T0 + 1000;
 	s->image_start_ns = T0 + 2000;
 	s->threads = 3;
@@ -196,6 +200,7 @@ static int setup(void **state_)
 	s->end_reason = "exit";
 	s->has_exit_code = true;
 	s->exit_code = 3;
+	s->auth = (struct pl_auth){ .present = true, .failed = true, .failures = 5, .failures_per_min = 150, .successes = 1 };
 	s->life = (struct pl_span){.cpu_ns = 5000000,
 				   .offcpu_ns = 3000,
 				   .runq_ns = 1000,
@@ -397,7 +402,7 @@ static void test_sample_json_process_record_has_exact_identity_fields(void **sta
 {
 	struct fx *f = *state;
 	struct json_object *o = written(&f->exit);
-	static const char *const mid[] = {"end_ns", "duration_ns", "end_reason", "exit_code", "exit_signal", NULL};
+	static const char *const mid[] = {"end_ns", "duration_ns", "end_reason", "exit_code", "exit_signal", "auth", NULL};
 	static const char *const tail[] = {"open_fail_paths", "open_fail_paths_incomplete", "oncpu",
 					   "binary_id",	      "parent_exe",
 					   "ancestors",	      "binary",
@@ -841,7 +846,7 @@ static void test_sample_json_hostile_strings_cannot_forge_a_line_or_a_field(void
 	struct json_object *o, *back;
 	struct json_tokener *tok;
 	const char *line, *keys[64];
-	static const char *const mid[] = {"end_ns", "duration_ns", "end_reason", "exit_code", "exit_signal", NULL};
+	static const char *const mid[] = {"end_ns", "duration_ns", "end_reason", "exit_code", "exit_signal", "auth", NULL};
 	static const char *const tail[] = {"open_fail_paths", "open_fail_paths_incomplete", "oncpu",
 					   "binary_id",	      "parent_exe",
 					   "ancestors",	      "binary",

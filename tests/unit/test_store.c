@@ -199,7 +199,7 @@ static void learn(struct baseline *b, unsigned n, uint64_t cpu, uint64_t now_ns)
 	p.mode = BL_MODE_LEARN;
 	for (unsigned i = 0; i < n; i++)
 		assert_int_equal(learn_one(b, i, cpu, now_ns), 0);
-	assert_int_equal(baseline__observe_child(b, "/bin/sh", &p, now_ns), 0);
+	assert_int_equal(baseline__observe_child(b, "/bin/sh", NULL, &p, now_ns), 0);
 }
 
 static void assert_baseline_equal(const struct baseline *a, const struct baseline *b)
