@@ -141,6 +141,12 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_WIN_OPEN_FAILURES_SCORE, "baseline.win_open_failures.score", NUM, RL_W, "", "score of the failed-open rate (as baseline.cpu.score)") \
 	X(BL_MAX_SCORE, "baseline.max_score", NUM, RL_WX, "", "the highest score of this sample")               \
 	X(BL_MAX_FEATURE, "baseline.max_feature", STR, RL_WX, "", "the feature with that score")               \
+	X(BL_MAX_FEATURE_TEXT, "baseline.max_feature_text", STR, RL_WX, "",                                    \
+	  "that feature in plain words: its value, the usual (median and p99), how many times the usual")      \
+	X(BL_DID_SCORE, "baseline.did_score", NUM, RL_WX, "",                                                   \
+	  "the highest score of what the binary did: CPU, syscalls, failed opens (not its lifetime or off-CPU time, which its caller chose)") \
+	X(BL_DID_FEATURE, "baseline.did_feature", STR, RL_WX, "", "the feature with that score")               \
+	X(BL_DID_TEXT, "baseline.did_text", STR, RL_WX, "", "that feature in plain words (as baseline.max_feature_text)") \
 	X(BL_ANOMALOUS, "baseline.anomalous", BOOL, RL_WX, "", "a score >= alert score, or a never-seen member") \
 	X(BL_NEW_FAIL_PATHS, "baseline.new_fail_paths", STRLIST, RL_X, "", "failed paths never seen (up to 8)") \
 	X(BL_NEW_SYSCALLS, "baseline.new_syscalls", STRLIST, RL_X, "", "syscalls never used before (up to 8)")  \
