@@ -239,6 +239,31 @@ static const char *feature_text(const struct pl_sample *s, int d, char *buf, siz
 	return buf;
 }
 
+/* "usually 2 ms of CPU per lifetime (p99 5 ms), at most 40 ms per second (p99)", or why not. */
+static const char *cpu_usual_text(const struct pl_sample *s, char *buf, size_t size)
+{
+	char p50[32], p99[32], w99[32];
+	int n = 0;
+
+	if (!s->bl.key)
+		return "no baseline";
+	if (!s->bl.ready && !s->bl.windows_ready) {
+		snprintf(buf, size, "no ready baseline yet (%llu samples learned)", (unsigned long long)s->bl.samples);
+		return buf;
+	}
+	buf[0] = '\0';
+	if (s->bl.ready && !isnan(s->bl.q[PL_LIFE_CPU][0])) {
+		duration(p50, sizeof(p50), s->bl.q[PL_LIFE_CPU][0]);
+		duration(p99, sizeof(p99), s->bl.q[PL_LIFE_CPU][2]);
+		n = snprintf(buf, size, "usually %s of CPU per lifetime (p99 %s)", p50, p99);
+	}
+	if (s->bl.windows_ready && !isnan(s->bl.q[PL_WIN_CPU][2]) && n >= 0 && (size_t)n < size) {
+		duration(w99, sizeof(w99), s->bl.q[PL_WIN_CPU][2]);
+		snprintf(buf + n, size - (size_t)n, "%s%s per second at p99", n ? ", " : "usually at most ", w99);
+	}
+	return buf[0] ? buf : "no ready baseline yet";
+}
+
 static bool flag(const struct pl_sample *s, bool v, double *ret)
 {
 	if (!s->bl.key)
@@ -362,6 +387,11 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bin.present && s->bin.storm_path && val(s->bin.storm_procs, ret);
 	case RL_F_BIN_STORM_FAILURES_PER_S:
 		return s->bin.present && s->bin.storm_path && val(s->bin.storm_failures_per_s, ret);
+	case RL_F_BIN_STORM_NEW_BINARY:
+		if (!s->bin.present || !s->bin.storm_path)
+			return false;
+		*ret = s->bin.storm_new_binary;
+		return true;
 	case RL_F_PROC_CPU_SAMPLES:
 		return s->oncpu && val((double)s->oncpu->samples, ret);
 	case RL_F_BL_ONCPU_READY:
@@ -453,7 +483,7 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 {
 	/* the texts made here: one per field, so two in one output do not share
 	 * (rules run on the event loop only; the string lives until the next call) */
-	static char max_text[192], did_text[192];
+	static char max_text[192], did_text[192], cpu_text[192];
 	const struct pl_fail *top;
 
 	if (!at_moment(s, f))
@@ -504,6 +534,8 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->bl.key && s->bl.scored && s->bl.max_dist >= 0 ? pl_dist__feature(s->bl.max_dist) : NULL;
 	case RL_F_BL_MAX_FEATURE_TEXT:
 		return s->bl.max_dist >= 0 ? feature_text(s, s->bl.max_dist, max_text, sizeof(max_text)) : NULL;
+	case RL_F_BL_CPU_USUAL_TEXT:
+		return cpu_usual_text(s, cpu_text, sizeof(cpu_text));
 	case RL_F_BL_DID_FEATURE:
 		return did_max(s) >= 0 ? pl_dist__feature(did_max(s)) : NULL;
 	case RL_F_BL_DID_TEXT:
