@@ -137,6 +137,7 @@ struct pl_stats_rules {
 
 #define PL_STATS_FEAT_MAX 32
 #define PL_STATS_TOP_USERS 4
+#define PL_STATS_FAMILIES_MAX 12
 
 struct pl_sensor_stats {
 	uint64_t time_ns;			   /* CLOCK_REALTIME when taken */
@@ -181,6 +182,13 @@ struct pl_sensor_stats {
 			uint64_t refused;
 		} top_users[PL_STATS_TOP_USERS]; /* the users most refused over their share, most first */
 		size_t ntop_users;
+		/* per rule family, armed or not (docs/baselines.md#armed): in the stats record only */
+		struct {
+			const char *name; /* static */
+			uint64_t ready, learning; /* active baselines it judges */
+			bool armed;
+		} families[PL_STATS_FAMILIES_MAX];
+		size_t nfamilies;
 	} baselines;
 	bool rules_on;
 	struct pl_stats_rules rules;

@@ -232,6 +232,21 @@ static struct json_object *baselines_counts(const struct pl_sensor_stats *s)
 		json_object_object_add(o, "refused_users", top);
 	else
 		json_object_put(top);
+	if (o && s->baselines.nfamilies) {
+		struct json_object *fam = json_object_new_object();
+
+		for (size_t i = 0; fam && i < s->baselines.nfamilies; i++) {
+			struct json_object *f = json_object_new_object();
+
+			if (!f)
+				break;
+			add_u64(f, "ready", s->baselines.families[i].ready);
+			add_u64(f, "learning", s->baselines.families[i].learning);
+			json_object_object_add(f, "armed", json_object_new_boolean(s->baselines.families[i].armed));
+			json_object_object_add(fam, s->baselines.families[i].name, f);
+		}
+		json_object_object_add(o, "families", fam);
+	}
 	return o;
 }
 

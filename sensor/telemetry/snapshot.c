@@ -229,6 +229,19 @@ static void render_baselines(const struct snapshot *s, struct pl_expo *e)
 	expo__u64(e, L1("kind", "window"), 1, l->window_samples);
 	counter(e, "plumbline_baseline_anomalous_samples_total", "Samples whose verdict was anomalous.", l->anomalous);
 	counter(e, "plumbline_baseline_save_errors_total", "Failed saves of the baseline store.", l->save_errors);
+	expo__family(e, "plumbline_family_baselines", PL_METRIC_GAUGE,
+		     "Active baselines (a process seen in the last 10 minutes) a rule family judges, by state: "
+		     "ready for it or learning (docs/baselines.md#armed).");
+	for (size_t f = 0; f < l->nfamily; f++) {
+		expo__u64(e, ((struct pl_label[]){ { "family", l->family[f].name }, { "state", "ready" } }), 2,
+			  l->family[f].active_ready);
+		expo__u64(e, ((struct pl_label[]){ { "family", l->family[f].name }, { "state", "learning" } }), 2,
+			  l->family[f].active_learning);
+	}
+	expo__family(e, "plumbline_family_armed", PL_METRIC_GAUGE,
+		     "1 when a rule family is armed: at least 80 % of the active baselines it judges are ready.");
+	for (size_t f = 0; f < l->nfamily; f++)
+		expo__u64(e, L1("family", l->family[f].name), 1, l->family[f].armed);
 }
 
 int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
@@ -388,7 +401,7 @@ static struct json_object *status_watch(const struct snapshot *s)
 static struct json_object *status_learning(const struct snapshot *s)
 {
 	const struct learn_progress *l = &s->learn;
-	struct json_object *o, *top;
+	struct json_object *o, *top, *fam;
 
 	if (!s->baselines_on)
 		return NULL;
@@ -410,6 +423,23 @@ static struct json_object *status_learning(const struct snapshot *s)
 		json_object_array_add(top, t);
 	}
 	json_object_object_add(o, "closest_to_ready", top);
+	add_u64(o, "active", l->active);
+	fam = json_object_new_array();
+	for (size_t f = 0; f < l->nfamily; f++) {
+		const struct learn_family_state *st = &l->family[f];
+		struct json_object *t = json_object_new_object();
+
+		add_str(t, "family", st->name);
+		add_str(t, "rules", st->rules);
+		add_u64(t, "active_ready", st->active_ready);
+		add_u64(t, "active_learning", st->active_learning);
+		add_u64(t, "ready_pct", st->weight_all ? st->weight_ready * 100 / st->weight_all : 0);
+		add_u64(t, "ready", st->ready);
+		add_u64(t, "learning", st->learning);
+		json_object_object_add(t, "armed", json_object_new_boolean(st->armed));
+		json_object_array_add(fam, t);
+	}
+	json_object_object_add(o, "families", fam);
 	return o;
 }
 
