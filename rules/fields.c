@@ -246,7 +246,7 @@ static const char *cpu_usual_text(const struct pl_sample *s, char *buf, size_t s
 	int n = 0;
 
 	if (!s->bl.key)
-		return "no baseline";
+		return "no baseline"; /* (its content hash pending, or the store full): said, not <NA> */
 	if (!s->bl.ready && !s->bl.windows_ready) {
 		snprintf(buf, size, "no ready baseline yet (%llu samples learned)", (unsigned long long)s->bl.samples);
 		return buf;
