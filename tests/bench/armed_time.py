@@ -52,6 +52,9 @@ def main():
                 if w is not None:
                     passes += 1
                 w = subprocess.Popen(["bash", workload], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if s.poll() is not None:
+                print(f"the sensor ended at {time.monotonic() - t0:.0f} s: exit {s.returncode}", flush=True)
+                break
             if time.monotonic() >= next_read:
                 next_read += 10
                 try:
