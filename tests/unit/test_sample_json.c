@@ -625,7 +625,7 @@ static void test_sample_json_window_record_has_deltas_total_busy_and_binary(void
 	    "cpu_ns",	      "offcpu_ns",	    "runq_ns", "blocked_ns", "syscalls",      "open_failures",
 	    "ctx_switches",   "syscalls_by_name",   "threads", "fail_paths", "top_fail_path", "top_fail_count",
 	    "top_fail_errno", "top_fail_truncated", NULL};
-	static const char *const bin_keys[] = {"procs", "open_failures_per_s", "top_fail_path", "top_fail_share", "storm_path", "storm_paths", "storm_procs", "storm_failures_per_s", NULL};
+	static const char *const bin_keys[] = {"procs", "open_failures_per_s", "top_fail_path", "top_fail_share", "storm_path", "storm_paths", "storm_procs", "storm_failures_per_s", "storm_new_binary", NULL};
 	static const char *const errno_keys[] = {"ENOENT", "other", NULL};
 	const char *keys[64];
 
