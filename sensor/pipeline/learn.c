@@ -643,14 +643,16 @@ static bool family_concerns(const struct learner *l, size_t f, const struct base
 	*weight = b->samples;
 	switch (families[f].need) {
 	case LEARN_READY_LIFETIME:
+		/* a key seen once (a script in a fresh temporary directory, a one-off build) recurs
+		 * never: no definition could have it ready, and it holds nothing back */
 		*ready = baseline__ready(b, &l->pol);
-		return true;
+		return b->samples >= 2;
 	case LEARN_READY_WINDOWS:
 		*ready = baseline__windows_ready(b, &l->pol);
 		*weight = b->windows;
 		return b->windows > 0;
 	case LEARN_READY_SET:
-		if (families[f].set == BL_SET_ONCPU && !b->oncpu_samples)
+		if (b->samples < 2 || (families[f].set == BL_SET_ONCPU && !b->oncpu_samples))
 			return false;
 		*ready = baseline__set_ready(b, families[f].set, &l->pol, now);
 		return true;

@@ -63,6 +63,10 @@ def main():
                 except (OSError, ValueError):
                     time.sleep(0.5)
                     continue
+                if int(time.monotonic() - t0) % 60 < 10:
+                    print(f"[{time.monotonic() - t0:6.0f} s] " + ", ".join(
+                        f"{x['family']} {x['ready_pct']}%" for x in (st.get("learning") or {}).get("families", [])),
+                        flush=True)
                 for fam in (st.get("learning") or {}).get("families", []):
                     last[fam["family"]] = fam
                     if fam["armed"] and fam["family"] not in first:
@@ -81,8 +85,8 @@ def main():
     print(f"{passes} passes of the workload in {seconds:.0f} s; per family (at the end):")
     for name, fam in last.items():
         at = f"armed at {first[name]:.0f} s" if name in first else "not armed"
-        print(f"  {name:14s} {at:18s} {fam['active_ready']} of {fam['active_ready'] + fam['active_learning']} "
-              f"active baselines ready")
+        print(f"  {name:14s} {at:18s} {fam['ready_pct']}% of samples ready; {fam['active_ready']} of "
+              f"{fam['active_ready'] + fam['active_learning']} active recurring baselines ready")
     shutil.rmtree(d, ignore_errors=True)
     return 0
 
