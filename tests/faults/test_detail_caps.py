@@ -17,8 +17,9 @@ for sure. Asserted:
   - plumbline_detail_capped_total{cause="fail_path_image_cap"} says the same
     count at the last scrape, and plumbline_losses_total has no such cause;
   - every loss counter of class lost in the stats record is 0 exactly when
-    no loss alert was raised and the exit line says "nothing lost"; on this
-    idle run they are all 0 (a loss here is a real one: the test says which);
+    no loss alert was raised and the exit line says "nothing lost" (on an
+    idle machine they are 0; a flood elsewhere on a shared machine can lose
+    records for real: then the alerts sum to them and the exit line says so);
   - no loss alert names a cause of bounded detail.
 usage: test_detail_caps.py PLUMBLINE
 """
@@ -128,11 +129,23 @@ def main():
                 if c in a["evidence"]["losses_total"]:
                     sl.fail(f"a loss alert names bounded detail {c}: {a['output']}")
         if any(lost.values()):
-            sl.fail(f"an idle run lost events: {lost} (alerts {[a['output'] for a in alerts]})")
-        if alerts:
-            sl.fail(f"loss alerts with nothing lost: {[a['output'] for a in alerts]}")
-        if not nothing:
-            sl.fail("the exit line does not say nothing lost: " + s.log_text()[-400:])
+            # other work on a shared machine (a flood) can make even this run lose records: then the
+            # alerts, the record and the exit line must still agree, and name no detail (checked above)
+            sums = {}
+            for a in alerts:
+                for c, n in a["evidence"]["losses"].items():
+                    sums[c] = sums.get(c, 0) + n
+            for c, n in lost.items():
+                if n and sums.get(c, 0) != n:
+                    sl.fail(f"{c}: {n} lost in the stats record, {sums.get(c, 0)} in loss alerts")
+            if nothing:
+                sl.fail(f"the exit line says nothing lost, the stats record says {lost}")
+            sl.log(f"real losses from other work on the machine ({lost}): alerts, record and exit line agree")
+        else:
+            if alerts:
+                sl.fail(f"loss alerts with nothing lost: {[a['output'] for a in alerts]}")
+            if not nothing:
+                sl.fail("the exit line does not say nothing lost: " + s.log_text()[-400:])
         sl.log("detail caps hit, counted in the record and the metric; no loss alert; exit line agrees")
         ok = True
     except sl.Failure as e:
