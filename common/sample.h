@@ -170,6 +170,7 @@ struct pl_bin {
 	const char *storm_paths; /* the new paths failed by >= half as many processes, ", "-joined */
 	uint32_t storm_procs;
 	double storm_failures_per_s;
+	bool storm_new_binary; /* counted while the binary was new to the sensor (binagg.h) */
 };
 
 /* One feature of a scored sample against its baseline. */

@@ -391,6 +391,7 @@ static struct json_object *binary(const struct pl_sample *s)
 	add_str(o, "storm_paths", s->bin.storm_paths);
 	add_u64(o, "storm_procs", s->bin.storm_procs);
 	add_double(o, "storm_failures_per_s", s->bin.storm_path ? s->bin.storm_failures_per_s : 0);
+	add_bool(o, "storm_new_binary", s->bin.storm_path && s->bin.storm_new_binary);
 	return o;
 }
 

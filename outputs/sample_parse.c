@@ -329,6 +329,7 @@ static void parse_binary(struct sample_buf *b, struct json_object *o, struct pl_
 	s->bin.storm_paths = str(b, o, "storm_paths");
 	s->bin.storm_procs = u32(o, "storm_procs");
 	s->bin.storm_failures_per_s = dbl(o, "storm_failures_per_s");
+	s->bin.storm_new_binary = boolean(o, "storm_new_binary"); /* false in records before issue 18 */
 }
 
 static int dist_of_feature(const char *name)

@@ -22,10 +22,19 @@
 /*
  * Every loss counter, by cause, named as in the stats record (docs/records.md):
  * the one table of the names, for the stats record, the loss alert and the
- * metrics. The causes before PL_LOSS_ALERTED raise the loss alert; the
- * others are counted, never alerted (a path displaced from a full table
- * still had its count kept). Truncations are not losses: a record still
- * goes out.
+ * metrics. Each cause is of one class (pl_loss__class(), the table in
+ * stats_json.c, docs/records.md#what-is-lost-and-what-is-bounded-detail):
+ *   lost: an event, record, process, thread or output write the sensor
+ *         should have had and has not (a ring buffer, a table, an output
+ *         full). These raise the loss alert, count in plumbline_losses_total
+ *         and in the exit line.
+ *   detail: bounded detail by design: every event is still counted, a
+ *         bounded part of its detail is not kept (a stack not stored, an
+ *         image over its share of a table, a path displaced). Counted in the
+ *         stats record and plumbline_detail_capped_total, never alerted.
+ * A cause the table does not classify is lost: a new one cannot be silently
+ * ignored. Truncations are neither: a record still goes out whole but for a
+ * cut string.
  */
 enum pl_loss {
 	PL_LOSS_RINGBUF_FULL,
@@ -47,14 +56,21 @@ enum pl_loss {
 	PL_LOSS_SYSLOG_DROPPED,
 	PL_LOSS_OCSF_DROPPED,
 	PL_LOSS_AUDIT_DROPPED,
-	PL_LOSS_ALERTED,
-	PL_LOSS_FAIL_PATHS_DISPLACED = PL_LOSS_ALERTED,
+	PL_LOSS_FAIL_PATHS_DISPLACED,
 	PL_LOSS_BINARY_PATHS_FORGOTTEN,
 	PL_LOSS_STACKS_UNREADABLE,
 	PL_LOSS_KEYS_DISPLACED,
 	PL_LOSS_OBJECTS_REFUSED,
 	PL_LOSS_FILE_IMAGE_CAP,
+	PL_LOSS_MAP_IMAGE_CAP,
+	PL_LOSS_KERNEL_OTHER, /* kernel drop counters of class lost that no cause above names */
 	PL_LOSS_MAX
+};
+
+/* What a loss cause is: 0, the default of an unclassified one, is lost. */
+enum pl_loss_class {
+	PL_LOSS_LOST = 0,
+	PL_LOSS_DETAIL,
 };
 
 /*
@@ -88,6 +104,13 @@ const char *pl_loss__name(enum pl_loss c);
 /* The kernel drop counter (enum pl_kdrop) that counts cause c, or -1 when user space counts it. */
 int pl_loss__drop(enum pl_loss c);
 
+/* The cause's class (lost for one out of range: never silently ignored). */
+enum pl_loss_class pl_loss__class(enum pl_loss c);
+
+/* The class of a kernel drop counter: that of the cause it counts; lost for
+ * one no cause names (a new slot), detail for the truncations (nothing lost). */
+enum pl_loss_class pl_drop__class(int drop);
+
 /* The kernel drop counter's key in the stats record's kernel_drops ("?" out of range). */
 const char *pl_drop__name(int drop);
 
@@ -99,6 +122,7 @@ struct live_losses {
 	uint64_t output_writes;
 	uint64_t fail_paths;
 	uint64_t threads; /* threads whose times could not be measured */
+	uint64_t other;   /* every other lost cause (mappings, binaries, hashes, keys, OCSF, audit...) */
 };
 
 /* One output's counters. */
@@ -117,6 +141,7 @@ struct pl_stats_rules {
 
 #define PL_STATS_FEAT_MAX 32
 #define PL_STATS_TOP_USERS 4
+#define PL_STATS_FAMILIES_MAX 12
 
 struct pl_sensor_stats {
 	uint64_t time_ns;			   /* CLOCK_REALTIME when taken */
@@ -125,6 +150,8 @@ struct pl_sensor_stats {
 	uint64_t exec_records, process_records, window_records;
 	uint64_t kernel_drops[PL_KDROP_MAX];
 	uint64_t loss[PL_LOSS_MAX]; /* every loss, by cause (0 for a part that is off) */
+	uint64_t lost;		    /* the sum of loss[] of class lost: what the loss alert says */
+	uint64_t detail_capped;	    /* the sum of loss[] of class detail: never alerted */
 	struct live_losses losses;
 	struct {
 		uint64_t state_reads, skipped, reports; /* /proc reads of idle processes */
@@ -159,6 +186,13 @@ struct pl_sensor_stats {
 			uint64_t refused;
 		} top_users[PL_STATS_TOP_USERS]; /* the users most refused over their share, most first */
 		size_t ntop_users;
+		/* per rule family, armed or not (docs/baselines.md#armed): in the stats record only */
+		struct {
+			const char *name; /* static */
+			uint64_t ready, learning; /* active baselines it judges */
+			bool armed;
+		} families[PL_STATS_FAMILIES_MAX];
+		size_t nfamilies;
 	} baselines;
 	bool rules_on;
 	struct pl_stats_rules rules;

@@ -15,37 +15,56 @@ static const char *const drop_names[PL_KDROP_MAX] = {
 	"stack_table_full", "stack_not_stored", "stack_image_cap", "file_image_cap", "map_image_cap",
 };
 
-/* The causes counted in user space; a kernel cause is named by its drop counter. */
+/*
+ * Every loss cause: its name (a kernel cause is named by its drop counter)
+ * and its class (sensor_stats.h; docs/records.md#lost-and-bounded-detail).
+ * THE table of what raises the loss alert: a cause left out of it, or with
+ * no class, is lost. Bounded detail is what the sensor drops by design to
+ * stay bounded while every event is still counted.
+ */
+#define LOST PL_LOSS_LOST
+#define DETAIL PL_LOSS_DETAIL
+#define K(drop) ((drop) + 1)
 static const struct {
 	const char *name;
-	int drop; /* enum pl_kdrop, or -1 */
+	int kdrop; /* enum pl_kdrop + 1, or 0: counted in user space (so a cause left out is one) */
+	enum pl_loss_class cls;
 } causes[PL_LOSS_MAX] = {
-	[PL_LOSS_RINGBUF_FULL] = { NULL, PL_KDROP_RINGBUF },
-	[PL_LOSS_INVALID_RECORDS] = { "invalid_records", -1 },
-	[PL_LOSS_PROC_MAP_FULL] = { NULL, PL_KDROP_PROC_MAP },
-	[PL_LOSS_PROCTABLE_FULL] = { "proctable_full", -1 },
-	[PL_LOSS_FAIL_PATH_MAP_FULL] = { NULL, PL_KDROP_FAILPATH_MAP },
-	[PL_LOSS_FAIL_PATH_IMAGE_CAP] = { NULL, PL_KDROP_FAILPATH_IMAGE },
-	[PL_LOSS_PATH_FAULT] = { NULL, PL_KDROP_PATH_FAULT },
-	[PL_LOSS_FAIL_KEYS_UNREMEMBERED] = { "fail_keys_unremembered", -1 },
-	[PL_LOSS_THREAD_STATE] = { NULL, PL_KDROP_THREAD_STATE },
-	[PL_LOSS_STACK_TABLE_FULL] = { NULL, PL_KDROP_STACK_MAP },
-	[PL_LOSS_STACK_NOT_STORED] = { NULL, PL_KDROP_STACK_ID },
-	[PL_LOSS_STACK_IMAGE_CAP] = { NULL, PL_KDROP_STACK_IMAGE },
-	[PL_LOSS_MAPPINGS_LOST] = { "mappings_lost", -1 },
-	[PL_LOSS_BINARIES_UNTRACKED] = { "binaries_untracked", -1 },
-	[PL_LOSS_HASH_QUEUE_FULL] = { "hash_queue_full", -1 },
-	[PL_LOSS_OUTPUT_DROPPED] = { "output_dropped", -1 },
-	[PL_LOSS_SYSLOG_DROPPED] = { "syslog_dropped", -1 },
-	[PL_LOSS_OCSF_DROPPED] = { "ocsf_dropped", -1 },
-	[PL_LOSS_AUDIT_DROPPED] = { "audit_dropped", -1 },
-	[PL_LOSS_FAIL_PATHS_DISPLACED] = { "fail_paths_displaced", -1 },
-	[PL_LOSS_BINARY_PATHS_FORGOTTEN] = { "binary_paths_forgotten", -1 },
-	[PL_LOSS_STACKS_UNREADABLE] = { "stacks_unreadable", -1 },
-	[PL_LOSS_KEYS_DISPLACED] = { "keys_displaced", -1 },
-	[PL_LOSS_OBJECTS_REFUSED] = { "objects_refused", -1 },
-	[PL_LOSS_FILE_IMAGE_CAP] = { NULL, PL_KDROP_FILE_IMAGE },
+	/* records never delivered, or rejected */
+	[PL_LOSS_RINGBUF_FULL] = { NULL, K(PL_KDROP_RINGBUF), LOST },
+	[PL_LOSS_INVALID_RECORDS] = { "invalid_records", 0, LOST },
+	/* tables full: a process, a thread, a path, a binary, a hash not had */
+	[PL_LOSS_PROC_MAP_FULL] = { NULL, K(PL_KDROP_PROC_MAP), LOST },
+	[PL_LOSS_PROCTABLE_FULL] = { "proctable_full", 0, LOST },
+	[PL_LOSS_FAIL_PATH_MAP_FULL] = { NULL, K(PL_KDROP_FAILPATH_MAP), LOST },
+	[PL_LOSS_FAIL_KEYS_UNREMEMBERED] = { "fail_keys_unremembered", 0, LOST },
+	[PL_LOSS_THREAD_STATE] = { NULL, K(PL_KDROP_THREAD_STATE), LOST },
+	[PL_LOSS_STACK_TABLE_FULL] = { NULL, K(PL_KDROP_STACK_MAP), LOST },
+	[PL_LOSS_MAPPINGS_LOST] = { "mappings_lost", 0, LOST },
+	[PL_LOSS_BINARIES_UNTRACKED] = { "binaries_untracked", 0, LOST },
+	[PL_LOSS_HASH_QUEUE_FULL] = { "hash_queue_full", 0, LOST },
+	/* records an output could not deliver */
+	[PL_LOSS_OUTPUT_DROPPED] = { "output_dropped", 0, LOST },
+	[PL_LOSS_SYSLOG_DROPPED] = { "syslog_dropped", 0, LOST },
+	[PL_LOSS_OCSF_DROPPED] = { "ocsf_dropped", 0, LOST },
+	[PL_LOSS_AUDIT_DROPPED] = { "audit_dropped", 0, LOST },
+	[PL_LOSS_KERNEL_OTHER] = { "kernel_other", 0, LOST },
+	/* bounded detail: the event counted, a bounded part of its detail not kept */
+	[PL_LOSS_FAIL_PATH_IMAGE_CAP] = { NULL, K(PL_KDROP_FAILPATH_IMAGE), DETAIL },
+	[PL_LOSS_PATH_FAULT] = { NULL, K(PL_KDROP_PATH_FAULT), DETAIL },
+	[PL_LOSS_STACK_NOT_STORED] = { NULL, K(PL_KDROP_STACK_ID), DETAIL },
+	[PL_LOSS_STACK_IMAGE_CAP] = { NULL, K(PL_KDROP_STACK_IMAGE), DETAIL },
+	[PL_LOSS_FAIL_PATHS_DISPLACED] = { "fail_paths_displaced", 0, DETAIL },
+	[PL_LOSS_BINARY_PATHS_FORGOTTEN] = { "binary_paths_forgotten", 0, DETAIL },
+	[PL_LOSS_STACKS_UNREADABLE] = { "stacks_unreadable", 0, DETAIL },
+	[PL_LOSS_KEYS_DISPLACED] = { "keys_displaced", 0, DETAIL },
+	[PL_LOSS_OBJECTS_REFUSED] = { "objects_refused", 0, DETAIL },
+	[PL_LOSS_FILE_IMAGE_CAP] = { NULL, K(PL_KDROP_FILE_IMAGE), DETAIL },
+	[PL_LOSS_MAP_IMAGE_CAP] = { NULL, K(PL_KDROP_MAP_IMAGE), DETAIL },
 };
+#undef LOST
+#undef DETAIL
+#undef K
 
 const char *pl_drop__name(int drop)
 {
@@ -54,14 +73,31 @@ const char *pl_drop__name(int drop)
 
 int pl_loss__drop(enum pl_loss c)
 {
-	return c >= 0 && c < PL_LOSS_MAX ? causes[c].drop : -1;
+	return c >= 0 && c < PL_LOSS_MAX ? causes[c].kdrop - 1 : -1;
 }
 
 const char *pl_loss__name(enum pl_loss c)
 {
 	if (c < 0 || c >= PL_LOSS_MAX)
 		return "?";
-	return causes[c].drop >= 0 ? drop_names[causes[c].drop] : causes[c].name;
+	if (causes[c].kdrop)
+		return drop_names[causes[c].kdrop - 1];
+	return causes[c].name ? causes[c].name : "?";
+}
+
+enum pl_loss_class pl_loss__class(enum pl_loss c)
+{
+	return c >= 0 && c < PL_LOSS_MAX ? causes[c].cls : PL_LOSS_LOST;
+}
+
+enum pl_loss_class pl_drop__class(int drop)
+{
+	if (drop == PL_KDROP_PATH_TRUNC || drop == PL_KDROP_ARGS_TRUNC)
+		return PL_LOSS_DETAIL; /* a cut string: the record still goes out */
+	for (int c = 0; c < PL_LOSS_MAX; c++)
+		if (causes[c].kdrop && causes[c].kdrop - 1 == drop)
+			return causes[c].cls;
+	return PL_LOSS_LOST;
 }
 
 static void add_u64(struct json_object *o, const char *key, uint64_t v)
@@ -198,6 +234,21 @@ static struct json_object *baselines_counts(const struct pl_sensor_stats *s)
 		json_object_object_add(o, "refused_users", top);
 	else
 		json_object_put(top);
+	if (o && s->baselines.nfamilies) {
+		struct json_object *fam = json_object_new_object();
+
+		for (size_t i = 0; fam && i < s->baselines.nfamilies; i++) {
+			struct json_object *f = json_object_new_object();
+
+			if (!f)
+				break;
+			add_u64(f, "ready", s->baselines.families[i].ready);
+			add_u64(f, "learning", s->baselines.families[i].learning);
+			json_object_object_add(f, "armed", json_object_new_boolean(s->baselines.families[i].armed));
+			json_object_object_add(fam, s->baselines.families[i].name, f);
+		}
+		json_object_object_add(o, "families", fam);
+	}
 	return o;
 }
 

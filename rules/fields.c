@@ -11,6 +11,7 @@
 #include "fields.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "syscalls.h"
@@ -146,6 +147,121 @@ static bool score(const struct pl_sample *s, enum pl_dist d, bool ratio, double 
 	const struct pl_score *f = &s->bl.f[d];
 
 	return s->bl.key && s->bl.scored && f->valid && val(ratio ? f->ratio_p50 : f->score, ret);
+}
+
+/*
+ * What the binary did, as opposed to what its caller asked for: a sleep's
+ * lifetime and off-CPU time are its argument, its CPU, syscalls and failed
+ * opens are its own (docs/rules.md#deviation-in-plain-words).
+ */
+static bool did(enum pl_dist d)
+{
+	return d != PL_LIFE_WALL && d != PL_LIFE_OFFCPU;
+}
+
+/* The scored feature of what the binary did with the highest score; -1: none. */
+static int did_max(const struct pl_sample *s)
+{
+	int best = -1;
+
+	if (!s->bl.key || !s->bl.scored)
+		return -1;
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		if (did(d) && s->bl.f[d].valid && !isnan(s->bl.f[d].score) &&
+		    (best < 0 || s->bl.f[d].score > s->bl.f[best].score))
+			best = d;
+	return best;
+}
+
+/* A duration in words: "0.40 ms", "812 ms", "12.3 s". */
+static void duration(char *buf, size_t size, double ns)
+{
+	if (ns < 1e6)
+		snprintf(buf, size, "%.2f ms", ns / 1e6);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.0f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.1f s", ns / 1e9);
+}
+
+static void count(char *buf, size_t size, double n)
+{
+	snprintf(buf, size, n < 10 && n != floor(n) ? "%.1f" : "%.0f", n);
+}
+
+/*
+ * Feature d of the sample in plain words, into buf: "used 812 ms of CPU,
+ * usually 2 ms (p99 5 ms): 406x its usual". NULL when it was not scored.
+ */
+static const char *feature_text(const struct pl_sample *s, int d, char *buf, size_t size)
+{
+	static const struct {
+		const char *verb, *what; /* "<verb> <value><what>" */
+		bool ns;
+	} words[PL_DIST_MAX] = {
+		[PL_LIFE_CPU] = { "used", " of CPU", true },
+		[PL_LIFE_WALL] = { "ran for", "", true },
+		[PL_LIFE_OFFCPU] = { "spent", " off CPU (sleeping or waiting)", true },
+		[PL_LIFE_SYSCALLS] = { "made", " syscalls", false },
+		[PL_LIFE_OPEN_FAIL] = { "failed", " opens", false },
+		[PL_WIN_CPU] = { "used", " of CPU in one second", true },
+		[PL_WIN_SYSCALLS] = { "made", " syscalls in one second", false },
+		[PL_WIN_OPEN_FAIL] = { "failed", " opens in one second", false },
+		[PL_WIN_SC_FILE] = { "made", " file syscalls in one second", false },
+		[PL_WIN_SC_NET] = { "made", " network syscalls in one second", false },
+		[PL_WIN_SC_PROC] = { "made", " process syscalls in one second", false },
+		[PL_WIN_SC_MEM] = { "made", " memory syscalls in one second", false },
+		[PL_WIN_SC_IPC] = { "made", " IPC syscalls in one second", false },
+		[PL_WIN_SC_TIME] = { "made", " time syscalls in one second", false },
+		[PL_WIN_SC_OTHER] = { "made", " other syscalls in one second", false },
+	};
+	const struct pl_score *f;
+	char v[32], p50[32], p99[32];
+	int n;
+
+	if (d < 0 || d >= PL_DIST_MAX || !s->bl.key || !s->bl.scored || !s->bl.f[d].valid || !words[d].verb)
+		return NULL;
+	f = &s->bl.f[d];
+	if (words[d].ns) {
+		duration(v, sizeof(v), f->value);
+		duration(p50, sizeof(p50), f->p50);
+		duration(p99, sizeof(p99), f->p99);
+	} else {
+		count(v, sizeof(v), f->value);
+		count(p50, sizeof(p50), f->p50);
+		count(p99, sizeof(p99), f->p99);
+	}
+	n = snprintf(buf, size, "%s %s%s, usually %s (p99 %s)", words[d].verb, v, words[d].what, p50, p99);
+	if (n > 0 && (size_t)n < size && f->p50 > 0 && f->value >= 2 * f->p50)
+		snprintf(buf + n, size - (size_t)n, ": %.0fx its usual", f->value / f->p50);
+	else if (n > 0 && (size_t)n < size && f->p50 <= 0 && f->value > 0)
+		snprintf(buf + n, size - (size_t)n, ": usually none");
+	return buf;
+}
+
+/* "usually 2 ms of CPU per lifetime (p99 5 ms), at most 40 ms per second (p99)", or why not. */
+static const char *cpu_usual_text(const struct pl_sample *s, char *buf, size_t size)
+{
+	char p50[32], p99[32], w99[32];
+	int n = 0;
+
+	if (!s->bl.key)
+		return "no baseline"; /* (its content hash pending, or the store full): said, not <NA> */
+	if (!s->bl.ready && !s->bl.windows_ready) {
+		snprintf(buf, size, "no ready baseline yet (%llu samples learned)", (unsigned long long)s->bl.samples);
+		return buf;
+	}
+	buf[0] = '\0';
+	if (s->bl.ready && !isnan(s->bl.q[PL_LIFE_CPU][0])) {
+		duration(p50, sizeof(p50), s->bl.q[PL_LIFE_CPU][0]);
+		duration(p99, sizeof(p99), s->bl.q[PL_LIFE_CPU][2]);
+		n = snprintf(buf, size, "usually %s of CPU per lifetime (p99 %s)", p50, p99);
+	}
+	if (s->bl.windows_ready && !isnan(s->bl.q[PL_WIN_CPU][2]) && n >= 0 && (size_t)n < size) {
+		duration(w99, sizeof(w99), s->bl.q[PL_WIN_CPU][2]);
+		snprintf(buf + n, size - (size_t)n, "%s%s per second at p99", n ? ", " : "usually at most ", w99);
+	}
+	return buf[0] ? buf : "no ready baseline yet";
 }
 
 static bool flag(const struct pl_sample *s, bool v, double *ret)
@@ -289,6 +405,11 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bin.present && s->bin.storm_path && val(s->bin.storm_procs, ret);
 	case RL_F_BIN_STORM_FAILURES_PER_S:
 		return s->bin.present && s->bin.storm_path && val(s->bin.storm_failures_per_s, ret);
+	case RL_F_BIN_STORM_NEW_BINARY:
+		if (!s->bin.present || !s->bin.storm_path)
+			return false;
+		*ret = s->bin.storm_new_binary;
+		return true;
 	case RL_F_PROC_CPU_SAMPLES:
 		return s->oncpu && val((double)s->oncpu->samples, ret);
 	case RL_F_BL_ONCPU_READY:
@@ -364,6 +485,11 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return score(s, PL_WIN_OPEN_FAIL, false, ret);
 	case RL_F_BL_MAX_SCORE:
 		return s->bl.key && s->bl.scored && val(s->bl.max_score, ret);
+	case RL_F_BL_DID_SCORE: {
+		int d = did_max(s);
+
+		return d >= 0 && val(s->bl.f[d].score, ret);
+	}
 	case RL_F_BL_ANOMALOUS:
 		return s->bl.scored && flag(s, s->bl.anomalous, ret);
 	/* map */
@@ -388,6 +514,9 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 
 const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 {
+	/* the texts made here: one per field, so two in one output do not share
+	 * (rules run on the event loop only; the string lives until the next call) */
+	static char max_text[192], did_text[192], cpu_text[192];
 	const struct pl_fail *top;
 
 	if (!at_moment(s, f))
@@ -452,6 +581,14 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->bl.key;
 	case RL_F_BL_MAX_FEATURE:
 		return s->bl.key && s->bl.scored && s->bl.max_dist >= 0 ? pl_dist__feature(s->bl.max_dist) : NULL;
+	case RL_F_BL_MAX_FEATURE_TEXT:
+		return s->bl.max_dist >= 0 ? feature_text(s, s->bl.max_dist, max_text, sizeof(max_text)) : NULL;
+	case RL_F_BL_CPU_USUAL_TEXT:
+		return cpu_usual_text(s, cpu_text, sizeof(cpu_text));
+	case RL_F_BL_DID_FEATURE:
+		return did_max(s) >= 0 ? pl_dist__feature(did_max(s)) : NULL;
+	case RL_F_BL_DID_TEXT:
+		return feature_text(s, did_max(s), did_text, sizeof(did_text));
 	/* waiting */
 	case RL_F_PROC_STATE:
 		return s->wait ? pl_wait__state_name(s->wait->state) : NULL;

@@ -122,6 +122,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "the new paths failed by at least half as many processes as bin.storm_path, most first, comma-separated") \
 	X(BIN_STORM_PROCS, "bin.storm_procs", NUM, RL_WX, "", "distinct processes of this binary that failed bin.storm_path, last second") \
 	X(BIN_STORM_FAILURES_PER_S, "bin.storm_failures_per_s", NUM, RL_WX, "1/s", "failed opens per second on bin.storm_path by this binary, last second") \
+	X(BIN_STORM_NEW_BINARY, "bin.storm_new_binary", BOOL, RL_WX, "",                                         \
+	  "the storm was counted while the binary was new to the sensor (known less than 10 s; binagg.h)")      \
 	X(BL_KEY, "baseline.key", STR, RL_ANY, "", "the baseline's key (present when one is attached)")          \
 	X(BL_READY, "baseline.ready", BOOL, RL_ANY, "", "this binary's lifetime baseline is ready (enough process samples), the same at exec, window and exit")             \
 	X(BL_WINDOWS_READY, "baseline.windows_ready", BOOL, RL_ANY, "", "this binary's window baseline is ready (enough windows), the same at exec, window and exit")       \
@@ -155,6 +157,14 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_WIN_OPEN_FAILURES_SCORE, "baseline.win_open_failures.score", NUM, RL_W, "", "score of the failed-open rate (as baseline.cpu.score)") \
 	X(BL_MAX_SCORE, "baseline.max_score", NUM, RL_WX, "", "the highest score of this sample")               \
 	X(BL_MAX_FEATURE, "baseline.max_feature", STR, RL_WX, "", "the feature with that score")               \
+	X(BL_MAX_FEATURE_TEXT, "baseline.max_feature_text", STR, RL_WX, "",                                    \
+	  "that feature in plain words: its value, the usual (median and p99), how many times the usual")      \
+	X(BL_CPU_USUAL_TEXT, "baseline.cpu_usual_text", STR, RL_EWX, "",                                      \
+	  "the binary's usual CPU in words (per lifetime and per second, when ready), or that it has no ready baseline") \
+	X(BL_DID_SCORE, "baseline.did_score", NUM, RL_WX, "",                                                   \
+	  "the highest score of what the binary did: CPU, syscalls, failed opens (not its lifetime or off-CPU time, which its caller chose)") \
+	X(BL_DID_FEATURE, "baseline.did_feature", STR, RL_WX, "", "the feature with that score")               \
+	X(BL_DID_TEXT, "baseline.did_text", STR, RL_WX, "", "that feature in plain words (as baseline.max_feature_text)") \
 	X(BL_ANOMALOUS, "baseline.anomalous", BOOL, RL_WX, "", "a score >= alert score, or a never-seen member") \
 	X(BL_NEW_FAIL_PATHS, "baseline.new_fail_paths", STRLIST, RL_X, "", "failed paths never seen (up to 8)") \
 	X(BL_NEW_SYSCALLS, "baseline.new_syscalls", STRLIST, RL_X, "", "syscalls never used before (up to 8)")  \

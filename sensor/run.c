@@ -175,11 +175,31 @@ static void loss_alert(struct sensor *s, bool final)
 		lossalert__tick(s->loss, &st, mono_ns(), alert_outs, n);
 }
 
+/* The rule families' readiness, for the stats record only: a pass over the store (learn.h). */
+static void collect_families(struct sensor *s, struct pl_sensor_stats *st)
+{
+	struct learn_progress *p;
+
+	if (!s->learn || !(p = malloc(sizeof(*p))))
+		return;
+	learner__progress(s->learn, p);
+	_Static_assert(LEARN_FAMILIES_MAX <= PL_STATS_FAMILIES_MAX, "room for every family");
+	for (size_t i = 0; i < p->nfamily; i++) {
+		st->baselines.families[i].name = p->family[i].name;
+		st->baselines.families[i].ready = p->family[i].active_ready;
+		st->baselines.families[i].learning = p->family[i].active_learning;
+		st->baselines.families[i].armed = p->family[i].armed;
+	}
+	st->baselines.nfamilies = p->nfamily;
+	free(p);
+}
+
 static void emit_stats(struct sensor *s)
 {
 	struct pl_sensor_stats st;
 
 	collect(s, &st);
+	collect_families(s, &st);
 	if (s->out)
 		output__write_stats(s->out, &st);
 }

@@ -206,6 +206,28 @@ static void print_watching(FILE *out, struct json_object *w, uint64_t alerts)
 	print_outputs(out, get(w, "outputs"));
 }
 
+/* Per rule family: armed or not, and how many of the running binaries' baselines are ready for it. */
+static void print_families(FILE *out, struct json_object *l)
+{
+	struct json_object *fam = get(l, "families");
+	size_t n = fam && json_object_is_type(fam, json_type_array) ? json_object_array_length(fam) : 0;
+
+	if (!n)
+		return;
+	fprintf(out, "  armed, by rule family (binaries seen in the last 10 minutes; armed at 80%%):\n");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(fam, i);
+		char name[64], rules[256];
+		uint64_t r = u64(t, "active_ready"), g = u64(t, "active_learning");
+
+		fprintf(out, "    %-14s %-8s %3llu%% of what runs, %llu of %llu baselines ready  (%s)\n",
+			str(t, "family", name, sizeof(name)) ?: "?",
+			json_object_get_boolean(get(t, "armed")) ? "armed" : r + g ? "learning" : "idle",
+			(unsigned long long)u64(t, "ready_pct"), (unsigned long long)r, (unsigned long long)(r + g),
+			str(t, "rules", rules, sizeof(rules)) ?: "");
+	}
+}
+
 static void print_learning(FILE *out, struct json_object *l)
 {
 	struct json_object *top = get(l, "closest_to_ready");
@@ -233,6 +255,7 @@ static void print_learning(FILE *out, struct json_object *l)
 			(unsigned long long)need, need ? (unsigned)(have * 100 / need) : 0,
 			str(t, "exe", exe, sizeof(exe)) ?: "?", str(t, "parent_exe", parent, sizeof(parent)) ?: "?");
 	}
+	print_families(out, l);
 }
 
 static void print_losses(FILE *out, struct json_object *losses)

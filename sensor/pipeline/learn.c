@@ -681,6 +681,86 @@ static void label(char *buf, size_t size, const char *s)
 		text_escape_buf(buf, size, s, strlen(s), 0);
 }
 
+/*
+ * The rule families, and the readiness each needs (learn.h). The families
+ * of issue 18 add a line each: { "files", "70-files.yaml", LEARN_READY_SET,
+ * BL_SET_FILES }, { "objects", "75-code.yaml", ..., BL_SET_OBJECTS },
+ * { "peers", "80-network.yaml", ..., BL_SET_PEERS }.
+ */
+static const struct {
+	const char *name, *rules;
+	enum learn_readiness need;
+	enum bl_set set;
+} families[] = {
+	{ "cost", "10-auth.yaml 30-runaway.yaml 60-waiting.yaml 90-deviation.yaml", LEARN_READY_LIFETIME, 0 },
+	{ "windows", "20-storms.yaml 30-runaway.yaml 90-deviation.yaml", LEARN_READY_WINDOWS, 0 },
+	{ "children", "40-canary.yaml", LEARN_READY_SET, BL_SET_CHILDREN },
+	{ "oncpu_objects", "10-auth.yaml", LEARN_READY_SET, BL_SET_ONCPU },
+};
+_Static_assert(sizeof(families) / sizeof(families[0]) <= LEARN_FAMILIES_MAX, "room for every family");
+
+/* Whether family f concerns baseline b at all (a binary that never lives a window has no window
+ * baseline to wait for; one never sampled on CPU no objects), and whether b is ready for it. */
+static bool family_concerns(const struct learner *l, size_t f, const struct baseline *b, uint64_t now, bool *ready,
+			    uint64_t *weight)
+{
+	*weight = b->samples;
+	switch (families[f].need) {
+	case LEARN_READY_LIFETIME:
+		/* a key seen once (a script in a fresh temporary directory, a one-off build) recurs
+		 * never: no definition could have it ready, and it holds nothing back */
+		*ready = baseline__ready(b, &l->pol);
+		return b->samples >= 2;
+	case LEARN_READY_WINDOWS:
+		*ready = baseline__windows_ready(b, &l->pol);
+		*weight = b->windows;
+		return b->windows > 0;
+	case LEARN_READY_SET:
+		if (b->samples < 2 || (families[f].set == BL_SET_ONCPU && !b->oncpu_samples))
+			return false;
+		*ready = baseline__set_ready(b, families[f].set, &l->pol, now);
+		return true;
+	}
+	return false;
+}
+
+static void progress_families(const struct learner *l, struct learn_progress *ret)
+{
+	uint64_t now = real_ns(), active_ns = LEARN_ACTIVE_S * 1000000000ull;
+	size_t n = bl_store__count(l->store);
+
+	ret->nfamily = sizeof(families) / sizeof(families[0]);
+	for (size_t f = 0; f < ret->nfamily; f++)
+		ret->family[f] = (struct learn_family_state){ .name = families[f].name, .rules = families[f].rules };
+	for (size_t i = 0; i < n; i++) {
+		const struct baseline *b = bl_store__at(l->store, i);
+		bool active;
+
+		if (!b)
+			continue;
+		active = b->seen_ns <= now ? now - b->seen_ns < active_ns : true;
+		ret->active += active;
+		for (size_t f = 0; f < ret->nfamily; f++) {
+			struct learn_family_state *st = &ret->family[f];
+			uint64_t weight = 0;
+			bool ready = false;
+
+			if (!family_concerns(l, f, b, now, &ready, &weight))
+				continue;
+			*(ready ? &st->ready : &st->learning) += 1;
+			if (!active)
+				continue;
+			*(ready ? &st->active_ready : &st->active_learning) += 1;
+			st->weight_all += weight;
+			st->weight_ready += ready ? weight : 0;
+		}
+	}
+	for (size_t f = 0; f < ret->nfamily; f++) {
+		struct learn_family_state *st = &ret->family[f];
+		st->armed = st->weight_all && st->weight_ready * 100 >= st->weight_all * LEARN_ARMED_PCT;
+	}
+}
+
 void learner__progress(const struct learner *l, struct learn_progress *ret)
 {
 	size_t n = bl_store__count(l->store);
@@ -730,4 +810,5 @@ void learner__progress(const struct learner *l, struct learn_progress *ret)
 		ret->top[i].samples = top[i]->samples;
 	}
 	ret->ntop = ntop;
+	progress_families(l, ret);
 }

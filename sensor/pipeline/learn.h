@@ -137,6 +137,34 @@ void learner__counts(const struct learner *l, struct learner_counts *ret);
 #define LEARN_TOP_MAX 5
 
 /* The store by state, and the learning baselines closest to ready. */
+/*
+ * Rule families and when each is armed (docs/baselines.md#armed): the table is
+ * data, learn.c's `families[]`, one line a family; a family judges a kind of
+ * readiness of the baselines of the binaries that run. A baseline is active
+ * when a process of it was seen in the last LEARN_ACTIVE_S seconds; a family
+ * is armed when the active baselines it concerns that are ready for it hold
+ * at least LEARN_ARMED_PCT % of those baselines' samples: what runs often
+ * weighs as often, a binary run once in ten minutes hardly at all.
+ */
+#define LEARN_ACTIVE_S 600
+#define LEARN_ARMED_PCT 80
+#define LEARN_FAMILIES_MAX 12
+
+enum learn_readiness {
+	LEARN_READY_LIFETIME, /* process samples >= min_samples: cost, lifetime, deviation */
+	LEARN_READY_WINDOWS,  /* window samples >= min_windows, of binaries that live past a window */
+	LEARN_READY_SET,      /* the set is saturated (baseline__set_ready()) */
+};
+
+struct learn_family_state {
+	const char *name;  /* "cost", "windows", "children", "oncpu_objects", ... (static) */
+	const char *rules; /* the shipped rule files that need it (static) */
+	uint64_t ready, learning;		/* of every baseline it concerns */
+	uint64_t active_ready, active_learning; /* of those active (seen in the last LEARN_ACTIVE_S) */
+	uint64_t weight_ready, weight_all;	/* the active ones' samples (process, window or draws) */
+	bool armed;
+};
+
 struct learn_progress {
 	uint64_t baselines;     /* in the store */
 	uint64_t ready;         /* process samples >= min_samples (scored) */
@@ -150,6 +178,9 @@ struct learn_progress {
 		uint64_t samples;    /* of min_samples */
 	} top[LEARN_TOP_MAX];   /* learning baselines with the most samples first */
 	size_t ntop;
+	struct learn_family_state family[LEARN_FAMILIES_MAX];
+	size_t nfamily;
+	uint64_t active;	/* baselines seen in the last LEARN_ACTIVE_S */
 };
 
 /* Fill *ret. One pass over the store. */

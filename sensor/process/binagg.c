@@ -30,6 +30,7 @@ struct storm_count {
 
 struct bin_entry {
 	char *id;
+	bool storm_new; /* its storm paths were counted while the binary was new to the sensor */
 	uint64_t procs, open_fail;
 	struct path_count top[TOP_PATHS];
 	struct storm_count storm[STORM_PATHS];
@@ -40,6 +41,7 @@ struct bin_entry {
 struct known {
 	uint64_t h; /* 0: free */
 	uint64_t first_ns, last_ns;
+	uint64_t by; /* a path of any binary (binary id ""): the binary that failed it first */
 };
 
 struct gen {
@@ -220,6 +222,7 @@ void binagg__get(struct binagg *a, const char *binary_id, struct pl_bin *ret)
 
 			ret->storm_path = best->path;
 			ret->storm_procs = best->procs;
+			ret->storm_new_binary = e->storm_new;
 			ret->storm_failures_per_s = best->fails / a->last.seconds;
 			/* the paths failed alike, most processes first: the storm is one of them */
 			out[0] = 0;
@@ -328,25 +331,55 @@ static uint64_t known_touch(struct binagg *a, const char *binary_id, const char 
 	return k->first_ns;
 }
 
+/*
+ * Whether this binary (bin, its hash) was the first of all binaries the sensor
+ * saw fail path: a path of its own (a config file), not one of what every
+ * program fails alike (locale files, library search paths). false when it
+ * cannot be remembered.
+ */
+static bool first_failer(struct binagg *a, uint64_t bin, const char *path, uint64_t now_ns)
+{
+	struct known *k;
+
+	if (!known_touch(a, "", path, now_ns))
+		return false;
+	k = known_slot(a, known_hash("", path));
+	if (!k->h)
+		return false;
+	if (!k->by)
+		k->by = bin;
+	return k->by == bin;
+}
+
 void binagg__add_fails(struct binagg *a, const char *binary_id, const struct pl_fail *fails, uint32_t nfails,
 		       uint64_t now_ns)
 {
 	const uint64_t new_ns = BINAGG_NEW_S * 1000000000ull;
-	uint64_t bin_first;
+	uint64_t bin_first, bin = known_hash(binary_id ? binary_id : "", "");
+	bool bin_new;
 	struct bin_entry *e;
 
 	if (!binary_id || !nfails)
 		return;
 	a->calls++;
 	bin_first = known_touch(a, binary_id, "", now_ns);
+	bin_new = bin_first && now_ns - bin_first < new_ns;
 	e = find(&a->cur, binary_id);
 	for (uint32_t i = 0; i < nfails; i++) {
 		uint64_t first = known_touch(a, binary_id, fails[i].path, now_ns);
+		bool own = first_failer(a, bin, fails[i].path, now_ns);
 		int slot = -1;
 
-		/* new: first failed recently, by a binary known for longer */
-		if (!first || !bin_first || now_ns - first >= new_ns || now_ns - bin_first < new_ns || !e->id)
+		/* new: first failed recently, by a binary known for longer; or, by
+		 * a binary new to the sensor, a path no other binary failed first
+		 * (its usual failures, the ones every program shares, are not) */
+		if (!first || !bin_first || now_ns - first >= new_ns || !e->id)
 			continue;
+		/* a new binary's storm is of a missing file of its own: not a terminal it lacks
+		 * (/dev/tty, ENXIO, in every subshell of a script run without one), not a device */
+		if (bin_new && (!own || fails[i].err != ENOENT))
+			continue;
+		e->storm_new |= bin_new;
 		for (int k = 0; k < STORM_PATHS; k++) {
 			struct storm_count *c = &e->storm[k];
 

@@ -39,9 +39,11 @@ uint64_t binagg__overflow(const struct binagg *a);
  * Storms of a new path across processes. At the end of a process
  * image: every path it failed (fails, nfails), once per process. A path is
  * new to the binary when the sensor first saw the binary fail it less than
- * BINAGG_NEW_S seconds ago, while the binary itself has been known longer
- * than that (so a binary first seen now has nothing new yet: its usual
- * failures are learned first). The new path that the most distinct
+ * BINAGG_NEW_S seconds ago, and either the binary itself has been known longer
+ * than that, or (a binary new to the sensor, whose usual failures are all new
+ * to it) no other binary failed that path before it: what every program fails
+ * alike (locale files, library search paths) is the usual, a path of its own
+ * failed by many of its processes at once is a storm. The new path that the most distinct
  * processes failed in the last second is the binary's storm path (bin.storm_*),
  * unless more than 8 new paths were failed by at least half as many processes
  * (a compiler in a new project fails many new paths alike; a storm fails one,

@@ -135,16 +135,22 @@ static int by_cpu(const void *a, const void *b)
 
 void live__losses_text(const struct live_losses *lost, char *buf, size_t size)
 {
-	if (!lost->records && !lost->processes && !lost->output_writes && !lost->fail_paths && !lost->threads) {
+	int n;
+
+	if (!lost->records && !lost->processes && !lost->output_writes && !lost->fail_paths && !lost->threads &&
+	    !lost->other) {
 		snprintf(buf, size, "nothing lost");
 		return;
 	}
-	snprintf(buf, size,
-		 "lost: %llu records, %llu processes untracked, %llu output writes, %llu failed-open paths "
-		 "(counts kept), %llu threads unmeasured",
-		 (unsigned long long)lost->records, (unsigned long long)lost->processes,
-		 (unsigned long long)lost->output_writes, (unsigned long long)lost->fail_paths,
-		 (unsigned long long)lost->threads);
+	n = snprintf(buf, size,
+		     "lost: %llu records, %llu processes untracked, %llu output writes, %llu failed-open paths "
+		     "(counts kept), %llu threads unmeasured",
+		     (unsigned long long)lost->records, (unsigned long long)lost->processes,
+		     (unsigned long long)lost->output_writes, (unsigned long long)lost->fail_paths,
+		     (unsigned long long)lost->threads);
+	if (lost->other && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ", %llu other (see the stats record)",
+			 (unsigned long long)lost->other);
 }
 
 void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t tracked, const struct live_losses *lost)

@@ -3,8 +3,10 @@
  * lossalert.c - the sensor's own alert when it loses anything (see lossalert.h).
  *
  * The causes are the loss counters of the stats record (docs/records.md),
- * under the same names; truncations (path_truncated, args_truncated) are not
- * losses, a record still goes out, and are left out.
+ * under the same names, of class lost (pl_loss__class(), the one table in
+ * outputs/stats_json.c): bounded detail (a stack not stored, an image over
+ * its share of a table) is counted there and never raises this alert, and
+ * truncations (path_truncated, args_truncated) are not losses at all.
  */
 #include "telemetry/lossalert.h"
 
@@ -19,7 +21,7 @@
 #include "clock.h"
 #include "probes/hostctx.h"
 
-#define C_MAX PL_LOSS_ALERTED /* the causes that raise the alert (stats.h) */
+#define C_MAX PL_LOSS_MAX /* every cause; those of class detail count 0 here */
 
 struct lossalert {
 	uint64_t interval_ns;
@@ -61,7 +63,8 @@ uint64_t lossalert__raised(const struct lossalert *la)
 
 static void counts(const struct pl_sensor_stats *st, uint64_t c[C_MAX])
 {
-	memcpy(c, st->loss, sizeof(uint64_t) * C_MAX);
+	for (int i = 0; i < C_MAX; i++)
+		c[i] = pl_loss__class(i) == PL_LOSS_LOST ? st->loss[i] : 0;
 }
 
 static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t now_mono_ns,

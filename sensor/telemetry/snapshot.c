@@ -37,10 +37,10 @@ void snapshot__clear(struct snapshot *s)
 	*s = (struct snapshot){0};
 }
 
-static void loss(struct snapshot *s, const char *cause, uint64_t n)
+static void loss(struct snapshot *s, const char *cause, uint64_t n, bool detail)
 {
 	if (s->nloss < SNAP_LOSSES_MAX)
-		s->loss[s->nloss++] = (struct snap_loss){.cause = cause, .n = n};
+		s->loss[s->nloss++] = (struct snap_loss){.cause = cause, .n = n, .detail = detail};
 }
 
 static uint64_t rss_bytes(void)
@@ -120,29 +120,16 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 	s->process_records = st.process_records;
 	s->window_records = st.window_records;
 
-	/* every loss counter of the stats record, by its key there (docs/records.md) */
-	{
-		static const enum pl_loss order[] = {
-			PL_LOSS_RINGBUF_FULL,	      PL_LOSS_PROC_MAP_FULL,	      PL_LOSS_FAIL_PATH_MAP_FULL,
-			PL_LOSS_THREAD_STATE,	      PL_LOSS_PATH_FAULT,	      PL_LOSS_FAIL_PATH_IMAGE_CAP,
-			PL_LOSS_STACK_TABLE_FULL,      PL_LOSS_STACK_NOT_STORED,       PL_LOSS_STACK_IMAGE_CAP,
-			PL_LOSS_INVALID_RECORDS,       PL_LOSS_PROCTABLE_FULL,	      PL_LOSS_FAIL_KEYS_UNREMEMBERED,
-			PL_LOSS_FAIL_PATHS_DISPLACED,  PL_LOSS_BINARIES_UNTRACKED,     PL_LOSS_BINARY_PATHS_FORGOTTEN,
-			PL_LOSS_HASH_QUEUE_FULL,       PL_LOSS_FILE_IMAGE_CAP,
-		};
-		/* with on-CPU sampling only */
-		static const enum pl_loss sampling[] = {
-			PL_LOSS_STACKS_UNREADABLE,
-			PL_LOSS_KEYS_DISPLACED,
-			PL_LOSS_MAPPINGS_LOST,
-			PL_LOSS_OBJECTS_REFUSED,
-		};
-		const uint64_t *c = st.loss;
+	/* every loss counter of the stats record, by its key there (docs/records.md), lost or
+	 * bounded detail as its class says; the outputs' drops have metrics of their own */
+	for (int i = 0; i < PL_LOSS_MAX; i++) {
+		bool sampling = i == PL_LOSS_STACKS_UNREADABLE || i == PL_LOSS_KEYS_DISPLACED ||
+				i == PL_LOSS_MAPPINGS_LOST || i == PL_LOSS_OBJECTS_REFUSED;
 
-		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-			loss(s, pl_loss__name(order[i]), c[order[i]]);
-		for (size_t i = 0; st.oncpu_on && i < sizeof(sampling) / sizeof(sampling[0]); i++)
-			loss(s, pl_loss__name(sampling[i]), c[sampling[i]]);
+		if (i == PL_LOSS_OUTPUT_DROPPED || i == PL_LOSS_SYSLOG_DROPPED || i == PL_LOSS_OCSF_DROPPED ||
+		    i == PL_LOSS_AUDIT_DROPPED || (sampling && !st.oncpu_on))
+			continue;
+		loss(s, pl_loss__name(i), st.loss[i], pl_loss__class(i) == PL_LOSS_DETAIL);
 	}
 	s->path_truncated = st.kernel_drops[PL_DROP_PATH_TRUNC];
 	s->args_truncated = st.kernel_drops[PL_DROP_ARGS_TRUNC];
@@ -163,7 +150,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 		r = fill_rules(s, src->alerts);
 	if (src->learn) {
 		learner__progress(src->learn, &s->learn);
-		loss(s, "without_baseline", s->learn.without_baseline);
+		loss(s, "without_baseline", s->learn.without_baseline, true); /* every event kept: not judged */
 	}
 	hostctx__psi(now, &s->psi);
 	return r;
@@ -242,6 +229,19 @@ static void render_baselines(const struct snapshot *s, struct pl_expo *e)
 	expo__u64(e, L1("kind", "window"), 1, l->window_samples);
 	counter(e, "plumbline_baseline_anomalous_samples_total", "Samples whose verdict was anomalous.", l->anomalous);
 	counter(e, "plumbline_baseline_save_errors_total", "Failed saves of the baseline store.", l->save_errors);
+	expo__family(e, "plumbline_family_baselines", PL_METRIC_GAUGE,
+		     "Active baselines (a process seen in the last 10 minutes) a rule family judges, by state: "
+		     "ready for it or learning (docs/baselines.md#armed).");
+	for (size_t f = 0; f < l->nfamily; f++) {
+		expo__u64(e, ((struct pl_label[]){ { "family", l->family[f].name }, { "state", "ready" } }), 2,
+			  l->family[f].active_ready);
+		expo__u64(e, ((struct pl_label[]){ { "family", l->family[f].name }, { "state", "learning" } }), 2,
+			  l->family[f].active_learning);
+	}
+	expo__family(e, "plumbline_family_armed", PL_METRIC_GAUGE,
+		     "1 when a rule family is armed: at least 80 % of the active baselines it judges are ready.");
+	for (size_t f = 0; f < l->nfamily; f++)
+		expo__u64(e, L1("family", l->family[f].name), 1, l->family[f].armed);
 }
 
 int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
@@ -272,9 +272,17 @@ int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 	expo__u64(e, L1("type", "process"), 1, s->process_records);
 	expo__u64(e, L1("type", "window"), 1, s->window_records);
 	expo__family(e, "plumbline_losses_total", PL_METRIC_COUNTER,
-		     "Everything lost, by cause: the loss counters of the stats record, keyed as there.");
+		     "Events and records lost, by cause: the loss counters of the stats record of class lost, "
+		     "keyed as there. Any increase raises the loss alert.");
 	for (size_t i = 0; i < s->nloss; i++)
-		expo__u64(e, L1("cause", s->loss[i].cause), 1, s->loss[i].n);
+		if (!s->loss[i].detail)
+			expo__u64(e, L1("cause", s->loss[i].cause), 1, s->loss[i].n);
+	expo__family(e, "plumbline_detail_capped_total", PL_METRIC_COUNTER,
+		     "Bounded detail, by cause: every event counted, a bounded part of its detail not kept "
+		     "(a stack not stored, an image over its share of a table). Never a loss, never alerted.");
+	for (size_t i = 0; i < s->nloss; i++)
+		if (s->loss[i].detail)
+			expo__u64(e, L1("cause", s->loss[i].cause), 1, s->loss[i].n);
 	expo__family(
 	    e, "plumbline_truncations_total", PL_METRIC_COUNTER,
 	    "Strings cut to their bound (nothing else lost): failed-open paths and exec paths, command lines.");
@@ -394,7 +402,7 @@ static struct json_object *status_watch(const struct snapshot *s)
 static struct json_object *status_learning(const struct snapshot *s)
 {
 	const struct learn_progress *l = &s->learn;
-	struct json_object *o, *top;
+	struct json_object *o, *top, *fam;
 
 	if (!s->baselines_on)
 		return NULL;
@@ -416,12 +424,29 @@ static struct json_object *status_learning(const struct snapshot *s)
 		json_object_array_add(top, t);
 	}
 	json_object_object_add(o, "closest_to_ready", top);
+	add_u64(o, "active", l->active);
+	fam = json_object_new_array();
+	for (size_t f = 0; f < l->nfamily; f++) {
+		const struct learn_family_state *st = &l->family[f];
+		struct json_object *t = json_object_new_object();
+
+		add_str(t, "family", st->name);
+		add_str(t, "rules", st->rules);
+		add_u64(t, "active_ready", st->active_ready);
+		add_u64(t, "active_learning", st->active_learning);
+		add_u64(t, "ready_pct", st->weight_all ? st->weight_ready * 100 / st->weight_all : 0);
+		add_u64(t, "ready", st->ready);
+		add_u64(t, "learning", st->learning);
+		json_object_object_add(t, "armed", json_object_new_boolean(st->armed));
+		json_object_array_add(fam, t);
+	}
+	json_object_object_add(o, "families", fam);
 	return o;
 }
 
 struct json_object *snapshot__status(const struct snapshot *s, const char *runtime_dir, const char *metrics_addr)
 {
-	struct json_object *o = json_object_new_object(), *losses, *groups, *alerts;
+	struct json_object *o = json_object_new_object(), *losses, *detail, *groups, *alerts;
 
 	if (!o)
 		return NULL;
@@ -440,8 +465,9 @@ struct json_object *snapshot__status(const struct snapshot *s, const char *runti
 	json_object_object_add(o, "watching", status_watch(s));
 	json_object_object_add(o, "learning", status_learning(s));
 	losses = json_object_new_object();
+	detail = json_object_new_object();
 	for (size_t i = 0; i < s->nloss; i++)
-		add_u64(losses, s->loss[i].cause, s->loss[i].n);
+		add_u64(s->loss[i].detail ? detail : losses, s->loss[i].cause, s->loss[i].n);
 	for (int i = 0; i < SNAP_OUT_MAX; i++)
 		if (s->out[i].on) {
 			char key[48];
@@ -455,7 +481,9 @@ struct json_object *snapshot__status(const struct snapshot *s, const char *runti
 	add_u64(groups, "output_writes", s->losses.output_writes);
 	add_u64(groups, "fail_paths", s->losses.fail_paths);
 	add_u64(groups, "threads", s->losses.threads);
+	add_u64(groups, "other", s->losses.other);
 	json_object_object_add(o, "losses", losses);
+	json_object_object_add(o, "detail_capped", detail);
 	json_object_object_add(o, "lost", groups);
 	alerts = json_object_new_array();
 	for (size_t i = 0; i < s->nrecent; i++) {

@@ -46,9 +46,10 @@ struct snap_rule {
 struct snap_loss {
 	const char *cause; /* static */
 	uint64_t n;
+	bool detail; /* bounded detail (pl_loss__class()): plumbline_detail_capped_total, not a loss */
 };
 
-#define SNAP_LOSSES_MAX 24
+#define SNAP_LOSSES_MAX 40
 
 struct snapshot {
 	/* the sensor */

@@ -60,14 +60,30 @@ static void collect_losses(const struct stats_sources *src, struct pl_sensor_sta
 	l[PL_LOSS_STACKS_UNREADABLE] = os ? os->stacks_unreadable : 0;
 	l[PL_LOSS_KEYS_DISPLACED] = os ? os->displaced : 0;
 	l[PL_LOSS_OBJECTS_REFUSED] = src->sym ? symbols__stats(src->sym)->objects_refused : 0;
+	for (int d = 0; d < PL_KDROP_MAX; d++) {
+		bool named = false;
+
+		for (int i = 0; i < PL_LOSS_MAX; i++)
+			named |= pl_loss__drop(i) == d;
+		if (!named && pl_drop__class(d) == PL_LOSS_LOST)
+			l[PL_LOSS_KERNEL_OTHER] += s->kernel_drops[d]; /* a new slot no cause names yet */
+	}
 	s->losses = (struct live_losses){
-		.records = s->kernel_drops[PL_DROP_RINGBUF] + im->invalid,
-		.processes = s->kernel_drops[PL_DROP_PROC_MAP] + im->proctable_full,
-		.output_writes = s->json.dropped + s->syslog.dropped + s->ocsf.dropped,
-		.fail_paths = s->kernel_drops[PL_DROP_FAILPATH_MAP] + s->kernel_drops[PL_DROP_FAILPATH_IMAGE] +
-			      s->kernel_drops[PL_DROP_PATH_FAULT],
-		.threads = s->kernel_drops[PL_DROP_THREAD_STATE],
+		.records = l[PL_LOSS_RINGBUF_FULL] + l[PL_LOSS_INVALID_RECORDS],
+		.processes = l[PL_LOSS_PROC_MAP_FULL] + l[PL_LOSS_PROCTABLE_FULL],
+		.output_writes = l[PL_LOSS_OUTPUT_DROPPED] + l[PL_LOSS_SYSLOG_DROPPED] + l[PL_LOSS_OCSF_DROPPED],
+		.fail_paths = l[PL_LOSS_FAIL_PATH_MAP_FULL],
+		.threads = l[PL_LOSS_THREAD_STATE],
 	};
+	/* every other lost cause, so that "nothing lost" is said exactly when the loss alert has nothing */
+	for (int i = 0; i < PL_LOSS_MAX; i++)
+		if (pl_loss__class(i) == PL_LOSS_LOST) {
+			s->lost += l[i];
+		} else {
+			s->detail_capped += l[i];
+		}
+	s->losses.other = s->lost - s->losses.records - s->losses.processes - s->losses.output_writes -
+			  s->losses.fail_paths - s->losses.threads;
 }
 
 /* On-CPU sampling and its symbols, when both are on. */

@@ -267,7 +267,8 @@ def main():
         p.wait(30)
         if p.returncode != 0:
             fail(f"the sensor exited {p.returncode}")
-        # every loss counter of the stats record is a cause of plumbline_losses_total
+        # every loss counter of the stats record is a cause of plumbline_losses_total (lost) or of
+        # plumbline_detail_capped_total (bounded detail), never of both
         recs, _ = alerts_of(out)
         stats = [x for x in recs if x.get("type") == "stats"][-1]
         keys = set(stats["kernel_drops"]) - {"path_truncated", "args_truncated"}
@@ -276,16 +277,23 @@ def main():
         if stats.get("oncpu"):
             keys |= {"stacks_unreadable", "keys_displaced", "mappings_lost", "objects_refused"}
         causes = {dict(k[1])["cause"] for k in m if k[0] == "plumbline_losses_total"}
-        if keys - causes:
-            fail(f"loss counters of the stats record missing from plumbline_losses_total: {keys - causes}")
+        capped = {dict(k[1])["cause"] for k in m if k[0] == "plumbline_detail_capped_total"}
+        if keys - causes - capped:
+            fail(f"loss counters of the stats record in neither metric: {keys - causes - capped}")
+        if causes & capped:
+            fail(f"causes both lost and bounded detail: {causes & capped}")
+        for c in ("stack_not_stored", "stack_image_cap", "fail_path_image_cap"):
+            if c not in capped:
+                fail(f"{c} is not a cause of plumbline_detail_capped_total")
         # the same counters, not recounted: the scrape's value is at most the final record's
         flat = dict(stats["kernel_drops"], **stats["userspace_drops"], invalid_records=stats["invalid_records"],
                     binaries_untracked=stats["binaries_untracked"],
                     binary_paths_forgotten=stats["binary_paths_forgotten"],
                     hash_queue_full=stats["identity"]["hash_queue_full"],
                     without_baseline=stats["baselines"]["without_baseline"])
-        for cause in causes & set(flat):
-            v = val(m, "plumbline_losses_total", cause=cause)
+        for cause in (causes | capped) & set(flat):
+            v = val(m, "plumbline_losses_total" if cause in causes else "plumbline_detail_capped_total",
+                    cause=cause)
             if v > flat[cause]:
                 fail(f"loss {cause}: scraped {v} > the final stats record's {flat[cause]}")
 

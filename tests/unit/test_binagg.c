@@ -253,6 +253,7 @@ static void test_binagg_storm_of_a_new_path_beside_usual_failures(void **state)
 	assert_int_equal(b.storm_procs, 40);
 	assert_true(fabs(b.storm_failures_per_s - 40.0) < 1e-9);
 	assert_string_equal(b.storm_paths, "/etc/app/flags.json");
+	assert_false(b.storm_new_binary);
 	/* 15 s after it was first failed, the path is no longer new */
 	for (int p = 0; p < 40; p++)
 		proc_fails(a, "cat", 135.0 + p * 0.01, paths, 17);
@@ -260,14 +261,52 @@ static void test_binagg_storm_of_a_new_path_beside_usual_failures(void **state)
 	assert_null(get(a, "cat").storm_path);
 }
 
-/* A binary first seen with its failures has nothing new: they are learned first. */
-static void test_binagg_no_storm_from_a_binary_first_seen_now(void **state)
+/*
+ * A binary first seen at its storm (issue 18: 4,700 cats in 8 s, starting 8 s after the
+ * sensor): its usual failures, which other programs failed first, are not new; the path of
+ * its own that every process fails is the storm.
+ */
+static void test_binagg_storm_from_a_binary_first_seen_at_the_storm(void **state)
 {
 	struct binagg *a = *state;
-	const char *paths[] = { "/x/missing" };
+	const char *paths[17];
+	char buf[16][32];
+	struct pl_bin b;
 
+	for (int i = 0; i < 16; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "/usr/lib/locale/%d", i);
+		paths[i] = buf[i];
+	}
+	paths[16] = "/etc/app/flags.json";
+	/* ordinary work before: ls fails the locale files */
+	proc_fails(a, "ls", 2.0, paths, 16);
+	binagg__tick(a, 1.0);
+	/* at 8 s the first cats: each fails the locale files and the missing file */
+	for (int p = 0; p < 40; p++)
+		proc_fails(a, "fresh-cat", 8.0 + p * 0.01, paths, 17);
+	binagg__tick(a, 1.0);
+	b = get(a, "fresh-cat");
+	assert_non_null(b.storm_path);
+	assert_string_equal(b.storm_path, "/etc/app/flags.json");
+	assert_int_equal(b.storm_procs, 40);
+	assert_string_equal(b.storm_paths, "/etc/app/flags.json");
+	assert_true(b.storm_new_binary);
+}
+
+/* A binary first seen with failures no other program had: its usual, many alike, not a storm. */
+static void test_binagg_no_storm_from_a_new_binary_failing_its_usual_alone(void **state)
+{
+	struct binagg *a = *state;
+	const char *paths[17];
+	char buf[17][32];
+
+	for (int i = 0; i < 17; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "/usr/lib/locale/%d", i);
+		paths[i] = buf[i];
+	}
+	/* nothing else ran: its 17 usual failures are all its own, and alike */
 	for (int p = 0; p < 50; p++)
-		proc_fails(a, "fresh", 5.0 + p * 0.01, paths, 1);
+		proc_fails(a, "fresh", 5.0 + p * 0.01, paths, 17);
 	binagg__tick(a, 1.0);
 	assert_null(get(a, "fresh").storm_path);
 }
@@ -303,7 +342,8 @@ int main(void)
 	    T(test_binagg_counts_binaries_beyond_its_bound),
 	    T(test_binagg_many_seconds_of_many_binaries),
 	    T(test_binagg_storm_of_a_new_path_beside_usual_failures),
-	    T(test_binagg_no_storm_from_a_binary_first_seen_now),
+	    T(test_binagg_storm_from_a_binary_first_seen_at_the_storm),
+	    T(test_binagg_no_storm_from_a_new_binary_failing_its_usual_alone),
 	    T(test_binagg_many_new_paths_alike_are_not_a_storm),
 	};
 #undef T

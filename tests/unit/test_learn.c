@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
+
+#include "clock.h"
 #include <json-c/json.h>
 
 #include "baseline.h"
@@ -479,6 +481,68 @@ static void test_learn_a_baseline_in_use_is_never_evicted(void **state)
 	assert_int_equal(counts(f).baselines, 1);
 }
 
+static const struct learn_family_state *family(const struct learn_progress *p, const char *name)
+{
+	for (size_t i = 0; i < p->nfamily; i++)
+		if (strcmp(p->family[i].name, name) == 0)
+			return &p->family[i];
+	fail_msg("no family %s", name);
+	return NULL;
+}
+
+/* Armed per family: the ready baselines of what ran in the last 10 minutes hold >= 80 % of its samples. */
+static void test_learn_family_armed_when_what_runs_is_mostly_ready(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *a = image(f, 10, "/usr/bin/busy", "build-id:aa", NULL);
+	struct proc_info *b = image(f, 11, "/usr/bin/rare", "build-id:bb", NULL);
+	struct proc_info *old = image(f, 12, "/usr/bin/gone", "build-id:cc", NULL);
+	struct learn_progress *p = calloc(1, sizeof(*p));
+	const struct learn_family_state *cost;
+	struct pl_sample s;
+
+	assert_non_null(p);
+	for (int i = 0; i < 3; i++) { /* ready at 3 (the fixture's min_samples) */
+		exit_of(f, &s, 10 * MS);
+		observe(f, a, &s, false);
+	}
+	for (int i = 0; i < 2; i++) {
+		exit_of(f, &s, 10 * MS);
+		observe(f, b, &s, false); /* 2 of 3: learning */
+	}
+	for (int i = 0; i < 2; i++) {
+		exit_of(f, &s, 10 * MS);
+		observe(f, old, &s, false);
+	}
+	a->bl->seen_ns = b->bl->seen_ns = real_ns(); /* active */
+	old->bl->seen_ns = T0;				      /* last seen in 2023 */
+	learner__progress(f->l, p);
+	cost = family(p, "cost");
+	assert_int_equal(p->active, 2);
+	assert_int_equal(cost->active_ready, 1);
+	assert_int_equal(cost->active_learning, 1); /* the inactive one is not counted */
+	assert_int_equal(cost->learning, 2);
+	assert_int_equal(cost->weight_ready, 3);
+	assert_int_equal(cost->weight_all, 5);
+	assert_false(cost->armed); /* 60 % */
+	for (int i = 0; i < 5; i++) {
+		exit_of(f, &s, 10 * MS);
+		observe(f, a, &s, false);
+	}
+	a->bl->seen_ns = real_ns();
+	learner__progress(f->l, p);
+	assert_true(family(p, "cost")->armed); /* 8 of 10: 80 % */
+	/* a key seen once never recurs: it holds nothing back */
+	exit_of(f, &s, 10 * MS);
+	observe(f, image(f, 13, "/tmp/x/once.sh", "build-id:dd", NULL), &s, false);
+	learner__progress(f->l, p);
+	assert_true(family(p, "cost")->armed);
+	/* no window samples: the windows family concerns none, and is not armed */
+	assert_int_equal(family(p, "windows")->active_ready + family(p, "windows")->active_learning, 0);
+	assert_false(family(p, "windows")->armed);
+	free(p);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -493,6 +557,7 @@ int main(void)
 	    T(test_learn_baselines_are_saved_and_loaded_again),
 	    T(test_learn_open_refuses_a_busy_or_writable_state_directory),
 	    T(test_learn_a_baseline_in_use_is_never_evicted),
+	    T(test_learn_family_armed_when_what_runs_is_mostly_ready),
 	};
 #undef T
 

@@ -200,8 +200,9 @@ static void test_snapshot_metrics_render_rules_escaped(void **state)
 	s.rules.rules = 2;
 	s.rules.enabled = 1;
 	s.out[SNAP_OUT_JSON] = (struct snap_output_state){.on = true, .written = 5, .dropped = 1, .failing = true};
-	s.nloss = 1;
+	s.nloss = 2;
 	s.loss[0] = (struct snap_loss){.cause = "ringbuf_full", .n = 3};
+	s.loss[1] = (struct snap_loss){.cause = "stack_not_stored", .n = 9, .detail = true};
 	s.cpu_ns = 1500000000;
 	assert_int_equal(snapshot__metrics(&s, &e), 0);
 	t = expo__text(&e);
@@ -214,6 +215,9 @@ static void test_snapshot_metrics_render_rules_escaped(void **state)
 	assert_non_null(strstr(t, "plumbline_output_failing{output=\"json\"} 1\n"));
 	assert_null(strstr(t, "output=\"syslog\"")); /* off: no series */
 	assert_non_null(strstr(t, "plumbline_losses_total{cause=\"ringbuf_full\"} 3\n"));
+	/* bounded detail has its own metric, and is no loss */
+	assert_non_null(strstr(t, "plumbline_detail_capped_total{cause=\"stack_not_stored\"} 9\n"));
+	assert_null(strstr(t, "plumbline_losses_total{cause=\"stack_not_stored\"}"));
 	assert_null(strstr(t, "plumbline_process_cpu_seconds_total")); /* rendered at the scrape */
 	assert_null(strstr(t, "plumbline_baselines{")); /* baselines off */
 	expo__free(&e);

@@ -174,6 +174,42 @@ static void test_loss_causes_named_as_in_the_stats_record(void **state)
 	assert_string_equal(pl_drop__name(PL_KDROP_MAX), "?");
 }
 
+/* Lost raises the loss alert, bounded detail never: the issue-18 causes, the default, and every kernel slot. */
+static void test_loss_causes_classified_lost_or_detail(void **state)
+{
+	static const enum pl_loss lost[] = {
+		PL_LOSS_RINGBUF_FULL,  PL_LOSS_INVALID_RECORDS, PL_LOSS_PROC_MAP_FULL, PL_LOSS_PROCTABLE_FULL,
+		PL_LOSS_FAIL_PATH_MAP_FULL, PL_LOSS_THREAD_STATE, PL_LOSS_OUTPUT_DROPPED, PL_LOSS_SYSLOG_DROPPED,
+		PL_LOSS_OCSF_DROPPED, PL_LOSS_AUDIT_DROPPED, PL_LOSS_KERNEL_OTHER,
+	};
+	static const enum pl_loss detail[] = {
+		PL_LOSS_STACK_NOT_STORED, PL_LOSS_STACK_IMAGE_CAP, PL_LOSS_FAIL_PATH_IMAGE_CAP,
+		PL_LOSS_FAIL_PATHS_DISPLACED, PL_LOSS_KEYS_DISPLACED,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		assert_int_equal(pl_loss__class(lost[i]), PL_LOSS_LOST);
+	for (size_t i = 0; i < sizeof(detail) / sizeof(detail[0]); i++)
+		assert_int_equal(pl_loss__class(detail[i]), PL_LOSS_DETAIL);
+	assert_int_equal(pl_loss__class(PL_LOSS_MAX), PL_LOSS_LOST); /* unknown: lost */
+	assert_int_equal(pl_drop__class(PL_KDROP_STACK_ID), PL_LOSS_DETAIL);
+	assert_int_equal(pl_drop__class(PL_KDROP_RINGBUF), PL_LOSS_LOST);
+	assert_int_equal(pl_drop__class(PL_KDROP_MAX), PL_LOSS_LOST); /* a slot no cause names: lost */
+	/* every cause is named; every kernel slot is a cause's, or a truncation (else name it at merge) */
+	for (int c = 0; c < PL_LOSS_MAX; c++)
+		assert_string_not_equal(pl_loss__name(c), "?");
+	for (int d = 0; d < PL_KDROP_MAX; d++) {
+		bool named = d == PL_KDROP_PATH_TRUNC || d == PL_KDROP_ARGS_TRUNC;
+
+		for (int c = 0; c < PL_LOSS_MAX; c++)
+			named |= pl_loss__drop(c) == d;
+		if (!named)
+			fail_msg("kernel drop slot %d (%s) is no loss cause's: add it to outputs/stats_json.c", d,
+				 pl_drop__name(d));
+	}
+}
+
 static void test_sensor_events_as_records(void **state)
 {
 	struct pl_sensor_stats st = {0};
@@ -218,6 +254,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_record_parts_off_are_null),
 	    cmocka_unit_test(test_stats_record_each_counter_under_its_key),
 	    cmocka_unit_test(test_loss_causes_named_as_in_the_stats_record),
+	    cmocka_unit_test(test_loss_causes_classified_lost_or_detail),
 	    cmocka_unit_test(test_sensor_events_as_records),
 	};
 

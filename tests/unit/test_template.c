@@ -147,6 +147,37 @@ static void test_template_renders_absent_bools_and_lists(void **state)
 	assert_string_equal(render("[%proc.aname]"), "[]");
 }
 
+/* A deviation in plain words: what the binary did (CPU, syscalls, failed opens), never how long
+ * its caller made it sleep. The sleep's off-CPU score is the highest, and is not what is said. */
+static void test_template_says_deviation_in_plain_words(void **state)
+{
+	(void)state;
+	ev.moment = PL_AT_EXIT;
+	ev.bl.key = "k";
+	ev.bl.ready = true;
+	ev.bl.scored = true;
+	ev.bl.f[PL_LIFE_OFFCPU] = (struct pl_score){ .valid = true, .value = 9e9, .p50 = 1e9, .p99 = 1.1e9, .score = 9.3 };
+	ev.bl.f[PL_LIFE_WALL] = (struct pl_score){ .valid = true, .value = 9e9, .p50 = 1e9, .p99 = 1.1e9, .score = 9.1 };
+	ev.bl.f[PL_LIFE_CPU] = (struct pl_score){ .valid = true, .value = 812e6, .p50 = 2e6, .p99 = 5e6, .score = 8.5 };
+	ev.bl.f[PL_LIFE_SYSCALLS] = (struct pl_score){ .valid = true, .value = 40, .p50 = 30, .p99 = 50, .score = 0 };
+	ev.bl.max_dist = PL_LIFE_OFFCPU;
+	ev.bl.max_score = 9.3;
+	assert_string_equal(render("%baseline.did_feature %baseline.did_score"), "cpu_ns 8.5");
+	assert_string_equal(render("%baseline.did_text"), "used 812 ms of CPU, usually 2 ms (p99 5 ms): 406x its usual");
+	assert_string_equal(render("%baseline.max_feature_text"),
+			    "spent 9.0 s off CPU (sleeping or waiting), usually 1.0 s (p99 1.1 s): 9x its usual");
+	/* a sleep that only slept: nothing it did scored, so a rule on did_score >= 8 stays silent */
+	ev.bl.f[PL_LIFE_CPU].score = 0.4;
+	assert_string_equal(render("%baseline.did_score"), "0.4");
+	ev.bl.f[PL_LIFE_CPU].valid = false;
+	ev.bl.f[PL_LIFE_SYSCALLS].valid = false;
+	assert_string_equal(render("%baseline.did_score|%baseline.did_text"), "<NA>|<NA>");
+	/* failed opens where it usually fails none */
+	ev.bl.f[PL_LIFE_OPEN_FAIL] = (struct pl_score){ .valid = true, .value = 500, .p50 = 0, .p99 = 0, .score = 12 };
+	assert_string_equal(render("%baseline.did_text"), "failed 500 opens, usually 0 (p99 0): usually none");
+	memset(&ev.bl, 0, sizeof(ev.bl));
+}
+
 static void test_template_formats_numbers(void **state)
 {
 	static const struct {
@@ -235,6 +266,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_template_escapes_literal_text_and_drops_trailing_space, setup),
 	    cmocka_unit_test_setup(test_template_renders_absent_bools_and_lists, setup),
 	    cmocka_unit_test_setup(test_template_formats_numbers, setup),
+	    cmocka_unit_test_setup(test_template_says_deviation_in_plain_words, setup),
 	    cmocka_unit_test_setup(test_template_param_fields, setup),
 	    cmocka_unit_test_setup(test_template_truncates_like_snprintf, setup),
 	};
