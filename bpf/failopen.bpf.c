@@ -11,6 +11,7 @@
  * in shared.bpf.h, also called at switch-out and exec).
  */
 #include "shared.bpf.h"
+#include "net.bpf.h"
 
 /* Scratch for building a failed-path key (too big for the BPF stack). */
 struct {
@@ -79,8 +80,10 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 	const char *uptr;
 	bool trunc;
 
-	if (ctx->ret >= 0)
+	if (ctx->ret >= 0) {
+		net_write_note(ctx->ret);
 		return 0;
+	}
 	t = bpf_get_current_task_btf();
 	th = bpf_task_storage_get(&threads, t, 0, 0);
 	if (!th || !th->open_fname || th->open_nr != ctx->id)

@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #endif
 
-#define PL_ABI_VERSION 4
+#define PL_ABI_VERSION 5
 
 #define PL_COMM_LEN 16
 #define PL_PATH_LEN 256    /* failed-open paths and exec filenames, incl. NUL */
@@ -37,6 +37,7 @@ enum pl_event_type {
 	PL_EV_END = 4,       /* an image ended (exit or exec): final measurements */
 	PL_EV_FAIL_PATH = 5, /* first failure of one (image, path, errno) */
 	PL_EV_STACK = 6,     /* first on-CPU sample of one (image, user stack, kernel stack) */
+	PL_EV_NET = 9,       /* outcome of an image's first TCP connect to one destination (net.bpf.c) */
 };
 
 /* Why a PL_EV_END was emitted. */
@@ -55,6 +56,10 @@ enum pl_proc_flags {
 	PL_PROC_EXE_MEMFD = 1u << 3,   /* a memfd (memfd_create(2)): fileless execution */
 	PL_PROC_EXE_DELETED = 1u << 4, /* no name left in any directory (i_nlink == 0): an unlinked
 					* file or an O_TMPFILE; set with EXE_MEMFD for a memfd too */
+	PL_PROC_CONNECTED = 1u << 5,   /* the image attempted a TCP connect (set at its first) */
+	PL_PROC_EXE_NETWRITTEN = 1u << 6, /* the executed file was opened for write (or was the
+					   * stdout) of a connected process in the last
+					   * net_written_max_age_ns; inherited like EXE_MEMFD */
 };
 
 /* Indexes into the per-CPU `drops` array: every loss is counted here. */
@@ -72,7 +77,9 @@ enum pl_drop {
 	PL_DROP_STACK_MAP = 8,     /* on-CPU sample table full: sample counted in the image, stack not kept */
 	PL_DROP_STACK_ID = 9,      /* a stack could not be stored (stack table bucket taken, or no memory) */
 	PL_DROP_STACK_IMAGE = 10,  /* an image over its share of new sample keys: sample counted, stack not kept */
-	PL_DROP_MAX = 11,
+	PL_DROP_NET_IMAGE = 11,    /* an image over its share of new destinations: not deduped, no
+				    * PL_EV_NET record (its counts kept; counted as a new destination) */
+	PL_DROP_MAX = 12,
 };
 
 struct pl_hdr {
@@ -100,6 +107,13 @@ struct pl_stats {
 	__u64 open_fail_unrecorded; /* failures whose path did not fit the path table */
 	__u64 ctx_switches;   /* voluntary + involuntary switches out */
 	__u64 syscalls;       /* all of sc[] and sc_other: added at each fold, so nobody sums */
+	/* TCP connects (net.bpf.c, sock:inet_sock_set_state): attempts (CLOSE -> SYN_SENT),
+	 * and of them those that failed (SYN_SENT -> CLOSE: refused, reset, timed out) */
+	__u64 net_connects;
+	__u64 net_connect_fail;
+	/* destinations (address, port) this image tried for the first time; an
+	 * attempt of an image over its share of the dedupe table counts as new */
+	__u64 net_dests;
 	__u64 open_fail_errno[PL_NR_ERRNO];
 	__u64 sc[PL_NR_SYSCALLS];
 };
@@ -139,6 +153,7 @@ struct pl_proc {
 	 */
 	__u64 fail_key_tat_ns;
 	__u64 stack_key_tat_ns;   /* the same for new on-CPU sample keys */
+	__u64 net_key_tat_ns;     /* the same for new destinations (PL_EV_NET records) */
 	__u64 oncpu_samples;      /* on-CPU samples taken of this image (perf cpu-clock) */
 	__u64 oncpu_unattributed; /* of which the stack or its count could not be kept */
 	struct pl_stats st;
@@ -196,6 +211,35 @@ struct pl_ev_fail_path {
 	__u32 pad;
 };
 
+/* pl_ev_net.outcome */
+enum pl_net_outcome {
+	PL_NET_CONNECTED = 1, /* SYN_SENT -> ESTABLISHED */
+	PL_NET_FAILED = 2,    /* SYN_SENT -> CLOSE: refused (RST), reset, timed out, unreachable */
+};
+
+/* Key of the per-image destination dedupe table `net_dests` (LRU). */
+struct pl_net_key {
+	__u64 image_id;
+	__u8 addr[16]; /* network order; IPv4 in the first 4 bytes, the rest zero */
+	__u16 port;    /* host order */
+	__u16 family;  /* AF_INET (2) or AF_INET6 (10) */
+	__u32 pad;
+};
+
+/*
+ * The outcome of an image's first TCP connect to one destination: emitted
+ * when the attempt ends (which may be in softirq context), so it carries
+ * the image's identity as the process table holds it.
+ */
+struct pl_ev_net {
+	struct pl_hdr hdr;
+	struct pl_ident id;
+	struct pl_net_key key;
+	__u64 attempt_ns; /* CLOSE -> SYN_SENT */
+	__u32 outcome;    /* enum pl_net_outcome */
+	__u32 pad;
+};
+
 /* Stack depths kept per sample: user frames (build-id + file offset each,
  * struct bpf_stack_build_id) and kernel frames (addresses). */
 #define PL_USTACK_DEPTH 24
@@ -232,7 +276,7 @@ struct pl_ev_stack {
 };
 
 _Static_assert(sizeof(struct pl_ustack_frame) == 32, "pl_ustack_frame layout");
-_Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
+_Static_assert(sizeof(struct pl_stats) == (11 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
 _Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");
 _Static_assert(sizeof(struct pl_ev_exec) % 8 == 0, "pl_ev_exec alignment");
@@ -241,5 +285,7 @@ _Static_assert(sizeof(struct pl_ev_exec) == 24 + 104 + 8 + PL_PATH_LEN + PL_ARGS
 _Static_assert((PL_CWD_LEN & (PL_CWD_LEN - 1)) == 0, "PL_CWD_LEN a power of 2");
 _Static_assert(sizeof(struct pl_ev_end) % 8 == 0, "pl_ev_end alignment");
 _Static_assert(sizeof(struct pl_fail_key) == 16 + PL_PATH_LEN, "pl_fail_key layout");
+_Static_assert(sizeof(struct pl_net_key) == 32, "pl_net_key layout");
+_Static_assert(sizeof(struct pl_ev_net) == 24 + 104 + 32 + 16, "pl_ev_net layout");
 
 #endif /* PLUMBLINE_H */

@@ -86,6 +86,11 @@ struct pl_span {
 	uint64_t sc_other;   /* numbers >= PL_SAMPLE_NR_SYSCALLS */
 	uint64_t open_fail;
 	uint64_t open_fail_unrecorded;
+	/* TCP connects (bpf/net.bpf.c): attempts, failed ones, and destinations
+	 * (address, port) the image tried for the first time */
+	uint64_t net_connects;
+	uint64_t net_connect_fail;
+	uint64_t net_dests;
 	/* by number and by errno, or NULL when not known; unsigned long long,
 	 * the kernel's __u64, so the kernel's counters are read in place */
 	const unsigned long long *sc;         /* [PL_SAMPLE_NR_SYSCALLS] calls */
@@ -260,6 +265,10 @@ struct pl_sample {
 	 * "memfd" (fileless); NULL: not known (preexisting images) */
 	const char *exe_kind;
 	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
+	/* the executed file was written lately by a process that had made a TCP
+	 * connect (PL_PROC_EXE_NETWRITTEN, bpf/net.bpf.h); known for exec images */
+	bool exe_net_written_known, exe_net_written;
+	bool connected;           /* the image attempted a TCP connect (PL_PROC_CONNECTED) */
 	/* no unprivileged user could have placed the executable (identity__exe_trusted(), sensor/identity/identity.h) */
 	bool exe_trusted_known, exe_trusted;
 	const char *parent_exe;
@@ -314,7 +323,21 @@ struct pl_sample {
  * each is defined with its family. */
 struct pl_file_ev;
 struct pl_map_ev;
-struct pl_net_ev;
+
+/* The outcome of an image's first TCP connect to one destination. */
+struct pl_net_ev {
+	const char *addr;    /* "127.0.0.1", "2001:db8::1" */
+	uint32_t port;
+	uint32_t family;     /* 4 or 6 */
+	const char *cls;     /* pl_net__class(): loopback, private, link-local, multicast, public */
+	const char *outcome; /* "connected" or "failed" */
+	uint64_t attempt_ns; /* when the attempt started (CLOCK_REALTIME) */
+};
+
+/* The class of an address (network order, 4 or 16 bytes): "loopback",
+ * "private" (RFC 1918, CGNAT 100.64/10, IPv6 ULA fc00::/7), "link-local",
+ * "multicast", "unspecified" or "public". IPv4-mapped IPv6 is judged as IPv4. */
+const char *pl_net__class(const uint8_t *addr, int family);
 
 /* Reset s to an empty sample of the given moment: nothing known. */
 void pl_sample__init(struct pl_sample *s, enum pl_moment m);

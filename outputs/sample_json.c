@@ -130,6 +130,9 @@ static void add_span(struct json_object *o, const struct pl_span *sp)
 	add_u64(o, "open_failures", sp->open_fail);
 	add(o, "open_fail_by_errno", by_errno(sp));
 	add_u64(o, "open_fail_unrecorded", sp->open_fail_unrecorded);
+	add_u64(o, "connects", sp->net_connects);
+	add_u64(o, "connect_failures", sp->net_connect_fail);
+	add_u64(o, "connect_new_dests", sp->net_dests);
 }
 
 static void add_identity(struct json_object *o, const struct pl_sample *s)
@@ -156,6 +159,8 @@ static void add_identity(struct json_object *o, const struct pl_sample *s)
 	add_str(o, "exe_kind", s->exe_kind);
 	add(o, "exe_trusted", s->exe_trusted_known ? json_object_new_boolean(s->exe_trusted) : NULL);
 	add_u64(o, "exe_mtime_ns", s->exe_mtime_ns);
+	add(o, "exe_net_written", s->exe_net_written_known ? json_object_new_boolean(s->exe_net_written) : NULL);
+	add_bool(o, "connected", s->connected);
 	add_u64(o, "start_ns", s->start_ns);
 	add_u64(o, "image_start_ns", s->image_start_ns);
 	add_u64(o, "threads", s->threads);
@@ -401,7 +406,8 @@ static void add_context(struct json_object *o, const struct pl_sample *s)
 static struct json_object *total(const struct pl_sample *s)
 {
 	static const char *const keep[] = { "cpu_ns", "offcpu_ns", "runq_ns", "blocked_ns", "syscalls",
-					    "open_failures", "ctx_switches", "syscalls_by_name" };
+					    "open_failures", "ctx_switches", "syscalls_by_name", "connects",
+					    "connect_failures", "connect_new_dests" };
 	const struct pl_fail *top = pl_sample__top_fail(s);
 	struct json_object *full = json_object_new_object(), *o = json_object_new_object(), *v;
 
@@ -456,6 +462,22 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add_u64(o, "window_end_ns", s->win_end_ns);
 		add_span(o, &s->win);
 		break;
+	case PL_AT_CONNECT:
+		add(o, "type", json_object_new_string("connect"));
+		add_identity(o, s);
+		add_u64(o, "time_ns", s->time_ns);
+		if (s->net) {
+			struct json_object *n = json_object_new_object();
+
+			add_str(n, "addr", s->net->addr);
+			add_u64(n, "port", s->net->port);
+			add_u64(n, "family", s->net->family);
+			add_str(n, "class", s->net->cls);
+			add_str(n, "outcome", s->net->outcome);
+			add_u64(n, "attempt_ns", s->net->attempt_ns);
+			add(o, "net", n);
+		}
+		break;
 	default:
 		add(o, "type", json_object_new_string("process"));
 		add_identity(o, s);
@@ -475,8 +497,9 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		break;
 	}
 	add_context(o, s);
-	if (s->moment == PL_AT_WINDOW) {
+	if (s->moment == PL_AT_WINDOW || s->moment == PL_AT_CONNECT)
 		add(o, "total", total(s));
+	if (s->moment == PL_AT_WINDOW) {
 		add(o, "busy_s", json_object_new_double(s->busy_s));
 		add(o, "recent", recent(s));
 	}

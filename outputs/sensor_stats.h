@@ -75,9 +75,10 @@ enum pl_kdrop {
 	PL_KDROP_STACK_MAP,
 	PL_KDROP_STACK_ID,
 	PL_KDROP_STACK_IMAGE,
+	PL_KDROP_NET_IMAGE,
 	PL_KDROP_MAX
 };
-#define PL_REC_KINDS 7 /* exec, fork, seen, end, fail_path, stack, from 1 */
+#define PL_REC_KINDS 10 /* exec, fork, seen, end, fail_path, stack, (file, map,) net, from 1 */
 
 /* The cause's name: its key in the stats record ("?" out of range). */
 const char *pl_loss__name(enum pl_loss c);

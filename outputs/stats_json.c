@@ -12,7 +12,7 @@
 static const char *const drop_names[PL_KDROP_MAX] = {
 	"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
 	"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
-	"stack_table_full", "stack_not_stored", "stack_image_cap",
+	"stack_table_full", "stack_not_stored", "stack_image_cap", "net_dest_image_cap",
 };
 
 /* The causes counted in user space; a kernel cause is named by its drop counter. */
@@ -270,7 +270,8 @@ static void add_outputs(struct json_object *o, const struct pl_sensor_stats *s)
 
 struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 {
-	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack" };
+	static const char *const ev_names[PL_REC_KINDS] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack",
+							    [9] = "net" };
 	struct json_object *o = json_object_new_object(), *ev, *feat;
 
 	if (!o)
@@ -280,7 +281,8 @@ struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 	add_u64(o, "uptime_ns", s->uptime_ns);
 	ev = json_object_new_object();
 	for (int i = 1; ev && i < PL_REC_KINDS; i++)
-		add_u64(ev, ev_names[i], s->ringbuf_records[i]);
+		if (ev_names[i])
+			add_u64(ev, ev_names[i], s->ringbuf_records[i]);
 	json_object_object_add(o, "ringbuf_records", ev);
 	add_u64(o, "invalid_records", s->loss[PL_LOSS_INVALID_RECORDS]);
 	add_u64(o, "exec_records", s->exec_records);

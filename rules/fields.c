@@ -198,6 +198,24 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->partial, ret);
 	case RL_F_PROC_EXE_TRUSTED:
 		return s->exe_trusted_known && val(s->exe_trusted, ret);
+	case RL_F_PROC_EXE_NET_WRITTEN:
+		return s->exe_net_written_known && val(s->exe_net_written, ret);
+	case RL_F_PROC_CONNECTED:
+		return val(s->connected, ret);
+	case RL_F_PROC_CONNECTS:
+		return val(s->life.net_connects, ret);
+	case RL_F_PROC_CONNECT_FAILURES:
+		return val(s->life.net_connect_fail, ret);
+	case RL_F_NET_PORT:
+		return s->net && val(s->net->port, ret);
+	case RL_F_NET_FAMILY:
+		return s->net && val(s->net->family, ret);
+	case RL_F_WIN_CONNECTS_PER_S:
+		return count_per_win_s(s, (double)s->win.net_connects, ret);
+	case RL_F_WIN_CONNECT_FAILURES_PER_S:
+		return count_per_win_s(s, (double)s->win.net_connect_fail, ret);
+	case RL_F_WIN_CONNECT_PORTS:
+		return s->moment == PL_AT_WINDOW && val(s->win.net_dests, ret);
 	case RL_F_PROC_EXE_AGE_S:
 		return s->exe_mtime_ns && s->image_start_ns && val(((double)s->image_start_ns - (double)s->exe_mtime_ns) / 1e9, ret);
 	case RL_F_PROC_CPU_MS:
@@ -388,6 +406,12 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return pl_image__name(s->image);
 	case RL_F_PROC_EXE_KIND:
 		return s->exe_kind;
+	case RL_F_NET_ADDR:
+		return s->net ? s->net->addr : NULL;
+	case RL_F_NET_CLASS:
+		return s->net ? s->net->cls : NULL;
+	case RL_F_NET_OUTCOME:
+		return s->net ? s->net->outcome : NULL;
 	case RL_F_PROC_TOP_FAIL_PATH:
 		top = pl_sample__top_fail(s);
 		return top ? top->path : NULL;

@@ -65,6 +65,18 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "the executable is the file the kernel ran, root-owned, not group/other-writable, in root-owned directories none group/other-writable: no unprivileged user could have placed it (absent when unknown)") \
 	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_ANY, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
+	X(PROC_EXE_NET_WRITTEN, "proc.exe_net_written", BOOL, RL_ANY, "",                                      \
+	  "the executable was opened for write (or was the stdout) of a process that had made a TCP connect, at most 10 minutes before the exec: a download run (absent for preexisting images; scripts: see docs/detections.md)") \
+	X(PROC_CONNECTED, "proc.connected", BOOL, RL_ANY, "", "the image has attempted a TCP connect")          \
+	X(PROC_CONNECTS, "proc.connects", NUM, RL_WX | RL_C, "", "TCP connect attempts of the image so far")     \
+	X(PROC_CONNECT_FAILURES, "proc.connect_failures", NUM, RL_WX | RL_C, "",                                \
+	  "of them, those that failed (refused, reset, timed out)")                                              \
+	X(NET_ADDR, "net.addr", STR, RL_C, "", "the destination address (\"127.0.0.1\", \"2001:db8::1\")")          \
+	X(NET_PORT, "net.port", NUM, RL_C, "", "the destination port")                                          \
+	X(NET_FAMILY, "net.family", NUM, RL_C, "", "4 or 6")                                                     \
+	X(NET_CLASS, "net.class", STR, RL_C, "",                                                                 \
+	  "the destination's class: loopback, private (RFC 1918, 100.64/10, fc00::/7), link-local, multicast, unspecified, public") \
+	X(NET_OUTCOME, "net.outcome", STR, RL_C, "", "connected, or failed (refused, reset, timed out)")        \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
 	X(PROC_WALL_MS, "proc.wall_ms", NUM, RL_WX, "ms", "age of the image")                                    \
 	X(PROC_CPU_PCT, "proc.cpu_pct", NUM, RL_WX, "%", "average CPU over the image's life (100 = one core)")   \
@@ -97,6 +109,10 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(WIN_SYSCALLS_PER_S, "win.syscalls_per_s", NUM, RL_W, "1/s", "syscall rate in the window, per second of the window; a window shorter than 1 s counts as 1 s")             \
 	X(WIN_SYSCALL_PER_S, "win.syscall_per_s", NUM, RL_W, "1/s", "win.syscall_per_s[NAME]: rate of one syscall (per window second, at least 1 s)") \
 	X(WIN_OPEN_FAILURES_PER_S, "win.open_failures_per_s", NUM, RL_W, "1/s", "failed-open rate in the window, per second of the window; a window shorter than 1 s (a process's first) counts as 1 s, so one failure is at most 1/s") \
+	X(WIN_CONNECTS_PER_S, "win.connects_per_s", NUM, RL_W, "1/s", "TCP connect attempts per second of the window (at least 1 s)") \
+	X(WIN_CONNECT_FAILURES_PER_S, "win.connect_failures_per_s", NUM, RL_W, "1/s", "failed TCP connects per second of the window (at least 1 s)") \
+	X(WIN_CONNECT_PORTS, "win.connect_ports", NUM, RL_W, "",                                                 \
+	  "destinations (address, port) the image tried for the first time in the window: distinct ports of a scan of one host") \
 	X(BIN_PROCS, "bin.procs", NUM, RL_WX, "", "processes of this binary active in the last second")          \
 	X(BIN_OPEN_FAILURES_PER_S, "bin.open_failures_per_s", NUM, RL_WX, "1/s",                                 \
 	  "failed opens per second by all processes of this binary, last second")                                \

@@ -11,6 +11,7 @@
 #include "pipeline/images.h"
 #include "process/waitstate.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -80,6 +81,9 @@ static void span_total(struct pl_span *sp, const struct pl_stats *st)
 		.sc_other = st->sc_other,
 		.open_fail = st->open_fail,
 		.open_fail_unrecorded = st->open_fail_unrecorded,
+		.net_connects = st->net_connects,
+		.net_connect_fail = st->net_connect_fail,
+		.net_dests = st->net_dests,
 		.sc = st->sc,
 		.fail_errno = st->open_fail_errno,
 	};
@@ -106,6 +110,9 @@ static void span_delta(struct images *im, struct pl_span *sp, const struct pl_st
 		.sc_other = delta(cur->sc_other, prev->sc_other),
 		.open_fail = delta(cur->open_fail, prev->open_fail),
 		.open_fail_unrecorded = delta(cur->open_fail_unrecorded, prev->open_fail_unrecorded),
+		.net_connects = delta(cur->net_connects, prev->net_connects),
+		.net_connect_fail = delta(cur->net_connect_fail, prev->net_connect_fail),
+		.net_dests = delta(cur->net_dests, prev->net_dests),
 		.sc = im->win_sc,
 		.fail_errno = im->win_errno,
 	};
@@ -141,6 +148,9 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 		      : id->flags & PL_PROC_PARTIAL     ? NULL
 							: "file";
 	s->exe_mtime_ns = id->exe_mtime_ns;
+	s->exe_net_written_known = !(id->flags & PL_PROC_PARTIAL);
+	s->exe_net_written = id->flags & PL_PROC_EXE_NETWRITTEN;
+	s->connected = id->flags & PL_PROC_CONNECTED;
 	s->start_ns = id->proc_start_ns + (uint64_t)m2r;
 	s->image_start_ns = id->image_start_ns + (uint64_t)m2r;
 	s->threads = id->threads;
@@ -527,6 +537,50 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		proctable__remove(im->d.procs, tgid);
 }
 
+/* ---- connects ---- */
+
+/*
+ * The outcome of an image's first connect to one destination: a connect
+ * sample, judged and recorded. Its life is the image so far as the record
+ * says (the counts of the attempt's second are not in yet: rules on rates
+ * run at windows).
+ */
+static void on_net(struct images *im, const struct pl_ev_net *ev)
+{
+	uint32_t tgid = ev->hdr.tgid;
+	struct proc_info *pi = proctable__get(im->d.procs, tgid);
+	struct proc_info *match = pi && pi->image_id == ev->id.image_id ? pi : NULL;
+	int64_t m2r = mono_to_real();
+	int fam = ev->key.family == AF_INET6 ? 6 : 4;
+	char addr[INET6_ADDRSTRLEN];
+	struct pl_net_ev net;
+	struct pl_sample *s;
+
+	if (!inet_ntop(fam == 6 ? AF_INET6 : AF_INET, ev->key.addr, addr, sizeof(addr)))
+		snprintf(addr, sizeof(addr), "?");
+	net = (struct pl_net_ev){
+		.addr = addr,
+		.port = ev->key.port,
+		.family = (uint32_t)fam,
+		.cls = pl_net__class(ev->key.addr, fam),
+		.outcome = ev->outcome == PL_NET_CONNECTED ? "connected" : "failed",
+		.attempt_ns = ev->attempt_ns + (uint64_t)m2r,
+	};
+	s = new_sample(im, PL_AT_CONNECT, tgid, &ev->id, match, m2r);
+	s->net = &net;
+	s->time_ns = ev->hdr.ts_ns + (uint64_t)m2r;
+	if (match) {
+		struct pl_stats last;
+
+		if (match->have_last) {
+			stats_pack__get(match->last, &last);
+			span_total(&s->life, &last);
+		}
+		binagg__get(im->d.bin, match->binary_id, &s->bin);
+	}
+	pipeline__run(im->d.pipe, s, match, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
+}
+
 int images__record_type(const void *data, size_t size)
 {
 	const struct pl_hdr *h = data;
@@ -537,10 +591,11 @@ int images__record_type(const void *data, size_t size)
 		[PL_EV_END] = sizeof(struct pl_ev_end),
 		[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path),
 		[PL_EV_STACK] = sizeof(struct pl_ev_stack),
+		[PL_EV_NET] = sizeof(struct pl_ev_net),
 	};
 
 	if (!data || size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC ||
-	    h->type > PL_EV_STACK || size < want[h->type] || h->size != want[h->type])
+	    h->type > PL_EV_NET || !want[h->type] || size < want[h->type] || h->size != want[h->type])
 		return -EINVAL;
 	return h->type;
 }
@@ -592,6 +647,9 @@ void images__on_record(struct images *im, const void *data, size_t size)
 	case PL_EV_STACK:
 		if (im->d.oncpu)
 			oncpu__on_record(im->d.oncpu, data);
+		break;
+	case PL_EV_NET:
+		on_net(im, data);
 		break;
 	}
 }

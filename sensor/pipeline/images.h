@@ -46,7 +46,7 @@ struct images_deps {
 };
 
 struct images_stats {
-	uint64_t records[PL_EV_STACK + 1]; /* valid ring-buffer records, by type */
+	uint64_t records[PL_EV_NET + 1]; /* valid ring-buffer records, by type */
 	uint64_t invalid;                      /* rejected: size, type or version */
 	uint64_t proctable_full;               /* start records with no room in the table */
 	/* /proc state reads of idle processes, those left

@@ -20,7 +20,8 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack"};
+static const char *const ev_names[PL_EV_NET + 1] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack",
+						      [PL_EV_NET] = "net"};
 
 const char *snap_output__name(enum snap_output o)
 {
@@ -114,7 +115,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 	s->rules_on = src->alerts;
 	s->sampling_on = src->oncpu;
 
-	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
+	for (int i = PL_EV_EXEC; i <= PL_EV_NET; i++)
 		s->ringbuf_records[i] = st.ringbuf_records[i];
 	s->exec_records = st.exec_records;
 	s->process_records = st.process_records;
@@ -263,8 +264,9 @@ int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 	gauge(e, "plumbline_tracked_processes_max", "The process table's bound (--max-procs).", (double)s->max_procs);
 
 	expo__family(e, "plumbline_events_total", PL_METRIC_COUNTER, "Valid ring-buffer records consumed, by type.");
-	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
-		expo__u64(e, L1("type", ev_names[i]), 1, s->ringbuf_records[i]);
+	for (int i = PL_EV_EXEC; i <= PL_EV_NET; i++)
+		if (ev_names[i])
+			expo__u64(e, L1("type", ev_names[i]), 1, s->ringbuf_records[i]);
 	expo__family(e, "plumbline_records_total", PL_METRIC_COUNTER,
 		     "exec, process and window records built and handed to the JSON output.");
 	expo__u64(e, L1("type", "exec"), 1, s->exec_records);

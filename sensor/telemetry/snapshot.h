@@ -66,7 +66,7 @@ struct snapshot {
 	uint32_t max_procs;
 	bool baselines_on, rules_on, sampling_on;
 	/* events and records */
-	uint64_t ringbuf_records[PL_EV_STACK + 1]; /* by PL_EV_*; [0] unused */
+	uint64_t ringbuf_records[PL_EV_NET + 1]; /* by PL_EV_*; [0] unused */
 	uint64_t exec_records, process_records, window_records;
 	/* losses, every counter of the stats record that is one, by its key there */
 	struct snap_loss loss[SNAP_LOSSES_MAX];

@@ -23,8 +23,9 @@ SAME(PL_KDROP_FAILPATH_IMAGE, PL_DROP_FAILPATH_IMAGE);
 SAME(PL_KDROP_STACK_MAP, PL_DROP_STACK_MAP);
 SAME(PL_KDROP_STACK_ID, PL_DROP_STACK_ID);
 SAME(PL_KDROP_STACK_IMAGE, PL_DROP_STACK_IMAGE);
+SAME(PL_KDROP_NET_IMAGE, PL_DROP_NET_IMAGE);
 SAME(PL_KDROP_MAX, PL_DROP_MAX);
-SAME(PL_REC_KINDS, PL_EV_STACK + 1);
+SAME(PL_REC_KINDS, PL_EV_NET + 1);
 #undef SAME
 
 static void output_counts(struct pl_stats_output *ret, const struct pl_output *o)
@@ -153,7 +154,7 @@ void stats__collect(const struct stats_sources *src, struct pl_sensor_stats *ret
 	struct rusage ru;
 
 	*s = (struct pl_sensor_stats){ .time_ns = now + (uint64_t)mono_to_real(), .uptime_ns = now - src->start_ns };
-	for (int i = PL_EV_EXEC; i <= PL_EV_STACK; i++)
+	for (int i = PL_EV_EXEC; i <= PL_EV_NET; i++)
 		s->ringbuf_records[i] = im->records[i];
 	s->exec_records = pst->exec_records;
 	s->process_records = pst->process_records;
