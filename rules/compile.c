@@ -222,7 +222,7 @@ static void collect_fields(struct rl_expr *e)
 {
 	bool seen[RL_NFIELDS] = {0};
 
-	e->kinds = RL_EWX;
+	e->kinds = RL_ANY; /* the event moments too (a field narrows it) */
 	for (size_t i = 0; i < e->nnodes; i++) {
 		const struct x_enode *n = &e->nodes[i];
 

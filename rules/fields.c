@@ -206,6 +206,8 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return val(s->life.net_connects, ret);
 	case RL_F_PROC_CONNECT_FAILURES:
 		return val(s->life.net_connect_fail, ret);
+	case RL_F_PROC_CONNECT_DESTS:
+		return val(s->life.net_dests, ret);
 	case RL_F_NET_PORT:
 		return s->net && val(s->net->port, ret);
 	case RL_F_NET_FAMILY:

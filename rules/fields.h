@@ -71,6 +71,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_CONNECTS, "proc.connects", NUM, RL_WX | RL_C, "", "TCP connect attempts of the image so far")     \
 	X(PROC_CONNECT_FAILURES, "proc.connect_failures", NUM, RL_WX | RL_C, "",                                \
 	  "of them, those that failed (refused, reset, timed out)")                                              \
+	X(PROC_CONNECT_DESTS, "proc.connect_dests", NUM, RL_WX | RL_C, "",                                       \
+	  "distinct destinations (address, port) the image tried (past 256 new ones, at 32/s, every attempt counts as new)") \
 	X(NET_ADDR, "net.addr", STR, RL_C, "", "the destination address (\"127.0.0.1\", \"2001:db8::1\")")          \
 	X(NET_PORT, "net.port", NUM, RL_C, "", "the destination port")                                          \
 	X(NET_FAMILY, "net.family", NUM, RL_C, "", "4 or 6")                                                     \

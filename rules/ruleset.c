@@ -31,8 +31,10 @@
 struct rl_ruleset {
 	struct rl_rule *rules;
 	size_t n;
-	struct rl_rule **run[3]; /* enabled rules per kind (exec, window, exit), each of capacity n */
-	size_t nrun[3];
+	/* enabled rules per moment (exec, window, exit, file, map, connect: bit k
+	 * of enum pl_moment), each of capacity n */
+	struct rl_rule **run[PL_MOMENTS];
+	size_t nrun[PL_MOMENTS];
 	unsigned kinds;
 	unsigned char sha256[32]; /* of the loaded files' bytes, in load order */
 	size_t nfiles;
@@ -179,14 +181,14 @@ static int load_dir(struct rs_loader *L, const char *dir)
 static void select_rules(struct rl_ruleset *rs)
 {
 	rs->kinds = 0;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PL_MOMENTS; k++)
 		rs->nrun[k] = 0;
 	for (size_t i = 0; i < rs->n; i++) {
 		struct rl_rule *r = &rs->rules[i];
 
 		if (!r->enabled)
 			continue;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < PL_MOMENTS; k++)
 			if (r->kinds & 1u << k)
 				rs->run[k][rs->nrun[k]++] = r;
 		rs->kinds |= r->kinds;
@@ -227,7 +229,7 @@ static int finish(struct rs_loader *L, struct rl_ruleset **ret)
 		free(rs);
 		return r;
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PL_MOMENTS; k++)
 		if (!(rs->run[k] = calloc(rs->n ? rs->n : 1, sizeof(*rs->run[k])))) {
 			rl_ruleset__free(rs);
 			return -ENOMEM;
@@ -295,7 +297,7 @@ void rl_ruleset__free(struct rl_ruleset *rs)
 	for (size_t i = 0; i < rs->n; i++)
 		rs_rule__release(&rs->rules[i]);
 	free(rs->rules);
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < PL_MOMENTS; k++)
 		free(rs->run[k]);
 	free(rs);
 }
@@ -356,19 +358,10 @@ size_t rl_ruleset__eval(const struct rl_ruleset *rs, const struct pl_sample *ev,
 {
 	size_t k, matches = 0;
 
-	switch ((enum rl_kind)ev->moment) {
-	case RL_KIND_EXEC:
-		k = 0;
-		break;
-	case RL_KIND_WINDOW:
-		k = 1;
-		break;
-	case RL_KIND_EXIT:
-		k = 2;
-		break;
-	default:
+	/* one moment: one bit */
+	if (!ev->moment || (ev->moment & (ev->moment - 1)) || ev->moment >= 1u << PL_MOMENTS)
 		return 0;
-	}
+	k = (size_t)__builtin_ctz(ev->moment);
 	for (size_t i = 0; i < rs->nrun[k]; i++) {
 		const struct rl_rule *r = rs->run[k][i];
 		enum rl_truth t = rl_expr__decide(r->cond, ev, stats);
