@@ -32,6 +32,7 @@ struct sample_buf {
 	size_t nstrs, strs_cap;
 	bool oom;
 	struct pl_wait wait;
+	struct pl_net_ev net;
 };
 
 int sample_buf__new(struct sample_buf **ret)
@@ -198,6 +199,9 @@ static void parse_span(struct json_object *o, struct pl_span *sp, unsigned long 
 	sp->sc_other = u64(o, "syscalls_other");
 	sp->open_fail = u64(o, "open_failures");
 	sp->open_fail_unrecorded = u64(o, "open_fail_unrecorded");
+	sp->net_connects = u64(o, "connects");
+	sp->net_connect_fail = u64(o, "connect_failures");
+	sp->net_dests = u64(o, "connect_new_dests");
 	sp->sc = syscalls_of(at(o, "syscalls_by_name"), sc);
 	sp->fail_errno = errnos_of(at(o, "open_fail_by_errno"), errnos);
 }
@@ -289,6 +293,9 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 	s->exe_mtime_ns = u64(o, "exe_mtime_ns");
 	s->exe_trusted_known = json_object_is_type(at(o, "exe_trusted"), json_type_boolean);
 	s->exe_trusted = s->exe_trusted_known && json_object_get_boolean(at(o, "exe_trusted"));
+	s->exe_net_written_known = json_object_is_type(at(o, "exe_net_written"), json_type_boolean);
+	s->exe_net_written = s->exe_net_written_known && json_object_get_boolean(at(o, "exe_net_written"));
+	s->connected = boolean(o, "connected");
 	{
 		/* one of the static names, never the record's bytes */
 		struct json_object *kj = at(o, "exe_kind");
@@ -497,6 +504,37 @@ static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sa
 	s->wait = w;
 }
 
+/* One of the static names, never the record's bytes (NULL when not one). */
+static const char *static_name(struct json_object *o, const char *key, const char *const *names)
+{
+	struct json_object *v = at(o, key);
+	const char *k = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+
+	for (; k && *names; names++)
+		if (strcmp(k, *names) == 0)
+			return *names;
+	return NULL;
+}
+
+static void parse_net(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
+{
+	static const char *const classes[] = {"loopback", "private", "link-local", "multicast",
+					      "unspecified", "public", NULL};
+	static const char *const outcomes[] = {"connected", "failed", NULL};
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	b->net = (struct pl_net_ev){
+		.addr = str(b, o, "addr"),
+		.port = u32(o, "port"),
+		.family = u32(o, "family"),
+		.cls = static_name(o, "class", classes),
+		.outcome = static_name(o, "outcome", outcomes),
+		.attempt_ns = u64(o, "attempt_ns"),
+	};
+	s->net = &b->net;
+}
+
 int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_sample *ret)
 {
 	const char *type = json_object_get_string(at(rec, "type"));
@@ -511,6 +549,8 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		m = PL_AT_WINDOW;
 	else if (strcmp(type, "process") == 0)
 		m = PL_AT_EXIT;
+	else if (strcmp(type, "connect") == 0)
+		m = PL_AT_CONNECT;
 	else
 		return -EINVAL;
 	forget_strings(b);
@@ -531,6 +571,13 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		ret->busy_s = is_num(at(rec, "busy_s")) ? json_object_get_double(at(rec, "busy_s")) : 0;
 		parse_recent(at(rec, "recent"), ret);
 		parse_wait(b, at(rec, "wait"), ret);
+		break;
+	case PL_AT_CONNECT:
+		ret->time_ns = u64(rec, "time_ns");
+		parse_net(b, at(rec, "net"), ret);
+		tot = at(rec, "total");
+		parse_span(tot, &ret->life, b->life_sc, b->life_errno);
+		parse_top_fail(b, tot, ret);
 		break;
 	default:
 		ret->end_ns = ret->time_ns = u64(rec, "end_ns");

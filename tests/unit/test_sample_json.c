@@ -49,11 +49,12 @@ struct fx {
 static const char *const identity_keys[] = {
     "pid",	 "ppid",    "uid",	"comm",	    "exec_comm",	  "exe",
     "exe_dev",	 "exe_ino", "build_id", "filename", "filename_truncated", "cmdline",
-    "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_trusted", "exe_mtime_ns", "start_ns",		  "image_start_ns",
+    "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_trusted", "exe_mtime_ns", "exe_net_written", "connected", "start_ns",		  "image_start_ns",
     "threads",	 "script", NULL};
 static const char *const span_keys[] = {
     "cpu_ns",		"offcpu_ns",	  "runq_ns",	   "blocked_ns",	 "ctx_switches",	 "syscalls",
-    "syscalls_by_name", "syscalls_other", "open_failures", "open_fail_by_errno", "open_fail_unrecorded", NULL};
+    "syscalls_by_name", "syscalls_other", "open_failures", "open_fail_by_errno", "open_fail_unrecorded",
+    "connects", "connect_failures", "connect_new_dests", NULL};
 
 /* The keys of a record: type, identity, `mid`, span, `tail` (NULL-terminated lists). */
 static void record_keys(const char **out, size_t cap, const char *const *mid, bool span, const char *const *tail)
@@ -98,6 +99,9 @@ static void identity(struct pl_sample *s)
 	s->exe_mtime_ns = T0 - 5000000000ull;
 	s->exe_trusted_known = true;
 	s->exe_trusted = true;
+	s->exe_net_written_known = true;
+	s->exe_net_written = true;
+	s->connected = true;
 	s->start_ns = T0 + 1000;
 	s->image_start_ns = T0 + 2000;
 	s->threads = 3;
@@ -623,7 +627,8 @@ static void test_sample_json_window_record_has_deltas_total_busy_and_binary(void
 					   "total",	"busy_s", "recent", "baseline", NULL};
 	static const char *const total_keys[] = {
 	    "cpu_ns",	      "offcpu_ns",	    "runq_ns", "blocked_ns", "syscalls",      "open_failures",
-	    "ctx_switches",   "syscalls_by_name",   "threads", "fail_paths", "top_fail_path", "top_fail_count",
+	    "ctx_switches",   "syscalls_by_name",   "connects", "connect_failures", "connect_new_dests",
+	    "threads", "fail_paths", "top_fail_path", "top_fail_count",
 	    "top_fail_errno", "top_fail_truncated", NULL};
 	static const char *const bin_keys[] = {"procs", "open_failures_per_s", "top_fail_path", "top_fail_share", "storm_path", "storm_paths", "storm_procs", "storm_failures_per_s", NULL};
 	static const char *const errno_keys[] = {"ENOENT", "other", NULL};
@@ -1040,6 +1045,25 @@ static void test_sample_json_parse_gives_every_rule_field_of_rich_samples(void *
 	round_trip(f, &f->exec);
 	round_trip(f, &f->win);
 	round_trip(f, &f->exit);
+
+	/* a connect: the outcome of a first connect to one destination */
+	{
+		static const struct pl_net_ev net = {.addr = "2001:db8::7", .port = 4444, .family = 6,
+						     .cls = "public", .outcome = "connected", .attempt_ns = T0 + 5};
+		static const enum rl_field conn_absent[] = {RL_F_PROC_TOP_FAIL_PATH, RL_F_PROC_TOP_FAIL_COUNT,
+							    RL_F_PROC_TOP_FAIL_SHARE};
+
+		s = f->exec;
+		s.moment = PL_AT_CONNECT;
+		s.time_ns = T0 + 9;
+		s.life = f->win.life;
+		s.life.net_connects = 3;
+		s.life.net_connect_fail = 1;
+		s.life.net_dests = 2;
+		s.net = &net;
+		assert_rich(&s, conn_absent, 3);
+		round_trip(f, &s);
+	}
 
 	/* a window of a waiting process, with what it waits on */
 	s = f->win;
