@@ -261,8 +261,8 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 
 		strset__clear(&b->set[i]);
 		if (!json_object_object_get_ex(s, bl_set__name(i), &v)) {
-			if (i == BL_SET_ONCPU && json_object_object_length(s) == BL_SET_MAX - 1)
-				continue; /* written before on-CPU sampling */
+			if (i == BL_SET_ONCPU || i == BL_SET_PEERS)
+				continue; /* written before on-CPU sampling, or before peers */
 			r = jf_fail(err, errlen, "set \"%s\" is missing", bl_set__name(i));
 			goto fail;
 		}

@@ -5,6 +5,7 @@
 #include "sample.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void pl_sample__init(struct pl_sample *s, enum pl_moment m)
@@ -137,4 +138,12 @@ const char *pl_net__class(const uint8_t *a, int family)
 	if (a[0] >= 224 && a[0] < 240)
 		return "multicast";
 	return "public";
+}
+
+void pl_net__peer(char *buf, size_t size, const char *cls, uint32_t port)
+{
+	if (port >= 32768)
+		snprintf(buf, size, "%s:tcp/ephemeral", cls);
+	else
+		snprintf(buf, size, "%s:tcp/%u", cls, port);
 }

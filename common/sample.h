@@ -27,6 +27,7 @@
 #define PL_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PL_SAMPLE_NR_SYSCALLS 512 /* per-syscall slots, by number (PL_NR_SYSCALLS) */
@@ -205,6 +206,12 @@ struct pl_verdict {
 	const char *new_oncpu_objects[PL_SAMPLE_NEW_MAX];
 	uint32_t nnew_oncpu_objects;
 	uint64_t new_oncpu_samples;
+	/* TCP peers (BL_SET_PEERS): the set is saturated; it holds only "none"
+	 * (the binary's lifetimes never connect); at a connect, this peer is
+	 * not in it (valid when peers_ready) */
+	bool peers_ready;
+	bool peers_never;
+	bool peer_new;
 };
 
 /* ---- what a process off-CPU waits on, read from /proc
@@ -280,6 +287,9 @@ struct pl_sample {
 
 	/* the image so far (window), or all of it (exit) */
 	struct pl_span life;
+	/* the TCP peers it tried (pl_net_ev.peer), at exit; bounded */
+	const char *const *peers;
+	uint32_t npeers;
 	/* the image's failed paths: at exit all it lists; at a window those so
 	 * far (from a record, only the top one); fail_paths counts them all */
 	const struct pl_fail *fails;
@@ -331,6 +341,7 @@ struct pl_net_ev {
 	uint32_t family;     /* 4 or 6 */
 	const char *cls;     /* pl_net__class(): loopback, private, link-local, multicast, public */
 	const char *outcome; /* "connected" or "failed" */
+	const char *peer;    /* the baseline's member: "CLASS:tcp/PORT", PORT "ephemeral" when >= 32768 */
 	uint64_t attempt_ns; /* when the attempt started (CLOCK_REALTIME) */
 };
 
@@ -338,6 +349,10 @@ struct pl_net_ev {
  * "private" (RFC 1918, CGNAT 100.64/10, IPv6 ULA fc00::/7), "link-local",
  * "multicast", "unspecified" or "public". IPv4-mapped IPv6 is judged as IPv4. */
 const char *pl_net__class(const uint8_t *addr, int family);
+/* The peer member of a destination: "CLASS:tcp/PORT", or "CLASS:tcp/ephemeral"
+ * for a port >= 32768 (Linux's ephemeral range: a test server, a peer-to-peer
+ * port), so a web client's many servers are one member. */
+void pl_net__peer(char *buf, size_t size, const char *cls, uint32_t port);
 
 /* Reset s to an empty sample of the given moment: nothing known. */
 void pl_sample__init(struct pl_sample *s, enum pl_moment m);

@@ -359,6 +359,10 @@ struct json_object *sample_json__baseline(const struct pl_sample *s)
 	add_bool(o, "windows_ready", v->windows_ready);
 	add_bool(o, "parent_ready", v->parent_ready);
 	add_bool(o, "parent_new_child", v->parent_new_child);
+	add_bool(o, "peers_ready", v->peers_ready);
+	add_bool(o, "peers_never", v->peers_never);
+	if (s->moment == PL_AT_CONNECT)
+		add_bool(o, "peer_new", v->peer_new);
 	q = json_object_new_object();
 	for (size_t i = 0; i < SAMPLE_QUANTILES; i++) {
 		struct json_object *e;
@@ -473,6 +477,7 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 			add_u64(n, "port", s->net->port);
 			add_u64(n, "family", s->net->family);
 			add_str(n, "class", s->net->cls);
+			add_str(n, "peer", s->net->peer);
 			add_str(n, "outcome", s->net->outcome);
 			add_u64(n, "attempt_ns", s->net->attempt_ns);
 			add(o, "net", n);

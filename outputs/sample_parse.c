@@ -364,6 +364,9 @@ static void parse_baseline(struct sample_buf *b, struct json_object *o, struct p
 	v->samples = u64(o, "samples");
 	v->parent_ready = boolean(o, "parent_ready");
 	v->parent_new_child = boolean(o, "parent_new_child");
+	v->peers_ready = boolean(o, "peers_ready");
+	v->peers_never = boolean(o, "peers_never");
+	v->peer_new = boolean(o, "peer_new");
 	for (size_t i = 0; i < SAMPLE_QUANTILES; i++)
 		for (int k = 0; k < 3; k++)
 			v->q[sample_quantiles[i].d][k] =
@@ -529,6 +532,7 @@ static void parse_net(struct sample_buf *b, struct json_object *o, struct pl_sam
 		.port = u32(o, "port"),
 		.family = u32(o, "family"),
 		.cls = static_name(o, "class", classes),
+		.peer = str(b, o, "peer"),
 		.outcome = static_name(o, "outcome", outcomes),
 		.attempt_ns = u64(o, "attempt_ns"),
 	};

@@ -308,6 +308,12 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bl.key && val(s->bl.samples, ret);
 	case RL_F_BL_FROM_PRIOR:
 		return s->bl.scored && flag(s, s->bl.from_prior, ret);
+	case RL_F_BL_PEERS_READY:
+		return flag(s, s->bl.peers_ready, ret);
+	case RL_F_BL_PEERS_NEVER:
+		return flag(s, s->bl.peers_never, ret);
+	case RL_F_BL_PEER_NEW:
+		return s->net && flag(s, s->bl.peer_new, ret);
 	case RL_F_BL_PARENT_READY:
 		return flag(s, s->bl.parent_ready, ret);
 	case RL_F_BL_PARENT_NEW_CHILD:
@@ -410,6 +416,8 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->exe_kind;
 	case RL_F_NET_ADDR:
 		return s->net ? s->net->addr : NULL;
+	case RL_F_NET_PEER:
+		return s->net ? s->net->peer : NULL;
 	case RL_F_NET_CLASS:
 		return s->net ? s->net->cls : NULL;
 	case RL_F_NET_OUTCOME:

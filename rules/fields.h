@@ -78,6 +78,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(NET_FAMILY, "net.family", NUM, RL_C, "", "4 or 6")                                                     \
 	X(NET_CLASS, "net.class", STR, RL_C, "",                                                                 \
 	  "the destination's class: loopback, private (RFC 1918, 100.64/10, fc00::/7), link-local, multicast, unspecified, public") \
+	X(NET_PEER, "net.peer", STR, RL_C, "",                                                                   \
+	  "the peer as the baseline learns it: CLASS:tcp/PORT (\"public:tcp/443\"), PORT \"ephemeral\" when >= 32768") \
 	X(NET_OUTCOME, "net.outcome", STR, RL_C, "", "connected, or failed (refused, reset, timed out)")        \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
 	X(PROC_WALL_MS, "proc.wall_ms", NUM, RL_WX, "ms", "age of the image")                                    \
@@ -170,6 +172,11 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_PARENT_READY, "baseline.parent_ready", BOOL, RL_EX, "", "the parent's children set is saturated (Good-Turing, docs/baselines.md)")           \
 	X(BL_PARENT_NEW_CHILD, "baseline.parent_new_child", BOOL, RL_EX, "",                                   \
 	  "the parent binary had never executed this binary (its children set saturated)")                                \
+	X(BL_PEERS_READY, "baseline.peers_ready", BOOL, RL_ANY, "",                                             \
+	  "the binary's set of TCP peers (class:tcp/port, \"none\" for a lifetime without connects) is saturated") \
+	X(BL_PEERS_NEVER, "baseline.peers_never", BOOL, RL_ANY, "",                                             \
+	  "... and holds only \"none\": the binary's lifetimes never connect")                                     \
+	X(BL_PEER_NEW, "baseline.peer_new", BOOL, RL_C, "", "this connect's peer (net.peer) is not in the saturated set") \
 	/* read from /proc while a process waits (window) */                                   \
 	X(PROC_WAITING_S, "proc.waiting_s", NUM, RL_W, "s",                                                     \
 	  "seconds since the process last used CPU or made a syscall (when its wait was read)")                   \

@@ -492,6 +492,7 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	bool step = ev->reason == PL_END_EXEC && (ev->proc.id.flags & PL_PROC_FORKED);
 	_cleanup_(oncpu_result_freep) struct oncpu_result *oncpu = NULL;
 	int64_t m2r = mono_to_real();
+	const char *peers[PROC_MAX_PEERS];
 	struct pl_sample *s;
 	uint32_t nfails = 0;
 
@@ -511,6 +512,12 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	s->fails = fails;
 	s->nfails = s->fail_paths = nfails;
 	s->end_ns = s->time_ns = ev->end_ns + (uint64_t)m2r;
+	if (match && match->peers_image == match->image_id) {
+		for (uint32_t i = 0; i < match->npeers; i++)
+			peers[i] = match->peers[i];
+		s->peers = peers;
+		s->npeers = match->npeers;
+	}
 	if (im->d.live) {
 		static const struct pl_stats zero;
 		const struct pl_stats *base = prev ? prev : &zero;
@@ -539,6 +546,20 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 
 /* ---- connects ---- */
 
+/* Peer member m for pi's image (once). */
+static void remember_peer(struct proc_info *pi, const char *m)
+{
+	if (pi->peers_image != pi->image_id) {
+		pi->peers_image = pi->image_id;
+		pi->npeers = 0;
+	}
+	for (uint32_t i = 0; i < pi->npeers; i++)
+		if (!strcmp(pi->peers[i], m))
+			return;
+	if (pi->npeers < PROC_MAX_PEERS)
+		snprintf(pi->peers[pi->npeers++], sizeof(pi->peers[0]), "%s", m);
+}
+
 /*
  * The outcome of an image's first connect to one destination: a connect
  * sample, judged and recorded. Its life is the image so far as the record
@@ -552,13 +573,15 @@ static void on_net(struct images *im, const struct pl_ev_net *ev)
 	struct proc_info *match = pi && pi->image_id == ev->id.image_id ? pi : NULL;
 	int64_t m2r = mono_to_real();
 	int fam = ev->key.family == AF_INET6 ? 6 : 4;
-	char addr[INET6_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN], peer[32];
 	struct pl_net_ev net;
 	struct pl_sample *s;
 
 	if (!inet_ntop(fam == 6 ? AF_INET6 : AF_INET, ev->key.addr, addr, sizeof(addr)))
 		snprintf(addr, sizeof(addr), "?");
+	pl_net__peer(peer, sizeof(peer), pl_net__class(ev->key.addr, fam), ev->key.port);
 	net = (struct pl_net_ev){
+		.peer = peer,
 		.addr = addr,
 		.port = ev->key.port,
 		.family = (uint32_t)fam,
@@ -577,6 +600,7 @@ static void on_net(struct images *im, const struct pl_ev_net *ev)
 			span_total(&s->life, &last);
 		}
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
+		remember_peer(match, peer);
 	}
 	pipeline__run(im->d.pipe, s, match, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
 }

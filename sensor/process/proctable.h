@@ -37,6 +37,8 @@ struct hash_wait {
 	uint64_t ino;
 };
 
+#define PROC_MAX_PEERS 8
+
 struct proc_info {
 	uint32_t tgid;
 	uint64_t image_id;       /* the image these strings describe */
@@ -74,6 +76,11 @@ struct proc_info {
 	/* baseline keys (scriptkey.h): what the image's baseline stands for */
 	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
 	char *script;            /* the script label (proc.script) or NULL */
+	/* TCP peers image peers_image tried (connect records), for its exit
+	 * sample's BL_SET_PEERS; past PROC_MAX_PEERS they are not kept */
+	uint64_t peers_image;
+	uint32_t npeers;
+	char peers[PROC_MAX_PEERS][32];
 	bool forked;             /* a fork child running its parent's image (no exec) */
 	/* the directory of the outermost build driver among the image's
 	 * ancestors, itself included (buildkey.h), or NULL: handed down at

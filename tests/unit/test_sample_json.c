@@ -359,7 +359,7 @@ static void test_sample_json_exec_record_has_identity_time_context_and_baseline_
 	struct json_object *o = written(&f->exec), *bl, *q, *e;
 	static const char *const mid[] = {"time_ns", "binary_id", "parent_exe", "ancestors", "baseline", NULL};
 	static const char *const bl_keys[] = {
-	    "key", "ready", "samples", "windows_ready", "parent_ready", "parent_new_child", "quantiles", NULL};
+	    "key", "ready", "samples", "windows_ready", "parent_ready", "parent_new_child", "peers_ready", "peers_never", "quantiles", NULL};
 	static const char *const q_keys[] = {"cpu_ms",	     "wall_ms",		  "offcpu_ms",
 					     "syscalls",     "open_failures",	  "win_cpu_ms",
 					     "win_syscalls", "win_open_failures", NULL};
@@ -712,6 +712,7 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 						  "features",	  "new_fail_paths",
 						  "new_syscalls", "windows_ready",
 						  "parent_ready", "parent_new_child",
+						  "peers_ready", "peers_never",
 						  "quantiles",	  NULL};
 	static const char *const exit_keys[] = {"key",	  "ready",
 						"from_prior",	  "samples",
@@ -720,6 +721,7 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 						"features",	  "new_fail_paths",
 						"new_syscalls", "oncpu_ready", "new_oncpu_objects", "new_oncpu_samples",
 						"windows_ready", "parent_ready", "parent_new_child",
+						"peers_ready", "peers_never",
 						"quantiles",	  NULL};
 	static const char *const fkeys[] = {"value", "p50", "p99", "ratio_p50", "ratio_p99", "score", NULL};
 	static const char *const exit_features[] = {"cpu_ns",	"wall_ns",	 "offcpu_ns",
@@ -1049,7 +1051,8 @@ static void test_sample_json_parse_gives_every_rule_field_of_rich_samples(void *
 	/* a connect: the outcome of a first connect to one destination */
 	{
 		static const struct pl_net_ev net = {.addr = "2001:db8::7", .port = 4444, .family = 6,
-						     .cls = "public", .outcome = "connected", .attempt_ns = T0 + 5};
+						     .cls = "public", .outcome = "connected", .attempt_ns = T0 + 5,
+						     .peer = "public:tcp/4444"};
 		static const enum rl_field conn_absent[] = {RL_F_PROC_TOP_FAIL_PATH, RL_F_PROC_TOP_FAIL_COUNT,
 							    RL_F_PROC_TOP_FAIL_SHARE};
 
