@@ -37,6 +37,8 @@ from scenario_lib import Failure, fail, finish, log, skip, Sensor  # noqa: E402
 
 WARN = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING")
 SCAN_PORTS = 100
+SET_QUIET_S = 3   # a peers set is ready once no new member came for this long (default 600)
+LEARN_RUNS = 22   # lifetimes learned per context (min_samples is 20)
 
 
 def alerts(s, rule=None):
@@ -79,12 +81,25 @@ def closed_ports(n):
     fail("no range of closed loopback ports")
 
 
-def serve_http(root):
+def low_port():
+    """A free TCP port below 32768 (peers above are one "ephemeral" member)."""
+    for port in range(23000, 32000, 7):
+        t = socket.socket()
+        try:
+            t.bind(("127.0.0.1", port))
+            t.close()
+            return port
+        except OSError:
+            t.close()
+    fail("no free port below 32768")
+
+
+def serve_http(root, port=0):
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *a):
             pass
     handler = functools.partial(Quiet, directory=root)
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv
 
@@ -159,8 +174,26 @@ def main():
         url = f"http://127.0.0.1:{srv.server_address[1]}"
         echo = echo_server()
         ports = closed_ports(SCAN_PORTS)
-        s = Sensor(d, "s", SENSOR)
+        # two servers on fixed low ports: the build's learned peer, and a new one
+        srv_a = serve_http(www, low_port())
+        srv_b = serve_http(www, low_port())
+        bindir = os.path.join(d, "bin")
+        os.mkdir(bindir)
+        fetcher = os.path.join(bindir, "fetcher")
+        shutil.copy(shutil.which("curl"), fetcher)
+        with open(os.path.join(d, "Makefile"), "w") as f:
+            f.write("all:\n\t@$(FETCHER) -sf -o /dev/null $(URL)\n")
+        s = Sensor(d, "s", SENSOR, extra=("--process-records", "--set-quiet", str(SET_QUIET_S)))
         log("sensor ready")
+
+        # learning: a build step that always fetches from server A; the same
+        # binary under sh that never connects
+        url_a = f"http://127.0.0.1:{srv_a.server_address[1]}/index.txt"
+        url_b = f"http://127.0.0.1:{srv_b.server_address[1]}/index.txt"
+        for _ in range(LEARN_RUNS):
+            sl.run_make(["-f", os.path.join(d, "Makefile"), f"FETCHER={fetcher}", f"URL={url_a}"], d, os.environ)
+            subprocess.run(["/bin/sh", "-c", f"{fetcher} --version >/dev/null; true"], check=True)
+        time.sleep(SET_QUIET_S + 1.5)
 
         # a. ordinary work
         for i in range(5):
@@ -169,8 +202,9 @@ def main():
                         "import socket,sys\nfor i in range(5):\n"
                         " c=socket.create_connection(('127.0.0.1',int(sys.argv[1])));c.sendall(b'x\\n');c.recv(9);c.close()",
                         str(echo.getsockname()[1])], check=True)
-        time.sleep(1.5)
-        early = [a for a in alerts(s) if warn(a)]
+        time.sleep(1.0)
+        tree = sl.tree(s.records(), {os.getpid()})
+        early = [a for a in alerts(s) if warn(a) and a.get("pid") in tree]
         if early:
             fail(f"alerts on ordinary work: {[(a.get('rule'), a.get('exe'), a.get('output')) for a in early]}")
         log("a. curl x5 and a python client x5 on loopback: no alert at Warning or above")
@@ -207,13 +241,13 @@ def main():
         nc = shutil.which("nc")
         if nc:
             start = time.monotonic()
-            p = subprocess.Popen(["/bin/bash", "-c", f"exec {nc} -z 127.0.0.1 {ports[0]}-{ports[29]}; sleep 1.5"],
+            p = subprocess.Popen(["/bin/bash", "-c", f"exec {nc} -z 127.0.0.1 {ports[0]}-{ports[-1]}"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             p.wait()
             a, t = wait_alert(s, lambda a: a.get("rule", "").startswith("Port scan") and a.get("pid") == p.pid,
                               start, 3, "port scan alert on nc -z")
             results.append(("nc -z scan", t, 3))
-            log(f"c. nc -z over 30 ports: {a['rule']!r} in {t:.1f} s")
+            log(f"c. nc -z over {SCAN_PORTS} ports: {a['rule']!r} in {t:.1f} s")
         else:
             log("c. no nc installed: nc -z not tried")
 
@@ -256,11 +290,37 @@ def main():
         log(f"e. curl -o + chmod + run: alert on pid {a['pid']} in {t:.1f} s; curl > file + mv + run: "
             f"alert on {a2.get('exe')}")
 
+        # g. the learned build step talks to a new server; the never-connecting context connects
+        start = time.monotonic()
+        sl.run_make(["-f", os.path.join(d, "Makefile"), f"FETCHER={fetcher}", f"URL={url_b}"], d, os.environ)
+        a, t = wait_alert(s, lambda a: a.get("rule") == "Build step connected to a new peer"
+                          and (a.get("exe") or "").endswith("/fetcher"), start, 2,
+                          "build step new peer alert")
+        results.append(("build step to a new peer", t, 2))
+        if f"loopback:tcp/{srv_b.server_address[1]}" not in a.get("output", ""):
+            fail(f"the build alert does not name the new peer: {a.get('output')}")
+        again = [x for x in alerts(s, "Build step connected to a new peer")
+                 if (x.get("exe") or "").endswith("/fetcher") and f"tcp/{srv_a.server_address[1]}" in x.get("output", "")]
+        if again:
+            fail(f"the learned peer was called new: {again[0].get('output')}")
+        start = time.monotonic()
+        subprocess.run(["/bin/sh", "-c", f"{fetcher} -sf -o /dev/null {url_a}; true"])
+        a, t = wait_alert(s, lambda a: a.get("rule") == "Connection by a binary that never connects"
+                          and (a.get("exe") or "").endswith("/fetcher"), start, 2,
+                          "never-connects alert")
+        results.append(("a binary that never connects connected", t, 2))
+        if a.get("priority", "").upper() != "NOTICE" or not (a.get("exe") or "").endswith("/fetcher"):
+            fail(f"never-connects alert: {a.get('priority')} on {a.get('exe')}")
+        log(f"g. build step to new server B: alert in {t:.1f} s; fetcher under sh, never connecting, "
+            f"connected: Notice")
+
         # f. nothing else
         time.sleep(1.0)
         allowed = {"Port scan", "Port scan by a short-lived process", "Shell connected out",
-                   "Executed a file a connected process just wrote"}
-        mine = [a for a in alerts(s) if warn(a) and a.get("pid") != os.getpid()]
+                   "Executed a file a connected process just wrote", "Build step connected to a new peer"}
+        # this test's processes (other work on the machine is not ours to judge)
+        tree = sl.tree(s.records(), {os.getpid()})
+        mine = [a for a in alerts(s) if warn(a) and a.get("pid") in tree and a.get("pid") != os.getpid()]
         others = [a for a in mine if a.get("rule") not in allowed]
         if others:
             fail(f"other alerts: {[(a.get('rule'), a.get('exe'), a.get('output')) for a in others]}")
