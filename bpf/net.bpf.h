@@ -72,13 +72,16 @@ static __always_inline void net_note_file(struct file *f, __u32 tgid)
 /* The file at descriptor fd of task t, or NULL. */
 static __always_inline struct file *net_fd_file(struct task_struct *t, long fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	struct file **fds, *f = 0;
+	/* t is trusted: its fields are read by direct (BTF) loads, no helper
+	 * call; only the slot of a variable index needs one */
+	struct fdtable *fdt = t->files->fdt;
+	struct file *f = 0;
+	unsigned long fds;
 
-	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (fd < 0 || fd >= fdt->max_fds)
 		return 0;
-	fds = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	fds = (unsigned long)fdt->fd;
+	bpf_probe_read_kernel(&f, sizeof(f), (void *)(fds + fd * sizeof(f)));
 	return f;
 }
 
