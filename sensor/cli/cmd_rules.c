@@ -81,9 +81,14 @@ static int cmd_check(int argc, char **argv)
 
 static const char *kinds_str(unsigned k, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s", k & RL_KIND_EXEC ? "exec," : "", k & RL_KIND_WINDOW ? "window," : "",
-		 k & RL_KIND_EXIT ? "exit," : "", k ? "" : "never,");
-	buf[strlen(buf) - 1] = '\0';
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < PL_MOMENTS; i++)
+		if ((k & 1u << i) && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", pl_moment_names[i]);
+	if (!k)
+		snprintf(buf, size, "never");
 	return buf;
 }
 
@@ -106,7 +111,7 @@ static int cmd_list(int argc, char **argv)
 	rl_diags__free(&d);
 	for (size_t i = 0; i < rl_ruleset__count(rs); i++) {
 		const struct rl_rule *rule = rl_ruleset__rule(rs, i);
-		char k[32];
+		char k[64];
 
 		if (json) {
 			struct json_object *o = json_object_new_object(), *t = json_object_new_array();
@@ -143,7 +148,7 @@ static int cmd_fields(int argc, char **argv)
 		printf("| field | type | unit | when | meaning |\n|---|---|---|---|---|\n");
 	for (int f = 0; f < RL_NFIELDS; f++) {
 		const struct rl_field_info *fi = rl_field__info(f);
-		char when[32], name[96];
+		char when[64], name[96];
 
 		kinds_str(fi->kinds, when, sizeof(when));
 		snprintf(name, sizeof(name), "%s%s", fi->name, fi->param ? "[NAME]" : "");
