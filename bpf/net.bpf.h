@@ -26,22 +26,10 @@
 #define PL_S_IFREG 0100000
 
 /* How long a written file counts as "just downloaded" for an exec (set by user space). */
-PL_RODATA(__u64, net_written_max_age_ns, 600ull * 1000000000ull);
+PL_RODATA(__u64, net_written_max_age_ns, PL_NET_WRITTEN_MAX_AGE_S * 1000000000ull);
 /* New destinations per image: a burst, then one per interval. */
 PL_RODATA(__u64, net_key_burst, 256);
 PL_RODATA(__u64, net_key_interval_ns, 1000000000 / 32);
-
-struct pl_written_key {
-	__u64 ino;
-	__u32 dev;
-	__u32 pad;
-};
-
-struct pl_written_val {
-	__u64 written_ns;
-	__u32 tgid;
-	__u32 pad;
-};
 
 PL_SHARED struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -240,6 +240,23 @@ struct pl_ev_net {
 	__u32 pad;
 };
 
+/* Key and value of `net_written` (bpf/net.bpf.h): files a connected process
+ * opened for write, by inode; user space reads it for #! scripts at exec. */
+struct pl_written_key {
+	__u64 ino;
+	__u32 dev;  /* kernel dev_t of the superblock */
+	__u32 pad;
+};
+
+struct pl_written_val {
+	__u64 written_ns; /* CLOCK_MONOTONIC */
+	__u32 tgid;
+	__u32 pad;
+};
+
+/* How long a written file counts as just downloaded for an exec. */
+#define PL_NET_WRITTEN_MAX_AGE_S 600ull
+
 /* Stack depths kept per sample: user frames (build-id + file offset each,
  * struct bpf_stack_build_id) and kernel frames (addresses). */
 #define PL_USTACK_DEPTH 24

@@ -66,7 +66,7 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_ANY, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
 	X(PROC_EXE_NET_WRITTEN, "proc.exe_net_written", BOOL, RL_ANY, "",                                      \
-	  "the executable was opened for write (or was the stdout) of a process that had made a TCP connect, at most 10 minutes before the exec: a download run (absent for preexisting images; scripts: see docs/detections.md)") \
+	  "the executable was opened for write (or was the stdout) of a process that had made a TCP connect, at most 10 minutes before the exec: a download run (absent for preexisting images; a #! script's own file is judged at exec)") \
 	X(PROC_CONNECTED, "proc.connected", BOOL, RL_ANY, "", "the image has attempted a TCP connect")          \
 	X(PROC_CONNECTS, "proc.connects", NUM, RL_WX | RL_C, "", "TCP connect attempts of the image so far")     \
 	X(PROC_CONNECT_FAILURES, "proc.connect_failures", NUM, RL_WX | RL_C, "",                                \

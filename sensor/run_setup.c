@@ -368,6 +368,8 @@ static int open_probes(struct sensor *s)
 		.learn = s->learn,
 		.pipe = s->pipe,
 		.oncpu = s->oncpu,
+		.net_written = bpfsensor__net_written,
+		.net_written_ctx = s->bpf,
 	};
 	if (images__new(&d, &s->images) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "clock.h"
@@ -343,6 +345,26 @@ void images__on_hashed(void *ctx, uint32_t kdev, uint64_t ino, const char *binar
 	proctable__foreach(h.im->d.procs, hashed_one, &h);
 }
 
+/*
+ * A #! script: the kernel judged its interpreter's file at exec (bprm->file
+ * is the interpreter by then), so the script itself, by the absolute path
+ * its key names, is looked up here in the kernel's table of files connected
+ * processes wrote. The script may have changed since the exec; its inode
+ * is what the table keys.
+ */
+static void script_net_written(struct images *im, struct proc_info *pi, const struct pl_ident *id)
+{
+	struct stat st;
+
+	if (!im->d.net_written || !pi->script || pi->script[0] != '/' || (id->flags & PL_PROC_EXE_NETWRITTEN))
+		return;
+	if (stat(pi->script, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (im->d.net_written(im->d.net_written_ctx, (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)),
+			      (uint64_t)st.st_ino))
+		pi->flags |= PL_PROC_EXE_NETWRITTEN;
+}
+
 static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 {
 	struct proc_info *old = proctable__get(im->d.procs, ev->hdr.tgid), *pi, *parent;
@@ -388,6 +410,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	attach_unless_waiting(im, pi);
 	if (im->d.learn)
 		learner__child(im->d.learn, parent, pi);
+	script_net_written(im, pi, &ev->id);
 	if (!pipeline__wants(im->d.pipe, PL_AT_EXEC))
 		return;
 	m2r = mono_to_real();
@@ -395,6 +418,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 		struct pl_sample *s = new_sample(im, PL_AT_EXEC, ev->hdr.tgid, &ev->id, pi, m2r);
 
 		s->time_ns = s->image_start_ns;
+		s->exe_net_written |= (pi->flags & PL_PROC_EXE_NETWRITTEN) != 0;
 		pipeline__run(im->d.pipe, s, pi, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
 	}
 }

@@ -43,6 +43,10 @@ struct images_deps {
 	struct learner *learn;
 	struct pipeline *pipe;
 	struct oncpu *oncpu; /* NULL: no on-CPU sampling */
+	/* whether a connected process lately wrote the file (kernel dev_t,
+	 * inode): for a #! script at exec (NULL: not asked) */
+	bool (*net_written)(void *ctx, uint32_t kdev, uint64_t ino);
+	void *net_written_ctx;
 };
 
 struct images_stats {

@@ -167,6 +167,8 @@ def main():
         www = os.path.join(d, "www")
         os.mkdir(www)
         shutil.copy("/bin/true", os.path.join(www, "payload"))
+        with open(os.path.join(www, "payload.sh"), "w") as f:
+            f.write("#!/bin/sh\necho pl-script-ran\n")
         # another binary: alerts are throttled per (rule, binary)
         shutil.copy("/bin/echo", os.path.join(www, "payload2"))
         with open(os.path.join(www, "index.txt"), "w") as f:
@@ -310,8 +312,19 @@ def main():
         a2, _ = wait_alert(s, lambda a: a.get("rule") == "Executed a file a connected process just wrote"
                            and (a.get("exe") or "").endswith("/renamed"), time.monotonic(), 2,
                            "download-run alert on curl > file, renamed")
+        # a #! script: judged by its own inode (the kernel reports the interpreter)
+        sh_dl = os.path.join(d, "dl-script.sh")
+        subprocess.run(["curl", "-sf", "-o", sh_dl, f"{url}/payload.sh"], check=True)
+        os.chmod(sh_dl, 0o755)
+        start = time.monotonic()
+        scr = subprocess.run([sh_dl], stdout=subprocess.PIPE)
+        if b"pl-script-ran" not in scr.stdout:
+            fail(f"the downloaded script did not run: {scr.stdout!r}")
+        a3, t3 = wait_alert(s, lambda a: a.get("rule") == "Executed a file a connected process just wrote"
+                            and "dl-script.sh" in a.get("output", ""), start, 2, "download-run alert on a script")
+        results.append(("curl -o a script, chmod +x, run", t3, 2))
         log(f"e. curl -o + chmod + run: alert on pid {a['pid']} in {t:.1f} s; curl > file + mv + run: "
-            f"alert on {a2.get('exe')}")
+            f"alert on {a2.get('exe')}; a downloaded #! script: alert in {t3:.1f} s")
 
         # g. the learned build step talks to a new server; the never-connecting context connects
         start = time.monotonic()
