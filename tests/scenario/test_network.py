@@ -16,7 +16,11 @@ Under the real sensor, against the real kernel:
      listener, which sends `exit`: "Shell connected out" naming the port.
   e. curl -o a program from the local server, chmod +x, run it: "Executed a
      file a connected process just wrote" on the program's pid; the same for
-     `curl URL > file` (the shell opened the file) after a rename.
+     `curl URL > file` (the shell opened the file) after a rename; and a
+     downloaded #! script (judged by its own file).
+  g. a build step learned on server A fetching from server B: "Build step
+     connected to a new peer"; a context learned as never connecting that
+     connects: "Connection by a binary that never connects" (Notice).
   f. nothing else at Warning or above on the test's processes.
 
 argv: PLUMBLINE_BINARY. Needs root and BPF; skips (77) otherwise.
