@@ -26,6 +26,7 @@ static const uint32_t set_max[BL_SET_MAX] = {
 	[BL_SET_ONCPU] = 512,
 	[BL_SET_FILES] = 128,
 	[BL_SET_OBJECTS] = 512,
+	[BL_SET_PEERS] = 256,
 };
 
 static const char *const dist_names[PL_DIST_MAX] = {
@@ -78,6 +79,7 @@ static const char *const set_names[BL_SET_MAX] = {
 	[BL_SET_ONCPU] = "oncpu_objects",
 	[BL_SET_FILES] = "files",
 	[BL_SET_OBJECTS] = "objects",
+	[BL_SET_PEERS] = "peers",
 };
 
 double bl_dist__noise_floor(enum pl_dist d)
@@ -284,6 +286,11 @@ static uint64_t set_draws(const struct baseline *b, enum bl_set set)
 		return execs > b->samples ? execs : b->samples;
 	case BL_SET_ONCPU:
 		return b->oncpu_samples;
+	case BL_SET_PEERS:
+		/* lifetimes learned since peers were (a baseline older than the set has none) */
+		for (uint32_t i = 0; i < b->set[set].n; i++)
+			execs += b->set[set].m[i].count;
+		return execs;
 	default:
 		return b->samples;
 	}
@@ -489,8 +496,24 @@ void baseline__score_process(const struct baseline *b, const struct baseline *pr
 			if (!strset__contains(&ref->set[BL_SET_ONCPU], s->oncpu_objects[i]))
 				ret->new_oncpu_samples += s->oncpu_counts[i];
 	}
+	/* new peers are judged at the connect (rules on baseline.peer_new), not
+	 * here: counting them in `anomalous` would raise the deviation rule too */
+	if (ret->set_ready[BL_SET_PEERS])
+		check_members(ret, ref, BL_SET_PEERS, s->peers, s->npeers);
 	ret->anomalous = (ret->max_dist >= 0 && ret->max_score >= p->alert_score) ||
 			 ret->new_members[BL_SET_FAIL_PATHS] || ret->new_members[BL_SET_SYSCALLS];
+}
+
+bool baseline__peer_known(const struct baseline *b, const char *peer)
+{
+	return b && peer && strset__contains(&b->set[BL_SET_PEERS], peer);
+}
+
+bool baseline__peers_never(const struct baseline *b)
+{
+	const struct strset *set = b ? &b->set[BL_SET_PEERS] : NULL;
+
+	return set && set->n == 1 && !set->overflow && !strcmp(set->m[0].s, BL_PEER_NONE);
 }
 
 /* Learn one member, unless v was learned by recurrence and the member is new
@@ -531,6 +554,10 @@ int baseline__learn_process(struct baseline *b, const struct bl_process_sample *
 	}
 	if (s->noncpu)
 		b->oncpu_procs++;
+	if (!s->npeers && !s->connects)
+		add_member(b, BL_SET_PEERS, v, BL_PEER_NONE, 1, now_ns);
+	for (uint32_t i = 0; i < s->npeers; i++)
+		add_member(b, BL_SET_PEERS, v, s->peers[i], 1, now_ns);
 	b->samples++;
 	if (now_ns > b->updated_ns) /* the wall clock can step back */
 		b->updated_ns = now_ns;

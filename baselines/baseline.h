@@ -50,6 +50,8 @@ enum bl_set {
 	/* the sets of issue 18 (optional in files: a file written before them loads) */
 	BL_SET_FILES,      /* watched files touched, "class:op" (credentials:read, persistence:write) */
 	BL_SET_OBJECTS,    /* executable objects (file paths) its images mapped, once per image */
+	BL_SET_PEERS,      /* TCP peers by class and port ("public:tcp/443"), "none" for a lifetime
+			    * without connects (optional in files) */
 	BL_SET_MAX,
 };
 
@@ -127,6 +129,11 @@ struct bl_process_sample {
 	const char *const *oncpu_objects;
 	const uint64_t *oncpu_counts;
 	uint32_t noncpu;
+	/* TCP peers the image tried ("class:tcp/port"); none and no connects
+	 * at all: the lifetime is a draw of "none" */
+	const char *const *peers;
+	uint32_t npeers;
+	uint64_t connects;
 	uint64_t now_ns; /* CLOCK_REALTIME of the sample, for set readiness; 0: the baseline's updated_ns */
 };
 
@@ -184,6 +191,13 @@ double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p
 bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns);
 /* The Good-Turing estimate above; NaN with no draws. */
 double baseline__set_new_chance(const struct baseline *b, enum bl_set set);
+
+/* The peers member of a lifetime without connects. */
+#define BL_PEER_NONE "none"
+/* peer is in b's peers set. */
+bool baseline__peer_known(const struct baseline *b, const char *peer);
+/* b's peers set holds only "none": its lifetimes never connected. */
+bool baseline__peers_never(const struct baseline *b);
 
 /* Lifetime features are ready: enough process samples. */
 bool baseline__ready(const struct baseline *b, const struct bl_policy *p);

@@ -14,6 +14,8 @@
  * (files.bpf.h). Other families hook their per-open checks there too.
  */
 #include "files.bpf.h"
+#include "shared.bpf.h"
+#include "net.bpf.h"
 
 /* Scratch for building a failed-path key (too big for the BPF stack). */
 struct {
@@ -91,6 +93,7 @@ static __always_inline int open_exit(struct sys_exit_args *ctx)
 
 	if (ctx->ret >= 0) {
 		open_ok(ctx->ret);
+		net_write_note(ctx->ret);
 		return 0;
 	}
 	t = bpf_get_current_task_btf();

@@ -10,6 +10,7 @@
  * sched.bpf.c ends the process.
  */
 #include "shared.bpf.h"
+#include "net.bpf.h"
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(pl_sched_exit, struct task_struct *t)
@@ -66,7 +67,7 @@ int BPF_PROG(pl_sched_fork, struct task_struct *parent, struct task_struct *chil
 	}
 	p->id.image_start_ns = now;
 	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
-	p->id.flags = PL_PROC_FORKED | (pp ? pp->id.flags & (PL_PROC_EXE_MEMFD | PL_PROC_EXE_DELETED) : 0);
+	p->id.flags = PL_PROC_FORKED | (pp ? pp->id.flags & (PL_PROC_EXE_MEMFD | PL_PROC_EXE_DELETED | PL_PROC_EXE_NETWRITTEN) : 0);
 	p->id.threads = 1;
 	emit_proc(PL_EV_FORK, tgid, p, now);
 	return 0;
@@ -174,6 +175,7 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	p->id.image_start_ns = now;
 	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
 	p->id.flags = PL_PROC_EXECED | exe_kind_flags(BPF_CORE_READ(bprm, file));
+	net_exec_note(th, p);
 	p->exiting = exiting;
 	p->id.threads = 1;
 

@@ -39,8 +39,9 @@ enum pl_event_type {
 	PL_EV_STACK = 6,     /* first on-CPU sample of one (image, user stack, kernel stack) */
 	PL_EV_FILE = 7,      /* a watched file touched: opened, created, renamed onto (pl_ev_file) */
 	PL_EV_MAP = 8,       /* an image mapped an executable object (file) for the first time */
+	PL_EV_NET = 9,       /* outcome of an image's first TCP connect to one destination (net.bpf.c) */
 };
-#define PL_EV_LAST 9 /* the highest record type (7 file, 8 map, 9 net reserved by issue 18) */
+#define PL_EV_LAST 9 /* the highest record type */
 
 /* How an object became executable in an image (pl_ev_map.how). */
 enum pl_map_how {
@@ -64,6 +65,10 @@ enum pl_proc_flags {
 	PL_PROC_EXE_MEMFD = 1u << 3,   /* a memfd (memfd_create(2)): fileless execution */
 	PL_PROC_EXE_DELETED = 1u << 4, /* no name left in any directory (i_nlink == 0): an unlinked
 					* file or an O_TMPFILE; set with EXE_MEMFD for a memfd too */
+	PL_PROC_CONNECTED = 1u << 5,   /* the image attempted a TCP connect (set at its first) */
+	PL_PROC_EXE_NETWRITTEN = 1u << 6, /* the executed file was opened for write (or was the
+					   * stdout) of a connected process in the last
+					   * net_written_max_age_ns; inherited like EXE_MEMFD */
 };
 
 /* Indexes into the per-CPU `drops` array: every loss is counted here. */
@@ -83,7 +88,9 @@ enum pl_drop {
 	PL_DROP_STACK_IMAGE = 10,  /* an image over its share of new sample keys: sample counted, stack not kept */
 	PL_DROP_FILE_IMAGE = 11,   /* an image over its share of watched-file records: touch not recorded */
 	PL_DROP_MAP_IMAGE = 12,    /* an image over its share of new executable objects: object not reported */
-	PL_DROP_MAX = 13,
+	PL_DROP_NET_IMAGE = 13,    /* an image over its share of new destinations: not deduped, no
+				    * PL_EV_NET record (its counts kept; counted as a new destination) */
+	PL_DROP_MAX = 14,
 };
 
 struct pl_hdr {
@@ -111,6 +118,13 @@ struct pl_stats {
 	__u64 open_fail_unrecorded; /* failures whose path did not fit the path table */
 	__u64 ctx_switches;   /* voluntary + involuntary switches out */
 	__u64 syscalls;       /* all of sc[] and sc_other: added at each fold, so nobody sums */
+	/* TCP connects (net.bpf.c, sock:inet_sock_set_state): attempts (CLOSE -> SYN_SENT),
+	 * and of them those that failed (SYN_SENT -> CLOSE: refused, reset, timed out) */
+	__u64 net_connects;
+	__u64 net_connect_fail;
+	/* destinations (address, port) this image tried for the first time; an
+	 * attempt of an image over its share of the dedupe table counts as new */
+	__u64 net_dests;
 	__u64 open_fail_errno[PL_NR_ERRNO];
 	__u64 sc[PL_NR_SYSCALLS];
 };
@@ -151,6 +165,7 @@ struct pl_proc {
 	__u64 fail_key_tat_ns;
 	__u64 stack_key_tat_ns;   /* the same for new on-CPU sample keys */
 	__u64 file_tat_ns;        /* the same for watched-file records (PL_EV_FILE) */
+	__u64 net_key_tat_ns;     /* the same for new destinations (PL_EV_NET records) */
 	__u64 oncpu_samples;      /* on-CPU samples taken of this image (perf cpu-clock) */
 	__u64 oncpu_unattributed; /* of which the stack or its count could not be kept */
 	struct pl_stats st;
@@ -281,6 +296,52 @@ struct pl_ev_file {
 	char path[PL_PATH_LEN];
 };
 
+/* pl_ev_net.outcome */
+enum pl_net_outcome {
+	PL_NET_CONNECTED = 1, /* SYN_SENT -> ESTABLISHED */
+	PL_NET_FAILED = 2,    /* SYN_SENT -> CLOSE: refused (RST), reset, timed out, unreachable */
+};
+
+/* Key of the per-image destination dedupe table `net_dests` (LRU). */
+struct pl_net_key {
+	__u64 image_id;
+	__u8 addr[16]; /* network order; IPv4 in the first 4 bytes, the rest zero */
+	__u16 port;    /* host order */
+	__u16 family;  /* AF_INET (2) or AF_INET6 (10) */
+	__u32 pad;
+};
+
+/*
+ * The outcome of an image's first TCP connect to one destination: emitted
+ * when the attempt ends (which may be in softirq context), so it carries
+ * the image's identity as the process table holds it.
+ */
+struct pl_ev_net {
+	struct pl_hdr hdr;
+	struct pl_ident id;
+	struct pl_net_key key;
+	__u64 attempt_ns; /* CLOSE -> SYN_SENT */
+	__u32 outcome;    /* enum pl_net_outcome */
+	__u32 pad;
+};
+
+/* Key and value of `net_written` (bpf/net.bpf.h): files a connected process
+ * opened for write, by inode; user space reads it for #! scripts at exec. */
+struct pl_written_key {
+	__u64 ino;
+	__u32 dev;  /* kernel dev_t of the superblock */
+	__u32 pad;
+};
+
+struct pl_written_val {
+	__u64 written_ns; /* CLOCK_MONOTONIC */
+	__u32 tgid;
+	__u32 pad;
+};
+
+/* How long a written file counts as just downloaded for an exec. */
+#define PL_NET_WRITTEN_MAX_AGE_S 600ull
+
 /* Stack depths kept per sample: user frames (build-id + file offset each,
  * struct bpf_stack_build_id) and kernel frames (addresses). */
 #define PL_USTACK_DEPTH 24
@@ -343,7 +404,7 @@ struct pl_ev_map {
 _Static_assert(sizeof(struct pl_ev_map) == 24 + 40 + 32 + PL_PATH_LEN, "pl_ev_map layout");
 _Static_assert((PL_PATH_LEN & (PL_PATH_LEN - 1)) == 0, "PL_PATH_LEN a power of 2");
 _Static_assert(sizeof(struct pl_ustack_frame) == 32, "pl_ustack_frame layout");
-_Static_assert(sizeof(struct pl_stats) == (8 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
+_Static_assert(sizeof(struct pl_stats) == (11 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
 _Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");
 _Static_assert(sizeof(struct pl_ev_exec) % 8 == 0, "pl_ev_exec alignment");
@@ -355,5 +416,7 @@ _Static_assert(sizeof(struct pl_fail_key) == 16 + PL_PATH_LEN, "pl_fail_key layo
 _Static_assert(sizeof(struct pl_ev_file) == 24 + 40 + PL_PATH_LEN, "pl_ev_file layout");
 _Static_assert(sizeof(struct pl_watch_key) == 16, "pl_watch_key layout");
 _Static_assert((PL_FILE_BITS & (PL_FILE_BITS - 1)) == 0, "PL_FILE_BITS a power of 2");
+_Static_assert(sizeof(struct pl_net_key) == 32, "pl_net_key layout");
+_Static_assert(sizeof(struct pl_ev_net) == 24 + 104 + 32 + 16, "pl_ev_net layout");
 
 #endif /* PLUMBLINE_H */

@@ -7,5 +7,6 @@
 #define PL_SHARED_DEFINE
 #include "shared.bpf.h"
 #include "files.bpf.h"
+#include "net.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

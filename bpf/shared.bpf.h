@@ -68,6 +68,9 @@ struct thread_state {
 	__u32 open_nr;        /* its syscall number */
 	__u16 last_fail_valid;
 	__u16 last_fail_trunc; /* its path was longer than PL_PATH_LEN - 1 */
+	/* on a group leader: its image attempted a TCP connect (net.bpf.h) */
+	__u32 net_connected;
+	__u32 pad_net;
 	__s64 last_fail_len;  /* bytes of its path read, NUL included */
 	/*
 	 * The thread's last failed open, and how many repeats of it are not in

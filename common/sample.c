@@ -5,6 +5,7 @@
 #include "sample.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void pl_sample__init(struct pl_sample *s, enum pl_moment m)
@@ -103,4 +104,46 @@ const char *pl_wait__state_name(char state)
 		return "dead";
 	}
 	return "unknown";
+}
+
+const char *pl_net__class(const uint8_t *a, int family)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t zero[16];
+
+	if (family == 6 && !memcmp(a, mapped, sizeof(mapped)))
+		return pl_net__class(a + 12, 4);
+	if (family == 6) {
+		if (!memcmp(a, zero, 15) && a[15] == 1)
+			return "loopback";
+		if (!memcmp(a, zero, 16))
+			return "unspecified";
+		if ((a[0] & 0xfe) == 0xfc)
+			return "private";
+		if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+			return "link-local";
+		if (a[0] == 0xff)
+			return "multicast";
+		return "public";
+	}
+	if (a[0] == 127)
+		return "loopback";
+	if (a[0] == 0)
+		return "unspecified";
+	if (a[0] == 10 || (a[0] == 172 && (a[1] & 0xf0) == 16) || (a[0] == 192 && a[1] == 168) ||
+	    (a[0] == 100 && (a[1] & 0xc0) == 64))
+		return "private";
+	if (a[0] == 169 && a[1] == 254)
+		return "link-local";
+	if (a[0] >= 224 && a[0] < 240)
+		return "multicast";
+	return "public";
+}
+
+void pl_net__peer(char *buf, size_t size, const char *cls, uint32_t port)
+{
+	if (port >= 32768)
+		snprintf(buf, size, "%s:tcp/ephemeral", cls);
+	else
+		snprintf(buf, size, "%s:tcp/%u", cls, port);
 }

@@ -27,6 +27,7 @@
 #define PL_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PL_SAMPLE_NR_SYSCALLS 512 /* per-syscall slots, by number (PL_NR_SYSCALLS) */
@@ -86,6 +87,11 @@ struct pl_span {
 	uint64_t sc_other;   /* numbers >= PL_SAMPLE_NR_SYSCALLS */
 	uint64_t open_fail;
 	uint64_t open_fail_unrecorded;
+	/* TCP connects (bpf/net.bpf.c): attempts, failed ones, and destinations
+	 * (address, port) the image tried for the first time */
+	uint64_t net_connects;
+	uint64_t net_connect_fail;
+	uint64_t net_dests;
 	/* by number and by errno, or NULL when not known; unsigned long long,
 	 * the kernel's __u64, so the kernel's counters are read in place */
 	const unsigned long long *sc;         /* [PL_SAMPLE_NR_SYSCALLS] calls */
@@ -218,6 +224,12 @@ struct pl_verdict {
 	const char *new_oncpu_objects[PL_SAMPLE_NEW_MAX];
 	uint32_t nnew_oncpu_objects;
 	uint64_t new_oncpu_samples;
+	/* TCP peers (BL_SET_PEERS): the set is saturated; it holds only "none"
+	 * (the binary's lifetimes never connect); at a connect, this peer is
+	 * not in it (valid when peers_ready) */
+	bool peers_ready;
+	bool peers_never;
+	bool peer_new;
 };
 
 /* ---- what a process off-CPU waits on, read from /proc
@@ -278,6 +290,10 @@ struct pl_sample {
 	 * "memfd" (fileless); NULL: not known (preexisting images) */
 	const char *exe_kind;
 	uint64_t exe_mtime_ns;    /* the executable's mtime at exec (CLOCK_REALTIME), 0: unknown */
+	/* the executed file was written lately by a process that had made a TCP
+	 * connect (PL_PROC_EXE_NETWRITTEN, bpf/net.bpf.h); known for exec images */
+	bool exe_net_written_known, exe_net_written;
+	bool connected;           /* the image attempted a TCP connect (PL_PROC_CONNECTED) */
 	/* no unprivileged user could have placed the executable (identity__exe_trusted(), sensor/identity/identity.h) */
 	bool exe_trusted_known, exe_trusted;
 	/* exe_kind "memfd": the trusted on-disk binary (its previous image's or its parent's) that the
@@ -296,6 +312,9 @@ struct pl_sample {
 
 	/* the image so far (window), or all of it (exit) */
 	struct pl_span life;
+	/* the TCP peers it tried (pl_net_ev.peer), at exit; bounded */
+	const char *const *peers;
+	uint32_t npeers;
 	/* the image's failed paths: at exit all it lists; at a window those so
 	 * far (from a record, only the top one); fail_paths counts them all */
 	const struct pl_fail *fails;
@@ -352,7 +371,26 @@ struct pl_file_ev {
 	const char *target_exe; /* PID's exe, NULL when unknown */
 };
 struct pl_map_ev;
-struct pl_net_ev;
+
+/* The outcome of an image's first TCP connect to one destination. */
+struct pl_net_ev {
+	const char *addr;    /* "127.0.0.1", "2001:db8::1" */
+	uint32_t port;
+	uint32_t family;     /* 4 or 6 */
+	const char *cls;     /* pl_net__class(): loopback, private, link-local, multicast, public */
+	const char *outcome; /* "connected" or "failed" */
+	const char *peer;    /* the baseline's member: "CLASS:tcp/PORT", PORT "ephemeral" when >= 32768 */
+	uint64_t attempt_ns; /* when the attempt started (CLOCK_REALTIME) */
+};
+
+/* The class of an address (network order, 4 or 16 bytes): "loopback",
+ * "private" (RFC 1918, CGNAT 100.64/10, IPv6 ULA fc00::/7), "link-local",
+ * "multicast", "unspecified" or "public". IPv4-mapped IPv6 is judged as IPv4. */
+const char *pl_net__class(const uint8_t *addr, int family);
+/* The peer member of a destination: "CLASS:tcp/PORT", or "CLASS:tcp/ephemeral"
+ * for a port >= 32768 (Linux's ephemeral range: a test server, a peer-to-peer
+ * port), so a web client's many servers are one member. */
+void pl_net__peer(char *buf, size_t size, const char *cls, uint32_t port);
 
 /*
  * PL_AT_MAP: an executable object (a library, a preload, a PAM or NSS

@@ -130,6 +130,9 @@ static void add_span(struct json_object *o, const struct pl_span *sp)
 	add_u64(o, "open_failures", sp->open_fail);
 	add(o, "open_fail_by_errno", by_errno(sp));
 	add_u64(o, "open_fail_unrecorded", sp->open_fail_unrecorded);
+	add_u64(o, "connects", sp->net_connects);
+	add_u64(o, "connect_failures", sp->net_connect_fail);
+	add_u64(o, "connect_new_dests", sp->net_dests);
 }
 
 static void add_identity(struct json_object *o, const struct pl_sample *s)
@@ -159,6 +162,8 @@ static void add_identity(struct json_object *o, const struct pl_sample *s)
 	add_str(o, "exe_memfd_copy_of", s->exe_memfd_copy_of);
 	add_bool(o, "stdin_pipe", s->stdin_pipe);
 	add_str(o, "stdin_writer", s->stdin_writer);
+	add(o, "exe_net_written", s->exe_net_written_known ? json_object_new_boolean(s->exe_net_written) : NULL);
+	add_bool(o, "connected", s->connected);
 	add_u64(o, "start_ns", s->start_ns);
 	add_u64(o, "image_start_ns", s->image_start_ns);
 	add_u64(o, "threads", s->threads);
@@ -361,6 +366,10 @@ struct json_object *sample_json__baseline(const struct pl_sample *s)
 		add_bool(o, "files_ready", v->files_ready);
 		add_bool(o, "file_new", v->file_new);
 	}
+	add_bool(o, "peers_ready", v->peers_ready);
+	add_bool(o, "peers_never", v->peers_never);
+	if (s->moment == PL_AT_CONNECT)
+		add_bool(o, "peer_new", v->peer_new);
 	q = json_object_new_object();
 	for (size_t i = 0; i < SAMPLE_QUANTILES; i++) {
 		struct json_object *e;
@@ -409,7 +418,8 @@ static void add_context(struct json_object *o, const struct pl_sample *s)
 static struct json_object *total(const struct pl_sample *s)
 {
 	static const char *const keep[] = { "cpu_ns", "offcpu_ns", "runq_ns", "blocked_ns", "syscalls",
-					    "open_failures", "ctx_switches", "syscalls_by_name" };
+					    "open_failures", "ctx_switches", "syscalls_by_name", "connects",
+					    "connect_failures", "connect_new_dests" };
 	const struct pl_fail *top = pl_sample__top_fail(s);
 	struct json_object *full = json_object_new_object(), *o = json_object_new_object(), *v;
 
@@ -524,6 +534,23 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		add_u64(o, "time_ns", s->time_ns);
 		add(o, "file", sample_json__file(s));
 		break;
+	case PL_AT_CONNECT:
+		add(o, "type", json_object_new_string("connect"));
+		add_identity(o, s);
+		add_u64(o, "time_ns", s->time_ns);
+		if (s->net) {
+			struct json_object *n = json_object_new_object();
+
+			add_str(n, "addr", s->net->addr);
+			add_u64(n, "port", s->net->port);
+			add_u64(n, "family", s->net->family);
+			add_str(n, "class", s->net->cls);
+			add_str(n, "peer", s->net->peer);
+			add_str(n, "outcome", s->net->outcome);
+			add_u64(n, "attempt_ns", s->net->attempt_ns);
+			add(o, "net", n);
+		}
+		break;
 	default:
 		add(o, "type", json_object_new_string("process"));
 		add_identity(o, s);
@@ -552,8 +579,9 @@ struct json_object *sample_json__record(const struct pl_sample *s)
 		break;
 	}
 	add_context(o, s);
-	if (s->moment == PL_AT_WINDOW) {
+	if (s->moment == PL_AT_WINDOW || s->moment == PL_AT_CONNECT)
 		add(o, "total", total(s));
+	if (s->moment == PL_AT_WINDOW) {
 		add(o, "busy_s", json_object_new_double(s->busy_s));
 		add(o, "recent", recent(s));
 	}

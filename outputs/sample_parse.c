@@ -34,6 +34,7 @@ struct sample_buf {
 	struct pl_wait wait;
 	struct pl_map_ev map;
 	struct pl_file_ev file;
+	struct pl_net_ev net;
 };
 
 int sample_buf__new(struct sample_buf **ret)
@@ -200,6 +201,9 @@ static void parse_span(struct json_object *o, struct pl_span *sp, unsigned long 
 	sp->sc_other = u64(o, "syscalls_other");
 	sp->open_fail = u64(o, "open_failures");
 	sp->open_fail_unrecorded = u64(o, "open_fail_unrecorded");
+	sp->net_connects = u64(o, "connects");
+	sp->net_connect_fail = u64(o, "connect_failures");
+	sp->net_dests = u64(o, "connect_new_dests");
 	sp->sc = syscalls_of(at(o, "syscalls_by_name"), sc);
 	sp->fail_errno = errnos_of(at(o, "open_fail_by_errno"), errnos);
 }
@@ -294,6 +298,9 @@ static void parse_identity(struct sample_buf *b, struct json_object *o, struct p
 	s->stdin_writer = str(b, o, "stdin_writer");
 	s->exe_trusted_known = json_object_is_type(at(o, "exe_trusted"), json_type_boolean);
 	s->exe_trusted = s->exe_trusted_known && json_object_get_boolean(at(o, "exe_trusted"));
+	s->exe_net_written_known = json_object_is_type(at(o, "exe_net_written"), json_type_boolean);
+	s->exe_net_written = s->exe_net_written_known && json_object_get_boolean(at(o, "exe_net_written"));
+	s->connected = boolean(o, "connected");
 	{
 		/* one of the static names, never the record's bytes */
 		struct json_object *kj = at(o, "exe_kind");
@@ -365,6 +372,9 @@ static void parse_baseline(struct sample_buf *b, struct json_object *o, struct p
 	v->parent_new_child = boolean(o, "parent_new_child");
 	v->files_ready = boolean(o, "files_ready");
 	v->file_new = boolean(o, "file_new");
+	v->peers_ready = boolean(o, "peers_ready");
+	v->peers_never = boolean(o, "peers_never");
+	v->peer_new = boolean(o, "peer_new");
 	for (size_t i = 0; i < SAMPLE_QUANTILES; i++)
 		for (int k = 0; k < 3; k++)
 			v->q[sample_quantiles[i].d][k] =
@@ -583,6 +593,37 @@ static void parse_file(struct sample_buf *b, struct json_object *o, struct pl_sa
 	};
 	s->file = f;
 }
+/* One of the static names, never the record's bytes (NULL when not one). */
+static const char *static_name(struct json_object *o, const char *key, const char *const *names)
+{
+	struct json_object *v = at(o, key);
+	const char *k = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+
+	for (; k && *names; names++)
+		if (strcmp(k, *names) == 0)
+			return *names;
+	return NULL;
+}
+
+static void parse_net(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
+{
+	static const char *const classes[] = {"loopback", "private", "link-local", "multicast",
+					      "unspecified", "public", NULL};
+	static const char *const outcomes[] = {"connected", "failed", NULL};
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	b->net = (struct pl_net_ev){
+		.addr = str(b, o, "addr"),
+		.port = u32(o, "port"),
+		.family = u32(o, "family"),
+		.cls = static_name(o, "class", classes),
+		.peer = str(b, o, "peer"),
+		.outcome = static_name(o, "outcome", outcomes),
+		.attempt_ns = u64(o, "attempt_ns"),
+	};
+	s->net = &b->net;
+}
 
 int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_sample *ret)
 {
@@ -602,6 +643,8 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 		m = PL_AT_MAP;
 	else if (strcmp(type, "file") == 0)
 		m = PL_AT_FILE;
+	else if (strcmp(type, "connect") == 0)
+		m = PL_AT_CONNECT;
 	else
 		return -EINVAL;
 	forget_strings(b);
@@ -630,6 +673,13 @@ int sample_json__parse(struct json_object *rec, struct sample_buf *b, struct pl_
 	case PL_AT_FILE:
 		ret->time_ns = u64(rec, "time_ns");
 		parse_file(b, at(rec, "file"), ret);
+		break;
+	case PL_AT_CONNECT:
+		ret->time_ns = u64(rec, "time_ns");
+		parse_net(b, at(rec, "net"), ret);
+		tot = at(rec, "total");
+		parse_span(tot, &ret->life, b->life_sc, b->life_errno);
+		parse_top_fail(b, tot, ret);
 		break;
 	default:
 		ret->end_ns = ret->time_ns = u64(rec, "end_ns");

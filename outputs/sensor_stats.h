@@ -63,6 +63,7 @@ enum pl_loss {
 	PL_LOSS_OBJECTS_REFUSED,
 	PL_LOSS_FILE_IMAGE_CAP,
 	PL_LOSS_MAP_IMAGE_CAP,
+	PL_LOSS_NET_DEST_IMAGE_CAP,
 	PL_LOSS_KERNEL_OTHER, /* kernel drop counters of class lost that no cause above names */
 	PL_LOSS_MAX
 };
@@ -94,6 +95,7 @@ enum pl_kdrop {
 	PL_KDROP_STACK_IMAGE,
 	PL_KDROP_FILE_IMAGE,
 	PL_KDROP_MAP_IMAGE,
+	PL_KDROP_NET_IMAGE,
 	PL_KDROP_MAX
 };
 #define PL_REC_KINDS 10 /* exec, fork, seen, end, fail_path, stack, file, map, net, from 1 */

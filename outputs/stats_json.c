@@ -12,7 +12,7 @@
 static const char *const drop_names[PL_KDROP_MAX] = {
 	"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
 	"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
-	"stack_table_full", "stack_not_stored", "stack_image_cap", "file_image_cap", "map_image_cap",
+	"stack_table_full", "stack_not_stored", "stack_image_cap", "file_image_cap", "map_image_cap", "net_dest_image_cap",
 };
 
 /*
@@ -61,6 +61,7 @@ static const struct {
 	[PL_LOSS_OBJECTS_REFUSED] = { "objects_refused", 0, DETAIL },
 	[PL_LOSS_FILE_IMAGE_CAP] = { NULL, K(PL_KDROP_FILE_IMAGE), DETAIL },
 	[PL_LOSS_MAP_IMAGE_CAP] = { NULL, K(PL_KDROP_MAP_IMAGE), DETAIL },
+	[PL_LOSS_NET_DEST_IMAGE_CAP] = { NULL, K(PL_KDROP_NET_IMAGE), DETAIL },
 };
 #undef LOST
 #undef DETAIL
@@ -322,7 +323,7 @@ static void add_outputs(struct json_object *o, const struct pl_sensor_stats *s)
 
 struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 {
-	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", NULL };
+	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", "net" };
 	struct json_object *o = json_object_new_object(), *ev, *feat;
 
 	if (!o)

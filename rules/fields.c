@@ -332,6 +332,26 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->file && s->bl.key && val(s->bl.files_ready, ret);
 	case RL_F_BL_FILE_NEW:
 		return s->file && s->bl.key && s->bl.files_ready && val(s->bl.file_new, ret);
+	case RL_F_PROC_EXE_NET_WRITTEN:
+		return s->exe_net_written_known && val(s->exe_net_written, ret);
+	case RL_F_PROC_CONNECTED:
+		return val(s->connected, ret);
+	case RL_F_PROC_CONNECTS:
+		return val(s->life.net_connects, ret);
+	case RL_F_PROC_CONNECT_FAILURES:
+		return val(s->life.net_connect_fail, ret);
+	case RL_F_PROC_CONNECT_DESTS:
+		return val(s->life.net_dests, ret);
+	case RL_F_NET_PORT:
+		return s->net && val(s->net->port, ret);
+	case RL_F_NET_FAMILY:
+		return s->net && val(s->net->family, ret);
+	case RL_F_WIN_CONNECTS_PER_S:
+		return count_per_win_s(s, (double)s->win.net_connects, ret);
+	case RL_F_WIN_CONNECT_FAILURES_PER_S:
+		return count_per_win_s(s, (double)s->win.net_connect_fail, ret);
+	case RL_F_WIN_CONNECT_PORTS:
+		return s->moment == PL_AT_WINDOW && val(s->win.net_dests, ret);
 	case RL_F_PROC_EXE_AGE_S:
 		return s->exe_mtime_ns && s->image_start_ns && val(((double)s->image_start_ns - (double)s->exe_mtime_ns) / 1e9, ret);
 	case RL_F_PROC_CPU_MS:
@@ -427,6 +447,12 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bl.key && val(s->bl.samples, ret);
 	case RL_F_BL_FROM_PRIOR:
 		return s->bl.scored && flag(s, s->bl.from_prior, ret);
+	case RL_F_BL_PEERS_READY:
+		return flag(s, s->bl.peers_ready, ret);
+	case RL_F_BL_PEERS_NEVER:
+		return flag(s, s->bl.peers_never, ret);
+	case RL_F_BL_PEER_NEW:
+		return s->net && flag(s, s->bl.peer_new, ret);
 	case RL_F_BL_PARENT_READY:
 		return (s->bl.parent_seen || s->bl.key) && val(s->bl.parent_ready, ret);
 	case RL_F_BL_PARENT_NEW_CHILD:
@@ -556,6 +582,14 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return base_name(s->stdin_writer);
 	case RL_F_PROC_STDIN_WRITER_EXE:
 		return s->stdin_writer;
+	case RL_F_NET_ADDR:
+		return s->net ? s->net->addr : NULL;
+	case RL_F_NET_PEER:
+		return s->net ? s->net->peer : NULL;
+	case RL_F_NET_CLASS:
+		return s->net ? s->net->cls : NULL;
+	case RL_F_NET_OUTCOME:
+		return s->net ? s->net->outcome : NULL;
 	case RL_F_PROC_TOP_FAIL_PATH:
 		top = pl_sample__top_fail(s);
 		return top ? top->path : NULL;

@@ -71,6 +71,22 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_STDIN_WRITER_EXE, "proc.stdin_writer_exe", STR, RL_EWX, "", "that executable's path")         \
 	X(PROC_EXE_AGE_S, "proc.exe_age_s", NUM, RL_ANY, "s",                                                  \
 	  "how long before the image started its executable was last written (mtime); absent when unknown") \
+	X(PROC_EXE_NET_WRITTEN, "proc.exe_net_written", BOOL, RL_ANY, "",                                      \
+	  "the executable was opened for write (or was the stdout) of a process that had made a TCP connect, at most 10 minutes before the exec: a download run (absent for preexisting images; a #! script's own file is judged at exec)") \
+	X(PROC_CONNECTED, "proc.connected", BOOL, RL_ANY, "", "the image has attempted a TCP connect")          \
+	X(PROC_CONNECTS, "proc.connects", NUM, RL_WX | RL_C, "", "TCP connect attempts of the image so far")     \
+	X(PROC_CONNECT_FAILURES, "proc.connect_failures", NUM, RL_WX | RL_C, "",                                \
+	  "of them, those that failed (refused, reset, timed out)")                                              \
+	X(PROC_CONNECT_DESTS, "proc.connect_dests", NUM, RL_WX | RL_C, "",                                       \
+	  "distinct destinations (address, port) the image tried (past 256 new ones, at 32/s, every attempt counts as new)") \
+	X(NET_ADDR, "net.addr", STR, RL_C, "", "the destination address (\"127.0.0.1\", \"2001:db8::1\")")          \
+	X(NET_PORT, "net.port", NUM, RL_C, "", "the destination port")                                          \
+	X(NET_FAMILY, "net.family", NUM, RL_C, "", "4 or 6")                                                     \
+	X(NET_CLASS, "net.class", STR, RL_C, "",                                                                 \
+	  "the destination's class: loopback, private (RFC 1918, 100.64/10, fc00::/7), link-local, multicast, unspecified, public") \
+	X(NET_PEER, "net.peer", STR, RL_C, "",                                                                   \
+	  "the peer as the baseline learns it: CLASS:tcp/PORT (\"public:tcp/443\"), PORT \"ephemeral\" when >= 32768") \
+	X(NET_OUTCOME, "net.outcome", STR, RL_C, "", "connected, or failed (refused, reset, timed out)")        \
 	X(PROC_CPU_MS, "proc.cpu_ms", NUM, RL_WX, "ms", "on-CPU time of the image so far")                       \
 	X(PROC_WALL_MS, "proc.wall_ms", NUM, RL_WX, "ms", "age of the image")                                    \
 	X(PROC_CPU_PCT, "proc.cpu_pct", NUM, RL_WX, "%", "average CPU over the image's life (100 = one core)")   \
@@ -111,6 +127,10 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "their rate over their own span (at least 1 s, and never below auth.failures): a burst reads high") \
 	X(AUTH_SUCCESSES, "auth.successes", NUM, RL_X, "",                                                     \
 	  "exits of this binary by this user in the last 60 s that ran something (authenticated) or exited 0") \
+	X(WIN_CONNECTS_PER_S, "win.connects_per_s", NUM, RL_W, "1/s", "TCP connect attempts per second of the window (at least 1 s)") \
+	X(WIN_CONNECT_FAILURES_PER_S, "win.connect_failures_per_s", NUM, RL_W, "1/s", "failed TCP connects per second of the window (at least 1 s)") \
+	X(WIN_CONNECT_PORTS, "win.connect_ports", NUM, RL_W, "",                                                 \
+	  "destinations (address, port) the image tried for the first time in the window: distinct ports of a scan of one host") \
 	X(BIN_PROCS, "bin.procs", NUM, RL_WX, "", "processes of this binary active in the last second")          \
 	X(BIN_OPEN_FAILURES_PER_S, "bin.open_failures_per_s", NUM, RL_WX, "1/s",                                 \
 	  "failed opens per second by all processes of this binary, last second")                                \
@@ -186,6 +206,11 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(FILE_TARGET_EXE, "file.target_exe", STR, RL_F, "", "that process's executable (absent when unknown)")   \
 	X(BL_FILES_READY, "baseline.files_ready", BOOL, RL_F, "", "this binary's set of files touched (class:op) is saturated (Good-Turing, docs/baselines.md)") \
 	X(BL_FILE_NEW, "baseline.file_new", BOOL, RL_F, "", "this binary never touched this class this way (class:op) before, once baseline.files_ready") \
+	X(BL_PEERS_READY, "baseline.peers_ready", BOOL, RL_ANY, "",                                             \
+	  "the binary's set of TCP peers (class:tcp/port, \"none\" for a lifetime without connects) is saturated") \
+	X(BL_PEERS_NEVER, "baseline.peers_never", BOOL, RL_ANY, "",                                             \
+	  "... and holds only \"none\": the binary's lifetimes never connect")                                     \
+	X(BL_PEER_NEW, "baseline.peer_new", BOOL, RL_C, "", "this connect's peer (net.peer) is not in the saturated set") \
 	/* read from /proc while a process waits (window) */                                   \
 	X(PROC_WAITING_S, "proc.waiting_s", NUM, RL_W, "s",                                                     \
 	  "seconds since the process last used CPU or made a syscall (when its wait was read)")                   \

@@ -55,6 +55,8 @@ for arg in "$@"; do
 		# faults_sigkill_during_save: strace holds the sensor's renames
 		# (delay injection) so that a SIGKILL lands inside a save.
 		PKGS="$PKGS strace"
+		# scenario_network: curl downloads, nc -z scans (the nc step is skipped without it).
+		PKGS="$PKGS curl netcat-openbsd"
 		;;
 	--bench)
 		# The benchmark (tests/bench/run.sh, bpf_costs.sh) compares against

@@ -437,6 +437,8 @@ static int open_probes(struct sensor *s)
 		.pipe = s->pipe,
 		.oncpu = s->oncpu,
 		.classes = &s->classes,
+		.net_written = bpfsensor__net_written,
+		.net_written_ctx = s->bpf,
 	};
 	if (pkgindex__new(NULL, NULL, &s->pkgs) < 0 || objects__new(s->ident, s->pkgs, &s->objects) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");

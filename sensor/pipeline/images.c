@@ -13,12 +13,15 @@
 #include "process/pipes.h"
 #include "process/waitstate.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "clock.h"
@@ -94,6 +97,9 @@ static void span_total(struct pl_span *sp, const struct pl_stats *st)
 		.sc_other = st->sc_other,
 		.open_fail = st->open_fail,
 		.open_fail_unrecorded = st->open_fail_unrecorded,
+		.net_connects = st->net_connects,
+		.net_connect_fail = st->net_connect_fail,
+		.net_dests = st->net_dests,
 		.sc = st->sc,
 		.fail_errno = st->open_fail_errno,
 	};
@@ -120,6 +126,9 @@ static void span_delta(struct images *im, struct pl_span *sp, const struct pl_st
 		.sc_other = delta(cur->sc_other, prev->sc_other),
 		.open_fail = delta(cur->open_fail, prev->open_fail),
 		.open_fail_unrecorded = delta(cur->open_fail_unrecorded, prev->open_fail_unrecorded),
+		.net_connects = delta(cur->net_connects, prev->net_connects),
+		.net_connect_fail = delta(cur->net_connect_fail, prev->net_connect_fail),
+		.net_dests = delta(cur->net_dests, prev->net_dests),
 		.sc = im->win_sc,
 		.fail_errno = im->win_errno,
 	};
@@ -155,6 +164,9 @@ static struct pl_sample *new_sample(struct images *im, enum pl_moment m, uint32_
 		      : id->flags & PL_PROC_PARTIAL     ? NULL
 							: "file";
 	s->exe_mtime_ns = id->exe_mtime_ns;
+	s->exe_net_written_known = !(id->flags & PL_PROC_PARTIAL);
+	s->exe_net_written = id->flags & PL_PROC_EXE_NETWRITTEN;
+	s->connected = id->flags & PL_PROC_CONNECTED;
 	s->start_ns = id->proc_start_ns + (uint64_t)m2r;
 	s->image_start_ns = id->image_start_ns + (uint64_t)m2r;
 	s->threads = id->threads;
@@ -415,6 +427,25 @@ static bool fresh_exe(const struct pl_ident *id)
 
 	return id->exe_mtime_ns && id->exe_mtime_ns + 600ull * 1000000000ull > now;
 }
+/*
+ * A #! script: the kernel judged its interpreter's file at exec (bprm->file
+ * is the interpreter by then), so the script itself, by the absolute path
+ * its key names, is looked up here in the kernel's table of files connected
+ * processes wrote. The script may have changed since the exec; its inode
+ * is what the table keys.
+ */
+static void script_net_written(struct images *im, struct proc_info *pi, const struct pl_ident *id)
+{
+	struct stat st;
+
+	if (!im->d.net_written || !pi->script || pi->script[0] != '/' || (id->flags & PL_PROC_EXE_NETWRITTEN))
+		return;
+	if (stat(pi->script, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (im->d.net_written(im->d.net_written_ctx, (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)),
+			      (uint64_t)st.st_ino))
+		pi->flags |= PL_PROC_EXE_NETWRITTEN;
+}
 
 static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 {
@@ -468,6 +499,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 	attach_unless_waiting(im, pi);
 	if (im->d.learn)
 		learner__child(im->d.learn, parent, pi, fresh_exe(&ev->id));
+	script_net_written(im, pi, &ev->id);
 	if (!pipeline__wants(im->d.pipe, PL_AT_EXEC))
 		return;
 	m2r = mono_to_real();
@@ -475,6 +507,7 @@ static void on_exec(struct images *im, const struct pl_ev_exec *ev)
 		struct pl_sample *s = new_sample(im, PL_AT_EXEC, ev->hdr.tgid, &ev->id, pi, m2r);
 
 		s->time_ns = s->image_start_ns;
+		s->exe_net_written |= (pi->flags & PL_PROC_EXE_NETWRITTEN) != 0;
 		pipeline__run(im->d.pipe, s, pi, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
 	}
 }
@@ -573,6 +606,7 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	bool step = ev->reason == PL_END_EXEC && (ev->proc.id.flags & PL_PROC_FORKED);
 	_cleanup_(oncpu_result_freep) struct oncpu_result *oncpu = NULL;
 	int64_t m2r = mono_to_real();
+	const char *peers[PROC_MAX_PEERS];
 	struct pl_sample *s;
 	uint32_t nfails = 0;
 
@@ -592,6 +626,12 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	s->fails = fails;
 	s->nfails = s->fail_paths = nfails;
 	s->end_ns = s->time_ns = ev->end_ns + (uint64_t)m2r;
+	if (match && match->peers_image == match->image_id) {
+		for (uint32_t i = 0; i < match->npeers; i++)
+			peers[i] = match->peers[i];
+		s->peers = peers;
+		s->npeers = match->npeers;
+	}
 	if (im->d.live) {
 		static const struct pl_stats zero;
 		const struct pl_stats *base = prev ? prev : &zero;
@@ -827,6 +867,66 @@ static void on_map(struct images *im, const struct pl_ev_map *ev)
 	if (im->d.learn)
 		learner__object_commit(im->d.learn, match, m.path, alerted);
 }
+/* ---- connects ---- */
+
+/* Peer member m for pi's image (once). */
+static void remember_peer(struct proc_info *pi, const char *m)
+{
+	if (pi->peers_image != pi->image_id) {
+		pi->peers_image = pi->image_id;
+		pi->npeers = 0;
+	}
+	for (uint32_t i = 0; i < pi->npeers; i++)
+		if (!strcmp(pi->peers[i], m))
+			return;
+	if (pi->npeers < PROC_MAX_PEERS)
+		snprintf(pi->peers[pi->npeers++], sizeof(pi->peers[0]), "%s", m);
+}
+
+/*
+ * The outcome of an image's first connect to one destination: a connect
+ * sample, judged and recorded. Its life is the image so far as the record
+ * says (the counts of the attempt's second are not in yet: rules on rates
+ * run at windows).
+ */
+static void on_net(struct images *im, const struct pl_ev_net *ev)
+{
+	uint32_t tgid = ev->hdr.tgid;
+	struct proc_info *pi = proctable__get(im->d.procs, tgid);
+	struct proc_info *match = pi && pi->image_id == ev->id.image_id ? pi : NULL;
+	int64_t m2r = mono_to_real();
+	int fam = ev->key.family == AF_INET6 ? 6 : 4;
+	char addr[INET6_ADDRSTRLEN], peer[32];
+	struct pl_net_ev net;
+	struct pl_sample *s;
+
+	if (!inet_ntop(fam == 6 ? AF_INET6 : AF_INET, ev->key.addr, addr, sizeof(addr)))
+		snprintf(addr, sizeof(addr), "?");
+	pl_net__peer(peer, sizeof(peer), pl_net__class(ev->key.addr, fam), ev->key.port);
+	net = (struct pl_net_ev){
+		.peer = peer,
+		.addr = addr,
+		.port = ev->key.port,
+		.family = (uint32_t)fam,
+		.cls = pl_net__class(ev->key.addr, fam),
+		.outcome = ev->outcome == PL_NET_CONNECTED ? "connected" : "failed",
+		.attempt_ns = ev->attempt_ns + (uint64_t)m2r,
+	};
+	s = new_sample(im, PL_AT_CONNECT, tgid, &ev->id, match, m2r);
+	s->net = &net;
+	s->time_ns = ev->hdr.ts_ns + (uint64_t)m2r;
+	if (match) {
+		struct pl_stats last;
+
+		if (match->have_last) {
+			stats_pack__get(match->last, &last);
+			span_total(&s->life, &last);
+		}
+		binagg__get(im->d.bin, match->binary_id, &s->bin);
+		remember_peer(match, peer);
+	}
+	pipeline__run(im->d.pipe, s, match, PIPE_JUDGE | PIPE_RECORD, mono_ns() + (uint64_t)m2r);
+}
 
 int images__record_type(const void *data, size_t size)
 {
@@ -840,7 +940,7 @@ int images__record_type(const void *data, size_t size)
 		[PL_EV_STACK] = sizeof(struct pl_ev_stack),
 		[PL_EV_FILE] = sizeof(struct pl_ev_file),
 		[PL_EV_MAP] = sizeof(struct pl_ev_map),
-		[PL_EV_LAST] = 0,
+		[PL_EV_NET] = sizeof(struct pl_ev_net),
 	};
 
 	if (!data || size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC ||
@@ -902,6 +1002,9 @@ void images__on_record(struct images *im, const void *data, size_t size)
 		break;
 	case PL_EV_FILE:
 		on_file(im, data);
+		break;
+	case PL_EV_NET:
+		on_net(im, data);
 		break;
 	}
 }

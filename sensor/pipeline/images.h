@@ -48,6 +48,10 @@ struct images_deps {
 	 * current set is (it changes at a reload and a rescan); NULL: none */
 	struct fileclass *const *classes;
 	struct objects *objects; /* NULL: map records are counted, not judged */
+	/* whether a connected process lately wrote the file (kernel dev_t,
+	 * inode): for a #! script at exec (NULL: not asked) */
+	bool (*net_written)(void *ctx, uint32_t kdev, uint64_t ino);
+	void *net_written_ctx;
 };
 
 struct images_stats {

@@ -389,6 +389,9 @@ void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sam
 	v->ready = baseline__ready(b, &l->pol);
 	v->windows_ready = baseline__windows_ready(b, &l->pol);
 	v->samples = b->samples;
+	v->peers_ready = baseline__set_ready(b, BL_SET_PEERS, &l->pol, real_ns());
+	v->peers_never = v->peers_ready && baseline__peers_never(b);
+	v->peer_new = v->peers_ready && s->net && !baseline__peer_known(b, s->net->peer);
 	if (!v->ready && !v->windows_ready)
 		return;
 	q = quantiles_of(l, b);
@@ -454,6 +457,9 @@ static void score_process(struct learner *l, struct baseline *b, const struct ba
 		.open_fail = s->life.open_fail,
 		.fail_paths = q->paths,
 		.syscall_names = q->names,
+		.peers = s->peers,
+		.npeers = s->npeers,
+		.connects = s->life.net_connects,
 		.now_ns = real_ns(), /* set readiness is in time */
 	};
 	for (uint32_t i = 0; i < s->nfails && i < PROC_MAX_FAIL_KEYS; i++)

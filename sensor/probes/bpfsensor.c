@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -438,6 +439,20 @@ struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s)
 bool bpfsensor__tracks_open_fail(const struct bpfsensor *s)
 {
 	return s->open_fail;
+}
+
+bool bpfsensor__net_written(void *ctx, uint32_t kdev, uint64_t ino)
+{
+	const struct bpfsensor *s = ctx;
+	struct pl_written_key k = {.ino = ino, .dev = kdev};
+	struct pl_written_val v;
+	struct timespec now;
+
+	if (!s || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.net_written), &k, &v) < 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - v.written_ns <=
+	       PL_NET_WRITTEN_MAX_AGE_S * 1000000000ull;
 }
 
 void bpfsensor__sync_cpu(struct bpfsensor *s)

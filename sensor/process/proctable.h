@@ -44,6 +44,7 @@ struct child_wait {
 	uint32_t tgid;
 	uint64_t image_id;
 };
+#define PROC_MAX_PEERS 8
 
 struct proc_info {
 	uint32_t tgid;
@@ -88,6 +89,11 @@ struct proc_info {
 	/* baseline keys (scriptkey.h): what the image's baseline stands for */
 	char *script_suffix;     /* "+script:...", "+inline", "+module:..." or NULL */
 	char *script;            /* the script label (proc.script) or NULL */
+	/* TCP peers image peers_image tried (connect records), for its exit
+	 * sample's BL_SET_PEERS; past PROC_MAX_PEERS they are not kept */
+	uint64_t peers_image;
+	uint32_t npeers;
+	char peers[PROC_MAX_PEERS][32];
 	bool forked;             /* a fork child running its parent's image (no exec) */
 	/* an exec'd image has mapped a library its executable names in
 	 * DT_NEEDED (or is not dynamic, or was not exec'd under the sensor):

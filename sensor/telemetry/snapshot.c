@@ -20,7 +20,7 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", NULL};
+static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", "net"};
 
 const char *snap_output__name(enum snap_output o)
 {

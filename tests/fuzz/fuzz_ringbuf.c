@@ -35,8 +35,11 @@ static const size_t record_size[] = {
 	[PL_EV_EXEC] = sizeof(struct pl_ev_exec),  [PL_EV_FORK] = sizeof(struct pl_ev_proc),
 	[PL_EV_SEEN] = sizeof(struct pl_ev_proc),  [PL_EV_END] = sizeof(struct pl_ev_end),
 	[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path), [PL_EV_STACK] = sizeof(struct pl_ev_stack),
-	[PL_EV_MAP] = sizeof(struct pl_ev_map), [PL_EV_LAST] = 0,
+	[PL_EV_MAP] = sizeof(struct pl_ev_map), [PL_EV_NET] = sizeof(struct pl_ev_net),
 };
+/* the record types (7 and 8 are reserved for other families) */
+static const uint16_t record_types[] = {PL_EV_EXEC, PL_EV_FORK, PL_EV_SEEN, PL_EV_END, PL_EV_FAIL_PATH,
+					PL_EV_STACK, PL_EV_FILE, PL_EV_MAP, PL_EV_NET};
 
 /* Escaped text is one line of valid UTF-8: no C0 control, no DEL, no backslash but an escape's. */
 static void check_escaped(const char *raw, size_t len)
@@ -197,6 +200,9 @@ static void decode(const void *rec, size_t size)
 	case PL_EV_FAIL_PATH:
 		decode_fail_path(rec);
 		break;
+	case PL_EV_NET:
+		check_comm(&((const struct pl_ev_net *)rec)->id);
+		break;
 	default:
 		break;
 	}
@@ -219,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* 2: a whole record of the type the first byte names, the rest its body */
 	if (size < 1)
 		return 0;
-	type = PL_EV_EXEC + data[0] % PL_EV_LAST;
+	type = record_types[data[0] % (sizeof(record_types) / sizeof(record_types[0]))];
 	want = record_size[type];
 	if (!want)
 		return 0; /* a type this ABI reserves and does not define */

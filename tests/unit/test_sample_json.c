@@ -50,11 +50,12 @@ static const char *const identity_keys[] = {
     "pid",	 "ppid",    "uid",	"comm",	    "exec_comm",	  "exe",
     "exe_dev",	 "exe_ino", "build_id", "filename", "filename_truncated", "cmdline",
     "cgroup_id", "cgroup",  "image",	"partial",  "exe_kind", "exe_trusted", "exe_mtime_ns",
-    "exe_memfd_copy_of", "stdin_pipe", "stdin_writer", "start_ns", "image_start_ns",
+    "exe_memfd_copy_of", "stdin_pipe", "stdin_writer", "exe_net_written", "connected", "start_ns", "image_start_ns",
     "threads",	 "script", NULL};
 static const char *const span_keys[] = {
     "cpu_ns",		"offcpu_ns",	  "runq_ns",	   "blocked_ns",	 "ctx_switches",	 "syscalls",
-    "syscalls_by_name", "syscalls_other", "open_failures", "open_fail_by_errno", "open_fail_unrecorded", NULL};
+    "syscalls_by_name", "syscalls_other", "open_failures", "open_fail_by_errno", "open_fail_unrecorded",
+    "connects", "connect_failures", "connect_new_dests", NULL};
 
 /* The keys of a record: type, identity, `mid`, span, `tail` (NULL-terminated lists). */
 static void record_keys(const char **out, size_t cap, const char *const *mid, bool span, const char *const *tail)
@@ -102,6 +103,9 @@ static void identity(struct pl_sample *s)
 	s->exe_memfd_copy_of = "/usr/bin/worker";
 	s->stdin_pipe = true;
 	s->stdin_writer = "/usr/bin/curl";
+	s->exe_net_written_known = true;
+	s->exe_net_written = true;
+	s->connected = true;
 	s->start_ns = T0 + 1000;
 	s->image_start_ns = T0 + 2000;
 	s->threads = 3;
@@ -360,7 +364,7 @@ static void test_sample_json_exec_record_has_identity_time_context_and_baseline_
 	struct json_object *o = written(&f->exec), *bl, *q, *e;
 	static const char *const mid[] = {"time_ns", "binary_id", "parent_exe", "ancestors", "baseline", NULL};
 	static const char *const bl_keys[] = {
-	    "key", "ready", "samples", "windows_ready", "parent_ready", "parent_new_child", "quantiles", NULL};
+	    "key", "ready", "samples", "windows_ready", "parent_ready", "parent_new_child", "peers_ready", "peers_never", "quantiles", NULL};
 	static const char *const q_keys[] = {"cpu_ms",	     "wall_ms",		  "offcpu_ms",
 					     "syscalls",     "open_failures",	  "win_cpu_ms",
 					     "win_syscalls", "win_open_failures", NULL};
@@ -628,7 +632,8 @@ static void test_sample_json_window_record_has_deltas_total_busy_and_binary(void
 					   "total",	"busy_s", "recent", "baseline", NULL};
 	static const char *const total_keys[] = {
 	    "cpu_ns",	      "offcpu_ns",	    "runq_ns", "blocked_ns", "syscalls",      "open_failures",
-	    "ctx_switches",   "syscalls_by_name",   "threads", "fail_paths", "top_fail_path", "top_fail_count",
+	    "ctx_switches",   "syscalls_by_name",   "connects", "connect_failures", "connect_new_dests",
+	    "threads", "fail_paths", "top_fail_path", "top_fail_count",
 	    "top_fail_errno", "top_fail_truncated", NULL};
 	static const char *const bin_keys[] = {"procs", "open_failures_per_s", "top_fail_path", "top_fail_share", "storm_path", "storm_paths", "storm_procs", "storm_failures_per_s", "storm_new_binary", NULL};
 	static const char *const errno_keys[] = {"ENOENT", "other", NULL};
@@ -712,6 +717,7 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 						  "features",	  "new_fail_paths",
 						  "new_syscalls", "windows_ready",
 						  "parent_ready", "parent_new_child",
+						  "peers_ready", "peers_never",
 						  "quantiles",	  NULL};
 	static const char *const exit_keys[] = {"key",	  "ready",
 						"from_prior",	  "samples",
@@ -720,6 +726,7 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 						"features",	  "new_fail_paths",
 						"new_syscalls", "oncpu_ready", "new_oncpu_objects", "new_oncpu_samples",
 						"windows_ready", "parent_ready", "parent_new_child",
+						"peers_ready", "peers_never",
 						"quantiles",	  NULL};
 	static const char *const fkeys[] = {"value", "p50", "p99", "ratio_p50", "ratio_p99", "score", NULL};
 	static const char *const exit_features[] = {"cpu_ns",	"wall_ns",	 "offcpu_ns",
@@ -1045,6 +1052,26 @@ static void test_sample_json_parse_gives_every_rule_field_of_rich_samples(void *
 	round_trip(f, &f->exec);
 	round_trip(f, &f->win);
 	round_trip(f, &f->exit);
+
+	/* a connect: the outcome of a first connect to one destination */
+	{
+		static const struct pl_net_ev net = {.addr = "2001:db8::7", .port = 4444, .family = 6,
+						     .cls = "public", .outcome = "connected", .attempt_ns = T0 + 5,
+						     .peer = "public:tcp/4444"};
+		static const enum rl_field conn_absent[] = {RL_F_PROC_TOP_FAIL_PATH, RL_F_PROC_TOP_FAIL_COUNT,
+							    RL_F_PROC_TOP_FAIL_SHARE};
+
+		s = f->exec;
+		s.moment = PL_AT_CONNECT;
+		s.time_ns = T0 + 9;
+		s.life = f->win.life;
+		s.life.net_connects = 3;
+		s.life.net_connect_fail = 1;
+		s.life.net_dests = 2;
+		s.net = &net;
+		assert_rich(&s, conn_absent, 3);
+		round_trip(f, &s);
+	}
 
 	/* a window of a waiting process, with what it waits on */
 	s = f->win;

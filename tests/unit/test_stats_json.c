@@ -24,10 +24,10 @@
  * record was made from the struct). */
 static const char every_part_on[] =
     "{\"type\":\"stats\",\"time_ns\":0,\"uptime_ns\":0,\"ringbuf_records\":{\"exec\":0,\"fork\":0,\"seen\":0,"
-    "\"end\":0,\"fail_path\":0,\"stack\":0,\"file\":0,\"map\":0},\"invalid_records\":0,\"exec_records\":0,\"process_records\":"
+    "\"end\":0,\"fail_path\":0,\"stack\":0,\"file\":0,\"map\":0,\"net\":0},\"invalid_records\":0,\"exec_records\":0,\"process_records\":"
     "0,\"window_records\":0,\"kernel_drops\":{\"ringbuf_full\":0,\"proc_map_full\":0,\"fail_path_map_f"
     "ull\":0,\"path_truncated\":0,\"args_truncated\":0,\"thread_state\":0,\"path_fault\":0,\"fail_path_"
-    "image_cap\":0,\"stack_table_full\":0,\"stack_not_stored\":0,\"stack_image_cap\":0,\"file_image_cap\":0,\"map_image_cap\":0},\"userspace_d"
+    "image_cap\":0,\"stack_table_full\":0,\"stack_not_stored\":0,\"stack_image_cap\":0,\"file_image_cap\":0,\"map_image_cap\":0,\"net_dest_image_cap\":0},\"userspace_d"
     "rops\":{\"proctable_full\":0,\"fail_keys_unremembered\":0,\"fail_paths_displaced\":0},\"waiting\""
     ":{\"state_reads\":0,\"skipped\":0,\"reports\":0},\"fail_paths\":{\"table_entries\":0,\"table_max\":0"
     ",\"orphans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0,\"trimmed\":0},\"oncpu\":{\"rate_hz\":0,\"stack_keys\":0"
