@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * maps.bpf.c - the code each image maps (tracepoint/syscalls/sys_*_mmap,
- * sys_*_mprotect).
+ * maps.bpf.c - the code each image maps (tracepoint/syscalls/sys_exit_mmap,
+ * sys_exit_mprotect; the entry is stashed by pl_sys_enter in syscalls.bpf.c:
+ * a syscalls:sys_enter_* tracepoint would put the syscall tracepoints' enter
+ * path on every syscall of every task, 8 to 13 ns each).
  *
  * The dynamic loader maps every library's text with one mmap(PROT_EXEC) of
  * its file; a preload, a PAM or NSS module, an implant loaded by dlopen()
  * is mapped the same way. An mmap without PROT_EXEC (data, anonymous
  * memory: nearly all of them) costs the enter program one test and the exit
- * program one task-storage lookup that finds nothing. An executable file
+ * program one load of a global count (no executable mapping in flight: no
+ * lookup). An executable file
  * mapping that succeeded is reported once per (image, file) (PL_EV_MAP),
  * with the file's path, identity and owner; an image may report a burst of
  * map_key_burst new objects, then one per map_key_interval_ns (GCRA, like
  * failed paths); over that it is counted (PL_DROP_MAP_IMAGE).
  *
  * mprotect(PROT_EXEC) of a file mapping (a loader that maps a file
- * writable first, then makes it code) is seen too: the enter program looks
+ * writable first, then makes it code) is seen too: the entry looks
  * the address's mapping up (bpf_find_vma), only for PROT_EXEC requests,
  * which outside a JIT are rare.
  */

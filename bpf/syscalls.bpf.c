@@ -10,12 +10,17 @@
  * thread's state, for failopen.bpf.c to read at the open's exit.
  */
 #include "shared.bpf.h"
+#include "files.bpf.h"
 
 /* x86_64 syscall numbers of the open family. */
 #define NR_open 2
 #define NR_creat 85
 #define NR_openat 257
 #define NR_openat2 437
+/* of the renames (persistence written to a temporary name, renamed into place) */
+#define NR_rename 82
+#define NR_renameat 264
+#define NR_renameat2 316
 /* and of the calls that map code */
 #define NR_mmap 9
 #define NR_mprotect 10
@@ -83,6 +88,50 @@ static __noinline void map_enter(struct pt_regs *regs, long id)
 }
 
 /*
+ * A rename's new name, to user space, which classifies it (a watched
+ * file's path classes, process/fileclass.h). Persistence is often written
+ * to a temporary name and renamed into place (`sed -i`, `mv evil
+ * /etc/cron.d/x`, editors, package managers): the open of the temporary
+ * file is seen only when its directory is watched, so the new name of every
+ * rename goes out. rename(2) is rare next to open(2), so its entry may read
+ * the path; records are rate limited per image like every watched-file
+ * record (files.bpf.h). Read here, in the one raw sys_enter program, not
+ * from syscalls:sys_enter_rename*: a syscalls:sys_enter_* tracepoint puts
+ * the syscall tracepoints' enter path on every syscall of every task.
+ * Not seen: link(2)/linkat(2) and unlink(2) (a removed credential file is
+ * no read of it).
+ */
+static __noinline int renamed(const char *newname)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 tgid = t->tgid;
+	struct pl_ev_file *ev;
+	struct pl_proc *p;
+	long n;
+
+	if (tgid == self_tgid)
+		return 0;
+	p = get_proc(t, tgid);
+	if (!p)
+		return 0;
+	ev = file_record(p, tgid, PL_FOP_RENAME, 0, 0, 0);
+	if (!ev)
+		return 0;
+	n = bpf_probe_read_user_str(ev->path, sizeof(ev->path), newname);
+	if (n < 0) {
+		ev->path[0] = 0;
+		n = 0;
+	} else if (n == sizeof(ev->path) && !str_ends_at(newname, sizeof(ev->path) - 1, true)) {
+		n = PL_PATH_LEN + 1;
+	}
+	ev->path_len = n;
+	if (n && ev->path[0] != '/')
+		ev->flags |= PL_FILEF_RELATIVE;
+	submit(ev);
+	return 0;
+}
+
+/*
  * The hot path is the increment and one test: a slot's first count since
  * the last fold (c == 1: the number joins the dirty list) and a slot about
  * to need a fold (c >= SC_FOLD_AT) are both c - 2 >= SC_FOLD_AT - 2 in
@@ -129,6 +178,11 @@ int BPF_PROG(pl_sys_enter, struct pt_regs *regs, long id)
 	cc->in_enter = 0;
 	if ((id == NR_mmap || id == NR_mprotect) && track_maps) {
 		map_enter(regs, id);
+		return 0;
+	}
+	if (id == NR_rename || id == NR_renameat || id == NR_renameat2) {
+		/* rename(old, new); renameat(2)(olddfd, old, newdfd, new, ...) */
+		renamed((const char *)(id == NR_rename ? PT_REGS_PARM2_CORE(regs) : PT_REGS_PARM4_CORE_SYSCALL(regs)));
 		return 0;
 	}
 	if (is_open_nr(id) && track_open_fail) {
