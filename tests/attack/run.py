@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+run.py - the attack technique suite: how many attack techniques plumbline
+alerts on, and how much it alerts on ordinary work (docs/coverage.md).
+
+  1. setup.sh up: a throwaway user (plvictim) with a fake SSH key, shell
+     history and cloud credentials; the payloads compiled (tests/attack/src);
+     a build project (this repository's common/ and baselines/ C files and
+     tests/attack/build/Makefile); a loopback web server of this process's
+     own (GET serves the payloads, POST and PUT are read and thrown away).
+  2. the real sensor, SHIPPED rules, a fresh state directory, the loss
+     alert on, process records (tests/scenario/scenario_lib.py's Sensor);
+  3. learning for --learn seconds (default 600, the issue's 10 minutes):
+     tests/scenario/quiet_workload.sh passes, each followed by a clean make
+     -j2 of the build project (the build host's ordinary work);
+  4. each technique (tests/attack/techniques/*.sh, or --only), one after
+     another: the script run by bash as root with the AT_* environment of
+     lib.sh, a scratch directory of its own, every change undone by its
+     trap; then --grace seconds for alerts raised at exit or in the next
+     window;
+  5. ordinary work again (--after passes of the workload and the build):
+     noise after the attacks;
+  6. the sensor stopped, setup.sh down; then the table.
+
+Attribution: an alert belongs to a technique when its pid descends (by the
+records' ppid links) from the technique's script, and it was raised between
+the script's start and the end of its grace period. Ordinary-work alerts the
+same way from each pass's pids. Warning-or-above alerts that belong to
+neither (other work on this machine, the sensor's own loss alert) are listed
+apart as "elsewhere".
+
+The table (markdown, on stdout and in --out): technique, ATT&CK id, the first
+Warning+ alert (rule, priority, seconds from the technique's start), the
+lower-priority alerts; totals; every Warning+ alert on ordinary work during
+learning and after.
+
+Usage: run.py [--plumbline PATH] [--learn SEC] [--quick] [--only NAME,...]
+       [--list] [--after N] [--grace SEC] [--sensor-arg ARG]... [--out FILE] [--keep]
+Needs root and BPF (exit 77 otherwise). Not part of ctest: a full run takes
+about 17 minutes, --quick about 6.
+"""
+import argparse
+import glob
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "scenario"))
+import scenario_lib as sl  # noqa: E402
+
+WARNING = 4  # severity: Warning; lower is more severe
+VICTIM = "plvictim"
+TECH_TIMEOUT = 90
+
+
+def techniques():
+    """name -> {path, attack, tactic, what}, from the scripts' headers, sorted by name."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(HERE, "techniques", "*.sh"))):
+        name = os.path.basename(path)[:-3]
+        meta = {"path": path, "attack": "", "tactic": "", "what": ""}
+        with open(path) as f:
+            for line in f:
+                for k in ("attack", "tactic", "what"):
+                    if line.startswith(f"# {k}: "):
+                        meta[k] = line[len(k) + 4:].strip()
+        out[name] = meta
+    return out
+
+
+class Web(http.server.BaseHTTPRequestHandler):
+    """The loopback web server: GET from www, POST and PUT swallowed."""
+    root = None
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        p = os.path.join(self.root, os.path.basename(self.path.split("?")[0]))
+        if not os.path.isfile(p):
+            self.send_error(404)
+            return
+        with open(p, "rb") as f:
+            body = f.read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _swallow(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n:
+            self.rfile.read(n)
+        elif "chunked" in (self.headers.get("Transfer-Encoding") or ""):
+            while True:
+                size = int(self.rfile.readline().strip() or b"0", 16)
+                self.rfile.read(size + 2)
+                if size == 0:
+                    break
+        self.send_response(201)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = _swallow
+    do_PUT = _swallow
+
+
+def build_project(d):
+    proj = os.path.join(d, "build")
+    for sub in ("common", "baselines"):
+        os.makedirs(os.path.join(proj, "src", sub))
+        for f in glob.glob(os.path.join(REPO, sub, "*.[ch]")):
+            shutil.copy(f, os.path.join(proj, "src", sub))
+    for f in ("Makefile", "main.c"):
+        shutil.copy(os.path.join(HERE, "build", f), proj)
+    home = os.path.join(d, "buildhome")
+    os.makedirs(os.path.join(home, ".ssh"), mode=0o700)
+    with open(os.path.join(home, ".ssh", "id_ed25519"), "w") as f:
+        f.write("-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key\n-----END OPENSSH PRIVATE KEY-----\n")
+    os.chmod(os.path.join(home, ".ssh", "id_ed25519"), 0o600)
+    return proj, home
+
+
+def clean_env():
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    env["LC_ALL"] = "C.UTF-8"
+    return env
+
+
+def ordinary_pass(phase, n, proj, home, spans):
+    """One pass of the quiet workload, then a clean build; each one's span."""
+    env = clean_env()
+    for what, argv, cwd, e in (
+            ("workload", ["/bin/bash", os.path.join(REPO, "tests", "scenario", "quiet_workload.sh"), "1"], None, env),
+            ("build", ["/bin/sh", "-c", "make -s clean && make -s -j2"], proj, dict(env, HOME=home))):
+        t0 = time.time_ns()
+        p = subprocess.Popen(argv, cwd=cwd, env=e, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        _, err = p.communicate(timeout=300)
+        spans.append({"phase": phase, "what": f"{what} {n}", "pid": p.pid, "start": t0, "end": time.time_ns()})
+        if p.returncode != 0:
+            sl.fail(f"{phase} {what} pass {n} exited {p.returncode}: {err.strip()[-1500:]}")
+    sl.log(f"{phase} pass {n} done")
+
+
+def run_technique(name, meta, base_env, art, grace):
+    tmp = tempfile.mkdtemp(prefix=f"pl-attack-{name}-")
+    os.chmod(tmp, 0o755)  # the throwaway user works in it too
+    env = dict(base_env, AT_TMP=tmp)
+    t0 = time.time_ns()
+    p = subprocess.Popen(["/bin/bash", meta["path"]], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=TECH_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        out, _ = p.communicate()
+        out += f"\n(killed after {TECH_TIMEOUT} s)"
+    t1 = time.time_ns()
+    time.sleep(grace)
+    shutil.rmtree(tmp, ignore_errors=True)
+    rc = p.returncode
+    state = "ran" if rc == 0 else ("skipped" if rc == 77 else f"exit {rc}")
+    sl.log(f"{name}: {state} in {(t1 - t0) / 1e9:.1f} s" + (f": {out.strip()[-300:]}" if rc else ""))
+    return {"name": name, "pid": p.pid, "start": t0, "end": t1 + int(grace * 1e9), "ran_s": (t1 - t0) / 1e9,
+            "state": state, "output": out.strip()[-500:]}
+
+
+def attribute(recs, span):
+    pids = sl.tree(recs, [span["pid"]])
+    return [a for a in recs if a.get("type") == "alert" and a.get("pid") in pids
+            and span["start"] <= a.get("time_ns", 0) <= span["end"]]
+
+
+def fmt_alert(a, t0):
+    return f"{a['rule']} ({a['priority']}, {(a['time_ns'] - t0) / 1e9:.1f} s)"
+
+
+def report(tech, results, spans, recs, args, learn_s, total_s):
+    lines = []
+    w = lines.append
+    w(f"## plumbline attack technique suite ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+    w("")
+    w(f"Learning {learn_s:.0f} s of ordinary work ({sum(1 for s in spans if s['phase'] == 'learn')} runs"
+      f" of quiet_workload.sh and the build), sensor args: {' '.join(args.sensor_arg) or '(defaults)'};"
+      f" whole run {total_s / 60:.1f} min.")
+    w("")
+    w("| technique | ATT&CK | Warning+ (rule, priority, s to alert) | lower-priority alerts |")
+    w("|---|---|---|---|")
+    detected = ran = 0
+    for r in results:
+        meta = tech[r["name"]]
+        got = sorted(attribute(recs, r), key=lambda a: a["time_ns"])
+        hi = [a for a in got if a.get("severity", 9) <= WARNING]
+        lo = [a for a in got if a.get("severity", 9) > WARNING]
+        if r["state"] != "skipped":
+            ran += 1
+            detected += bool(hi)
+        if r["state"] == "skipped":
+            hi_s = f"skipped: {r['output'].splitlines()[-1] if r['output'] else ''}"
+        else:
+            seen = []
+            for a in hi:
+                if a["rule"] not in [s["rule"] for s in seen]:
+                    seen.append(a)
+            hi_s = "; ".join(fmt_alert(a, r["start"]) for a in seen) or "**missed**"
+            if r["state"] != "ran":
+                hi_s += f" (technique {r['state']})"
+        lo_rules = sorted({f"{a['rule']} ({a['priority']})" for a in lo})
+        w(f"| {r['name']} | {meta['attack']} | {hi_s} | {'; '.join(lo_rules) or '-'} |")
+    w("")
+    w(f"**Detected at Warning or above: {detected} of {ran} techniques run**"
+      f" ({len(results) - ran} skipped).")
+    w("")
+    for phase, title in (("learn", "during learning"), ("after", "after the attacks")):
+        noise = []
+        for s in spans:
+            if s["phase"] == phase:
+                noise += [(s, a) for a in attribute(recs, s) if a.get("severity", 9) <= WARNING]
+        w(f"Noise {title}: {len(noise)} Warning+ alert(s) on ordinary work"
+          + (":" if noise else "."))
+        for s, a in noise:
+            w(f"- {s['what']}: {a['rule']} ({a['priority']}) on {a.get('exe')} pid {a.get('pid')}:"
+              f" {a.get('output', '')[:200]}")
+        w("")
+    ours = set()
+    for s in list(spans) + list(results):
+        ours |= {id(a) for a in attribute(recs, s)}
+    elsewhere = [a for a in recs if a.get("type") == "alert" and a.get("severity", 9) <= WARNING
+                 and id(a) not in ours]
+    by = {}
+    for a in elsewhere:
+        k = (a["rule"], os.path.basename(a.get("exe") or "?"))
+        by[k] = by.get(k, 0) + 1
+    w(f"Elsewhere (not the suite's processes: other work on the machine, the sensor's own alerts):"
+      f" {len(elsewhere)} Warning+ alert(s)" + (":" if by else "."))
+    for (rule, exe), n in sorted(by.items()):
+        w(f"- {rule} on {exe}: {n}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    tech = techniques()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--plumbline", default=os.path.join(REPO, "build", "plumbline"))
+    ap.add_argument("--learn", type=float, default=None, help="seconds of learning (default 600; --quick 90)")
+    ap.add_argument("--quick", action="store_true",
+                    help="development: 90 s of learning, --set-quiet 30 --min-samples 5 for the sensor")
+    ap.add_argument("--only", action="append", default=[], help="technique name(s), comma-separated")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--after", type=int, default=2, help="ordinary passes after the attacks (default 2)")
+    ap.add_argument("--grace", type=float, default=3.0, help="seconds after each technique (default 3)")
+    ap.add_argument("--sensor-arg", action="append", default=[], help="an extra sensor argument (repeatable)")
+    ap.add_argument("--out", help="also write the table to this file")
+    ap.add_argument("--keep", action="store_true", help="keep the run's directory (records, logs)")
+    args = ap.parse_args()
+    if args.list:
+        for n, m in tech.items():
+            print(f"{n:28} {m['attack']:10} {m['tactic']:22} {m['what']}")
+        return 0
+    names = [n for o in args.only for n in o.split(",") if n] or list(tech)
+    unknown = [n for n in names if n not in tech]
+    if unknown:
+        print(f"unknown technique(s): {', '.join(unknown)} (see --list)", file=sys.stderr)
+        return 2
+    learn_s = args.learn if args.learn is not None else (90 if args.quick else 600)
+    if args.quick:
+        args.sensor_arg = ["--set-quiet", "30", "--min-samples", "5"] + args.sensor_arg
+    sl.need_bpf()
+    if not os.access(args.plumbline, os.X_OK):
+        sl.skip(f"no sensor binary at {args.plumbline} (build first, or --plumbline)", bpf=False)
+
+    t_start = time.monotonic()
+    d = tempfile.mkdtemp(prefix="pl-attack-run-")
+    os.chmod(d, 0o755)
+    art = os.path.join(d, "art")
+    setup = os.path.join(HERE, "setup.sh")
+    sensor = web = None
+    ok = False
+    try:
+        subprocess.run(["/bin/bash", setup, "up", art], check=True, stdout=subprocess.DEVNULL)
+        proj, home = build_project(d)
+        Web.root = os.path.join(art, "www")
+        web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Web)
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        with open(os.path.join(art, "victim.pw")) as f:
+            pw = f.read().strip()
+        base_env = dict(clean_env(), AT_LIB=os.path.join(HERE, "lib.sh"), AT_ART=art,
+                        AT_HTTP=f"http://127.0.0.1:{web.server_address[1]}", AT_VICTIM=VICTIM,
+                        AT_VICTIM_HOME=f"/home/{VICTIM}", AT_VICTIM_PW=pw, AT_BUILD=proj, AT_BUILD_HOME=home)
+        sensor = sl.Sensor(d, "sensor", os.path.abspath(args.plumbline), extra=tuple(args.sensor_arg))
+        sl.log(f"sensor up; learning for {learn_s:.0f} s")
+        spans = []
+        t_learn = time.monotonic()
+        n = 0
+        while n == 0 or time.monotonic() - t_learn < learn_s:
+            n += 1
+            ordinary_pass("learn", n, proj, home, spans)
+        learn_real = time.monotonic() - t_learn
+        results = [run_technique(name, tech[name], base_env, art, args.grace) for name in names]
+        for i in range(args.after):
+            ordinary_pass("after", i + 1, proj, home, spans)
+        time.sleep(args.grace)
+        sensor.stop()
+        recs = sensor.records()
+        sensor = None
+        text = report(tech, results, spans, recs, args, learn_real, time.monotonic() - t_start)
+        print(text)
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(text)
+        with open(os.path.join(d, "results.json"), "w") as f:
+            json.dump({"techniques": results, "ordinary": spans}, f)
+        ok = True
+    except sl.Failure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+    finally:
+        if sensor:
+            sensor.kill()
+        if web:
+            web.shutdown()
+        subprocess.run(["/bin/bash", setup, "down", art], stdout=subprocess.DEVNULL)
+        if args.keep:
+            print(f"kept {d}", file=sys.stderr)
+        else:
+            shutil.rmtree(d, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
