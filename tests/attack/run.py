@@ -36,7 +36,7 @@ lower-priority alerts; totals; every Warning+ alert on ordinary work during
 learning and after.
 
 Usage: run.py [--plumbline PATH] [--learn SEC] [--quick] [--only NAME,...]
-       [--list] [--after N] [--grace SEC] [--sensor-arg ARG]... [--out FILE] [--keep]
+       [--list] [--check] [--after N] [--grace SEC] [--sensor-arg ARG]... [--out FILE] [--keep]
 Needs root and BPF (exit 77 otherwise). Not part of ctest: a full run takes
 about 17 minutes, --quick about 6.
 """
@@ -60,6 +60,35 @@ import scenario_lib as sl  # noqa: E402
 WARNING = 4  # severity: Warning; lower is more severe
 VICTIM = "plvictim"
 TECH_TIMEOUT = 90
+
+
+TACTICS = ("credential-access", "persistence", "privilege-escalation", "execution", "command-and-control",
+           "discovery", "defense-evasion", "impact", "exfiltration", "initial-access")
+
+
+def check(tech):
+    """--check (the attack_suite_check test): every script has its headers, a
+    real ATT&CK id and tactic, sources lib.sh, and parses (bash -n), as do
+    lib.sh and setup.sh; every name is unique. The problems, one a line."""
+    import re
+    bad = []
+    for name, m in tech.items():
+        if not re.fullmatch(r"T[0-9]{4}(\.[0-9]{3})?", m["attack"]):
+            bad.append(f"{name}: attack {m['attack']!r} is no ATT&CK technique id")
+        if m["tactic"] not in TACTICS:
+            bad.append(f"{name}: tactic {m['tactic']!r} not one of {', '.join(TACTICS)}")
+        if not m["what"]:
+            bad.append(f"{name}: no '# what:' line")
+        with open(m["path"]) as f:
+            if '. "$AT_LIB"' not in f.read():
+                bad.append(f"{name}: does not source $AT_LIB")
+    for path in [m["path"] for m in tech.values()] + [os.path.join(HERE, "lib.sh"), os.path.join(HERE, "setup.sh")]:
+        r = subprocess.run(["bash", "-n", path], capture_output=True, text=True)
+        if r.returncode != 0:
+            bad.append(f"{os.path.basename(path)}: {r.stderr.strip()}")
+    if len(tech) < 30:
+        bad.append(f"only {len(tech)} techniques")
+    return bad
 
 
 def techniques():
@@ -258,12 +287,19 @@ def main():
                     help="development: 90 s of learning, --set-quiet 30 --min-samples 5 for the sensor")
     ap.add_argument("--only", action="append", default=[], help="technique name(s), comma-separated")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--check", action="store_true", help="check the scripts (headers, bash -n) and exit")
     ap.add_argument("--after", type=int, default=2, help="ordinary passes after the attacks (default 2)")
     ap.add_argument("--grace", type=float, default=3.0, help="seconds after each technique (default 3)")
     ap.add_argument("--sensor-arg", action="append", default=[], help="an extra sensor argument (repeatable)")
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--keep", action="store_true", help="keep the run's directory (records, logs)")
     args = ap.parse_args()
+    if args.check:
+        bad = check(tech)
+        for b in bad:
+            print(b, file=sys.stderr)
+        print(f"{len(tech)} techniques, {len(bad)} problem(s)")
+        return 1 if bad else 0
     if args.list:
         for n, m in tech.items():
             print(f"{n:28} {m['attack']:10} {m['tactic']:22} {m['what']}")
