@@ -36,7 +36,7 @@ lower-priority alerts; totals; every Warning+ alert on ordinary work during
 learning and after.
 
 Usage: run.py [--plumbline PATH] [--learn SEC] [--quick] [--only NAME,...]
-       [--list] [--check] [--after N] [--grace SEC] [--sensor-arg ARG]... [--out FILE] [--keep]
+       [--list] [--check] [--analyze DIR] [--after N] [--grace SEC] [--sensor-arg ARG]... [--out FILE] [--keep]
 Needs root and BPF (exit 77 otherwise). Not part of ctest: a full run takes
 about 17 minutes, --quick about 6.
 """
@@ -205,23 +205,91 @@ def run_technique(name, meta, base_env, art, grace):
             "state": state, "output": out.strip()[-500:]}
 
 
-def attribute(recs, span):
-    pids = sl.tree(recs, [span["pid"]])
-    return [a for a in recs if a.get("type") == "alert" and a.get("pid") in pids
-            and span["start"] <= a.get("time_ns", 0) <= span["end"]]
+class Records:
+    """What the report needs of a sensor's JSON Lines file, read line by line
+    (a 10-minute run on a busy machine writes gigabytes of process records
+    for everything on it): the ppid links of every process, the alerts (less
+    their evidence), and the exec records of the suite's own roots (the
+    technique scripts, the workload passes, the builds) for --analyze."""
+
+    ROOT_MARKS = ("/techniques/", "quiet_workload.sh", "make -s clean && make -s -j2")
+
+    def __init__(self, path):
+        self.children = {}
+        self.alerts = []
+        self.roots = []
+        with open(path, "rb") as f:
+            for raw in f:
+                if not raw.endswith(b"\n"):
+                    break  # half-written last line
+                # the sensor writes "type" first: the rest is parsed only for the records wanted
+                t = raw[8:20] if raw.startswith(b'{"type":') else b'"' + json.loads(raw).get("type", "").encode() + b'"'
+                if t.startswith(b'"alert"'):
+                    r = json.loads(raw)
+                    r.pop("evidence", None)
+                    self.alerts.append(r)
+                elif t.startswith((b'"exec"', b'"process"')):
+                    r = json.loads(raw)
+                    pid, ppid = r.get("pid"), r.get("ppid")
+                    # when the link held: pids are reused over a long run on a busy machine
+                    when = r.get("time_ns") if r["type"] == "exec" else r.get("start_ns") or r.get("end_ns")
+                    if isinstance(pid, int) and isinstance(ppid, int) and pid != ppid and isinstance(when, int):
+                        self.children.setdefault(ppid, []).append((pid, when))
+                    if r["type"] == "exec" and any(m in (r.get("cmdline") or "") for m in self.ROOT_MARKS):
+                        self.roots.append({"pid": pid, "time_ns": r["time_ns"], "cmdline": r["cmdline"]})
+
+    def tree(self, root, start, end):
+        """root and its descendants by the links made between start (less a second) and end."""
+        pids, todo = {root}, [root]
+        while todo:
+            for c, when in self.children.get(todo.pop(), ()):
+                if c not in pids and start - 10**9 <= when <= end:
+                    pids.add(c)
+                    todo.append(c)
+        return pids
+
+    def attribute(self, span):
+        pids = self.tree(span["pid"], span["start"], span["end"])
+        return [a for a in self.alerts if a.get("pid") in pids and span["start"] <= a.get("time_ns", 0) <= span["end"]]
+
+
+def spans_from_records(recs, tech):
+    """For --analyze of a run kept without results.json: the techniques and
+    the ordinary passes found by their roots' exec records (the scripts' and
+    passes' command lines), each span ending where the next root starts."""
+    roots = sorted(recs.roots, key=lambda r: r["time_ns"])
+    results, spans = [], []
+    def is_tech(c):
+        return c.startswith("/bin/bash /") and "/techniques/" in c
+
+    first_tech = min((r["time_ns"] for r in roots if is_tech(r["cmdline"])), default=None)
+    for i, r in enumerate(roots):
+        end = roots[i + 1]["time_ns"] if i + 1 < len(roots) else r["time_ns"] + 60 * 10**9
+        c = r["cmdline"]
+        if is_tech(c):
+            name = os.path.basename(c.split()[1])[:-3]
+            if name in tech:
+                results.append({"name": name, "pid": r["pid"], "start": r["time_ns"], "end": end,
+                                "ran_s": None, "state": "ran", "output": ""})
+        elif c.startswith("/bin/bash /") and c.endswith("quiet_workload.sh 1") or c.startswith("/bin/sh -c make -s clean"):
+            phase = "learn" if first_tech is None or r["time_ns"] < first_tech else "after"
+            n = sum(1 for s in spans if s["phase"] == phase) // 2 + 1
+            spans.append({"phase": phase, "what": f"{'workload' if 'quiet' in c else 'build'} {n}",
+                          "pid": r["pid"], "start": r["time_ns"], "end": end})
+    return results, spans
 
 
 def fmt_alert(a, t0):
     return f"{a['rule']} ({a['priority']}, {(a['time_ns'] - t0) / 1e9:.1f} s)"
 
 
-def report(tech, results, spans, recs, args, learn_s, total_s):
+def report(tech, results, spans, recs, sensor_args, learn_s, total_s):
     lines = []
     w = lines.append
     w(f"## plumbline attack technique suite ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
     w("")
     w(f"Learning {learn_s:.0f} s of ordinary work ({sum(1 for s in spans if s['phase'] == 'learn')} runs"
-      f" of quiet_workload.sh and the build), sensor args: {' '.join(args.sensor_arg) or '(defaults)'};"
+      f" of quiet_workload.sh and the build), sensor args: {' '.join(sensor_args) or '(defaults)'};"
       f" whole run {total_s / 60:.1f} min.")
     w("")
     w("| technique | ATT&CK | Warning+ (rule, priority, s to alert) | lower-priority alerts |")
@@ -229,7 +297,7 @@ def report(tech, results, spans, recs, args, learn_s, total_s):
     detected = ran = 0
     for r in results:
         meta = tech[r["name"]]
-        got = sorted(attribute(recs, r), key=lambda a: a["time_ns"])
+        got = sorted(recs.attribute(r), key=lambda a: a["time_ns"])
         hi = [a for a in got if a.get("severity", 9) <= WARNING]
         lo = [a for a in got if a.get("severity", 9) > WARNING]
         if r["state"] != "skipped":
@@ -255,7 +323,7 @@ def report(tech, results, spans, recs, args, learn_s, total_s):
         noise = []
         for s in spans:
             if s["phase"] == phase:
-                noise += [(s, a) for a in attribute(recs, s) if a.get("severity", 9) <= WARNING]
+                noise += [(s, a) for a in recs.attribute(s) if a.get("severity", 9) <= WARNING]
         w(f"Noise {title}: {len(noise)} Warning+ alert(s) on ordinary work"
           + (":" if noise else "."))
         for s, a in noise:
@@ -264,9 +332,8 @@ def report(tech, results, spans, recs, args, learn_s, total_s):
         w("")
     ours = set()
     for s in list(spans) + list(results):
-        ours |= {id(a) for a in attribute(recs, s)}
-    elsewhere = [a for a in recs if a.get("type") == "alert" and a.get("severity", 9) <= WARNING
-                 and id(a) not in ours]
+        ours |= {id(a) for a in recs.attribute(s)}
+    elsewhere = [a for a in recs.alerts if a.get("severity", 9) <= WARNING and id(a) not in ours]
     by = {}
     for a in elsewhere:
         k = (a["rule"], os.path.basename(a.get("exe") or "?"))
@@ -293,6 +360,7 @@ def main():
     ap.add_argument("--sensor-arg", action="append", default=[], help="an extra sensor argument (repeatable)")
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--keep", action="store_true", help="keep the run's directory (records, logs)")
+    ap.add_argument("--analyze", metavar="DIR", help="only the table again, from a run kept with --keep")
     args = ap.parse_args()
     if args.check:
         bad = check(tech)
@@ -300,6 +368,24 @@ def main():
             print(b, file=sys.stderr)
         print(f"{len(tech)} techniques, {len(bad)} problem(s)")
         return 1 if bad else 0
+    if args.analyze:
+        recs = Records(os.path.join(args.analyze, "sensor.jsonl"))
+        try:
+            with open(os.path.join(args.analyze, "results.json")) as f:
+                res = json.load(f)
+            results, spans = res["techniques"], res["ordinary"]
+            sargs, learn_s, total_s = res["sensor_args"], res["learn_s"], res["total_s"]
+        except FileNotFoundError:
+            results, spans = spans_from_records(recs, tech)
+            sargs, total_s = ["(unknown)"], 0
+            learn = [s for s in spans if s["phase"] == "learn"]
+            learn_s = (learn[-1]["end"] - learn[0]["start"]) / 1e9 if learn else 0
+        text = report(tech, results, spans, recs, sargs, learn_s, total_s)
+        print(text)
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(text)
+        return 0
     if args.list:
         for n, m in tech.items():
             print(f"{n:28} {m['attack']:10} {m['tactic']:22} {m['what']}")
@@ -348,15 +434,17 @@ def main():
             ordinary_pass("after", i + 1, proj, home, spans)
         time.sleep(args.grace)
         sensor.stop()
-        recs = sensor.records()
         sensor = None
-        text = report(tech, results, spans, recs, args, learn_real, time.monotonic() - t_start)
+        with open(os.path.join(d, "results.json"), "w") as f:
+            json.dump({"techniques": results, "ordinary": spans, "sensor_args": args.sensor_arg,
+                       "learn_s": learn_real, "total_s": time.monotonic() - t_start}, f)
+        sl.log("sensor stopped; reading its records")
+        text = report(tech, results, spans, Records(os.path.join(d, "sensor.jsonl")), args.sensor_arg, learn_real,
+                      time.monotonic() - t_start)
         print(text)
         if args.out:
             with open(args.out, "w") as f:
                 f.write(text)
-        with open(os.path.join(d, "results.json"), "w") as f:
-            json.dump({"techniques": results, "ordinary": spans}, f)
         ok = True
     except sl.Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)

@@ -266,11 +266,13 @@ ssh_login() {
 		[ -s "$d/sshd.pid" ] && break
 		sleep 0.1
 	done
+	local rc=0
 	for i in 1 2; do
 		ssh -i "$d/id" -p "$port" -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-			-o BatchMode=yes -o LogLevel=ERROR -o IdentitiesOnly=yes root@127.0.0.1 'uname -r' >/dev/null
+			-o BatchMode=yes -o LogLevel=ERROR -o IdentitiesOnly=yes root@127.0.0.1 'uname -r' >/dev/null || rc=$?
 	done
-	kill "$(cat "$d/sshd.pid")" 2>/dev/null || true
+	kill "$(cat "$d/sshd.pid")" 2>/dev/null || true # never left running, even when a login failed
+	return $rc
 }
 
 own_files() {
