@@ -218,6 +218,7 @@ class Records:
         self.children = {}
         self.alerts = []
         self.roots = []
+        self.matches = None  # replay_unthrottled
         with open(path, "rb") as f:
             for raw in f:
                 if not raw.endswith(b"\n"):
@@ -248,9 +249,48 @@ class Records:
                     todo.append(c)
         return pids
 
-    def attribute(self, span):
+    def attribute(self, span, matches=False):
         pids = self.tree(span["pid"], span["start"], span["end"])
-        return [a for a in self.alerts if a.get("pid") in pids and span["start"] <= a.get("time_ns", 0) <= span["end"]]
+        return [a for a in (self.matches or [] if matches else self.alerts)
+                if a.get("pid") in pids and span["start"] <= a.get("time_ns", 0) <= span["end"]]
+
+
+def replay_unthrottled(recs, path, spans, plumbline, d):
+    """Every match of the shipped rules on the suite's own records, throttles
+    off: a rule's throttle is per binary, so one alert on curl anywhere on the
+    machine (another engineer's build) holds back the suite's curl for an
+    hour. The records of the spans' processes are copied (a second read of
+    the file) and replayed (`plumbline replay`) through rules/default with
+    every throttle set to 0; the matches go to recs.matches."""
+    import re
+    want = {}
+    for sp in spans:
+        for pid in recs.tree(sp["pid"], sp["start"], sp["end"]):
+            want.setdefault(pid, []).append((sp["start"], sp["end"]))
+    sub = os.path.join(d, "suite-records.jsonl")
+    with open(path, "rb") as f, open(sub, "wb") as out:
+        for raw in f:
+            if not raw.endswith(b"\n") or not raw.startswith((b'{"type":"exec"', b'{"type":"process"', b'{"type":"window"')):
+                continue
+            r = json.loads(raw)
+            when = r.get("time_ns") or r.get("end_ns") or r.get("window_end_ns") or 0
+            if any(a - 10**9 <= when <= b for a, b in want.get(r.get("pid"), ())):
+                out.write(raw)
+    rdir = os.path.join(d, "rules-unthrottled")
+    os.makedirs(rdir, exist_ok=True)
+    src = os.path.join(REPO, "rules", "default")
+    for name in os.listdir(src):
+        if name.endswith(".yaml"):
+            with open(os.path.join(src, name)) as f:
+                text = re.sub(r"(?m)^(\s*)throttle:.*$", r"\1throttle: 0", f.read())
+            with open(os.path.join(rdir, name), "w") as f:
+                f.write(text)
+    r = subprocess.run([plumbline, "replay", sub, "--rules", rdir, "--json"], capture_output=True, text=True,
+                       timeout=600)
+    if r.returncode != 0:
+        sl.fail(f"plumbline replay exited {r.returncode}: {r.stderr[-1500:]}")
+    recs.matches = [a for a in (json.loads(l) for l in r.stdout.splitlines() if l.strip())
+                    if a.get("type") == "alert"]
 
 
 def spans_from_records(recs, tech):
@@ -292,9 +332,11 @@ def report(tech, results, spans, recs, sensor_args, learn_s, total_s):
       f" of quiet_workload.sh and the build), sensor args: {' '.join(sensor_args) or '(defaults)'};"
       f" whole run {total_s / 60:.1f} min.")
     w("")
-    w("| technique | ATT&CK | Warning+ (rule, priority, s to alert) | lower-priority alerts |")
-    w("|---|---|---|---|")
-    detected = ran = 0
+    rp = recs.matches is not None
+    w("| technique | ATT&CK | Warning+ (rule, priority, s to alert) | lower-priority alerts |"
+      + (" Warning+ matches, throttles off |" if rp else ""))
+    w("|---|---|---|---|" + ("---|" if rp else ""))
+    detected = ran = matched = 0
     for r in results:
         meta = tech[r["name"]]
         got = sorted(recs.attribute(r), key=lambda a: a["time_ns"])
@@ -314,18 +356,27 @@ def report(tech, results, spans, recs, sensor_args, learn_s, total_s):
             if r["state"] != "ran":
                 hi_s += f" (technique {r['state']})"
         lo_rules = sorted({f"{a['rule']} ({a['priority']})" for a in lo})
-        w(f"| {r['name']} | {meta['attack']} | {hi_s} | {'; '.join(lo_rules) or '-'} |")
+        extra = ""
+        if rp:
+            m = sorted({a["rule"] for a in recs.attribute(r, matches=True) if a.get("severity", 9) <= WARNING})
+            matched += bool(m) and r["state"] != "skipped"
+            extra = f" {'; '.join(m) or '-'} |"
+        w(f"| {r['name']} | {meta['attack']} | {hi_s} | {'; '.join(lo_rules) or '-'} |{extra}")
     w("")
     w(f"**Detected at Warning or above: {detected} of {ran} techniques run**"
-      f" ({len(results) - ran} skipped).")
+      f" ({len(results) - ran} skipped)."
+      + (f" With every throttle off (the records replayed: a throttle is per binary, so an alert on the"
+         f" same binary elsewhere on the machine can hold the technique's back): {matched} of {ran}." if rp else ""))
     w("")
     for phase, title in (("learn", "during learning"), ("after", "after the attacks")):
         noise = []
         for s in spans:
             if s["phase"] == phase:
                 noise += [(s, a) for a in recs.attribute(s) if a.get("severity", 9) <= WARNING]
+        nm = sum(1 for s in spans if s["phase"] == phase
+                 for a in recs.attribute(s, matches=True) if a.get("severity", 9) <= WARNING) if rp else None
         w(f"Noise {title}: {len(noise)} Warning+ alert(s) on ordinary work"
-          + (":" if noise else "."))
+          + (f" ({nm} Warning+ matches with throttles off)" if rp else "") + (":" if noise else "."))
         for s, a in noise:
             w(f"- {s['what']}: {a['rule']} ({a['priority']}) on {a.get('exe')} pid {a.get('pid')}:"
               f" {a.get('output', '')[:200]}")
@@ -380,6 +431,8 @@ def main():
             sargs, total_s = ["(unknown)"], 0
             learn = [s for s in spans if s["phase"] == "learn"]
             learn_s = (learn[-1]["end"] - learn[0]["start"]) / 1e9 if learn else 0
+        replay_unthrottled(recs, os.path.join(args.analyze, "sensor.jsonl"), spans + results,
+                           os.path.abspath(args.plumbline), args.analyze)
         text = report(tech, results, spans, recs, sargs, learn_s, total_s)
         print(text)
         if args.out:
@@ -439,8 +492,9 @@ def main():
             json.dump({"techniques": results, "ordinary": spans, "sensor_args": args.sensor_arg,
                        "learn_s": learn_real, "total_s": time.monotonic() - t_start}, f)
         sl.log("sensor stopped; reading its records")
-        text = report(tech, results, spans, Records(os.path.join(d, "sensor.jsonl")), args.sensor_arg, learn_real,
-                      time.monotonic() - t_start)
+        recs = Records(os.path.join(d, "sensor.jsonl"))
+        replay_unthrottled(recs, os.path.join(d, "sensor.jsonl"), spans + results, os.path.abspath(args.plumbline), d)
+        text = report(tech, results, spans, recs, args.sensor_arg, learn_real, time.monotonic() - t_start)
         print(text)
         if args.out:
             with open(args.out, "w") as f:
