@@ -30,10 +30,16 @@ same way from each pass's pids. Warning-or-above alerts that belong to
 neither (other work on this machine, the sensor's own loss alert) are listed
 apart as "elsewhere".
 
-The table (markdown, on stdout and in --out): technique, ATT&CK id, the first
-Warning+ alert (rule, priority, seconds from the technique's start), the
-lower-priority alerts; totals; every Warning+ alert on ordinary work during
-learning and after.
+The table (markdown, on stdout and in --out): technique, ATT&CK id, the
+Warning+ alerts (rule, priority, seconds from the technique's start), the
+lower-priority alerts, and the Warning+ matches with every throttle off (the
+suite's own exec and process records replayed through rules/default with
+throttle 0: a throttle is per binary, so another engineer's curl alerted an
+hour ago holds the suite's back; window rules are not replayed, the sensor
+writes no window records); totals; every Warning+ alert on ordinary work
+during learning and after. The records are read line by line (a busy
+machine makes gigabytes of them in 10 minutes); --analyze DIR does the table
+again from a run kept with --keep.
 
 Usage: run.py [--plumbline PATH] [--learn SEC] [--quick] [--only NAME,...]
        [--list] [--check] [--analyze DIR] [--after N] [--grace SEC] [--sensor-arg ARG]... [--out FILE] [--keep]
