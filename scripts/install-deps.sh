@@ -34,6 +34,11 @@ for arg in "$@"; do
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"
+		# ... and its logins, local web server and library loading (sudo,
+		# curl, wget, perl, cron's crontab -l); the attack technique suite
+		# (tests/attack/run.py, docs/coverage.md) uses the same tools and
+		# netcat-openbsd (a port scan), iputils-ping, passwd (useradd).
+		PKGS="$PKGS sudo curl wget perl cron netcat-openbsd iputils-ping passwd"
 		# The files scenario (tests/scenario/test_files.py): useradd/userdel
 		# (passwd) and make.
 		PKGS="$PKGS passwd make"

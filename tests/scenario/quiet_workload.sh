@@ -12,8 +12,15 @@
 # friends, compression (gzip, xz, zstd when installed, tar), python3 one-liners
 # and a small script, a small generated multi-file C project built with cmake
 # and make -j2 (plain make when cmake is missing), and a look at the system
-# (ps, top -bn1, ip addr, ss -tln). A pass takes about 10-15 s on an idle
-# 2-core machine. Each pass works in a fresh temporary directory, removed at
+# (ps, top -bn1, ip addr, ss -tln); and what the families that watch files,
+# mapped code, the network, logins and chains see on an ordinary host
+# (issue 18): logins (su -c as root; sudo as root, which asks no password,
+# when sudo is installed; key-based ssh to an sshd of the pass's own on
+# loopback when openssh-server is), one's own dotfiles read, a local web
+# server (python3 -m http.server on loopback) fetched with curl and wget and
+# cloned from with git, libraries loaded the ordinary way (python3 imports of
+# C modules, perl modules), crontab -l, `ps e`, more package queries. A pass
+# takes about 15-20 s on an idle 2-core machine. Each pass works in a fresh temporary directory, removed at
 # its end; nothing outside it is changed. The same pass is run every time: the
 # project, the files and the commands do not change from one pass to the next
 # (only the temporary directory's name does), so that a sensor that has
@@ -226,6 +233,93 @@ system_look() {
 	uptime >/dev/null
 }
 
+logins() {
+	su -s /bin/sh nobody -c 'id -u' >/dev/null
+	su -c 'true' root
+	su -l -c 'pwd' root >/dev/null
+	if command -v sudo >/dev/null; then
+		sudo -n true
+		sudo -n -u nobody id >/dev/null
+	fi
+}
+
+free_tcp_port() {
+	$PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# key-based ssh to an sshd of the pass's own on loopback (its own host key,
+# config and authorized key in the pass's directory), two logins
+ssh_login() {
+	local d=$1/ssh port i
+	[ -x /usr/sbin/sshd ] && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || return 0
+	mkdir -p "$d" /run/sshd
+	ssh-keygen -q -t ed25519 -N '' -C quiet -f "$d/host" </dev/null
+	ssh-keygen -q -t ed25519 -N '' -C quiet -f "$d/id" </dev/null
+	cp "$d/id.pub" "$d/authorized_keys"
+	port=$(free_tcp_port)
+	printf '%s\n' "ListenAddress 127.0.0.1" "Port $port" "HostKey $d/host" "PidFile $d/sshd.pid" \
+		"AuthorizedKeysFile $d/authorized_keys" "PermitRootLogin prohibit-password" \
+		"PasswordAuthentication no" "KbdInteractiveAuthentication no" "UsePAM no" "StrictModes no" \
+		"LogLevel ERROR" "UseDNS no" "PrintMotd no" >"$d/sshd_config"
+	/usr/sbin/sshd -f "$d/sshd_config" -E "$d/sshd.log"
+	for i in $(seq 1 50); do
+		[ -s "$d/sshd.pid" ] && break
+		sleep 0.1
+	done
+	local rc=0
+	for i in 1 2; do
+		ssh -i "$d/id" -p "$port" -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+			-o BatchMode=yes -o LogLevel=ERROR -o IdentitiesOnly=yes root@127.0.0.1 'uname -r' >/dev/null || rc=$?
+	done
+	kill "$(cat "$d/sshd.pid")" 2>/dev/null || true # never left running, even when a login failed
+	return $rc
+}
+
+own_files() {
+	local f
+	for f in ~/.bashrc ~/.profile ~/.gitconfig ~/.config/git/config ~/.ssh/known_hosts; do
+		if [ -r "$f" ]; then head -n 5 "$f" >/dev/null; fi
+	done
+	ls -la ~ >/dev/null
+	grep -c . /etc/hostname /etc/os-release >/dev/null
+}
+
+# python3's own web server on loopback: fetched with curl and wget, and the
+# pass's git repository cloned from it over dumb HTTP
+local_server() {
+	local d=$1 port pid i
+	git -C "$d/repo" update-server-info
+	port=$(free_tcp_port)
+	$PY -m http.server --bind 127.0.0.1 --directory "$d" "$port" >/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 1 50); do
+		curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break
+		sleep 0.1
+	done
+	curl -fsS "http://127.0.0.1:$port/count.py" >/dev/null
+	if command -v wget >/dev/null; then wget -q -O "$d/dl.py" "http://127.0.0.1:$port/count.py"; fi
+	git clone -q "http://127.0.0.1:$port/repo/.git" "$d/clone"
+	git -C "$d/clone" log --oneline >/dev/null
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+}
+
+libraries() {
+	$PY -c 'import ssl, sqlite3, decimal, ctypes, hashlib, zlib, json, socket; print(ssl.OPENSSL_VERSION)' >/dev/null
+	$PY -c 'import sqlite3; c = sqlite3.connect(":memory:"); print(c.execute("select 1").fetchone())' >/dev/null
+	perl -MPOSIX -MData::Dumper -MFile::Find -e 'print floor(2.5), Dumper([1])' >/dev/null
+}
+
+more_looks() {
+	if command -v crontab >/dev/null; then crontab -l >/dev/null 2>&1 || true; fi
+	ps axe >/dev/null # the environment of every process (ps e is the tty's only)
+	ps axo pid,user,comm | head -n 5 >/dev/null
+	dpkg -L bash >/dev/null
+	apt-cache depends bash >/dev/null 2>&1 || true
+	getent passwd root >/dev/null
+	ss -tan >/dev/null
+}
+
 one_pass() {
 	local d
 	d=$(mktemp -d /tmp/pl-quiet-work.XXXXXX)
@@ -237,6 +331,12 @@ one_pass() {
 	python_work "$d"
 	c_build "$d"
 	system_look
+	logins
+	ssh_login "$d"
+	own_files
+	local_server "$d"
+	libraries
+	more_looks
 	rm -rf "$d"
 }
 
