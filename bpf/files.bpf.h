@@ -111,14 +111,7 @@ static __always_inline __u32 other_proc_file(struct dentry *d, __u32 tgid)
 
 static __always_inline bool file_rate_ok(struct pl_proc *p, __u64 now)
 {
-	__u64 tat = p->file_tat_ns;
-
-	if (tat < now)
-		tat = now;
-	if (tat - now >= file_burst * file_interval_ns)
-		return false;
-	p->file_tat_ns = tat + file_interval_ns;
-	return true;
+	return gcra_allow(&p->file_tat_ns, now, file_burst, file_interval_ns);
 }
 
 /* Reserve and fill the head of a PL_EV_FILE record, or NULL (rate limit:

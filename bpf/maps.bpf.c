@@ -84,7 +84,6 @@ static __always_inline struct file *fd_file(struct task_struct *t, __s32 fd)
 static __always_inline bool map_key_allowed(__u32 tgid, __u64 image_id, __u64 now)
 {
 	struct map_rate *r = bpf_map_lookup_elem(&map_rates, &tgid), nr;
-	__u64 tat;
 
 	if (!r || r->image_id != image_id) {
 		nr.image_id = image_id;
@@ -92,11 +91,7 @@ static __always_inline bool map_key_allowed(__u32 tgid, __u64 image_id, __u64 no
 		bpf_map_update_elem(&map_rates, &tgid, &nr, BPF_ANY);
 		return true;
 	}
-	tat = r->tat_ns < now ? now : r->tat_ns;
-	if (tat - now >= map_key_burst * map_key_interval_ns)
-		return false;
-	r->tat_ns = tat + map_key_interval_ns;
-	return true;
+	return gcra_allow(&r->tat_ns, now, map_key_burst, map_key_interval_ns);
 }
 
 static __always_inline int map_exit(struct sys_exit_map_args *ctx)

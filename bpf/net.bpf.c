@@ -52,14 +52,7 @@ struct {
 
 static __always_inline bool net_key_allowed(struct pl_proc *p, __u64 now)
 {
-	__u64 tat = p->net_key_tat_ns;
-
-	if (tat < now)
-		tat = now;
-	if (tat - now >= net_key_burst * net_key_interval_ns)
-		return false;
-	p->net_key_tat_ns = tat + net_key_interval_ns;
-	return true;
+	return gcra_allow(&p->net_key_tat_ns, now, net_key_burst, net_key_interval_ns);
 }
 
 static __always_inline void dest_key(struct pl_net_key *k, struct trace_event_raw_inet_sock_set_state *ctx,

@@ -70,7 +70,7 @@ int pl_oncpu_sample(struct bpf_perf_event_data *ctx)
 	struct pl_stack_key k = {};
 	struct pl_ev_stack *ev;
 	struct pl_proc *p;
-	__u64 one = 1, *v, now, tat;
+	__u64 one = 1, *v, now;
 	__u32 tgid;
 	long id;
 
@@ -103,13 +103,11 @@ int pl_oncpu_sample(struct bpf_perf_event_data *ctx)
 	/* no image holds more than its share of the table, nor announces new
 	 * stacks faster than user space reads them: a burst, then a few a second */
 	now = bpf_ktime_get_ns();
-	tat = p->stack_key_tat_ns < now ? now : p->stack_key_tat_ns;
-	if (tat - now >= stack_key_burst * stack_key_interval_ns) {
+	if (!gcra_allow(&p->stack_key_tat_ns, now, stack_key_burst, stack_key_interval_ns)) {
 		count_drop(PL_DROP_STACK_IMAGE);
 		__sync_fetch_and_add(&p->oncpu_unattributed, 1);
 		return 0;
 	}
-	p->stack_key_tat_ns = tat + stack_key_interval_ns;
 	if (bpf_map_update_elem(&stack_counts, &k, &one, BPF_NOEXIST)) {
 		v = bpf_map_lookup_elem(&stack_counts, &k);
 		if (v) {

@@ -526,21 +526,29 @@ static __always_inline __u32 errno_slot(long err)
 }
 
 /*
- * Whether image p may insert one more failed-path key now: a burst of
- * fail_key_burst keys, then one per fail_key_interval_ns (GCRA, one word of
- * state). Threads of one process may race here and let a key or two more
- * through; the bound is what matters, not its last unit.
+ * A rate limit with a burst (GCRA, one word of state: *tat_ns is when the
+ * next unit would be on schedule): a burst of `burst` units, then one per
+ * interval_ns. Whether one more is allowed now. Threads of one process may
+ * race here and let a unit or two more through; the bound is what matters,
+ * not its last unit. Every per-image cap (failed paths, watched files,
+ * destinations) is one of these.
  */
-static __always_inline bool fail_key_allowed(struct pl_proc *p, __u64 now)
+static __always_inline bool gcra_allow(__u64 *tat_ns, __u64 now, __u64 burst, __u64 interval_ns)
 {
-	__u64 tat = p->fail_key_tat_ns;
+	__u64 tat = *tat_ns;
 
 	if (tat < now)
 		tat = now;
-	if (tat - now >= fail_key_burst * fail_key_interval_ns)
+	if (tat - now >= burst * interval_ns)
 		return false;
-	p->fail_key_tat_ns = tat + fail_key_interval_ns;
+	*tat_ns = tat + interval_ns;
 	return true;
+}
+
+/* Whether image p may insert one more failed-path key now. */
+static __always_inline bool fail_key_allowed(struct pl_proc *p, __u64 now)
+{
+	return gcra_allow(&p->fail_key_tat_ns, now, fail_key_burst, fail_key_interval_ns);
 }
 
 /*
