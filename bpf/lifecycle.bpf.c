@@ -175,7 +175,7 @@ int BPF_PROG(pl_sched_exec, struct task_struct *t, pid_t old_pid, struct linux_b
 	p->id.image_start_ns = now;
 	p->id.image_id = __sync_fetch_and_add(&image_seq, 1) + 1;
 	p->id.flags = PL_PROC_EXECED | exe_kind_flags(BPF_CORE_READ(bprm, file));
-	net_exec_note(th, p);
+	net_exec_note(th, p, BPF_CORE_READ(bprm, file));
 	p->exiting = exiting;
 	p->id.threads = 1;
 

@@ -54,6 +54,7 @@ static __always_inline void net_note_file(struct file *f, __u32 tgid)
 	k.dev = BPF_CORE_READ(ino, i_sb, s_dev);
 	v.written_ns = bpf_ktime_get_ns();
 	v.tgid = tgid;
+	v.gen = BPF_CORE_READ(ino, i_generation);
 	bpf_map_update_elem(&net_written, &k, &v, BPF_ANY);
 }
 
@@ -91,9 +92,10 @@ static __always_inline void net_write_note(long fd)
 /*
  * At exec (lifecycle.bpf.c pl_sched_exec), with p's identity set: the new
  * image starts unconnected; its file, if a connected process wrote it
- * lately, sets PL_PROC_EXE_NETWRITTEN.
+ * lately, sets PL_PROC_EXE_NETWRITTEN: the same inode number and the same
+ * generation (a number freed and reused for another file is not that file).
  */
-static __always_inline void net_exec_note(struct thread_state *th, struct pl_proc *p)
+static __always_inline void net_exec_note(struct thread_state *th, struct pl_proc *p, struct file *f)
 {
 	struct pl_written_key k = {};
 	struct pl_written_val *v;
@@ -103,7 +105,8 @@ static __always_inline void net_exec_note(struct thread_state *th, struct pl_pro
 	k.ino = p->id.exe_ino;
 	k.dev = p->id.exe_dev;
 	v = bpf_map_lookup_elem(&net_written, &k);
-	if (v && bpf_ktime_get_ns() - v->written_ns <= net_written_max_age_ns)
+	if (v && bpf_ktime_get_ns() - v->written_ns <= net_written_max_age_ns &&
+	    v->gen == BPF_CORE_READ(f, f_inode, i_generation))
 		p->id.flags |= PL_PROC_EXE_NETWRITTEN;
 }
 

@@ -336,7 +336,8 @@ struct pl_written_key {
 struct pl_written_val {
 	__u64 written_ns; /* CLOCK_MONOTONIC */
 	__u32 tgid;
-	__u32 pad;
+	__u32 gen;        /* the inode's i_generation then: an inode number freed and reused for
+			   * another file (ext4 reuses them at once) gets a new one */
 };
 
 /* How long a written file counts as just downloaded for an exec. */

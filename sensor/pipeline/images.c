@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/sysmacros.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cleanup.h"
@@ -436,14 +437,17 @@ static bool fresh_exe(const struct pl_ident *id)
  */
 static void script_net_written(struct images *im, struct proc_info *pi, const struct pl_ident *id)
 {
-	struct stat st;
+	struct statx st;
+	uint64_t btime = 0;
 
 	if (!im->d.net_written || !pi->script || pi->script[0] != '/' || (id->flags & PL_PROC_EXE_NETWRITTEN))
 		return;
-	if (stat(pi->script, &st) < 0 || !S_ISREG(st.st_mode))
+	if (statx(AT_FDCWD, pi->script, 0, STATX_BASIC_STATS | STATX_BTIME, &st) < 0 || !S_ISREG(st.stx_mode))
 		return;
-	if (im->d.net_written(im->d.net_written_ctx, (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)),
-			      (uint64_t)st.st_ino))
+	if (st.stx_mask & STATX_BTIME)
+		btime = (uint64_t)st.stx_btime.tv_sec * 1000000000ull + st.stx_btime.tv_nsec;
+	if (im->d.net_written(im->d.net_written_ctx, (uint32_t)(st.stx_dev_major << 20 | st.stx_dev_minor),
+			      (uint64_t)st.stx_ino, btime))
 		pi->flags |= PL_PROC_EXE_NETWRITTEN;
 }
 

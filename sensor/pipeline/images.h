@@ -49,8 +49,10 @@ struct images_deps {
 	struct fileclass *const *classes;
 	struct objects *objects; /* NULL: map records are counted, not judged */
 	/* whether a connected process lately wrote the file (kernel dev_t,
-	 * inode): for a #! script at exec (NULL: not asked) */
-	bool (*net_written)(void *ctx, uint32_t kdev, uint64_t ino);
+	 * inode; the file's birth time, CLOCK_REALTIME ns, 0 unknown: a file born
+	 * after the write is another on a reused inode number): for a #! script
+	 * at exec (NULL: not asked) */
+	bool (*net_written)(void *ctx, uint32_t kdev, uint64_t ino, uint64_t btime_real_ns);
 	void *net_written_ctx;
 };
 

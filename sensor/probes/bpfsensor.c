@@ -441,18 +441,25 @@ bool bpfsensor__tracks_open_fail(const struct bpfsensor *s)
 	return s->open_fail;
 }
 
-bool bpfsensor__net_written(void *ctx, uint32_t kdev, uint64_t ino)
+bool bpfsensor__net_written(void *ctx, uint32_t kdev, uint64_t ino, uint64_t btime_real_ns)
 {
 	const struct bpfsensor *s = ctx;
 	struct pl_written_key k = {.ino = ino, .dev = kdev};
 	struct pl_written_val v;
-	struct timespec now;
+	struct timespec now, real;
+	uint64_t mono_ns, real_ns;
 
 	if (!s || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.net_written), &k, &v) < 0)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - v.written_ns <=
-	       PL_NET_WRITTEN_MAX_AGE_S * 1000000000ull;
+	clock_gettime(CLOCK_REALTIME, &real);
+	mono_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	real_ns = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec;
+	if (mono_ns - v.written_ns > PL_NET_WRITTEN_MAX_AGE_S * 1000000000ull)
+		return false;
+	/* a file born after the write was noted is another file on a reused
+	 * inode number (1 s of slack for the two clocks) */
+	return !btime_real_ns || btime_real_ns <= real_ns - (mono_ns - v.written_ns) + 1000000000ull;
 }
 
 void bpfsensor__sync_cpu(struct bpfsensor *s)

@@ -84,8 +84,10 @@ int bpfsensor__foreach_proc(struct bpfsensor *s, uint32_t max, void (*fn)(void *
 struct failpaths_table bpfsensor__fail_table(struct bpfsensor *s);
 bool bpfsensor__tracks_open_fail(const struct bpfsensor *s);
 /* Whether a connected process wrote the file (kernel dev_t kdev, inode ino)
- * in the last PL_NET_WRITTEN_MAX_AGE_S (ctx: the bpfsensor). */
-bool bpfsensor__net_written(void *ctx, uint32_t kdev, uint64_t ino);
+ * in the last PL_NET_WRITTEN_MAX_AGE_S (ctx: the bpfsensor): not when the
+ * file was born (btime_real_ns, CLOCK_REALTIME; 0: unknown) after that
+ * write, which makes it another file on a reused inode number. */
+bool bpfsensor__net_written(void *ctx, uint32_t kdev, uint64_t ino, uint64_t btime_real_ns);
 /* Bring every CPU's running thread's CPU time and syscalls into its
  * process now (an IPI per CPU), before a pass over the process table. */
 void bpfsensor__sync_cpu(struct bpfsensor *s);
