@@ -78,8 +78,14 @@ bool pipeline__run(struct pipeline *p, struct pl_sample *s, struct proc_info *pi
 		alerted = alerts__eval(p->alerts, s, now_ns, p->alert_outs, p->nalert_outs) > 0 &&
 			  alerts__matched_warning(p->alerts) > 0;
 	p->last_alerted = alerted;
+	if (alerted && pi)
+		pi->warned_image = pi->image_id;
 	if (p->learn && (steps & PIPE_SCORE))
-		learner__commit(p->learn, alerted, s);
+		/* an image that alerted at any moment (a storm's window, a scan's
+		 * connect) is not learned at its exit either: repeating an attack
+		 * must not make it normal */
+		learner__commit(p->learn, alerted || (s->moment == PL_AT_EXIT && pi && pi->image_id &&
+						      pi->warned_image == pi->image_id), s);
 	if (!record)
 		return alerted;
 	output__write_sample(p->json, s);

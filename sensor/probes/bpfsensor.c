@@ -305,11 +305,12 @@ int bpfsensor__set_watch(struct bpfsensor *s, struct pl_watch_key *keys, const u
 		bits[h / 64] |= 1ull << (h % 64);
 		__atomic_fetch_or(&s->skel->bss->file_bits[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
 	}
-	qsort(keys, n, sizeof(*keys), cmp_watch);
+	if (n) /* qsort() and bsearch() of NULL: undefined even for 0 elements */
+		qsort(keys, n, sizeof(*keys), cmp_watch);
 	for (more = bpf_map_get_next_key(fd, NULL, &next) == 0; more;) {
 		k = next;
 		more = bpf_map_get_next_key(fd, &k, &next) == 0;
-		if (bsearch(&k, keys, n, sizeof(*keys), cmp_watch))
+		if (n && bsearch(&k, keys, n, sizeof(*keys), cmp_watch))
 			continue;
 		if (nstale == capstale) {
 			struct pl_watch_key *ns = realloc(stale, (capstale = capstale ? 2 * capstale : 64) * sizeof(*ns));

@@ -66,6 +66,9 @@ struct proc_info {
 	bool hash_wait;          /* binary_id waits for the hash of exe_dev/exe_ino (identity.h) */
 	struct hash_wait parent_wait; /* parent_binary_id waits for the hash of the parent's image */
 	struct baseline *bl;     /* its baseline (owned by the store), or NULL; none while either waits */
+	/* a rule at Warning or above matched this image (warned_image == image_id)
+	 * at some moment: its lifetime (exit sample) is not learned */
+	uint64_t warned_image;
 	bool parent_new_child;   /* the parent's baseline had never seen it execute this image */
 	bool parent_bl_ready;    /* ... and that baseline was ready */
 	bool parent_seen;        /* the two above were judged (learner__child()) */
