@@ -50,6 +50,10 @@ struct {
 	__type(value, __u64);
 } net_dests SEC(".maps");
 
+/* Descriptors looked at when an image first connects (files it opened for
+ * write before it did). */
+#define NET_NOTE_FDS 16
+
 static __always_inline bool net_key_allowed(struct pl_proc *p, __u64 now)
 {
 	return gcra_allow(&p->net_key_tat_ns, now, net_key_burst, net_key_interval_ns);
@@ -91,8 +95,11 @@ static __always_inline void on_attempt(struct trace_event_raw_inet_sock_set_stat
 		lth = bpf_task_storage_get(&threads, t->group_leader, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (lth)
 			lth->net_connected = 1;
-		/* what the shell made its stdout: `curl URL > f` writes f */
-		net_note_file(net_fd_file(t, 1), tgid);
+		/* files it opened for write before it connected: what the shell
+		 * made its stdout (`curl URL > f`), the output `wget -O f` opens
+		 * first; its lowest descriptors, once per image */
+		for (int fd = 1; fd < NET_NOTE_FDS; fd++)
+			net_note_file(net_fd_file(t, fd), tgid);
 	}
 	dest_key(&k, ctx, p->id.image_id);
 	if (!bpf_map_lookup_elem(&net_dests, &k)) {

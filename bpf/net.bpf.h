@@ -6,9 +6,10 @@
  * Download-then-run: a connected process (one whose image attempted a TCP
  * connect; the flag is on its group leader's thread state, so any thread's
  * open finds it without a hash lookup) that opens a regular file for write
- * has the file's (dev, ino) noted in `net_written` with the time; so has
- * the regular file that is its stdout when it connects (`curl URL > f`:
- * the shell opened f, not curl). An exec of a file noted there in the last
+ * has the file's (dev, ino) noted in `net_written` with the time; so have
+ * the regular files open for write on its lowest descriptors when it first
+ * connects (`curl URL > f`: the shell opened f, not curl; `wget -O f` opens
+ * f before it connects). An exec of a file noted there in the last
  * net_written_max_age_ns sets PL_PROC_EXE_NETWRITTEN. A rename keeps the
  * inode, so a renamed download is still found; a copy is a new inode and is
  * not. At sched_process_exec, bprm->file is the last interpreter (for a #!
