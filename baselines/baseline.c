@@ -434,9 +434,18 @@ static bool may_learn(struct baseline *b, bool ready, struct bl_verdict *v, bool
 {
 	if (p->mode == BL_MODE_DETECT)
 		return false;
-	if (p->mode == BL_MODE_LEARN || !ready)
+	if (p->mode == BL_MODE_LEARN)
 		return true;
-	if (alerted || (v->anomalous && !take_recur_token(b, p, now_ns))) {
+	/* a sample a rule at Warning or above alerted on is never learned, ready
+	 * or not: repeating an attack while the baseline learns must not make it
+	 * normal (the 60-minute soak's storm, learned six times before ready) */
+	if (alerted) {
+		b->quarantined++;
+		return false;
+	}
+	if (!ready)
+		return true;
+	if (v->anomalous && !take_recur_token(b, p, now_ns)) {
 		b->quarantined++;
 		return false;
 	}

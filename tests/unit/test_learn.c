@@ -289,32 +289,34 @@ static void test_learn_score_puts_the_baselines_verdict_into_the_sample(void **s
 	assert_int_equal(counts(f).anomalous, 1);
 }
 
-/* Until ready a baseline learns everything, what a rule fired on too; once
- * ready, a sample a rule fired on is kept out, like an anomalous one. */
-static void test_learn_commit_learns_and_a_rule_that_fired_blocks_it_once_ready(void **state)
+/* A sample a rule at Warning or above fired on is never learned, ready or
+ * not: repeating an attack while a baseline learns must not make it
+ * normal. The others are learned until ready and after. */
+static void test_learn_commit_a_rule_that_fired_blocks_learning_ready_or_not(void **state)
 {
 	struct fx *f = *state;
 	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
 	struct pl_sample s;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		exit_of(f, &s, 10 * MS);
-		assert_true(observe(f, pi, &s, i == 1));
+		assert_int_equal(observe(f, pi, &s, i == 1), i != 1);
 	}
 	assert_int_equal(pi->bl->samples, 3);
+	assert_int_equal(pi->bl->quarantined, 1);
 	exit_of(f, &s, 10 * MS);
 	assert_false(observe(f, pi, &s, true));
 	assert_false(s.bl.anomalous); /* only the rule kept it out */
 	assert_int_equal(pi->bl->samples, 3);
-	assert_int_equal(pi->bl->quarantined, 1);
+	assert_int_equal(pi->bl->quarantined, 2);
 	exit_of(f, &s, 10 * MS);
 	assert_true(observe(f, pi, &s, false));
 	assert_int_equal(pi->bl->samples, 4);
 
-	/* the same for windows, against the windows' readiness */
-	for (int i = 0; i < 3; i++) {
+	/* the same for windows */
+	for (int i = 0; i < 4; i++) {
 		window_of(f, &s, 100 * MS);
-		assert_true(observe(f, pi, &s, true));
+		assert_int_equal(observe(f, pi, &s, i == 1), i != 1);
 	}
 	window_of(f, &s, 100 * MS);
 	assert_false(observe(f, pi, &s, true));
@@ -550,7 +552,7 @@ int main(void)
 	    T(test_learn_state_fills_key_readiness_and_only_ready_quantiles),
 	    T(test_learn_state_of_an_image_without_baseline_is_empty),
 	    T(test_learn_score_puts_the_baselines_verdict_into_the_sample),
-	    T(test_learn_commit_learns_and_a_rule_that_fired_blocks_it_once_ready),
+	    T(test_learn_commit_a_rule_that_fired_blocks_learning_ready_or_not),
 	    T(test_learn_partial_image_or_unwanted_sample_is_never_learned),
 	    T(test_learn_exec_is_never_scored),
 	    T(test_learn_child_is_new_only_to_a_ready_parent_that_never_ran_it),
