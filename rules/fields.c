@@ -421,6 +421,14 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->bin.present && val(s->bin.open_failures_per_s, ret);
 	case RL_F_BIN_TOP_FAIL_SHARE:
 		return s->bin.present && val(s->bin.top_fail_share, ret);
+	case RL_F_PROC_FAILS_BIN_TOP_PATH: {
+		/* the process's own most-failed path: what a window record keeps too */
+		const struct pl_fail *own = pl_sample__top_fail(s);
+
+		if (!s->bin.present || !s->bin.top_fail_path || !own || !own->path)
+			return false;
+		return val(strcmp(own->path, s->bin.top_fail_path) == 0, ret);
+	}
 	case RL_F_BIN_STORM_PROCS:
 		return s->bin.present && s->bin.storm_path && val(s->bin.storm_procs, ret);
 	case RL_F_BIN_STORM_FAILURES_PER_S:

@@ -136,6 +136,8 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	  "failed opens per second by all processes of this binary, last second")                                \
 	X(BIN_TOP_FAIL_PATH, "bin.top_fail_path", STR, RL_WX, "", "the path that failed most for this binary, last second") \
 	X(BIN_TOP_FAIL_SHARE, "bin.top_fail_share", NUM, RL_WX, "", "its share of the binary's failed opens, 0..1") \
+	X(PROC_FAILS_BIN_TOP_PATH, "proc.fails_bin_top_path", BOOL, RL_WX, "",                                  \
+	  "this process's own most-failed path is bin.top_fail_path: it takes part in its binary's storm (absent when either is unknown)") \
 	X(BIN_STORM_PATH, "bin.storm_path", STR, RL_WX, "",                                                     \
 	  "the path new to this binary (first failed by it < 10 s ago) that the most distinct processes of it failed, last second") \
 	X(BIN_STORM_PATHS, "bin.storm_paths", STR, RL_WX, "",                                                   \
