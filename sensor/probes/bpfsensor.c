@@ -459,8 +459,13 @@ bool bpfsensor__net_written(void *ctx, uint32_t kdev, uint64_t ino, uint64_t bti
 	if (mono_ns - v.written_ns > PL_NET_WRITTEN_MAX_AGE_S * 1000000000ull)
 		return false;
 	/* a file born after the write was noted is another file on a reused
-	 * inode number (1 s of slack for the two clocks) */
-	return !btime_real_ns || btime_real_ns <= real_ns - (mono_ns - v.written_ns) + 1000000000ull;
+	 * inode number. A download is born before its write (the open that
+	 * created it is the one noted, and a file system's coarse clock only
+	 * makes the birth earlier); 10 ms of slack for the two clocks. With 1 s,
+	 * scripts of two quiet workloads run side by side looked downloaded: a
+	 * file git-remote-http had just written and freed gave its number to
+	 * a script born within that second. */
+	return !btime_real_ns || btime_real_ns <= real_ns - (mono_ns - v.written_ns) + 10000000ull;
 }
 
 void bpfsensor__sync_cpu(struct bpfsensor *s)
