@@ -901,6 +901,7 @@ static void on_net(struct images *im, const struct pl_ev_net *ev)
 	int64_t m2r = mono_to_real();
 	int fam = ev->key.family == AF_INET6 ? 6 : 4;
 	char addr[INET6_ADDRSTRLEN], peer[32];
+	struct pl_stats last; /* the sample's life points into it until the pipeline has run */
 	struct pl_net_ev net;
 	struct pl_sample *s;
 
@@ -920,8 +921,6 @@ static void on_net(struct images *im, const struct pl_ev_net *ev)
 	s->net = &net;
 	s->time_ns = ev->hdr.ts_ns + (uint64_t)m2r;
 	if (match) {
-		struct pl_stats last;
-
 		if (match->have_last) {
 			stats_pack__get(match->last, &last);
 			span_total(&s->life, &last);
