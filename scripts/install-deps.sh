@@ -13,7 +13,7 @@ usage() {
 
 # Building and running: the compilers, libbpf and bpftool, and the libraries
 # the sensor links (librelp-dev: syslog over RELP).
-PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
+PKGS="build-essential cmake pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
 libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev librelp-dev"
 # libcap-ng-dev and libseccomp-dev: the sensor drops its capabilities and
 # installs a seccomp filter once attached (sensor/hardening/privilege.c).

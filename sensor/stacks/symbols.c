@@ -447,6 +447,21 @@ bool symbols__knows(struct symbols *sym, const uint8_t *build_id)
 	return o && o->used && o->path;
 }
 
+void symbols__user_path(struct symbols *sym, const char *path, uint64_t off, struct pl_frame *ret)
+{
+	uint8_t key[SYMBOLS_BUILD_ID_SIZE];
+	struct object *o;
+
+	symbols__add_mapping(sym, NULL, 0, path);
+	path_key(path, key);
+	o = slot(sym, key);
+	if (!o || !o->used) {
+		*ret = (struct pl_frame){ .object = "[unknown]", .offset = off };
+		return;
+	}
+	name_in(sym, o, off, ret);
+}
+
 /* The build-id of the file at path into bid (n bytes), 0 when none. */
 static size_t file_build_id(const char *path, uint8_t bid[SYMBOLS_BUILD_ID_SIZE])
 {

@@ -61,6 +61,10 @@ void symbols__add_mapping(struct symbols *sym, const uint8_t *build_id, size_t l
  * (SYMBOLS_BUILD_ID_SIZE bytes, zero-padded). */
 void symbols__user(struct symbols *sym, const uint8_t *build_id, uint64_t off, struct pl_frame *ret);
 
+/* Name the user frame at file offset off of the file at path, which has no
+ * build-id (the path alone names the object). */
+void symbols__user_path(struct symbols *sym, const char *path, uint64_t off, struct pl_frame *ret);
+
 /* Whether a file is known for this build-id (zero-padded). */
 bool symbols__knows(struct symbols *sym, const uint8_t *build_id);
 
