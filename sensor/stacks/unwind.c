@@ -79,8 +79,10 @@ static void close_obj(struct uobj *o)
 		dwarf_end(o->dbg);
 	if (o->dbg_elf)
 		elf_end(o->dbg_elf);
+	if (o->eh)
+		dwarf_cfi_end(o->eh); /* dwarf_getcfi_elf()'s is the caller's to end */
 	if (o->elf)
-		elf_end(o->elf); /* ends the .eh_frame CFI with it */
+		elf_end(o->elf);
 }
 
 void unwind__free(struct unwind *u)
@@ -150,6 +152,32 @@ static bool build_id_matches(const char *path, const uint8_t *want)
 	return !strncmp(hex, w, 2 * n) && strlen(hex) == 2 * n;
 }
 
+/* Whether e has a section of this name (bounded by the section count). */
+static bool has_section(Elf *e, const char *want)
+{
+	size_t shstrndx, n = 0;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn)) && n < 65536; n++) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(name, want))
+			return true;
+	}
+	return false;
+}
+
+/* A .debug_frame of e, through a Dwarf handle kept in *dbg. */
+static Dwarf_CFI *debug_frame(Elf *e, Dwarf **dbg)
+{
+	if (!e || !has_section(e, ".debug_frame"))
+		return NULL;
+	*dbg = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	return *dbg ? dwarf_getcfi(*dbg) : NULL;
+}
+
 static void load_obj(struct unwind *u, struct uobj *o, const struct unwind_map *m)
 {
 	size_t nph = 0;
@@ -177,12 +205,11 @@ static void load_obj(struct unwind *u, struct uobj *o, const struct unwind_map *
 		if (n > 0 && (size_t)n < sizeof(dbg) - 7) {
 			snprintf(dbg + n, sizeof(dbg) - (size_t)n, ".debug");
 			o->dbg_elf = open_elf(dbg);
-			if (o->dbg_elf && (o->dbg = dwarf_begin_elf(o->dbg_elf, DWARF_C_READ, NULL)))
-				o->dbgcfi = dwarf_getcfi(o->dbg);
+			o->dbgcfi = debug_frame(o->dbg_elf, &o->dbg);
 		}
 	}
-	if (!o->dbgcfi && (o->dbg = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL)))
-		o->dbgcfi = dwarf_getcfi(o->dbg);
+	if (!o->dbgcfi && !o->dbg)
+		o->dbgcfi = debug_frame(o->elf, &o->dbg);
 	if (o->dbgcfi)
 		u->st.debug_frame_objects++;
 	o->bad = !o->eh && !o->dbgcfi && !o->nloads;
