@@ -20,7 +20,7 @@
 #include <linux/types.h>
 #endif
 
-#define PL_ABI_VERSION 5
+#define PL_ABI_VERSION 6
 
 #define PL_COMM_LEN 16
 #define PL_PATH_LEN 256    /* failed-open paths and exec filenames, incl. NUL */
@@ -36,7 +36,7 @@ enum pl_event_type {
 	PL_EV_SEEN = 3,      /* a process that predates the sensor, first seen */
 	PL_EV_END = 4,       /* an image ended (exit or exec): final measurements */
 	PL_EV_FAIL_PATH = 5, /* first failure of one (image, path, errno) */
-	PL_EV_STACK = 6,     /* first on-CPU sample of one (image, user stack, kernel stack) */
+	PL_EV_SAMPLE = 6,    /* one on-CPU sample: registers, kernel stack, a copy of the user stack (pl_ev_sample) */
 	PL_EV_FILE = 7,      /* a watched file touched: opened, created, renamed onto (pl_ev_file) */
 	PL_EV_MAP = 8,       /* an image mapped an executable object (file) for the first time */
 	PL_EV_NET = 9,       /* outcome of an image's first TCP connect to one destination (net.bpf.c) */
@@ -83,9 +83,9 @@ enum pl_drop {
 	PL_DROP_PATH_FAULT = 6,    /* a failed-open path could not be read from user memory */
 	PL_DROP_FAILPATH_IMAGE = 7, /* an image over its share of the failed-path table: path not
 				     * recorded (count kept) */
-	PL_DROP_STACK_MAP = 8,     /* on-CPU sample table full: sample counted in the image, stack not kept */
-	PL_DROP_STACK_ID = 9,      /* a stack could not be stored (stack table bucket taken, or no memory) */
-	PL_DROP_STACK_IMAGE = 10,  /* an image over its share of new sample keys: sample counted, stack not kept */
+	PL_DROP_SAMPLE_RING = 8,   /* sample ring buffer full: sample counted in the image, stack not kept */
+	PL_DROP_STACK_COPY = 9,    /* the user stack could not be copied: the sampled pc alone is known */
+	PL_DROP_KSTACK = 10,       /* the kernel stack of a sample in the kernel could not be read */
 	PL_DROP_FILE_IMAGE = 11,   /* an image over its share of watched-file records: touch not recorded */
 	PL_DROP_MAP_IMAGE = 12,    /* an image over its share of new executable objects: object not reported */
 	PL_DROP_NET_IMAGE = 13,    /* an image over its share of new destinations: not deduped, no
@@ -163,11 +163,10 @@ struct pl_proc {
 	 * still counted exactly in st.
 	 */
 	__u64 fail_key_tat_ns;
-	__u64 stack_key_tat_ns;   /* the same for new on-CPU sample keys */
 	__u64 file_tat_ns;        /* the same for watched-file records (PL_EV_FILE) */
 	__u64 net_key_tat_ns;     /* the same for new destinations (PL_EV_NET records) */
 	__u64 oncpu_samples;      /* on-CPU samples taken of this image (perf cpu-clock) */
-	__u64 oncpu_unattributed; /* of which the stack or its count could not be kept */
+	__u64 oncpu_unattributed; /* of which no record reached user space (sample ring full) */
 	struct pl_stats st;
 };
 
@@ -343,39 +342,34 @@ struct pl_written_val {
 /* How long a written file counts as just downloaded for an exec. */
 #define PL_NET_WRITTEN_MAX_AGE_S 600ull
 
-/* Stack depths kept per sample: user frames (build-id + file offset each,
- * struct bpf_stack_build_id) and kernel frames (addresses). */
-#define PL_USTACK_DEPTH 24
-#define PL_KSTACK_DEPTH 24
+/*
+ * One on-CPU sample (PL_EV_SAMPLE, in its own ring buffer `samples`): the
+ * thread's user registers, its kernel stack when the sample hit the kernel,
+ * and a copy of the top of its user stack, from the stack pointer up, which
+ * user space unwinds through the objects' unwind tables (.eh_frame; Debian's
+ * binaries have no frame pointers). The record is as long as what was
+ * copied: hdr.size = offsetof(stack) + stack_len.
+ */
+#define PL_KSTACK_DEPTH 32
+#define PL_SAMPLE_NREGS 17          /* x86_64 DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+#define PL_STACK_DUMP_MAX 28672     /* bytes of user stack at most (the per-CPU scratch fits 32 KiB) */
+#define PL_STACK_DUMP_DEFAULT 16384
 
-/* Key of the in-kernel sample table `stack_counts`: samples of one image
- * with one user stack and one kernel stack (ids into the stack maps; -1:
- * none, in user mode for the kernel stack, or not kept). */
-struct pl_stack_key {
-	__u64 image_id;
-	__u32 tgid;
-	__u32 pad;
-	__s32 ustack;
-	__s32 kstack;
+enum pl_sample_flags {
+	PL_SAMPLE_IN_KERNEL = 1, /* the sample hit the kernel: kern[] holds its stack */
+	PL_SAMPLE_NO_REGS = 2,   /* the user registers could not be read: no user stack */
 };
 
-/* One user frame as the stack map holds it: struct bpf_stack_build_id, under
- * a name of its own so user space needs no BPF header. */
-enum pl_frame_status {
-	PL_FRAME_EMPTY = 0, /* past the last frame */
-	PL_FRAME_VALID = 1, /* build_id and file offset */
-	PL_FRAME_IP = 2,    /* only the address: the build-id could not be read then */
-};
-
-struct pl_ustack_frame {
-	__s32 status; /* enum pl_frame_status */
-	unsigned char build_id[20];
-	__u64 offset_or_ip;
-};
-
-struct pl_ev_stack {
+struct pl_ev_sample {
 	struct pl_hdr hdr;
-	struct pl_stack_key key;
+	__u64 image_id;
+	__u32 tid;
+	__u32 flags;     /* enum pl_sample_flags */
+	__u64 regs[PL_SAMPLE_NREGS];
+	__u32 nkern;     /* entries of kern[], the leaf first */
+	__u32 stack_len; /* bytes of stack[] */
+	__u64 kern[PL_KSTACK_DEPTH];
+	__u8 stack[PL_STACK_DUMP_MAX];
 };
 
 /*
@@ -404,7 +398,8 @@ struct pl_ev_map {
 
 _Static_assert(sizeof(struct pl_ev_map) == 24 + 40 + 32 + PL_PATH_LEN, "pl_ev_map layout");
 _Static_assert((PL_PATH_LEN & (PL_PATH_LEN - 1)) == 0, "PL_PATH_LEN a power of 2");
-_Static_assert(sizeof(struct pl_ustack_frame) == 32, "pl_ustack_frame layout");
+_Static_assert(sizeof(struct pl_ev_sample) == 24 + 16 + 8 * PL_SAMPLE_NREGS + 8 + 8 * PL_KSTACK_DEPTH + PL_STACK_DUMP_MAX,
+	       "pl_ev_sample layout");
 _Static_assert(sizeof(struct pl_stats) == (11 + PL_NR_ERRNO + PL_NR_SYSCALLS) * 8, "pl_stats layout");
 _Static_assert(sizeof(struct pl_ident) == 104, "pl_ident layout");
 _Static_assert(sizeof(struct pl_proc) % 8 == 0, "pl_proc alignment");

@@ -144,7 +144,9 @@ struct pl_oncpu_fn {
 
 struct pl_oncpu {
 	uint64_t samples;      /* all samples of the image (the kernel's count) */
-	uint64_t unattributed; /* of which no stack is known */
+	uint64_t unattributed; /* of which no stack is known: */
+	uint64_t unatt_ring;   /* ... the kernel's sample ring was full */
+	uint64_t unatt_table;  /* ... a new stack past the stack tables' bounds */
 	uint32_t rate_hz;
 	struct pl_oncpu_obj *objs; /* by samples, most first */
 	uint32_t nobjs;

@@ -46,9 +46,9 @@ enum pl_loss {
 	PL_LOSS_PATH_FAULT,
 	PL_LOSS_FAIL_KEYS_UNREMEMBERED,
 	PL_LOSS_THREAD_STATE,
-	PL_LOSS_STACK_TABLE_FULL,
-	PL_LOSS_STACK_NOT_STORED,
-	PL_LOSS_STACK_IMAGE_CAP,
+	PL_LOSS_SAMPLE_RING_FULL,
+	PL_LOSS_STACK_COPY_FAILED,
+	PL_LOSS_KSTACK_UNREADABLE,
 	PL_LOSS_MAPPINGS_LOST,
 	PL_LOSS_BINARIES_UNTRACKED,
 	PL_LOSS_HASH_QUEUE_FULL,
@@ -58,8 +58,7 @@ enum pl_loss {
 	PL_LOSS_AUDIT_DROPPED,
 	PL_LOSS_FAIL_PATHS_DISPLACED,
 	PL_LOSS_BINARY_PATHS_FORGOTTEN,
-	PL_LOSS_STACKS_UNREADABLE,
-	PL_LOSS_KEYS_DISPLACED,
+	PL_LOSS_STACK_TABLE_FULL,
 	PL_LOSS_OBJECTS_REFUSED,
 	PL_LOSS_FILE_IMAGE_CAP,
 	PL_LOSS_MAP_IMAGE_CAP,
@@ -90,9 +89,9 @@ enum pl_kdrop {
 	PL_KDROP_THREAD_STATE,
 	PL_KDROP_PATH_FAULT,
 	PL_KDROP_FAILPATH_IMAGE,
-	PL_KDROP_STACK_MAP,
-	PL_KDROP_STACK_ID,
-	PL_KDROP_STACK_IMAGE,
+	PL_KDROP_SAMPLE_RING,
+	PL_KDROP_STACK_COPY,
+	PL_KDROP_KSTACK,
 	PL_KDROP_FILE_IMAGE,
 	PL_KDROP_MAP_IMAGE,
 	PL_KDROP_NET_IMAGE,
@@ -163,8 +162,11 @@ struct pl_sensor_stats {
 	} fail_paths;
 	bool oncpu_on; /* on-CPU sampling (and its symbols) are on */
 	struct {
-		uint64_t rate_hz, stack_keys, stacks_read, stacks_unreadable, keys_displaced, orphans_swept;
-		uint64_t stacks_forgotten, processes_scanned, mappings, mappings_lost, objects, objects_refused;
+		uint64_t rate_hz, samples, malformed, user_frames, kernel_frames;
+		uint64_t stops_end, stops_truncated, stops_no_map, stops_no_cfi, stops_no_file, stops_bad, stops_depth;
+		uint64_t no_mappings, stacks_held, table_full, orphans_swept, unwind_ns, unwind_objects, maps_read;
+		uint64_t cfi_rows_read, cfi_rows_cached, names_cached;
+		uint64_t mappings, mappings_lost, objects, objects_refused;
 		uint64_t objects_loaded, object_load_failures, kernel_symbols;
 	} oncpu;
 	struct pl_stats_output json, audit, ocsf;

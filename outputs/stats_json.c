@@ -12,7 +12,7 @@
 static const char *const drop_names[PL_KDROP_MAX] = {
 	"ringbuf_full", "proc_map_full", "fail_path_map_full", "path_truncated",
 	"args_truncated", "thread_state", "path_fault", "fail_path_image_cap",
-	"stack_table_full", "stack_not_stored", "stack_image_cap", "file_image_cap", "map_image_cap", "net_dest_image_cap",
+	"sample_ring_full", "stack_copy_failed", "kstack_unreadable", "file_image_cap", "map_image_cap", "net_dest_image_cap",
 };
 
 /*
@@ -39,7 +39,6 @@ static const struct {
 	[PL_LOSS_FAIL_PATH_MAP_FULL] = { NULL, K(PL_KDROP_FAILPATH_MAP), LOST },
 	[PL_LOSS_FAIL_KEYS_UNREMEMBERED] = { "fail_keys_unremembered", 0, LOST },
 	[PL_LOSS_THREAD_STATE] = { NULL, K(PL_KDROP_THREAD_STATE), LOST },
-	[PL_LOSS_STACK_TABLE_FULL] = { NULL, K(PL_KDROP_STACK_MAP), LOST },
 	[PL_LOSS_MAPPINGS_LOST] = { "mappings_lost", 0, LOST },
 	[PL_LOSS_BINARIES_UNTRACKED] = { "binaries_untracked", 0, LOST },
 	[PL_LOSS_HASH_QUEUE_FULL] = { "hash_queue_full", 0, LOST },
@@ -52,12 +51,13 @@ static const struct {
 	/* bounded detail: the event counted, a bounded part of its detail not kept */
 	[PL_LOSS_FAIL_PATH_IMAGE_CAP] = { NULL, K(PL_KDROP_FAILPATH_IMAGE), DETAIL },
 	[PL_LOSS_PATH_FAULT] = { NULL, K(PL_KDROP_PATH_FAULT), DETAIL },
-	[PL_LOSS_STACK_NOT_STORED] = { NULL, K(PL_KDROP_STACK_ID), DETAIL },
-	[PL_LOSS_STACK_IMAGE_CAP] = { NULL, K(PL_KDROP_STACK_IMAGE), DETAIL },
+	/* a sample counted in its image whose stack (or part of it) is not had */
+	[PL_LOSS_SAMPLE_RING_FULL] = { NULL, K(PL_KDROP_SAMPLE_RING), DETAIL },
+	[PL_LOSS_STACK_COPY_FAILED] = { NULL, K(PL_KDROP_STACK_COPY), DETAIL },
+	[PL_LOSS_KSTACK_UNREADABLE] = { NULL, K(PL_KDROP_KSTACK), DETAIL },
 	[PL_LOSS_FAIL_PATHS_DISPLACED] = { "fail_paths_displaced", 0, DETAIL },
 	[PL_LOSS_BINARY_PATHS_FORGOTTEN] = { "binary_paths_forgotten", 0, DETAIL },
-	[PL_LOSS_STACKS_UNREADABLE] = { "stacks_unreadable", 0, DETAIL },
-	[PL_LOSS_KEYS_DISPLACED] = { "keys_displaced", 0, DETAIL },
+	[PL_LOSS_STACK_TABLE_FULL] = { "stack_table_full", 0, DETAIL },
 	[PL_LOSS_OBJECTS_REFUSED] = { "objects_refused", 0, DETAIL },
 	[PL_LOSS_FILE_IMAGE_CAP] = { NULL, K(PL_KDROP_FILE_IMAGE), DETAIL },
 	[PL_LOSS_MAP_IMAGE_CAP] = { NULL, K(PL_KDROP_MAP_IMAGE), DETAIL },
@@ -186,13 +186,27 @@ static const struct u64_key identity_keys[] = {
 
 static const struct u64_key oncpu_keys[] = {
 	S("rate_hz", oncpu.rate_hz),
-	S("stack_keys", oncpu.stack_keys),
-	S("stacks_read", oncpu.stacks_read),
-	S("stacks_unreadable", oncpu.stacks_unreadable),
-	S("keys_displaced", oncpu.keys_displaced),
+	S("samples", oncpu.samples),
+	S("malformed", oncpu.malformed),
+	S("user_frames", oncpu.user_frames),
+	S("kernel_frames", oncpu.kernel_frames),
+	S("stacks_complete", oncpu.stops_end),
+	S("cut_truncated", oncpu.stops_truncated),
+	S("cut_no_mapping", oncpu.stops_no_map),
+	S("cut_no_cfi", oncpu.stops_no_cfi),
+	S("cut_no_file", oncpu.stops_no_file),
+	S("cut_bad_cfi", oncpu.stops_bad),
+	S("cut_depth", oncpu.stops_depth),
+	S("no_mappings", oncpu.no_mappings),
+	S("stacks_held", oncpu.stacks_held),
+	S("stack_table_full", oncpu.table_full),
 	S("orphans_swept", oncpu.orphans_swept),
-	S("stacks_forgotten", oncpu.stacks_forgotten),
-	S("processes_scanned", oncpu.processes_scanned),
+	S("unwind_ns", oncpu.unwind_ns),
+	S("unwind_objects", oncpu.unwind_objects),
+	S("cfi_rows_read", oncpu.cfi_rows_read),
+	S("cfi_rows_cached", oncpu.cfi_rows_cached),
+	S("names_cached", oncpu.names_cached),
+	S("maps_read", oncpu.maps_read),
 	S("mappings", oncpu.mappings),
 	S("mappings_lost", oncpu.mappings_lost),
 	S("objects", oncpu.objects),
@@ -323,7 +337,7 @@ static void add_outputs(struct json_object *o, const struct pl_sensor_stats *s)
 
 struct json_object *stats_json__record(const struct pl_sensor_stats *s)
 {
-	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", "net" };
+	static const char *const ev_names[] = { NULL, "exec", "fork", "seen", "end", "fail_path", "sample", "file", "map", "net" };
 	struct json_object *o = json_object_new_object(), *ev, *feat;
 
 	if (!o)

@@ -155,10 +155,9 @@ void sensor__close(struct sensor *s)
 		close(s->stopfd);
 }
 
-static void on_mmap(void *ctx, uint32_t pid, const uint8_t *build_id, size_t len, const char *path)
+static void on_mmap(void *ctx, const struct bpfsensor_mapping *m)
 {
-	(void)pid;
-	symbols__add_mapping(ctx, build_id, len, path);
+	oncpu__on_mmap(ctx, m->pid, m->addr, m->maplen, m->pgoff, m->build_id, m->len, m->path);
 }
 
 /* A JSON Lines output at path, in form, its failures reported through
@@ -291,7 +290,7 @@ static int open_sampling(struct sensor *s)
 	    oncpu__new(&ot, s->sym, s->opts->max_stacks, s->opts->sample_hz, &s->oncpu) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 	symbols__load_kernel(s->sym);
-	r = bpfsensor__watch_mmaps(s->bpf, on_mmap, s->sym);
+	r = bpfsensor__watch_mmaps(s->bpf, on_mmap, s->oncpu);
 	if (r < 0)
 		log_warn_errno(r, "Cannot watch executable mappings (%m): stack frames of processes "
 				  "that have exited before their stacks are read stay unnamed");
@@ -387,7 +386,8 @@ static int open_probes(struct sensor *s)
 		.ringbuf_kb = s->opts->ringbuf_kb,
 		.refresh_hz = s->opts->refresh_hz,
 		.sample_hz = s->opts->sample_hz,
-		.max_stacks = s->opts->max_stacks,
+		.stack_bytes = s->opts->stack_bytes,
+		.sample_ring_kb = s->opts->sample_ring_kb,
 		.fail_keys_burst = PROC_MAX_FAIL_KEYS,
 		.fail_keys_per_s = 32,
 	};

@@ -30,7 +30,9 @@ struct run_opts {
 	uint32_t ringbuf_kb;
 	uint32_t refresh_hz;
 	uint32_t sample_hz;  /* on-CPU stack samples per second per CPU, 0: off */
-	uint32_t max_stacks; /* entries of each stack map (power of two) */
+	uint32_t max_stacks; /* distinct stacks held for running processes */
+	uint32_t stack_bytes;    /* user stack bytes copied per sample */
+	uint32_t sample_ring_kb; /* the samples' ring buffer */
 	uint32_t stats_interval_s; /* 0: stats record at shutdown only */
 	bool quiet;
 	bool verbose;

@@ -406,9 +406,19 @@ static const struct run_opt table[] = {
 	  "on-CPU stack samples per second per CPU (0 = off)", "49", NULL, NULL, 0, set_u32, FIELD(sample_hz), 0,
 	  10000 },
 	{ "max-stacks", 0, "N", RUN_SEC_LIMITS, NULL,
-	  "distinct stacks kept per stack table, power of two (default {def})",
-	  "distinct stacks kept per stack table, a power of two", "8192", NULL, NULL, RUN_OPT_POW2, set_u32,
-	  FIELD(max_stacks), 256, 65536 },
+	  "distinct stacks held for running processes, all together;\n"
+	  "past it a new stack's samples count as unattributed (default {def})",
+	  "distinct stacks held for running processes, all together", "16384", NULL, NULL, 0, set_u32,
+	  FIELD(max_stacks), 256, 1048576 },
+	{ "stack-bytes", 0, "N", RUN_SEC_LIMITS, NULL,
+	  "bytes of user stack copied per sample and unwound in user space\n"
+	  "(default {def}, at most 28672; 0 = the sampled function only)",
+	  "bytes of user stack copied per sample, unwound in user space", "16384", NULL, NULL, 0, set_u32,
+	  FIELD(stack_bytes), 0, 28672 }, /* PL_STACK_DUMP_MAX */
+	{ "sample-ring-kb", 0, "N", RUN_SEC_LIMITS, NULL,
+	  "the samples' ring buffer in KiB, power of two (default {def})",
+	  "the samples' ring buffer in KiB, a power of two", "4096", NULL, NULL, RUN_OPT_POW2, set_u32,
+	  FIELD(sample_ring_kb), 64, 262144 },
 
 	/* Configuration: config.c takes these out of argv before the parser */
 	{ "config", 0, "PATH", RUN_SEC_CONFIG, NULL,

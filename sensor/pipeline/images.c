@@ -623,7 +623,8 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	 * a storm of such processes quadratic */
 	fails = failpaths__collect(im->d.fails, match, true, &nfails);
 	if (im->d.oncpu)
-		oncpu = oncpu__collect(im->d.oncpu, ev->proc.id.image_id, ev->proc.oncpu_samples, true);
+		oncpu = oncpu__collect(im->d.oncpu, tgid, ev->proc.id.image_id, ev->proc.oncpu_samples,
+				      ev->proc.oncpu_unattributed, ev->reason == PL_END_EXEC ? ONCPU_EXEC : ONCPU_EXIT);
 	s = new_sample(im, PL_AT_EXIT, tgid, &ev->proc.id, match, m2r);
 	s->oncpu = oncpu ? &oncpu->oc : NULL;
 	images__end_counts(ev, s);
@@ -940,14 +941,20 @@ int images__record_type(const void *data, size_t size)
 		[PL_EV_SEEN] = sizeof(struct pl_ev_proc),
 		[PL_EV_END] = sizeof(struct pl_ev_end),
 		[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path),
-		[PL_EV_STACK] = sizeof(struct pl_ev_stack),
+		[PL_EV_SAMPLE] = offsetof(struct pl_ev_sample, stack),
 		[PL_EV_FILE] = sizeof(struct pl_ev_file),
 		[PL_EV_MAP] = sizeof(struct pl_ev_map),
 		[PL_EV_NET] = sizeof(struct pl_ev_net),
 	};
 
 	if (!data || size < sizeof(*h) || h->version != PL_ABI_VERSION || h->type < PL_EV_EXEC ||
-	    h->type > PL_EV_LAST || !want[h->type] || size < want[h->type] || h->size != want[h->type])
+	    h->type > PL_EV_LAST || !want[h->type] || size < want[h->type])
+		return -EINVAL;
+	/* a sample is as long as the user stack it carries */
+	if (h->type == PL_EV_SAMPLE ? h->size > size || h->size > sizeof(struct pl_ev_sample) ||
+					      h->size - want[h->type] !=
+						      ((const struct pl_ev_sample *)data)->stack_len
+				    : h->size != want[h->type])
 		return -EINVAL;
 	return h->type;
 }
@@ -996,9 +1003,9 @@ void images__on_record(struct images *im, const void *data, size_t size)
 	case PL_EV_FAIL_PATH:
 		failpaths__on_record(im->d.fails, data);
 		break;
-	case PL_EV_STACK:
+	case PL_EV_SAMPLE:
 		if (im->d.oncpu)
-			oncpu__on_record(im->d.oncpu, data);
+			oncpu__on_sample(im->d.oncpu, data, size);
 		break;
 	case PL_EV_MAP:
 		on_map(im, data);
@@ -1157,7 +1164,7 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 	s->nfails = s->fail_paths = nfails;
 	/* a busy second: the stacks so far, for a rule that judges it */
 	if (im->d.oncpu && s->win.cpu_ns >= ONCPU_WINDOW_MIN_CPU_NS && pipeline__wants(im->d.pipe, PL_AT_WINDOW)) {
-		oncpu = oncpu__collect(im->d.oncpu, p->id.image_id, p->oncpu_samples, false);
+		oncpu = oncpu__collect(im->d.oncpu, tgid, p->id.image_id, p->oncpu_samples, p->oncpu_unattributed, ONCPU_RUNNING);
 		s->oncpu = oncpu ? &oncpu->oc : NULL;
 	}
 	if (active) {
@@ -1196,7 +1203,7 @@ void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, 
 
 	fails = failpaths__collect(im->d.fails, match, false, &nfails);
 	if (im->d.oncpu)
-		oncpu = oncpu__collect(im->d.oncpu, p->id.image_id, p->oncpu_samples, false);
+		oncpu = oncpu__collect(im->d.oncpu, tgid, p->id.image_id, p->oncpu_samples, p->oncpu_unattributed, ONCPU_RUNNING);
 	s = new_sample(im, PL_AT_EXIT, tgid, &p->id, match, m2r);
 	s->oncpu = oncpu ? &oncpu->oc : NULL;
 	span_total(&s->life, &p->st);

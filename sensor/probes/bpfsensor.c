@@ -28,6 +28,7 @@
 struct bpfsensor {
 	struct plumbline_bpf *skel;
 	struct ring_buffer *rb;
+	struct ring_buffer *srb; /* the on-CPU samples' ring (oncpu.bpf.c) */
 	struct bpf_link **perf_links;
 	int *perf_fds;
 	int ncpus;
@@ -135,12 +136,11 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	s->ncpus = libbpf_num_possible_cpus();
 	s->sync = s->ncpus > 0;
 	s->sample = feat->have[PL_FEAT_PERF_EVENT] && opts->sample_hz > 0;
-	s->skel->rodata->stack_key_burst = ONCPU_MAX_KEYS;
+	s->skel->rodata->stack_dump_bytes = opts->stack_bytes & ~7u;
 	if (!s->sample)
 		bpf_program__set_autoload(s->skel->progs.pl_oncpu_sample, false);
-	bpf_map__set_max_entries(s->skel->maps.ustacks, opts->max_stacks);
-	bpf_map__set_max_entries(s->skel->maps.kstacks, opts->max_stacks);
-	bpf_map__set_max_entries(s->skel->maps.stack_counts, opts->max_stacks * 4);
+	/* a ring buffer must hold at least a page; unused, it is never touched */
+	bpf_map__set_max_entries(s->skel->maps.samples, s->sample ? opts->sample_ring_kb * 1024 : 4096);
 	bpf_map__set_max_entries(s->skel->maps.procs, opts->max_procs);
 	bpf_map__set_max_entries(s->skel->maps.fail_paths, opts->max_fail_paths);
 	bpf_map__set_max_entries(s->skel->maps.events, opts->ringbuf_kb * 1024);
@@ -175,6 +175,16 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 		r = log_error_errno(errno, "Failed to set up the ring buffer: %m");
 		goto fail;
 	}
+	/* its own manager: drained on demand (bpfsensor__drain_samples), and
+	 * polled by the loop's timeout, never woken (the program asks for no
+	 * wakeup) */
+	if (s->sample) {
+		s->srb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), cb, ctx, NULL);
+		if (!s->srb) {
+			r = log_error_errno(errno, "Failed to set up the sample ring buffer: %m");
+			goto fail;
+		}
+	}
 	*ret = s;
 	return 0;
 fail:
@@ -192,7 +202,17 @@ int bpfsensor__consume(struct bpfsensor *s)
 	/* mappings first: a stack record may name an object mapped just before */
 	if (s->mmaps)
 		perf_buffer__consume(s->mmaps);
+	if (s->srb)
+		ring_buffer__consume(s->srb);
 	return ring_buffer__consume(s->rb);
+}
+
+void bpfsensor__drain_samples(struct bpfsensor *s)
+{
+	if (s->mmaps)
+		perf_buffer__consume(s->mmaps);
+	if (s->srb)
+		ring_buffer__consume(s->srb);
 }
 
 /* PERF_RECORD_MMAP2 as the kernel lays it out with attr.build_id set. */
@@ -230,10 +250,14 @@ static enum bpf_perf_event_ret on_mmap(void *ctx, int cpu, struct perf_event_hea
 	max = h->size - sizeof(*m);
 	if (!memchr(m->filename, 0, max) || m->filename[0] != '/')
 		return LIBBPF_PERF_EVENT_CONT; /* anonymous, [vdso], or cut */
-	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && m->build_id_size <= sizeof(m->build_id))
-		s->mmap_fn(s->mmap_ctx, m->pid, m->build_id, m->build_id_size, m->filename);
-	else
-		s->mmap_fn(s->mmap_ctx, m->pid, NULL, 0, m->filename);
+	struct bpfsensor_mapping bm = { .pid = m->pid, .addr = m->addr, .maplen = m->len, .pgoff = m->pgoff,
+					.path = m->filename };
+
+	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && m->build_id_size <= sizeof(m->build_id)) {
+		bm.build_id = m->build_id;
+		bm.len = m->build_id_size;
+	}
+	s->mmap_fn(s->mmap_ctx, &bm);
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
@@ -498,81 +522,17 @@ bool bpfsensor__samples(const struct bpfsensor *s)
 	return s->sample;
 }
 
-static int st_count(void *ctx, const struct pl_stack_key *k, uint64_t *ret)
+static void st_drain(void *ctx)
 {
-	struct bpfsensor *s = ctx;
-
-	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stack_counts), k, ret) ? -errno : 0;
-}
-
-static int st_remove(void *ctx, const struct pl_stack_key *k)
-{
-	struct bpfsensor *s = ctx;
-
-	return bpf_map_delete_elem(bpf_map__fd(s->skel->maps.stack_counts), k) ? -errno : 0;
-}
-
-static int st_next_key(void *ctx, const struct pl_stack_key *prev, struct pl_stack_key *ret)
-{
-	struct bpfsensor *s = ctx;
-
-	return bpf_map_get_next_key(bpf_map__fd(s->skel->maps.stack_counts), prev, ret) ? -errno : 0;
-}
-
-_Static_assert(sizeof(struct pl_ustack_frame) == sizeof(struct bpf_stack_build_id) &&
-		       offsetof(struct pl_ustack_frame, offset_or_ip) == offsetof(struct bpf_stack_build_id, offset) &&
-		       (int)PL_FRAME_VALID == (int)BPF_STACK_BUILD_ID_VALID && (int)PL_FRAME_IP == (int)BPF_STACK_BUILD_ID_IP,
-	       "pl_ustack_frame is struct bpf_stack_build_id");
-
-static int st_ustack(void *ctx, int32_t id, struct pl_ustack_frame *ret)
-{
-	struct bpfsensor *s = ctx;
-	uint32_t k = id;
-
-	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.ustacks), &k, ret) ? -errno : 0;
-}
-
-static int st_kstack(void *ctx, int32_t id, uint64_t *ret)
-{
-	struct bpfsensor *s = ctx;
-	uint32_t k = id;
-
-	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.kstacks), &k, ret) ? -errno : 0;
-}
-
-static int st_forget(void *ctx, bool kernel, int32_t id)
-{
-	struct bpfsensor *s = ctx;
-	uint32_t k = id;
-	int fd = bpf_map__fd(kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks);
-
-	return bpf_map_delete_elem(fd, &k) ? -errno : 0;
-}
-
-static int st_next_stack(void *ctx, bool kernel, int32_t prev, int32_t *ret)
-{
-	struct bpfsensor *s = ctx;
-	uint32_t p = prev, next;
-	int fd = bpf_map__fd(kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks);
-
-	if (bpf_map_get_next_key(fd, prev < 0 ? NULL : &p, &next))
-		return -errno;
-	*ret = (int32_t)next;
-	return 0;
+	bpfsensor__drain_samples(ctx);
 }
 
 struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s)
 {
 	return (struct oncpu_table){
 		.ctx = s,
-		.count = st_count,
-		.remove = st_remove,
-		.next_key = st_next_key,
-		.ustack = st_ustack,
-		.kstack = st_kstack,
-		.forget_stack = st_forget,
-		.next_stack = st_next_stack,
 		.image_live = image_live,
+		.drain = st_drain,
 	};
 }
 
@@ -586,6 +546,7 @@ void bpfsensor__free(struct bpfsensor *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->rb);
+	ring_buffer__free(s->srb);
 	perf_buffer__free(s->mmaps);
 	for (int i = 0; s->sample_links && i < s->ncpus; i++)
 		bpf_link__destroy(s->sample_links[i]);

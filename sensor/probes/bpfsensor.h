@@ -25,14 +25,23 @@ struct bpfsensor_opts {
 	uint32_t fail_keys_burst; /* new failed-path keys one image may insert at once */
 	uint32_t fail_keys_per_s; /* ... and then per second */
 	uint32_t sample_hz;      /* on-CPU stack samples per second per CPU; 0 disables */
-	uint32_t max_stacks;     /* entries of each stack table */
+	uint32_t stack_bytes;    /* bytes of user stack copied per sample (PL_STACK_DUMP_MAX at most) */
+	uint32_t sample_ring_kb; /* the samples' ring buffer, power of two */
 };
 
-/* An executable file mapped by some process, as the kernel reported it
- * (PERF_RECORD_MMAP2): its build-id (len 0: the kernel could not read it)
- * and its path. Called from bpfsensor__consume() before any ring-buffer
- * record, so a stack is never read before the mapping it runs in. */
-typedef void (*bpfsensor_mmap_fn)(void *ctx, uint32_t pid, const uint8_t *build_id, size_t len, const char *path);
+/* An executable file mapped by process pid, as the kernel reported it
+ * (PERF_RECORD_MMAP2): where ([addr, addr + maplen) from file offset
+ * pgoff), its build-id (len 0: the kernel could not read it) and its path.
+ * Called from bpfsensor__consume() before any ring-buffer record, so a
+ * sample is never unwound before the mapping it runs in is known. */
+struct bpfsensor_mapping {
+	uint32_t pid;
+	uint64_t addr, maplen, pgoff;
+	const uint8_t *build_id;
+	size_t len;
+	const char *path;
+};
+typedef void (*bpfsensor_mmap_fn)(void *ctx, const struct bpfsensor_mapping *m);
 
 struct bpfsensor;
 
@@ -57,6 +66,9 @@ uint64_t bpfsensor__mmaps_lost(const struct bpfsensor *s);
 int bpfsensor__epoll_fd(const struct bpfsensor *s);
 /* Deliver every pending record. Returns the number consumed or -errno. */
 int bpfsensor__consume(struct bpfsensor *s);
+/* Deliver the pending mapping and sample records only (before an image's
+ * end is judged, so its last samples are in). */
+void bpfsensor__drain_samples(struct bpfsensor *s);
 
 /* Loss counters summed over CPUs. 0 or -errno. */
 /* Load the watched files (bpf/files.bpf.h): keys[n] with their kinds (enum
@@ -94,7 +106,7 @@ void bpfsensor__sync_cpu(struct bpfsensor *s);
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s);
 bool bpfsensor__samples(const struct bpfsensor *s);
 
-/* The on-CPU sample tables, as oncpu.c uses them. */
+/* What oncpu.c asks of the kernel's side. */
 struct oncpu_table bpfsensor__oncpu_table(struct bpfsensor *s);
 
 /* The bpf(2) commands the sensor makes once attached (on the fds it holds:

@@ -4,6 +4,7 @@
  * and /proc/PID/maps (procmaps.h).
  */
 #include "stacks/procmaps.h"
+#include "stacks/vdso.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -205,6 +206,17 @@ static void insert(struct procmaps *pm, struct pproc *p, const struct unwind_map
 	p->n++;
 }
 
+/* The vDSO's build-id: the sensor's own image stands for every process's. */
+static void vdso_id(struct unwind_map *m)
+{
+	const struct vdso *v = vdso__get();
+
+	if (v && v->build_id_len) {
+		memcpy(m->build_id, v->build_id, v->build_id_len);
+		m->has_build_id = true;
+	}
+}
+
 void procmaps__on_mmap(struct procmaps *pm, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff,
 		       const uint8_t *build_id, size_t bid_len, const char *path)
 {
@@ -212,11 +224,13 @@ void procmaps__on_mmap(struct procmaps *pm, uint32_t pid, uint64_t addr, uint64_
 	struct pproc *p;
 
 	pm->st.reports++;
-	if (!path || path[0] != '/' || addr + len < addr || !(m.path = intern(pm, path)))
+	if (!path || (path[0] != '/' && !vdso__is(path)) || addr + len < addr || !(m.path = intern(pm, path)))
 		return;
 	if (build_id && bid_len && bid_len <= UNWIND_BUILD_ID_SIZE) {
 		memcpy(m.build_id, build_id, bid_len);
 		m.has_build_id = true;
+	} else if (vdso__is(path)) {
+		vdso_id(&m);
 	}
 	p = get_proc(pm, pid, true);
 	if (p)
@@ -287,12 +301,15 @@ static bool read_proc(struct procmaps *pm, struct pproc *p)
 
 		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %4095[^\n]", &start, &end, perms, &pgoff, dev, &ino,
 			   file) < 7 ||
-		    file[0] != '/' || !strchr(perms, 'x'))
+		    (file[0] != '/' && !vdso__is(file)) || !strchr(perms, 'x'))
 			continue;
 		m = (struct unwind_map){ .start = start, .end = end, .pgoff = pgoff, .path = intern(pm, file) };
 		if (!m.path)
 			continue;
-		m.has_build_id = build_id_of(pm, m.path, dev, ino, m.build_id);
+		if (vdso__is(file))
+			vdso_id(&m);
+		else
+			m.has_build_id = build_id_of(pm, m.path, dev, ino, m.build_id);
 		insert(pm, p, &m);
 		n++;
 	}

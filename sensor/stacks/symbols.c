@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "hash.h"
 #include "identity/identity.h"
+#include "stacks/vdso.h"
 
 #define TABLE_SIZE (SYMBOLS_MAX_OBJECTS * 2) /* open addressing, at most half full */
 #define MAX_SYMS (1u << 20)                 /* symbol entries looked at in one object */
@@ -193,7 +194,7 @@ void symbols__add_mapping(struct symbols *sym, const uint8_t *build_id, size_t l
 	uint8_t key[SYMBOLS_BUILD_ID_SIZE] = { 0 };
 
 	sym->st.mappings++;
-	if (!path || path[0] != '/')
+	if (!path || (path[0] != '/' && !vdso__is(path)))
 		return;
 	if (len > SYMBOLS_BUILD_ID_SIZE)
 		len = SYMBOLS_BUILD_ID_SIZE;
@@ -341,13 +342,14 @@ static Elf *open_object(const struct object *o, const char *path, int *fdp)
 
 static void load(struct symbols *sym, struct object *o)
 {
+	_cleanup_free_ void *image = NULL;
 	int fd = -1, dfd = -1;
 	Elf *e;
 
 	if (o->loaded || !o->path)
 		return;
 	o->loaded = true;
-	e = open_object(o, o->path, &fd);
+	e = vdso__is(o->path) ? vdso__elf(&image) : open_object(o, o->path, &fd);
 	if (!e || !read_segments(o, e)) {
 		sym->st.load_failures++;
 		goto out;

@@ -2,8 +2,12 @@
 /*
  * unwind.c - user stacks walked through each object's CFI (unwind.h).
  *
- * Not yet called by the sensor: the on-CPU sampler moves to it next
- * (issue 19); tests/unit/test_unwind.c walks real stacks with it.
+ * The on-CPU sampler (oncpu.c) walks every sample with it. A walk looks up,
+ * for each frame, the CFI row of the pc: libdw finds the FDE (a binary
+ * search of .eh_frame_hdr) and runs its CIE and FDE instructions up to the
+ * pc, which costs far more than applying the row. Rows are kept in a
+ * direct-mapped cache by (CFI, address): a busy loop's samples hit the
+ * same few hundred addresses again and again.
  */
 #include "stacks/unwind.h"
 
@@ -20,10 +24,34 @@
 #include <unistd.h>
 
 #include "identity/identity.h"
+#include "stacks/vdso.h"
 
 #define SLOTS (2 * UNWIND_MAX_OBJECTS)
 #define MAX_LOADS 16
 #define EVAL_DEPTH 16
+#define ROWS 8192 /* CFI rows cached, a power of two */
+#define ENTRY_CODE 64 /* bytes from an object's entry point that are a stack's outermost code */
+
+/* How a register is recovered in a caller's frame, compiled from libdw's
+ * row for the forms compilers emit (the CFA plus an offset); anything else
+ * is evaluated from the row itself (RULE_EXPR). */
+enum rule_how { RULE_UNDEF, RULE_SAME, RULE_AT_CFA, RULE_CFA_PLUS, RULE_EXPR };
+
+struct rule {
+	int32_t off;
+	uint8_t how;
+};
+
+/* The CFI row of one address (fr NULL: the CFI has none for it). */
+struct row {
+	const Dwarf_CFI *cfi;
+	uint64_t vaddr;
+	Dwarf_Frame *fr;
+	int8_t ra;         /* the return address column, -1 when unusable */
+	int8_t cfa_reg;    /* the CFA is cfa_reg + cfa_off, or -1: an expression */
+	int32_t cfa_off;
+	struct rule r[UNWIND_NREGS];
+};
 
 struct load {
 	uint64_t off, vaddr, filesz;
@@ -38,6 +66,8 @@ struct uobj {
 	Dwarf *dbg;      /* the separate debug file, when installed */
 	Elf *dbg_elf;
 	Dwarf_CFI *dbgcfi; /* its (or the file's) .debug_frame */
+	void *image;       /* the vDSO's copy that elf is read from */
+	uint64_t entry;    /* e_entry, 0 when none */
 	struct load loads[MAX_LOADS];
 	uint32_t nloads;
 };
@@ -45,6 +75,7 @@ struct uobj {
 struct unwind {
 	struct uobj *objs;
 	uint32_t nobjs;
+	struct row *rows;
 	struct unwind_stats st;
 };
 
@@ -64,7 +95,10 @@ int unwind__new(struct unwind **ret)
 	if (!u)
 		return -ENOMEM;
 	u->objs = calloc(SLOTS, sizeof(*u->objs));
-	if (!u->objs) {
+	u->rows = calloc(ROWS, sizeof(*u->rows));
+	if (!u->objs || !u->rows) {
+		free(u->objs);
+		free(u->rows);
 		free(u);
 		return -ENOMEM;
 	}
@@ -83,12 +117,16 @@ static void close_obj(struct uobj *o)
 		dwarf_cfi_end(o->eh); /* dwarf_getcfi_elf()'s is the caller's to end */
 	if (o->elf)
 		elf_end(o->elf);
+	free(o->image);
 }
 
 void unwind__free(struct unwind *u)
 {
 	if (!u)
 		return;
+	for (size_t i = 0; i < ROWS; i++)
+		free(u->rows[i].fr);
+	free(u->rows);
 	for (size_t i = 0; i < SLOTS; i++)
 		if (u->objs[i].used)
 			close_obj(&u->objs[i]);
@@ -184,11 +222,19 @@ static void load_obj(struct unwind *u, struct uobj *o, const struct unwind_map *
 	char dbg[96];
 
 	o->bad = true;
-	if (m->has_build_id && !build_id_matches(m->path, m->build_id))
-		return;
-	o->elf = open_elf(m->path);
+	if (vdso__is(m->path)) {
+		o->elf = vdso__elf(&o->image);
+	} else {
+		if (m->has_build_id && !build_id_matches(m->path, m->build_id))
+			return;
+		o->elf = open_elf(m->path);
+	}
 	if (!o->elf || elf_getphdrnum(o->elf, &nph))
 		return;
+	GElf_Ehdr eh;
+
+	if (gelf_getehdr(o->elf, &eh))
+		o->entry = eh.e_entry;
 	for (size_t i = 0; i < nph && o->nloads < MAX_LOADS; i++) {
 		GElf_Phdr ph;
 
@@ -415,11 +461,84 @@ static enum eval eval(const struct walk *w, const Dwarf_Op *ops, size_t n, uint6
 }
 
 /* One step by CFI: false with *stop set when the walk ends here. */
-static bool step_cfi(struct walk *w, Dwarf_CFI *cfi, uint64_t vaddr, enum unwind_stop *stop, int *found)
+/* ops as "CFA + off" (a location) or "CFA + off, stack_value" (a value). */
+static enum rule_how compile_reg(const Dwarf_Op *ops, size_t n, int32_t *off)
 {
-	Dwarf_Frame *fr = NULL;
+	int64_t o = 0;
+	bool value = false;
+
+	if (!n || ops[0].atom != DW_OP_call_frame_cfa)
+		return RULE_EXPR;
+	for (size_t i = 1; i < n; i++) {
+		if (ops[i].atom == DW_OP_plus_uconst && i == 1)
+			o = (int64_t)ops[i].number;
+		else if (ops[i].atom == DW_OP_stack_value && i == n - 1)
+			value = true;
+		else
+			return RULE_EXPR;
+	}
+	if (o < INT32_MIN || o > INT32_MAX)
+		return RULE_EXPR;
+	*off = (int32_t)o;
+	return value ? RULE_CFA_PLUS : RULE_AT_CFA;
+}
+
+static void compile_row(struct row *w)
+{
 	Dwarf_Op *ops, mem[3];
 	size_t nops;
+	int ra = dwarf_frame_info(w->fr, NULL, NULL, NULL);
+
+	w->ra = ra >= 0 && ra < UNWIND_NREGS ? (int8_t)ra : -1;
+	w->cfa_reg = -1;
+	if (dwarf_frame_cfa(w->fr, &ops, &nops) == 0 && nops == 1 && ops[0].atom >= DW_OP_breg0 &&
+	    ops[0].atom < DW_OP_breg0 + UNWIND_NREGS && (int64_t)ops[0].number >= INT32_MIN &&
+	    (int64_t)ops[0].number <= INT32_MAX) {
+		w->cfa_reg = (int8_t)(ops[0].atom - DW_OP_breg0);
+		w->cfa_off = (int32_t)(int64_t)ops[0].number;
+	}
+	for (int r = 0; r < UNWIND_NREGS; r++) {
+		struct rule *ru = &w->r[r];
+
+		*ru = (struct rule){ .how = RULE_UNDEF };
+		if (dwarf_frame_register(w->fr, r, mem, &ops, &nops) != 0)
+			continue;
+		if (!nops) /* libdw: ops NULL is "same value", ops == mem "undefined" */
+			ru->how = ops ? RULE_UNDEF : RULE_SAME;
+		else
+			ru->how = (uint8_t)compile_reg(ops, nops, &ru->off);
+	}
+}
+
+/* The CFI row of vaddr, from the cache or from libdw (NULL: none). Objects
+ * stay open as long as u, so a CFI pointer names one object for good. */
+static const struct row *row(struct unwind *u, Dwarf_CFI *cfi, uint64_t vaddr)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)cfi ^ vaddr * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+	struct row *r = &u->rows[h >> 32 & (ROWS - 1)];
+	Dwarf_Frame *fr = NULL;
+
+	if (r->cfi == cfi && r->vaddr == vaddr) {
+		u->st.rows_cached++;
+		return r->fr ? r : NULL;
+	}
+	if (dwarf_cfi_addrframe(cfi, vaddr, &fr) != 0)
+		fr = NULL;
+	free(r->fr);
+	*r = (struct row){ .cfi = cfi, .vaddr = vaddr, .fr = fr };
+	if (fr)
+		compile_row(r);
+	u->st.rows_read++;
+	return fr ? r : NULL;
+}
+
+/* One step by CFI: false with *stop set when the walk ends here. */
+static bool step_cfi(struct unwind *u, struct walk *w, Dwarf_CFI *cfi, uint64_t vaddr, enum unwind_stop *stop,
+		     int *found)
+{
+	const struct row *ro;
+	Dwarf_Op *ops, mem[3];
+	size_t nops = 0;
 	uint64_t cfa, v;
 	struct walk next = *w;
 	bool is_value;
@@ -427,48 +546,71 @@ static bool step_cfi(struct walk *w, Dwarf_CFI *cfi, uint64_t vaddr, enum unwind
 	int ra;
 
 	*found = 0;
-	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr, &fr) != 0 || !fr)
+	if (!cfi || !(ro = row(u, cfi, vaddr)))
 		return false;
 	*found = 1;
-	ra = dwarf_frame_info(fr, NULL, NULL, NULL);
-	if (ra < 0 || ra >= UNWIND_NREGS || dwarf_frame_cfa(fr, &ops, &nops) != 0 ||
-	    (e = eval(w, ops, nops, 0, &is_value, &cfa)) != EV_OK) {
-		*stop = ra >= 0 && ra < UNWIND_NREGS && nops && e == EV_TRUNC ? UNWIND_STOP_TRUNCATED : UNWIND_STOP_BAD;
-		free(fr);
+	ra = ro->ra;
+	if (ra < 0) {
+		*stop = UNWIND_STOP_BAD;
+		return false;
+	}
+	if (ro->cfa_reg >= 0) {
+		if (!reg(w, (unsigned)ro->cfa_reg, &cfa)) {
+			*stop = UNWIND_STOP_BAD;
+			return false;
+		}
+		cfa += (uint64_t)(int64_t)ro->cfa_off;
+	} else if (dwarf_frame_cfa(ro->fr, &ops, &nops) != 0 || (e = eval(w, ops, nops, 0, &is_value, &cfa)) != EV_OK) {
+		*stop = nops && e == EV_TRUNC ? UNWIND_STOP_TRUNCATED : UNWIND_STOP_BAD;
 		return false;
 	}
 	next.known = 0;
 	for (int r = 0; r < UNWIND_NREGS; r++) {
-		if (dwarf_frame_register(fr, r, mem, &ops, &nops) != 0)
+		const struct rule *ru = &ro->r[r];
+
+		switch (ru->how) {
+		case RULE_UNDEF:
 			continue;
-		if (!nops) {
-			/* libdw: ops NULL is "same value", ops == mem "undefined" */
-			if (!ops && (w->known & (1u << r))) {
+		case RULE_SAME:
+			if (w->known & (1u << r)) {
 				next.regs[r] = w->regs[r];
 				next.known |= 1u << r;
 			}
-			continue; /* undefined */
-		}
-		e = eval(w, ops, nops, cfa, &is_value, &v);
-		if (e == EV_TRUNC && r == ra) {
-			*stop = UNWIND_STOP_TRUNCATED;
-			free(fr);
-			return false;
-		}
-		if (e != EV_OK)
 			continue;
-		if (!is_value && !read_stack(w, v, &v)) {
-			if (r == ra) {
+		case RULE_CFA_PLUS:
+			v = cfa + (uint64_t)(int64_t)ru->off;
+			break;
+		case RULE_AT_CFA:
+			if (!read_stack(w, cfa + (uint64_t)(int64_t)ru->off, &v)) {
+				if (r == ra) {
+					*stop = UNWIND_STOP_TRUNCATED;
+					return false;
+				}
+				continue;
+			}
+			break;
+		default: /* RULE_EXPR */
+			if (dwarf_frame_register(ro->fr, r, mem, &ops, &nops) != 0)
+				continue;
+			e = eval(w, ops, nops, cfa, &is_value, &v);
+			if (e == EV_TRUNC && r == ra) {
 				*stop = UNWIND_STOP_TRUNCATED;
-				free(fr);
 				return false;
 			}
-			continue;
+			if (e != EV_OK)
+				continue;
+			if (!is_value && !read_stack(w, v, &v)) {
+				if (r == ra) {
+					*stop = UNWIND_STOP_TRUNCATED;
+					return false;
+				}
+				continue;
+			}
+			break;
 		}
 		next.regs[r] = v;
 		next.known |= 1u << r;
 	}
-	free(fr);
 	if (!(next.known & (1u << ra)) || !next.regs[ra]) {
 		*stop = UNWIND_STOP_END; /* the return address is undefined: the outermost frame */
 		return false;
@@ -535,10 +677,16 @@ uint32_t unwind__stack(struct unwind *u, const struct unwind_maps *maps, const u
 		}
 		enum unwind_stop stop = UNWIND_STOP_NO_CFI;
 
-		if (step_cfi(&w, o->eh, vaddr, &stop, &found) ||
-		    (!found && step_cfi(&w, o->dbgcfi, vaddr, &stop, &found))) {
+		if (step_cfi(u, &w, o->eh, vaddr, &stop, &found) ||
+		    (!found && step_cfi(u, &w, o->dbgcfi, vaddr, &stop, &found))) {
 			ret->by_cfi++;
 			continue;
+		}
+		/* the dynamic loader's entry code has no CFI: where a program's
+		 * first instructions call on, the stack begins */
+		if (!found && o->entry && vaddr - o->entry < ENTRY_CODE) {
+			ret->stop = UNWIND_STOP_END;
+			break;
 		}
 		if (!found && step_fp(&w)) {
 			ret->by_fp++;

@@ -94,6 +94,8 @@ struct unwind_stats {
 	uint64_t objects;                     /* objects cached */
 	uint64_t objects_refused;             /* new objects beyond UNWIND_MAX_OBJECTS */
 	uint64_t debug_frame_objects;         /* ... whose CFI came (also) from .debug_frame */
+	uint64_t rows_read;                   /* CFI rows computed by libdw */
+	uint64_t rows_cached;                 /* ... and found in the cache instead */
 };
 
 struct unwind;

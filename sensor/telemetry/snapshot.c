@@ -20,7 +20,7 @@
 #include "syslog_out.h"
 #include "textsafe.h"
 
-static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "stack", "file", "map", "net"};
+static const char *const ev_names[] = {NULL, "exec", "fork", "seen", "end", "fail_path", "sample", "file", "map", "net"};
 
 const char *snap_output__name(enum snap_output o)
 {
@@ -123,7 +123,7 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 	/* every loss counter of the stats record, by its key there (docs/records.md), lost or
 	 * bounded detail as its class says; the outputs' drops have metrics of their own */
 	for (int i = 0; i < PL_LOSS_MAX; i++) {
-		bool sampling = i == PL_LOSS_STACKS_UNREADABLE || i == PL_LOSS_KEYS_DISPLACED ||
+		bool sampling = i == PL_LOSS_STACK_TABLE_FULL ||
 				i == PL_LOSS_MAPPINGS_LOST || i == PL_LOSS_OBJECTS_REFUSED;
 
 		if (i == PL_LOSS_OUTPUT_DROPPED || i == PL_LOSS_SYSLOG_DROPPED || i == PL_LOSS_OCSF_DROPPED ||

@@ -20,9 +20,9 @@ SAME(PL_KDROP_ARGS_TRUNC, PL_DROP_ARGS_TRUNC);
 SAME(PL_KDROP_THREAD_STATE, PL_DROP_THREAD_STATE);
 SAME(PL_KDROP_PATH_FAULT, PL_DROP_PATH_FAULT);
 SAME(PL_KDROP_FAILPATH_IMAGE, PL_DROP_FAILPATH_IMAGE);
-SAME(PL_KDROP_STACK_MAP, PL_DROP_STACK_MAP);
-SAME(PL_KDROP_STACK_ID, PL_DROP_STACK_ID);
-SAME(PL_KDROP_STACK_IMAGE, PL_DROP_STACK_IMAGE);
+SAME(PL_KDROP_SAMPLE_RING, PL_DROP_SAMPLE_RING);
+SAME(PL_KDROP_STACK_COPY, PL_DROP_STACK_COPY);
+SAME(PL_KDROP_KSTACK, PL_DROP_KSTACK);
 SAME(PL_KDROP_FILE_IMAGE, PL_DROP_FILE_IMAGE);
 SAME(PL_KDROP_MAP_IMAGE, PL_DROP_MAP_IMAGE);
 SAME(PL_KDROP_NET_IMAGE, PL_DROP_NET_IMAGE);
@@ -58,8 +58,7 @@ static void collect_losses(const struct stats_sources *src, struct pl_sensor_sta
 	l[PL_LOSS_AUDIT_DROPPED] = s->audit.dropped;
 	l[PL_LOSS_FAIL_PATHS_DISPLACED] = fst->displaced;
 	l[PL_LOSS_BINARY_PATHS_FORGOTTEN] = binagg__known_dropped(src->bin);
-	l[PL_LOSS_STACKS_UNREADABLE] = os ? os->stacks_unreadable : 0;
-	l[PL_LOSS_KEYS_DISPLACED] = os ? os->displaced : 0;
+	l[PL_LOSS_STACK_TABLE_FULL] = os ? os->table_full : 0;
 	l[PL_LOSS_OBJECTS_REFUSED] = src->sym ? symbols__stats(src->sym)->objects_refused : 0;
 	for (int d = 0; d < PL_KDROP_MAX; d++) {
 		bool named = false;
@@ -91,21 +90,37 @@ static void collect_losses(const struct stats_sources *src, struct pl_sensor_sta
 static void collect_oncpu(const struct stats_sources *src, struct pl_sensor_stats *s)
 {
 	const struct oncpu_stats *os;
+	const struct unwind_stats *us;
 	const struct symbols_stats *ss;
 
 	if (!src->oncpu || !src->sym)
 		return;
 	os = oncpu__stats(src->oncpu);
+	us = oncpu__unwind_stats(src->oncpu);
 	ss = symbols__stats(src->sym);
 	s->oncpu_on = true;
 	s->oncpu.rate_hz = src->sample_hz;
-	s->oncpu.stack_keys = os->keys;
-	s->oncpu.stacks_read = os->stacks_read;
-	s->oncpu.stacks_unreadable = os->stacks_unreadable;
-	s->oncpu.keys_displaced = os->displaced;
+	s->oncpu.samples = os->samples;
+	s->oncpu.malformed = os->malformed;
+	s->oncpu.user_frames = os->user_frames;
+	s->oncpu.kernel_frames = os->kernel_frames;
+	s->oncpu.stops_end = us->stops[UNWIND_STOP_END];
+	s->oncpu.stops_truncated = us->stops[UNWIND_STOP_TRUNCATED];
+	s->oncpu.stops_no_map = us->stops[UNWIND_STOP_NO_MAP];
+	s->oncpu.stops_no_cfi = us->stops[UNWIND_STOP_NO_CFI];
+	s->oncpu.stops_no_file = us->stops[UNWIND_STOP_NO_FILE];
+	s->oncpu.stops_bad = us->stops[UNWIND_STOP_BAD];
+	s->oncpu.stops_depth = us->stops[UNWIND_STOP_DEPTH];
+	s->oncpu.no_mappings = os->no_mappings;
+	s->oncpu.stacks_held = os->stacks_held;
+	s->oncpu.table_full = os->table_full;
 	s->oncpu.orphans_swept = os->orphans_swept;
-	s->oncpu.stacks_forgotten = os->stacks_forgotten;
-	s->oncpu.processes_scanned = os->processes_scanned;
+	s->oncpu.unwind_ns = os->unwind_ns;
+	s->oncpu.unwind_objects = us->objects;
+	s->oncpu.cfi_rows_read = us->rows_read;
+	s->oncpu.cfi_rows_cached = us->rows_cached;
+	s->oncpu.names_cached = os->names_cached;
+	s->oncpu.maps_read = oncpu__procmaps_stats(src->oncpu)->proc_reads;
 	s->oncpu.mappings = ss->mappings;
 	s->oncpu.mappings_lost = bpfsensor__mmaps_lost(src->bpf);
 	s->oncpu.objects = ss->objects;

@@ -37,7 +37,7 @@ def loss_counters(st):
         if k in st:
             out[k] = st[k]
     for sec, keys in (("identity", ("hash_queue_full",)), ("baselines", ("without_baseline", "save_errors")),
-                      ("oncpu", ("stacks_unreadable", "keys_displaced", "mappings_lost", "objects_refused")),
+                      ("oncpu", ("stack_table_full", "mappings_lost", "objects_refused")),
                       ("rules", ("regex_skipped",)), ("output", ("dropped",)), ("syslog", ("dropped",)),
                       ("ocsf", ("dropped",))):
         for k in keys:
@@ -50,7 +50,7 @@ def state_gauges(st):
     """What the sensor holds that may grow with the machine's work, not a leak: {"state.key": n}."""
     out = {"state.tracked_processes": st.get("tracked_processes")}
     for sec, key in (("baselines", "baselines"), ("fail_paths", "table_entries"), ("oncpu", "objects"),
-                     ("oncpu", "stacks_read"), ("identity", "hashes_done")):
+                     ("oncpu", "stacks_held"), ("identity", "hashes_done")):
         if isinstance(st.get(sec), dict) and key in st[sec]:
             out[f"state.{sec}.{key}"] = st[sec][key]
     return out

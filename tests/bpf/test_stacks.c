@@ -3,7 +3,10 @@
  * test_stacks.c - on-CPU stack evidence from the real sensor: a program
  * with frame pointers burns CPU in a known function of a shared library it
  * loads, and exits; its alert names that library and that function, and
- * its baseline learns where its code normally runs.
+ * its baseline learns where its code normally runs. A program built
+ * without frame pointers, as Debian builds its binaries, spins at the end
+ * of a known chain seven functions deep: its samples hold the whole chain,
+ * unwound in user space through its unwind tables.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,11 +251,119 @@ static void test_baseline_learns_objects_and_flags_a_new_one(void **state)
 	unlink(rules);
 }
 
+/* The exit alert of pid for rule (the rule may also fire at windows). */
+static struct json_object *exit_alert_of(struct sensor_proc *sp, const char *rule, pid_t pid)
+{
+	struct json_object *recs = records_load(sp), *found = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(recs); i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+
+		if (!strcmp(rec_str(r, "type") ?: "", "alert") && !strcmp(rec_str(r, "rule") ?: "", rule) &&
+		    rec_int(r, "pid") == pid && !strcmp(rec_str(r, "when") ?: "", "exit")) {
+			json_object_put(found);
+			found = json_object_get(r);
+		}
+	}
+	json_object_put(recs);
+	return found;
+}
+
+/* Whether frames hold main > plchain_1 > .. > plchain_6 > plchain_spin as
+ * consecutive user frames of pl_chain: nothing between them, no [unknown]. */
+static bool has_chain(struct json_object *frames)
+{
+	static const char *const chain[] = { "main",	  "plchain_1", "plchain_2", "plchain_3",
+					     "plchain_4", "plchain_5", "plchain_6", "plchain_spin" };
+	const size_t nc = sizeof(chain) / sizeof(*chain);
+	size_t n = json_object_array_length(frames);
+
+	for (size_t i = 0; i + nc <= n; i++) {
+		size_t k = 0;
+
+		while (k < nc) {
+			struct json_object *f = json_object_array_get_idx(frames, i + k);
+			const char *fn = json_object_get_string(get(f, "function"));
+
+			if (!fn || strcmp(fn, chain[k]) || json_object_get_boolean(get(f, "kernel")) ||
+			    !ends_with(json_object_get_string(get(f, "object")), "/pl_chain"))
+				break;
+			k++;
+		}
+		if (k == nc)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * No frame pointers: every function of the chain, in order, in at least 90 %
+ * of the spinner's samples (the rest: its start in the dynamic loader, a
+ * sample the ring could not take); the stacks begin at _start.
+ */
+static void test_whole_stack_without_frame_pointers(void **state)
+{
+	static const char rule[] = "- rule: chain\n"
+				   "  desc: pl_chain spent CPU\n"
+				   "  condition: proc.exe_name = pl_chain and proc.cpu_ms >= 150\n"
+				   "  output: \"pl_chain burned %proc.cpu_ms ms (pid %proc.pid)\"\n"
+				   "  priority: WARNING\n"
+				   "  evidence: [stacks]\n";
+	char rules[256], hz[16];
+	const char *extra[] = { "--no-syslog", "--rules", rules, "--sample-hz", hz, NULL };
+	const char *argv[] = { PL_CHAIN_BIN, "1000", NULL };
+	struct json_object *a, *st, *top;
+	long long samples, whole = 0, kept = 0;
+	char out[64];
+	int rc;
+	pid_t pid;
+
+	(void)state;
+	NEED_BPF();
+	snprintf(rules, sizeof(rules), "/tmp/plumbline-stacks3-%d.yaml", (int)getpid());
+	snprintf(hz, sizeof(hz), "%d", HZ);
+	harness_write_file(rules, rule);
+	assert_int_equal(sensor_start(&sensor, extra), 0);
+
+	pid = run_capture(argv, out, sizeof(out), &rc);
+	assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+	for (int waited = 0; !(a = exit_alert_of(&sensor, "chain", pid)) && waited < WAIT_MS; waited += 100)
+		usleep(100 * 1000);
+	assert_non_null(a);
+	st = get(get(a, "evidence"), "stacks");
+	samples = json_object_get_int64(get(st, "samples"));
+	top = get(st, "top");
+	/* about 1 s of CPU at HZ */
+	assert_true(samples >= HZ * 8 / 10);
+	for (size_t i = 0; i < json_object_array_length(top); i++) {
+		struct json_object *t = json_object_array_get_idx(top, i), *frames = get(t, "frames");
+		long long n = json_object_get_int64(get(t, "samples"));
+		struct json_object *f0 = json_object_array_get_idx(frames, 0);
+
+		kept += n;
+		if (!has_chain(frames))
+			continue;
+		whole += n;
+		/* a whole stack, from the program's first instruction */
+		assert_string_equal(json_object_get_string(get(f0, "function")) ?: "", "_start");
+		assert_true(ends_with(json_object_get_string(get(f0, "object")), "/pl_chain"));
+	}
+	if (whole * 10 < samples * 9)
+		fprintf(stderr, "%s\n", json_object_to_json_string(st));
+	fprintf(stderr, "  %lld samples, %lld in the stacks listed, %lld with the whole chain (%.1f %%)\n", samples,
+		kept, whole, 100.0 * (double)whole / (double)samples);
+	assert_true(whole * 10 >= samples * 9);
+	json_object_put(a);
+	assert_int_equal(sensor_stop(&sensor), 0);
+	unlink(rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_alert_names_library_and_function, teardown),
 		cmocka_unit_test_teardown(test_baseline_learns_objects_and_flags_a_new_one, teardown),
+		cmocka_unit_test_teardown(test_whole_stack_without_frame_pointers, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, harness_group_setup, NULL);

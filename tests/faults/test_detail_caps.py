@@ -38,14 +38,13 @@ LOST = {  # class lost (outputs/stats_json.c): (the stats record's section, key)
     "proc_map_full": ("kernel_drops", "proc_map_full"),
     "fail_path_map_full": ("kernel_drops", "fail_path_map_full"),
     "thread_state": ("kernel_drops", "thread_state"),
-    "stack_table_full": ("kernel_drops", "stack_table_full"),
     "invalid_records": (None, "invalid_records"),
     "proctable_full": ("userspace_drops", "proctable_full"),
     "fail_keys_unremembered": ("userspace_drops", "fail_keys_unremembered"),
     "binaries_untracked": (None, "binaries_untracked"),
 }
-DETAIL = ("fail_path_image_cap", "path_fault", "stack_not_stored", "stack_image_cap", "fail_paths_displaced",
-          "binary_paths_forgotten", "stacks_unreadable", "keys_displaced", "objects_refused")
+DETAIL = ("fail_path_image_cap", "path_fault", "sample_ring_full", "stack_copy_failed", "kstack_unreadable",
+          "fail_paths_displaced", "binary_paths_forgotten", "stack_table_full", "objects_refused")
 PATHS = 600
 FAILER = f"""
 import os, time

@@ -34,12 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const size_t record_size[] = {
 	[PL_EV_EXEC] = sizeof(struct pl_ev_exec),  [PL_EV_FORK] = sizeof(struct pl_ev_proc),
 	[PL_EV_SEEN] = sizeof(struct pl_ev_proc),  [PL_EV_END] = sizeof(struct pl_ev_end),
-	[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path), [PL_EV_STACK] = sizeof(struct pl_ev_stack),
+	[PL_EV_FAIL_PATH] = sizeof(struct pl_ev_fail_path), [PL_EV_SAMPLE] = offsetof(struct pl_ev_sample, stack),
 	[PL_EV_MAP] = sizeof(struct pl_ev_map), [PL_EV_NET] = sizeof(struct pl_ev_net),
 };
-/* the record types (7 and 8 are reserved for other families) */
+/* the record types; a sample's size is its header's part (record_size) and
+ * the user stack it carries, of stack_len bytes */
 static const uint16_t record_types[] = {PL_EV_EXEC, PL_EV_FORK, PL_EV_SEEN, PL_EV_END, PL_EV_FAIL_PATH,
-					PL_EV_STACK, PL_EV_FILE, PL_EV_MAP, PL_EV_NET};
+					PL_EV_SAMPLE, PL_EV_FILE, PL_EV_MAP, PL_EV_NET};
 
 /* Escaped text is one line of valid UTF-8: no C0 control, no DEL, no backslash but an escape's. */
 static void check_escaped(const char *raw, size_t len)
@@ -185,7 +186,14 @@ static void decode(const void *rec, size_t size)
 		return;
 	FZ_ASSERT(type >= PL_EV_EXEC && type <= PL_EV_LAST && record_size[type]);
 	FZ_ASSERT(size >= record_size[type]);
-	FZ_ASSERT(((const struct pl_hdr *)rec)->size == record_size[type]);
+	if (type == PL_EV_SAMPLE) {
+		const struct pl_ev_sample *ev = rec;
+
+		FZ_ASSERT(ev->hdr.size == record_size[type] + ev->stack_len && ev->hdr.size <= size);
+		FZ_ASSERT(ev->stack_len <= PL_STACK_DUMP_MAX);
+	} else {
+		FZ_ASSERT(((const struct pl_hdr *)rec)->size == record_size[type]);
+	}
 	switch (type) {
 	case PL_EV_EXEC:
 		decode_exec(rec);
@@ -237,6 +245,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h->type = (uint16_t)type;
 	h->version = PL_ABI_VERSION;
 	h->size = (uint32_t)want;
+	if (type == PL_EV_SAMPLE)
+		((struct pl_ev_sample *)copy)->stack_len = 0;
 	FZ_ASSERT(images__record_type(copy, want) == type);
 	FZ_ASSERT(images__record_type(copy, want - 1) < 0);
 	decode(copy, want);

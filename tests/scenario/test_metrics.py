@@ -275,14 +275,14 @@ def main():
         keys |= set(stats["userspace_drops"]) | {"invalid_records", "binaries_untracked", "binary_paths_forgotten",
                                                   "hash_queue_full", "without_baseline"}
         if stats.get("oncpu"):
-            keys |= {"stacks_unreadable", "keys_displaced", "mappings_lost", "objects_refused"}
+            keys |= {"stack_table_full", "mappings_lost", "objects_refused"}
         causes = {dict(k[1])["cause"] for k in m if k[0] == "plumbline_losses_total"}
         capped = {dict(k[1])["cause"] for k in m if k[0] == "plumbline_detail_capped_total"}
         if keys - causes - capped:
             fail(f"loss counters of the stats record in neither metric: {keys - causes - capped}")
         if causes & capped:
             fail(f"causes both lost and bounded detail: {causes & capped}")
-        for c in ("stack_not_stored", "stack_image_cap", "fail_path_image_cap"):
+        for c in ("sample_ring_full", "stack_copy_failed", "kstack_unreadable", "fail_path_image_cap"):
             if c not in capped:
                 fail(f"{c} is not a cause of plumbline_detail_capped_total")
         # the same counters, not recounted: the scrape's value is at most the final record's

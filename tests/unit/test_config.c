@@ -306,7 +306,7 @@ static void test_config_command_line_overrides_the_file_key_by_key(void **state)
 	/* the command line wins: scalars, and a repeated option replaces all of the file's */
 	assert_int_equal(run_with(&o, (const char *const[]){"--config=", NULL}), -EINVAL);
 	assert_int_equal(
-	    run_with(&o, (const char *const[]){"--sample-hz", "7", "--config", p, "--rules=/c", "--samp=8", NULL}), 0);
+	    run_with(&o, (const char *const[]){"--sample-hz", "7", "--config", p, "--rules=/c", "--sample-h=8", NULL}), 0);
 	assert_int_equal(o.sample_hz, 8); /* an abbreviation is the same key */
 	assert_int_equal(o.nrule_paths, 1);
 	assert_string_equal(o.rule_paths[0], "/c");

@@ -23,30 +23,34 @@
 /* A sensor run's stats record with every part on, its numbers zeroed (captured before the
  * record was made from the struct). */
 static const char every_part_on[] =
-    "{\"type\":\"stats\",\"time_ns\":0,\"uptime_ns\":0,\"ringbuf_records\":{\"exec\":0,\"fork\":0,\"seen\":0,"
-    "\"end\":0,\"fail_path\":0,\"stack\":0,\"file\":0,\"map\":0,\"net\":0},\"invalid_records\":0,\"exec_records\":0,\"process_records\":"
-    "0,\"window_records\":0,\"kernel_drops\":{\"ringbuf_full\":0,\"proc_map_full\":0,\"fail_path_map_f"
-    "ull\":0,\"path_truncated\":0,\"args_truncated\":0,\"thread_state\":0,\"path_fault\":0,\"fail_path_"
-    "image_cap\":0,\"stack_table_full\":0,\"stack_not_stored\":0,\"stack_image_cap\":0,\"file_image_cap\":0,\"map_image_cap\":0,\"net_dest_image_cap\":0},\"userspace_d"
-    "rops\":{\"proctable_full\":0,\"fail_keys_unremembered\":0,\"fail_paths_displaced\":0},\"waiting\""
-    ":{\"state_reads\":0,\"skipped\":0,\"reports\":0},\"fail_paths\":{\"table_entries\":0,\"table_max\":0"
-    ",\"orphans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0,\"trimmed\":0},\"oncpu\":{\"rate_hz\":0,\"stack_keys\":0"
-    ",\"stacks_read\":0,\"stacks_unreadable\":0,\"keys_displaced\":0,\"orphans_swept\":0,\"stacks_forg"
-    "otten\":0,\"processes_scanned\":0,\"mappings\":0,\"mappings_lost\":0,\"objects\":0,\"objects_refus"
-    "ed\":0,\"objects_loaded\":0,\"object_load_failures\":0,\"kernel_symbols\":0},\"output\":{\"written"
-    "\":0,\"dropped\":0},\"syslog\":{\"written\":0,\"dropped\":0,\"sent\":0,\"queued\":0,\"queued_bytes\":0,"
-    "\"dropped_overflow\":0,\"dropped_unsendable\":0,\"dropped_at_exit\":0,\"cut\":0,\"connects\":0,\"re"
-    "connects\":0,\"connect_failures\":0,\"stalls\":0,\"outages\":0,\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},"
-    "\"ocsf\":{\"written\":0,\"dropped\":0},\"tracked_processes\":0,\"processes_swept\":0,\"sensor_cpu_ns\":0,\"sensor_maxrss_"
-    "kb\":0,\"features\":{\"root\":true,\"btf\":false},\"baselines\":{\"baselines\":0,\"process_samples_l"
-    "earned\":0,\"window_samples_learned\":0,\"anomalous_samples\":0,\"without_baseline\":0,\"save_er"
-    "rors\":0,\"evicted\":0,\"aged_out\":0,\"refused_full\":0,\"refused_user\":0,\"saves_queued\":0,\"saves_dropped\":0,"
-    "\"refused_users\":[]},\"rules\":{\"rules\":0,\"events\":0,\"alerts\":0,\"throttled\":0"
-    ",\"summaries\":0,\"summaries_pending\":0,\"regex_limit_hits\":0,\"regex_errors\":0,\"regex_runs\":"
-    "0,\"regex_cache_hits\":0,\"regex_skipped\":0,\"regex_skipped_matches\":0,\"reloads\":0,\"reload_f"
-    "ailures\":0},\"binaries_untracked\":0,\"binary_paths_forgotten\":0,\"identity\":{\"hashes_queued"
-    "\":0,\"hashes_done\":0,\"hash_failures\":0,\"hash_queue_full\":0,\"hashes_pending\":0,\"hash_ns\":0"
-    ",\"cache_hits\":0}}";
+    "{\"type\":\"stats\",\"time_ns\":0,\"uptime_ns\":0,\"ringbuf_records\":{\"exec\":0,\"fork\":0,\"seen"
+    "\":0,\"end\":0,\"fail_path\":0,\"sample\":0,\"file\":0,\"map\":0,\"net\":0},\"invalid_records\":0,\"e"
+    "xec_records\":0,\"process_records\":0,\"window_records\":0,\"kernel_drops\":{\"ringbuf_full\":0,\"pr"
+    "oc_map_full\":0,\"fail_path_map_full\":0,\"path_truncated\":0,\"args_truncated\":0,\"thread_state\":"
+    "0,\"path_fault\":0,\"fail_path_image_cap\":0,\"sample_ring_full\":0,\"stack_copy_failed\":0,\"kstack"
+    "_unreadable\":0,\"file_image_cap\":0,\"map_image_cap\":0,\"net_dest_image_cap\":0},\"userspace_drops"
+    "\":{\"proctable_full\":0,\"fail_keys_unremembered\":0,\"fail_paths_displaced\":0},\"waiting\":{\"sta"
+    "te_reads\":0,\"skipped\":0,\"reports\":0},\"fail_paths\":{\"table_entries\":0,\"table_max\":0,\"orph"
+    "ans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0,\"trimmed\":0},\"oncpu\":{\"rate_hz\":0,\"samples"
+    "\":0,\"malformed\":0,\"user_frames\":0,\"kernel_frames\":0,\"stacks_complete\":0,\"cut_truncated\":0"
+    ",\"cut_no_mapping\":0,\"cut_no_cfi\":0,\"cut_no_file\":0,\"cut_bad_cfi\":0,\"cut_depth\":0,\"no_mapp"
+    "ings\":0,\"stacks_held\":0,\"stack_table_full\":0,\"orphans_swept\":0,\"unwind_ns\":0,\"unwind_objec"
+    "ts\":0,\"cfi_rows_read\":0,\"cfi_rows_cached\":0,\"names_cached\":0,\"maps_read\":0,\"mappings\":0,"
+    "\"mappings_lost\":0,\"objects\":0,\"objects_refused\":0,\"objects_loaded\":0,\"object_load_failures\""
+    ":0,\"kernel_symbols\":0},\"output\":{\"written\":0,\"dropped\":0},\"syslog\":{\"written\":0,\"droppe"
+    "d\":0,\"sent\":0,\"queued\":0,\"queued_bytes\":0,\"dropped_overflow\":0,\"dropped_unsendable\":0,\"d"
+    "ropped_at_exit\":0,\"cut\":0,\"connects\":0,\"reconnects\":0,\"connect_failures\":0,\"stalls\":0,\"o"
+    "utages\":0,\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},\"ocsf\":{\"written\":0,"
+    "\"dropped\":0},\"tracked_processes\":0,\"processes_swept\":0,\"sensor_cpu_ns\":0,\"sensor_maxrss_kb"
+    "\":0,\"features\":{\"root\":true,\"btf\":false},\"baselines\":{\"baselines\":0,\"process_samples_lear"
+    "ned\":0,\"window_samples_learned\":0,\"anomalous_samples\":0,\"without_baseline\":0,\"save_errors\":"
+    "0,\"evicted\":0,\"aged_out\":0,\"refused_full\":0,\"refused_user\":0,\"saves_queued\":0,\"saves_drop"
+    "ped\":0,\"refused_users\":[]},\"rules\":{\"rules\":0,\"events\":0,\"alerts\":0,\"throttled\":0,\"sum"
+    "maries\":0,\"summaries_pending\":0,\"regex_limit_hits\":0,\"regex_errors\":0,\"regex_runs\":0,\"rege"
+    "x_cache_hits\":0,\"regex_skipped\":0,\"regex_skipped_matches\":0,\"reloads\":0,\"reload_failures\":0"
+    "},\"binaries_untracked\":0,\"binary_paths_forgotten\":0,\"identity\":{\"hashes_queued\":0,\"hashes_d"
+    "one\":0,\"hash_failures\":0,\"hash_queue_full\":0,\"hashes_pending\":0,\"hash_ns\":0,\"cache_hits\":"
+    "0}}";
 
 static void every_part(struct pl_sensor_stats *s)
 {
@@ -121,7 +125,7 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	s.loss[PL_LOSS_INVALID_RECORDS] = 1;
 	s.loss[PL_LOSS_FAIL_PATHS_DISPLACED] = 2;
 	s.loss[PL_LOSS_BINARY_PATHS_FORGOTTEN] = 3;
-	s.kernel_drops[PL_KDROP_STACK_IMAGE] = 4;
+	s.kernel_drops[PL_KDROP_SAMPLE_RING] = 4;
 	s.oncpu.kernel_symbols = 5;
 	s.syslog_more.connect_failures = 6;
 	s.syslog_more.stalls = 11;
@@ -139,7 +143,7 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	assert_int_equal(at(o, "invalid_records", NULL), 1);
 	assert_int_equal(at(o, "userspace_drops", "fail_paths_displaced"), 2);
 	assert_int_equal(at(o, "binary_paths_forgotten", NULL), 3);
-	assert_int_equal(at(o, "kernel_drops", "stack_image_cap"), 4);
+	assert_int_equal(at(o, "kernel_drops", "sample_ring_full"), 4);
 	assert_int_equal(at(o, "oncpu", "kernel_symbols"), 5);
 	assert_int_equal(at(o, "syslog", "connect_failures"), 6);
 	assert_int_equal(at(o, "syslog", "stalls"), 11);
@@ -183,8 +187,8 @@ static void test_loss_causes_classified_lost_or_detail(void **state)
 		PL_LOSS_OCSF_DROPPED, PL_LOSS_AUDIT_DROPPED, PL_LOSS_KERNEL_OTHER,
 	};
 	static const enum pl_loss detail[] = {
-		PL_LOSS_STACK_NOT_STORED, PL_LOSS_STACK_IMAGE_CAP, PL_LOSS_FAIL_PATH_IMAGE_CAP,
-		PL_LOSS_FAIL_PATHS_DISPLACED, PL_LOSS_KEYS_DISPLACED,
+		PL_LOSS_SAMPLE_RING_FULL, PL_LOSS_STACK_COPY_FAILED, PL_LOSS_KSTACK_UNREADABLE, PL_LOSS_STACK_TABLE_FULL,
+		PL_LOSS_FAIL_PATH_IMAGE_CAP, PL_LOSS_FAIL_PATHS_DISPLACED,
 	};
 
 	(void)state;
@@ -193,7 +197,7 @@ static void test_loss_causes_classified_lost_or_detail(void **state)
 	for (size_t i = 0; i < sizeof(detail) / sizeof(detail[0]); i++)
 		assert_int_equal(pl_loss__class(detail[i]), PL_LOSS_DETAIL);
 	assert_int_equal(pl_loss__class(PL_LOSS_MAX), PL_LOSS_LOST); /* unknown: lost */
-	assert_int_equal(pl_drop__class(PL_KDROP_STACK_ID), PL_LOSS_DETAIL);
+	assert_int_equal(pl_drop__class(PL_KDROP_STACK_COPY), PL_LOSS_DETAIL);
 	assert_int_equal(pl_drop__class(PL_KDROP_RINGBUF), PL_LOSS_LOST);
 	assert_int_equal(pl_drop__class(PL_KDROP_MAX), PL_LOSS_LOST); /* a slot no cause names: lost */
 	/* every cause is named; every kernel slot is a cause's, or a truncation (else name it at merge) */
