@@ -114,6 +114,9 @@ struct pl_frame {
 	const char *build_id; /* hex, NULL when unknown (and for the kernel) */
 	uint64_t offset;      /* from the function's start; from the file's start when function is NULL */
 	bool kernel;
+	/* "python", "perl", "bash", "dash" when the function is that interpreter
+	 * evaluating its program (sensor/stacks/interp.h); NULL otherwise */
+	const char *interp;
 };
 
 /* The samples of one pair of stacks: user frames, outermost caller first,
@@ -140,6 +143,7 @@ struct pl_oncpu_fn {
 	const char *function; /* NULL: unnamed, see offset */
 	uint64_t offset;      /* file offset when function is NULL */
 	uint64_t samples;
+	const char *interp; /* as the leaf frame's (struct pl_frame) */
 };
 
 struct pl_oncpu {

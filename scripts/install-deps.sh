@@ -20,6 +20,8 @@ libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev l
 PKGS="$PKGS libcap-ng-dev libseccomp-dev"
 # libmicrohttpd-dev: the HTTP server of the metrics endpoint (--metrics).
 PKGS="$PKGS libmicrohttpd-dev"
+# liblzma-dev: MiniDebugInfo (.gnu_debugdata) sections are xz (sensor/stacks/minidebug.c).
+PKGS="$PKGS liblzma-dev"
 for arg in "$@"; do
 	case "$arg" in
 	--tests)

@@ -377,7 +377,8 @@ struct oncpu_result *oncpu__collect(struct oncpu *oc, uint64_t image_id, uint64_
 				break;
 		if (j == nf)
 			r->fns[nf++] = (struct pl_oncpu_fn){ .object = lf->object, .function = lf->function,
-							     .offset = lf->function ? 0 : lf->offset };
+							     .offset = lf->function ? 0 : lf->offset,
+							     .interp = lf->interp };
 		r->fns[j].samples += c;
 	}
 	if (consume && im) {

@@ -33,7 +33,10 @@ static const char every_part_on[] =
     ",\"orphans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0,\"trimmed\":0},\"oncpu\":{\"rate_hz\":0,\"stack_keys\":0"
     ",\"stacks_read\":0,\"stacks_unreadable\":0,\"keys_displaced\":0,\"orphans_swept\":0,\"stacks_forg"
     "otten\":0,\"processes_scanned\":0,\"mappings\":0,\"mappings_lost\":0,\"objects\":0,\"objects_refus"
-    "ed\":0,\"objects_loaded\":0,\"object_load_failures\":0,\"kernel_symbols\":0},\"output\":{\"written"
+    "ed\":0,\"objects_loaded\":0,\"object_load_failures\":0,\"kernel_symbols\":0,"
+    "\"named_symtab\":0,\"named_debug_build_id\":0,\"named_debuglink\":0,\"named_minidebuginfo\":0,"
+    "\"named_dynsym\":0,\"named_none\":0,\"minidebuginfo_failures\":0,\"debuglink_mismatches\":0},"
+    "\"output\":{\"written"
     "\":0,\"dropped\":0},\"syslog\":{\"written\":0,\"dropped\":0,\"sent\":0,\"queued\":0,\"queued_bytes\":0,"
     "\"dropped_overflow\":0,\"dropped_unsendable\":0,\"dropped_at_exit\":0,\"cut\":0,\"connects\":0,\"re"
     "connects\":0,\"connect_failures\":0,\"stalls\":0,\"outages\":0,\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},"
@@ -123,6 +126,8 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	s.loss[PL_LOSS_BINARY_PATHS_FORGOTTEN] = 3;
 	s.kernel_drops[PL_KDROP_STACK_IMAGE] = 4;
 	s.oncpu.kernel_symbols = 5;
+	s.oncpu.named_minidebuginfo = 13;
+	s.oncpu.debuglink_mismatches = 14;
 	s.syslog_more.connect_failures = 6;
 	s.syslog_more.stalls = 11;
 	s.syslog_more.outages = 12;
@@ -141,6 +146,8 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	assert_int_equal(at(o, "binary_paths_forgotten", NULL), 3);
 	assert_int_equal(at(o, "kernel_drops", "stack_image_cap"), 4);
 	assert_int_equal(at(o, "oncpu", "kernel_symbols"), 5);
+	assert_int_equal(at(o, "oncpu", "named_minidebuginfo"), 13);
+	assert_int_equal(at(o, "oncpu", "debuglink_mismatches"), 14);
 	assert_int_equal(at(o, "syslog", "connect_failures"), 6);
 	assert_int_equal(at(o, "syslog", "stalls"), 11);
 	assert_int_equal(at(o, "syslog", "outages"), 12);
