@@ -248,8 +248,15 @@ struct pl_wait_thread {
 	char wchan[PL_WAIT_NAME];       /* "" when the kernel gives none */
 	char frames[PL_WAIT_FRAMES][PL_WAIT_NAME]; /* innermost first */
 	uint32_t nframes;
-	bool stack_read;                /* /proc/.../stack was readable */
+	bool stack_read;                /* a stack was read: frames[] is it (maybe empty) */
+	char stack_source;              /* where from: PL_WAIT_STACK_BPF or _PROC; 0 when not read */
 };
+
+/* pl_wait_thread.stack_source: the sensor's task iterator (bpf/waits.bpf.c),
+ * or /proc/PID/task/TID/stack. */
+#define PL_WAIT_STACK_BPF 'b'
+#define PL_WAIT_STACK_PROC 'p'
+
 
 struct pl_wait {
 	double waiting_s;  /* since the process last used CPU or made a syscall */

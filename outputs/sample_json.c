@@ -628,6 +628,9 @@ struct json_object *sample_json__wait(const struct pl_sample *s)
 				json_object_array_add(st, sample_json__str(t->frames[k]));
 		}
 		add(to, "kernel_stack", st);
+		/* the task iterator's (it survives the privilege drop) or /proc's */
+		add_str(to, "stack_source",
+			!st ? NULL : t->stack_source == PL_WAIT_STACK_BPF ? "bpf" : "proc");
 		json_object_array_add(threads, to);
 	}
 	add(o, "waiting_threads", threads);

@@ -35,6 +35,8 @@ struct bpfsensor {
 	bool refresh;
 	bool sync; /* pl_cpu_sync runs on each CPU before a pass */
 	bool sample;
+	bool wait_iter; /* pl_wait_stacks is attached: kernel stacks of waiting threads */
+	bool wait_iter_warned;
 	struct bpf_link **sample_links;
 	int *sample_fds;
 	struct perf_buffer *mmaps;
@@ -132,6 +134,11 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	if (!s->refresh)
 		bpf_program__set_autoload(s->skel->progs.pl_cpu_refresh, false);
 	bpf_program__set_autoattach(s->skel->progs.pl_cpu_sync, false); /* run on demand: bpfsensor__sync_cpu() */
+	/* the task iterator: its link is made now, with the others; reading it
+	 * later needs no privilege (bpf/waits.bpf.c) */
+	s->wait_iter = feat->have[PL_FEAT_TASK_ITER];
+	if (!s->wait_iter)
+		bpf_program__set_autoload(s->skel->progs.pl_wait_stacks, false);
 	s->ncpus = libbpf_num_possible_cpus();
 	s->sync = s->ncpus > 0;
 	s->sample = feat->have[PL_FEAT_PERF_EVENT] && opts->sample_hz > 0;
@@ -488,6 +495,49 @@ void bpfsensor__sync_cpu(struct bpfsensor *s)
 	}
 }
 
+bool bpfsensor__has_wait_stacks(const struct bpfsensor *s)
+{
+	return s && s->wait_iter;
+}
+
+long bpfsensor__wait_stacks(void *ctx, uint32_t tgid, void *buf, size_t size)
+{
+	struct bpfsensor *s = ctx;
+	size_t got = 0;
+	int fd, r = 0;
+
+	if (!s || !s->wait_iter || !tgid)
+		return -EOPNOTSUPP;
+	/* the one reader: the program reads it while the fd below is read */
+	s->skel->bss->wait_tgid = tgid;
+	fd = bpf_iter_create(bpf_link__fd(s->skel->links.pl_wait_stacks));
+	if (fd < 0)
+		r = -errno;
+	while (fd >= 0 && got < size) {
+		ssize_t n = read(fd, (char *)buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r = -errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	/* at size: more threads than the caller's bound, the rest unread */
+	if (fd >= 0)
+		close(fd);
+	s->skel->bss->wait_tgid = 0;
+	if (r < 0 && !got) {
+		if (!s->wait_iter_warned)
+			log_warn_errno(r, "Cannot read the kernel stacks of waiting threads from the task iterator (%m): "
+					  "from /proc only (wchan only once privileges are dropped)");
+		s->wait_iter_warned = true;
+		return r;
+	}
+	return (long)got;
+}
+
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s)
 {
 	return s->refresh;
@@ -612,6 +662,7 @@ const int *bpfsensor__steady_cmds(size_t *ret_n)
 		BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
 		BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_LOOKUP_AND_DELETE_ELEM, BPF_MAP_LOOKUP_BATCH,
 		BPF_MAP_LOOKUP_AND_DELETE_BATCH, BPF_MAP_DELETE_BATCH,
+		BPF_ITER_CREATE, /* a read of the wait-stack iterator's link (bpf/waits.bpf.c) */
 	};
 
 	*ret_n = ARRAY_SIZE(cmds);

@@ -61,6 +61,8 @@ static const struct {
 	[PL_FEAT_FENTRY] = { "fentry", "fentry/fexit", false, "nothing: plumbline does not use fentry/fexit" },
 	[PL_FEAT_SCHED_SWITCH_STATE] = { "sched_switch_prev_state", "sched_switch state", false,
 					 "nothing measured: the 3-argument sched_switch program reads prev's state from the task instead" },
+	[PL_FEAT_TASK_ITER] = { "task_iter", "task iterator", false,
+				"kernel stacks of waiting threads after the privilege drop (wchan only)" },
 };
 
 const char *features__id(enum pl_feature feat)
@@ -436,11 +438,21 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 			set(f, PL_FEAT_FENTRY, false, "no do_exit in the kernel BTF");
 		else
 			refused(f, PL_FEAT_FENTRY, r, CAPS_TRACING, "no fentry trampolines on this architecture");
+		/* the iterator target is the kernel function bpf_iter_task
+		 * (DEFINE_BPF_ITER_FUNC), as libbpf finds it for iter/task */
+		r = probe_tracing(vmlinux, "bpf_iter_task", BTF_KIND_FUNC, BPF_TRACE_ITER);
+		if (r == 0)
+			set(f, PL_FEAT_TASK_ITER, true, "ok");
+		else if (r == -ENOENT)
+			set(f, PL_FEAT_TASK_ITER, false, "no bpf_iter_task in the kernel BTF (needs Linux 5.8+)");
+		else
+			refused(f, PL_FEAT_TASK_ITER, r, CAPS_TRACING, "needs Linux 5.8+");
 		btf__free(vmlinux);
 	} else {
 		set(f, PL_FEAT_TP_BTF, false, "needs kernel BTF");
 		set(f, PL_FEAT_FENTRY, false, "needs kernel BTF");
 		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "needs kernel BTF");
+		set(f, PL_FEAT_TASK_ITER, false, "needs kernel BTF");
 	}
 
 	probe_tracefs(f, mount_tracefs);
@@ -486,7 +498,8 @@ int features__check_required(const struct pl_features *f)
 
 void features__warn_optional(const struct pl_features *f)
 {
-	static const enum pl_feature used[] = { PL_FEAT_SYSCALL_TP, PL_FEAT_PERF_EVENT, PL_FEAT_CGROUP2 };
+	static const enum pl_feature used[] = { PL_FEAT_SYSCALL_TP, PL_FEAT_PERF_EVENT, PL_FEAT_CGROUP2,
+						PL_FEAT_TASK_ITER };
 
 	for (size_t i = 0; i < ARRAY_SIZE(used); i++)
 		if (!f->have[used[i]])

@@ -73,7 +73,7 @@ static void test_waitstate_tells_stopped_from_sleeping(void **state)
 	struct pl_wait w;
 
 	assert_int_equal(wait_state(f->child, 'S'), 'S');
-	assert_int_equal(waitstate__read((uint32_t)f->child, &w), 0);
+	assert_int_equal(waitstate__read((uint32_t)f->child, NULL, &w), 0);
 	assert_int_equal(w.state, 'S');
 	assert_string_equal(pl_wait__state_name(w.state), "sleeping");
 	assert_int_equal(w.threads, 1);
@@ -94,7 +94,7 @@ static void test_waitstate_tells_stopped_from_sleeping(void **state)
 
 	kill(f->child, SIGSTOP);
 	assert_int_equal(wait_state(f->child, 'T'), 'T');
-	assert_int_equal(waitstate__read((uint32_t)f->child, &w), 0);
+	assert_int_equal(waitstate__read((uint32_t)f->child, NULL, &w), 0);
 	assert_string_equal(pl_wait__state_name(w.state), "stopped");
 	assert_int_equal(w.stopped, 1);
 	assert_int_equal(w.blocked, 0);
@@ -107,7 +107,7 @@ static void test_waitstate_gone_process_is_enoent(void **state)
 
 	(void)state;
 	/* pid_max is at most 2^22: this pid never exists */
-	assert_int_equal(waitstate__read(UINT32_MAX - 1, &w), -ENOENT);
+	assert_int_equal(waitstate__read(UINT32_MAX - 1, NULL, &w), -ENOENT);
 	assert_int_equal(waitstate__proc_state(UINT32_MAX - 1), 0);
 }
 
