@@ -403,13 +403,14 @@ struct pl_ev_map {
 };
 
 /*
- * One thread of the process user space asked about, as the task iterator
- * (bpf/waits.bpf.c) writes it: not a ring-buffer record (no pl_hdr), but
- * the text of the iterator's seq_file, which user space read(2)s from the
- * fd BPF_ITER_CREATE gave it. User space checks version and size of each
+ * One thread of the process user space asked about, as bpf/waits.bpf.c
+ * writes it: not a ring-buffer record (no pl_hdr), but an entry of the
+ * program's wait_out[] (.bss), or the text of the task iterator's
+ * seq_file, which user space read(2)s from the fd BPF_ITER_CREATE gave it. User space checks version and size of each
  * (sensor/process/waitstate.c: waitstate__parse_recs()).
  */
 #define PL_WAIT_KFRAMES 16 /* kernel frames taken per thread (the evidence keeps fewer) */
+#define PL_WAIT_MAX_RECS 256 /* threads read per process (a power of 2: a BPF mask) */
 
 struct pl_wait_rec {
 	__u16 version;  /* PL_ABI_VERSION */
@@ -440,5 +441,6 @@ _Static_assert((PL_FILE_BITS & (PL_FILE_BITS - 1)) == 0, "PL_FILE_BITS a power o
 _Static_assert(sizeof(struct pl_net_key) == 32, "pl_net_key layout");
 _Static_assert(sizeof(struct pl_ev_net) == 24 + 104 + 32 + 16, "pl_ev_net layout");
 _Static_assert(sizeof(struct pl_wait_rec) == 24 + 8 * PL_WAIT_KFRAMES, "pl_wait_rec layout");
+_Static_assert((PL_WAIT_MAX_RECS & (PL_WAIT_MAX_RECS - 1)) == 0, "PL_WAIT_MAX_RECS a power of 2");
 
 #endif /* PLUMBLINE_H */

@@ -63,6 +63,8 @@ static const struct {
 					 "nothing measured: the 3-argument sched_switch program reads prev's state from the task instead" },
 	[PL_FEAT_TASK_ITER] = { "task_iter", "task iterator", false,
 				"kernel stacks of waiting threads after the privilege drop (wchan only)" },
+	[PL_FEAT_THREAD_ITER] = { "thread_iter", "thread walk", false,
+				  "one process's threads read alone: each wait-stack read walks every task of the host (task_iter)" },
 };
 
 const char *features__id(enum pl_feature feat)
@@ -181,6 +183,36 @@ static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+/*
+ * What pl_wait_threads (bpf/waits.bpf.c) needs: the syscall program type
+ * (run by BPF_PROG_TEST_RUN), and the kernel functions it calls, each in
+ * the kernel BTF (bpf_iter_task_*: Linux 6.7, the others 6.2). true, or
+ * false with the first one missing in why.
+ */
+static bool have_thread_walk(struct btf *vmlinux, char *why, size_t size)
+{
+	static const char *const kfuncs[] = { "bpf_task_from_pid", "bpf_task_release", "bpf_rcu_read_lock",
+					      "bpf_rcu_read_unlock", "bpf_iter_task_new", "bpf_iter_task_next",
+					      "bpf_iter_task_destroy" };
+	const char *force = getenv("PLUMBLINE_FORCE_WAIT_ITER");
+
+	if (force && strcmp(force, "task") == 0) {
+		snprintf(why, size, "forced off by PLUMBLINE_FORCE_WAIT_ITER=task (for tests)");
+		return false;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++)
+		if (btf__find_by_name_kind(vmlinux, kfuncs[i], BTF_KIND_FUNC) < 0) {
+			snprintf(why, size, "no %s in the kernel BTF (needs Linux 6.7+)", kfuncs[i]);
+			return false;
+		}
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) != 1) {
+		snprintf(why, size, "no syscall programs (needs Linux 5.14+)");
+		return false;
+	}
+	snprintf(why, size, "ok");
+	return true;
 }
 
 /* t with typedefs and qualifiers peeled off. */
@@ -447,12 +479,19 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 			set(f, PL_FEAT_TASK_ITER, false, "no bpf_iter_task in the kernel BTF (needs Linux 5.8+)");
 		else
 			refused(f, PL_FEAT_TASK_ITER, r, CAPS_TRACING, "needs Linux 5.8+");
+		{
+			char why[128];
+			bool ok = f->have[PL_FEAT_TASK_ITER] && have_thread_walk(vmlinux, why, sizeof(why));
+
+			set(f, PL_FEAT_THREAD_ITER, ok, "%s", f->have[PL_FEAT_TASK_ITER] ? why : "needs task_iter");
+		}
 		btf__free(vmlinux);
 	} else {
 		set(f, PL_FEAT_TP_BTF, false, "needs kernel BTF");
 		set(f, PL_FEAT_FENTRY, false, "needs kernel BTF");
 		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "needs kernel BTF");
 		set(f, PL_FEAT_TASK_ITER, false, "needs kernel BTF");
+		set(f, PL_FEAT_THREAD_ITER, false, "needs kernel BTF");
 	}
 
 	probe_tracefs(f, mount_tracefs);
@@ -499,7 +538,7 @@ int features__check_required(const struct pl_features *f)
 void features__warn_optional(const struct pl_features *f)
 {
 	static const enum pl_feature used[] = { PL_FEAT_SYSCALL_TP, PL_FEAT_PERF_EVENT, PL_FEAT_CGROUP2,
-						PL_FEAT_TASK_ITER };
+						PL_FEAT_TASK_ITER, PL_FEAT_THREAD_ITER };
 
 	for (size_t i = 0; i < ARRAY_SIZE(used); i++)
 		if (!f->have[used[i]])

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_waitstacks.c - the kernel stacks of waiting threads, from the real
- * sensor after its privilege drop (the default), read by its BPF task
- * iterator (bpf/waits.bpf.c).
+ * sensor after its privilege drop (the default), read by BPF
+ * (bpf/waits.bpf.c): pl_wait_threads, which walks the process's threads
+ * with the task kfuncs, and, forced with PLUMBLINE_FORCE_WAIT_ITER=task as
+ * on a kernel without them, the task iterator pl_wait_stacks.
  *
  * This program is its own subject: run as `test_waitstacks quick` it exits
  * at once (five runs teach the sensor that its life is short, so a long
@@ -305,7 +307,7 @@ static struct json_object *check_thread(struct json_object *win, pid_t pid, pid_
 	return st;
 }
 
-static void test_wait_stacks_after_drop(void **state)
+static void wait_stacks_after_drop(bool force_task_iter)
 {
 	const char *extra[] = { "--process-records", "--window-records", "--no-syslog", "--min-samples", "3", NULL };
 	char self[512], path[96];
@@ -316,14 +318,19 @@ static void test_wait_stacks_after_drop(void **state)
 	uint64_t caps;
 	int n;
 
-	(void)state;
 	NEED_BPF();
+	if (force_task_iter)
+		setenv("PLUMBLINE_FORCE_WAIT_ITER", "task", 1);
+	else
+		unsetenv("PLUMBLINE_FORCE_WAIT_ITER");
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	assert_true(len > 0 && len < (ssize_t)sizeof(self) - 1);
 	self[len] = '\0';
 	assert_int_equal(sensor_start(&sensor, extra), 0);
 	/* the default: privileges dropped once attached */
 	assert_true(sensor_log_wait(&sensor, "privileges dropped after attach", WAIT_MS));
+	/* which of the two programs reads the stacks: the fallback says it is one */
+	assert_int_equal(sensor_log_has(&sensor, "missing thread walk"), force_task_iter);
 	caps = cap_eff(sensor.pid);
 	assert_int_equal(caps & (1ull << CAP_SYS_ADMIN_BIT), 0);
 	for (int i = 0; i < LEARN_RUNS; i++) {
@@ -364,12 +371,28 @@ static void test_wait_stacks_after_drop(void **state)
 	assert_true(n <= 0);
 	json_object_put(recs);
 	assert_int_equal(sensor_stop(&sensor), 0);
+	unsetenv("PLUMBLINE_FORCE_WAIT_ITER");
+}
+
+/* pl_wait_threads: the process's threads alone (kfuncs, Linux 6.7+) */
+static void test_wait_stacks_thread_walk(void **state)
+{
+	(void)state;
+	wait_stacks_after_drop(false);
+}
+
+/* pl_wait_stacks, the task iterator every older kernel takes */
+static void test_wait_stacks_task_iter(void **state)
+{
+	(void)state;
+	wait_stacks_after_drop(true);
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_wait_stacks_after_drop, teardown),
+		cmocka_unit_test_teardown(test_wait_stacks_thread_walk, teardown),
+		cmocka_unit_test_teardown(test_wait_stacks_task_iter, teardown),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "quick") == 0)
