@@ -78,15 +78,14 @@ static long one_thread(__u64 idx, void *ctx)
 	struct task_struct *t;
 	__u32 i = (__u32)idx;
 
-	if (i >= PL_WAIT_MAX_RECS)
+	if (i >= PL_WAIT_MAX_RECS || wait_nout >= PL_WAIT_MAX_RECS)
 		return 1;
 	t = bpf_task_from_pid((s32)wait_tids[i]);
 	if (!t)
-		return 0;
+		return 0; /* gone meanwhile */
 	/* a tid reused meanwhile by another process: the tgid says so, user space drops it */
-	fill(&wait_out[wait_nout < PL_WAIT_MAX_RECS ? wait_nout : 0], t);
-	if (wait_nout < PL_WAIT_MAX_RECS)
-		wait_nout++;
+	fill(&wait_out[wait_nout & (PL_WAIT_MAX_RECS - 1)], t);
+	wait_nout++;
 	bpf_task_release(t);
 	return 0;
 }

@@ -16,9 +16,10 @@
 #include <unistd.h>
 
 #define MAX_THREADS_SCANNED 256
-/* Iterator records read for one process: one per thread, as many as
- * /proc's threads are looked at (a bigger process is cut there too). */
-#define MAX_RECS MAX_THREADS_SCANNED
+/* BPF records read for one process: one per thread, as many as /proc's
+ * threads are looked at (a bigger process is cut there too). */
+#define MAX_RECS PL_WAIT_MAX_RECS
+_Static_assert(PL_WAIT_MAX_RECS == MAX_THREADS_SCANNED, "as many stacks as threads looked at");
 
 /* The state letter after the last ')' of a stat line (comm may hold ')'). */
 static char stat_state(const char *path)
