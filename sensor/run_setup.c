@@ -307,7 +307,7 @@ static void kernel_name(void *ctx, uint64_t ip, char *name, size_t size)
 }
 
 /*
- * The kernel stacks of waiting threads from the task iterator, named from
+ * The kernel stacks of waiting threads from BPF (bpf/waits.bpf.c), named from
  * /proc/kallsyms: read now, while the sensor may (kptr_restrict shows
  * addresses only to CAP_SYSLOG, which the drop takes).
  */

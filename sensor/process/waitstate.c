@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * waitstate.c - what a waiting process waits on, from /proc and the BPF
- * task iterator's kernel stacks (see waitstate.h).
+ * waitstate.c - what a waiting process waits on, from /proc and the
+ * kernel stacks the sensor's BPF programs read (see waitstate.h).
  */
 #include "process/waitstate.h"
 #include "lineread.h"
@@ -114,7 +114,7 @@ static const struct pl_wait_rec *find_rec(const struct pl_wait_rec *recs, size_t
 	return NULL;
 }
 
-/* The thread's stack from its iterator record, named: false (nothing kept)
+/* The thread's stack from its BPF record, named: false (nothing kept)
  * when it has none, was running when walked, or no frame has a name. */
 static bool bpf_stack(const struct waitstate_kstacks *ks, const struct pl_wait_rec *r, struct pl_wait_thread *t)
 {
@@ -137,8 +137,8 @@ static bool bpf_stack(const struct waitstate_kstacks *ks, const struct pl_wait_r
 	return true;
 }
 
-/* The iterator's records of process tgid into *recs (malloc'd): how many, 0
- * when there is no iterator or it failed (then /proc is all there is). */
+/* The BPF records of process tgid into *recs (malloc'd): how many, 0 when
+ * there is no BPF source or it failed (then /proc is all there is). */
 static size_t read_recs(const struct waitstate_kstacks *ks, uint32_t tgid, struct pl_wait_rec **recs)
 {
 	void *raw;

@@ -26,11 +26,11 @@
 struct pl_wait_rec;
 
 /*
- * Kernel stacks from elsewhere than /proc: the sensor's BPF task iterator
- * (bpfsensor__wait_stacks(), bpf/waits.bpf.c), which still works after the
+ * Kernel stacks from elsewhere than /proc: the sensor's BPF programs
+ * (bpfsensor__wait_stacks(), bpf/waits.bpf.c), which still work after the
  * privilege drop, when /proc/PID/task/TID/stack no longer does (it needs
- * CAP_SYS_ADMIN). NULL: /proc only (tests, no task iterator).
- *   read  the iterator's output for process tgid, raw, into buf (at most
+ * CAP_SYS_ADMIN). NULL: /proc only (tests, a kernel without them).
+ *   read  their records for process tgid, raw, into buf (at most
  *         size bytes): the bytes read, or -errno
  *   name  the kernel function at ip into name (size bytes, NUL-terminated;
  *         "" when unknown)
@@ -43,7 +43,7 @@ struct waitstate_kstacks {
 };
 
 /*
- * Parse len bytes of the iterator's output (struct pl_wait_rec, back to
+ * Parse len bytes of BPF output (struct pl_wait_rec, back to
  * back) into recs, at most max of them: only well-formed records of
  * process tgid are kept (version and size as this build's, tgid, nframes
  * within PL_WAIT_KFRAMES; a negative nframes, the kernel's error, is kept

@@ -3,10 +3,9 @@
  * test_waitstate.c - waitstate.c against real processes of its own: a child
  * blocked reading a pipe nobody writes is sleeping, and the same child
  * stopped (SIGSTOP) is stopped, never sleeping; its kernel stack, when
- * readable, is symbol names only. The task iterator's records (struct
- * pl_wait_rec, bpf/waits.bpf.c) are parsed with their bounds: hostile
- * records are rejected one by one, and a thread's iterator stack is
- * preferred to /proc's, named through the caller's namer and filtered like
+ * readable, is symbol names only. The BPF records (struct pl_wait_rec,
+ * bpf/waits.bpf.c) are parsed with their bounds: hostile records are
+ * rejected one by one, and a thread's BPF stack is preferred to /proc's, named through the caller's namer and filtered like
  * /proc's lines. (tests/bpf/test_waitstacks.c reads real ones.)
  */
 #include <errno.h>
@@ -180,7 +179,7 @@ static void test_waitstate_parse_recs_bounds(void **state)
 	assert_int_equal(waitstate__parse_recs(raw, 0, 100, out, 10, NULL), 0);
 }
 
-/* A stand-in for the sensor's iterator, for waitstate's half of the work:
+/* A stand-in for the sensor's BPF programs, for waitstate's half of the work:
  * the records it hands over for the real child, as the kernel lays them. */
 struct fake_iter {
 	struct pl_wait_rec r[2];
@@ -220,7 +219,7 @@ static void fake_name(void *ctx, uint64_t ip, char *name, size_t size)
 	snprintf(name, size, "%s", i < 6 ? names[i] : "");
 }
 
-static void test_waitstate_prefers_iterator_stack(void **state)
+static void test_waitstate_prefers_bpf_stack(void **state)
 {
 	struct fx *f = *state;
 	struct fake_iter it = { .n = 2 };
@@ -244,7 +243,7 @@ static void test_waitstate_prefers_iterator_stack(void **state)
 	assert_int_equal(strlen(w.t[0].frames[3]), PL_WAIT_NAME - 1);
 	assert_string_equal(w.t[0].frames[4], "do_syscall_64");
 
-	/* the iterator took the thread as running: /proc then */
+	/* BPF took the thread as running: /proc then */
 	it.r[1].state = 0;
 	assert_int_equal(waitstate__read((uint32_t)f->child, &ks, &w), 0);
 	assert_int_not_equal(w.t[0].stack_source, PL_WAIT_STACK_BPF);
@@ -254,7 +253,7 @@ static void test_waitstate_prefers_iterator_stack(void **state)
 	it.r[1].ips[0] = it.r[1].ips[1] = 0xffffffff81000001ull;
 	assert_int_equal(waitstate__read((uint32_t)f->child, &ks, &w), 0);
 	assert_int_not_equal(w.t[0].stack_source, PL_WAIT_STACK_BPF);
-	/* the iterator fails: /proc, and the rest of the read as without it */
+	/* the BPF read fails: /proc, and the rest of the read as without it */
 	it.err = -EPERM;
 	assert_int_equal(waitstate__read((uint32_t)f->child, &ks, &w), 0);
 	assert_int_not_equal(w.t[0].stack_source, PL_WAIT_STACK_BPF);
@@ -268,7 +267,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_waitstate_tells_stopped_from_sleeping, setup, teardown),
 		cmocka_unit_test(test_waitstate_gone_process_is_enoent),
 		cmocka_unit_test(test_waitstate_parse_recs_bounds),
-		cmocka_unit_test_setup_teardown(test_waitstate_prefers_iterator_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waitstate_prefers_bpf_stack, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
