@@ -74,9 +74,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s PID [N [EXTRA]]\n", argv[0]);
 		return 2;
 	}
-	pid = (pid_t)atoi(argv[1]);
-	n = argc > 2 ? atoi(argv[2]) : 1000;
-	extra = argc > 3 ? atoi(argv[3]) : 0;
+	pid = (pid_t)strtol(argv[1], NULL, 10);
+	n = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 1000;
+	extra = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 0;
 	for (int i = 0; i < extra; i++) {
 		pthread_t t;
 
