@@ -473,7 +473,9 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 		/* the iterator target is the kernel function bpf_iter_task
 		 * (DEFINE_BPF_ITER_FUNC), as libbpf finds it for iter/task */
 		r = probe_tracing(vmlinux, "bpf_iter_task", BTF_KIND_FUNC, BPF_TRACE_ITER);
-		if (r == 0)
+		if (getenv("PLUMBLINE_FORCE_WAIT_ITER") && strcmp(getenv("PLUMBLINE_FORCE_WAIT_ITER"), "none") == 0)
+			set(f, PL_FEAT_TASK_ITER, false, "forced off by PLUMBLINE_FORCE_WAIT_ITER=none (for tests)");
+		else if (r == 0)
 			set(f, PL_FEAT_TASK_ITER, true, "ok");
 		else if (r == -ENOENT)
 			set(f, PL_FEAT_TASK_ITER, false, "no bpf_iter_task in the kernel BTF (needs Linux 5.8+)");

@@ -63,7 +63,10 @@ static void read_stack(const char *dir, struct pl_wait_thread *t)
 
 	if (snprintf(path, sizeof(path), "%s/stack", dir) >= (int)sizeof(path)) /* never a truncated path */
 		return;
-	if (read_small_file(path, buf, sizeof(buf)) < 0)
+	/* nothing read is not an empty stack: without CAP_SYS_ADMIN the open
+	 * succeeds and the read fails (EACCES), which read_small_file() ends
+	 * as 0 bytes; a waiting user thread always has frames */
+	if (read_small_file(path, buf, sizeof(buf)) <= 0)
 		return;
 	t->stack_read = true;
 	t->stack_source = PL_WAIT_STACK_PROC;

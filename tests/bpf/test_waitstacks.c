@@ -4,7 +4,9 @@
  * sensor after its privilege drop (the default), read by BPF
  * (bpf/waits.bpf.c): pl_wait_threads, which walks the process's threads
  * with the task kfuncs, and, forced with PLUMBLINE_FORCE_WAIT_ITER=task as
- * on a kernel without them, the task iterator pl_wait_stacks.
+ * on a kernel without them, the task iterator pl_wait_stacks; and with
+ * neither (PLUMBLINE_FORCE_WAIT_ITER=none), what is left: each thread's
+ * wchan, the top frame of /proc's stack, and no kernel_stack.
  *
  * This program is its own subject: run as `test_waitstacks quick` it exits
  * at once (five runs teach the sensor that its life is short, so a long
@@ -242,8 +244,9 @@ static pid_t start_subject(const char *self, pid_t t[3])
 	return pid;
 }
 
-/* The last window record of pid with a wait whose threads all have a stack, or NULL. */
-static struct json_object *wait_window(struct json_object *recs, pid_t pid)
+/* The last window record of pid with a wait of its 4 threads, all with a
+ * stack (with_stacks) or none with one, or NULL. */
+static struct json_object *wait_window(struct json_object *recs, pid_t pid, bool with_stacks)
 {
 	struct json_object *found = NULL;
 
@@ -257,9 +260,11 @@ static struct json_object *wait_window(struct json_object *recs, pid_t pid)
 		th = get(get(r, "wait"), "waiting_threads");
 		if (!th || json_object_array_length(th) < 4)
 			continue;
-		for (size_t k = 0; k < json_object_array_length(th); k++)
-			all &= get(json_object_array_get_idx(th, k), "kernel_stack") != NULL &&
-			       json_object_array_length(get(json_object_array_get_idx(th, k), "kernel_stack")) > 0;
+		for (size_t k = 0; k < json_object_array_length(th); k++) {
+			struct json_object *st = get(json_object_array_get_idx(th, k), "kernel_stack");
+
+			all &= with_stacks ? st && json_object_array_length(st) > 0 : !st;
+		}
 		if (all)
 			found = r;
 	}
@@ -307,7 +312,9 @@ static struct json_object *check_thread(struct json_object *win, pid_t pid, pid_
 	return st;
 }
 
-static void wait_stacks_after_drop(bool force_task_iter)
+enum source { WALK, TASK_ITER, NONE };
+
+static void wait_stacks_after_drop(enum source src)
 {
 	const char *extra[] = { "--process-records", "--window-records", "--no-syslog", "--min-samples", "3", NULL };
 	char self[512], path[96];
@@ -319,10 +326,10 @@ static void wait_stacks_after_drop(bool force_task_iter)
 	int n;
 
 	NEED_BPF();
-	if (force_task_iter)
-		setenv("PLUMBLINE_FORCE_WAIT_ITER", "task", 1);
-	else
+	if (src == WALK)
 		unsetenv("PLUMBLINE_FORCE_WAIT_ITER");
+	else
+		setenv("PLUMBLINE_FORCE_WAIT_ITER", src == NONE ? "none" : "task", 1);
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	assert_true(len > 0 && len < (ssize_t)sizeof(self) - 1);
 	self[len] = '\0';
@@ -330,7 +337,8 @@ static void wait_stacks_after_drop(bool force_task_iter)
 	/* the default: privileges dropped once attached */
 	assert_true(sensor_log_wait(&sensor, "privileges dropped after attach", WAIT_MS));
 	/* which of the two programs reads the stacks: the fallback says it is one */
-	assert_int_equal(sensor_log_has(&sensor, "missing thread walk"), force_task_iter);
+	assert_int_equal(sensor_log_has(&sensor, "missing thread walk"), src != WALK);
+	assert_int_equal(sensor_log_has(&sensor, "missing task iterator"), src == NONE);
 	caps = cap_eff(sensor.pid);
 	assert_int_equal(caps & (1ull << CAP_SYS_ADMIN_BIT), 0);
 	for (int i = 0; i < LEARN_RUNS; i++) {
@@ -348,13 +356,34 @@ static void wait_stacks_after_drop(bool force_task_iter)
 		usleep(200000);
 		json_object_put(recs);
 		recs = records_load(&sensor);
-		win = wait_window(recs, subject);
+		win = wait_window(recs, subject, src != NONE);
 	}
 	assert_non_null(win);
 	fprintf(stderr, "wait window after %lld ms\n", harness_now_ms() - (deadline - WAIT_MS));
 	/* main thread first (pthread_join: a futex wait), then the three */
 	assert_int_equal(rec_int(json_object_array_get_idx(get(get(win, "wait"), "waiting_threads"), 0), "tid"),
 			 subject);
+	if (src == NONE) {
+		/* no BPF source: /proc's stack is refused after the drop, the wchan
+		 * (the stack's top frame, as root reads it) is what is left */
+		for (int i = 0; i < 3; i++) {
+			struct json_object *th = thread_of(win, t[i]);
+			char names[32][64];
+
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)subject, (int)t[i]);
+			assert_true(proc_stack(path, names, 32) > 0);
+			assert_null(get(th, "kernel_stack"));
+			assert_null(get(th, "stack_source"));
+			assert_non_null(rec_str(th, "wchan"));
+			fprintf(stderr, "thread %d: wchan %s, /proc's top frame %s\n", (int)t[i], rec_str(th, "wchan"),
+				names[0]);
+			assert_string_equal(rec_str(th, "wchan"), names[0]);
+		}
+		json_object_put(recs);
+		assert_int_equal(sensor_stop(&sensor), 0);
+		unsetenv("PLUMBLINE_FORCE_WAIT_ITER");
+		return;
+	}
 	st = check_thread(win, subject, t[0]);
 	assert_true(has_frame(st, "vfs_read") && has_frame(st, "ksys_read"));
 	assert_true(has_frame(st, "anon_pipe_read") || has_frame(st, "pipe_read"));
@@ -378,14 +407,21 @@ static void wait_stacks_after_drop(bool force_task_iter)
 static void test_wait_stacks_thread_walk(void **state)
 {
 	(void)state;
-	wait_stacks_after_drop(false);
+	wait_stacks_after_drop(WALK);
 }
 
 /* pl_wait_stacks, the task iterator every older kernel takes */
 static void test_wait_stacks_task_iter(void **state)
 {
 	(void)state;
-	wait_stacks_after_drop(true);
+	wait_stacks_after_drop(TASK_ITER);
+}
+
+/* neither: what features.md says is lost (the wchan only) */
+static void test_wait_stacks_none(void **state)
+{
+	(void)state;
+	wait_stacks_after_drop(NONE);
 }
 
 int main(int argc, char **argv)
@@ -393,6 +429,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_wait_stacks_thread_walk, teardown),
 		cmocka_unit_test_teardown(test_wait_stacks_task_iter, teardown),
+		cmocka_unit_test_teardown(test_wait_stacks_none, teardown),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "quick") == 0)
