@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * waitstacks.c - what one read of the wait-stack task iterator costs
- * (bpf/waits.bpf.c, bpfsensor__wait_stacks()): the sensor's BPF object
- * loaded and attached as `plumbline run` does it, then N reads of the
- * threads of process PID, timed together. One read walks every task of the
- * host, so the figure grows with the host's thread count, not PID's: run it
- * with a few extra threads parked (EXTRA, default 0) to see the slope.
- * Not a test: figures depend on the machine (docs/performance.md).
+ * waitstacks.c - what one wait-stack read costs (bpf/waits.bpf.c,
+ * bpfsensor__wait_stacks()): the sensor's BPF object loaded and attached as
+ * `plumbline run` does it, then N reads of the threads of process PID, timed
+ * together. With thread_iter a read is one test run of pl_wait_threads,
+ * which walks PID's threads alone; without it (or with
+ * PLUMBLINE_FORCE_WAIT_ITER=task) a read of the task iterator, which walks
+ * every task of the host, so the figure grows with the host's thread count,
+ * not PID's: run it with a few extra threads parked (EXTRA, default 0) to
+ * see the slope. Not a test: figures depend on the machine
+ * (docs/performance.md).
  *
  *   bench_waitstacks PID [N [EXTRA]]      (root)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,9 +92,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "no task iterator here (plumbline features)\n");
 		return 1;
 	}
+	printf("%s\n", f.have[PL_FEAT_THREAD_ITER] ? "pl_wait_threads (thread_iter)" : "pl_wait_stacks (task_iter)");
 	t0 = now_ns();
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		got = bpfsensor__wait_stacks(s, (uint32_t)pid, buf, sizeof(buf));
+		if (got < 0) {
+			fprintf(stderr, "read %d of pid %d: %s\n", i, (int)pid, strerror((int)-got));
+			bpfsensor__free(s);
+			return 1;
+		}
+	}
 	printf("%d reads of pid %d with %d tasks on the host: %ld bytes (%ld threads) each, %.1f us per read\n", n,
 	       (int)pid, count_tasks(), got, got > 0 ? got / (long)sizeof(buf[0]) : 0,
 	       (now_ns() - t0) / (n > 0 ? n : 1) / 1e3);
