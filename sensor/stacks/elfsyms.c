@@ -408,8 +408,8 @@ int elfsyms__read(struct elfsyms *es, const char *path, const char *hex, const c
 
 	elfsyms__clear(es);
 	e = open_object(hex, path, &fd);
-	if (!e)
-		return fd == -ENOENT ? -ENOENT : -EINVAL;
+	if (!e) /* open_object() says -EINVAL for a file that is not the object, -errno for an open that failed */
+		return fd == -EINVAL ? -EINVAL : -ENOENT;
 	if (!read_segments(es, e)) {
 		elf_end(e);
 		close(fd);
