@@ -186,10 +186,42 @@ static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum
 }
 
 /*
+ * Load, as pl_wait_threads is loaded (a sleepable syscall program), a
+ * program that takes a task by pid and releases it with the task kfuncs:
+ * "r1 = 1; r0 = bpf_task_from_pid(r1); if r0 { r1 = r0;
+ * bpf_task_release(r1) } r0 = 0; exit". Being in the kernel BTF is not
+ * being callable from a syscall program: the kfunc set these two belong
+ * to was registered for syscall programs only by a8e03b6bbb2c ("bpf: Allow
+ * invoking kfuncs from BPF_PROG_TYPE_SYSCALL progs"), years after the
+ * functions, and a kernel between the two refuses pl_wait_threads, which
+ * would fail the load of every program. 0 or -errno.
+ */
+static int probe_syscall_kfuncs(int from_pid, int release)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 1, .imm = 1 },                   /* BPF_MOV64_IMM(r1, 1) */
+		{ .code = 0x85, .src_reg = 2, .imm = from_pid },           /* call kfunc (BPF_PSEUDO_KFUNC_CALL) */
+		{ .code = 0x15, .dst_reg = 0, .off = 2, .imm = 0 },        /* if r0 == 0 goto +2 */
+		{ .code = 0xbf, .dst_reg = 1, .src_reg = 0 },              /* BPF_MOV64_REG(r1, r0) */
+		{ .code = 0x85, .src_reg = 2, .imm = release },            /* call kfunc */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },                   /* BPF_MOV64_IMM(r0, 0) */
+		{ .code = 0x95 },                                           /* BPF_EXIT */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_SLEEPABLE);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, NULL, "GPL", insns, ARRAY_SIZE(insns), &opts);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
  * What pl_wait_threads (bpf/waits.bpf.c) needs: the syscall program type
  * (run by BPF_PROG_TEST_RUN), and the kernel functions it calls, each in
- * the kernel BTF (bpf_iter_task_*: Linux 6.7, the others 6.2). true, or
- * false with the first one missing in why.
+ * the kernel BTF (bpf_iter_task_*: Linux 6.7, the others 6.2) and the task
+ * kfuncs callable from a syscall program (probe_syscall_kfuncs()). true,
+ * or false with the first one missing in why.
  */
 static bool have_thread_walk(struct btf *vmlinux, char *why, size_t size)
 {
@@ -202,13 +234,23 @@ static bool have_thread_walk(struct btf *vmlinux, char *why, size_t size)
 		snprintf(why, size, "forced off by PLUMBLINE_FORCE_WAIT_ITER=task (for tests)");
 		return false;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++)
-		if (btf__find_by_name_kind(vmlinux, kfuncs[i], BTF_KIND_FUNC) < 0) {
+	int ids[ARRAY_SIZE(kfuncs)], r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++) {
+		ids[i] = btf__find_by_name_kind(vmlinux, kfuncs[i], BTF_KIND_FUNC);
+		if (ids[i] < 0) {
 			snprintf(why, size, "no %s in the kernel BTF (needs Linux 6.7+)", kfuncs[i]);
 			return false;
 		}
+	}
 	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) != 1) {
 		snprintf(why, size, "no syscall programs (needs Linux 5.14+)");
+		return false;
+	}
+	r = probe_syscall_kfuncs(ids[0], ids[1]);
+	if (r < 0) {
+		snprintf(why, size, "a syscall program may not call the task kfuncs here (%s): needs a8e03b6bbb2c",
+			 strerror(-r));
 		return false;
 	}
 	snprintf(why, size, "ok");
