@@ -28,6 +28,12 @@
 set -eu
 out=$1
 cc=$2
+for tool in xz nm objcopy strip readelf; do
+	command -v "$tool" >/dev/null 2>&1 || {
+		echo "make_symfixtures.sh: $tool not found (scripts/install-deps.sh installs it)" >&2
+		exit 1
+	}
+done
 rm -rf "$out"
 mkdir -p "$out/link/.debug" "$out/root" "$out/root-bid/.build-id"
 cd "$out"
