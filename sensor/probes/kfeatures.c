@@ -187,25 +187,33 @@ static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum
 
 /*
  * Load, as pl_wait_threads is loaded (a sleepable syscall program), a
- * program that takes a task by pid and releases it with the task kfuncs:
- * "r1 = 1; r0 = bpf_task_from_pid(r1); if r0 { r1 = r0;
- * bpf_task_release(r1) } r0 = 0; exit". Being in the kernel BTF is not
- * being callable from a syscall program: the kfunc set these two belong
- * to was registered for syscall programs only by a8e03b6bbb2c ("bpf: Allow
- * invoking kfuncs from BPF_PROG_TYPE_SYSCALL progs"), years after the
- * functions, and a kernel between the two refuses pl_wait_threads, which
- * would fail the load of every program. 0 or -errno.
+ * program that takes a task by pid, reads its kernel stack and releases it:
+ * "r0 = bpf_task_from_pid(1); if r0 { r6 = r0; bpf_get_task_stack(r6,
+ * fp - 8, 8, 0); bpf_task_release(r6) } return 0". Being in the kernel
+ * BTF is not being callable from a syscall program: the kfunc set of
+ * bpf_task_from_pid and bpf_task_release was registered for syscall
+ * programs only by a8e03b6bbb2c ("bpf: Allow invoking kfuncs from
+ * BPF_PROG_TYPE_SYSCALL progs"), years after the functions, and a kernel
+ * between the two refuses pl_wait_threads, which would fail the load of
+ * every program. 0 or -errno.
  */
 static int probe_syscall_kfuncs(int from_pid, int release)
 {
 	const struct bpf_insn insns[] = {
-		{ .code = 0xb7, .dst_reg = 1, .imm = 1 },                   /* BPF_MOV64_IMM(r1, 1) */
-		{ .code = 0x85, .src_reg = 2, .imm = from_pid },           /* call kfunc (BPF_PSEUDO_KFUNC_CALL) */
-		{ .code = 0x15, .dst_reg = 0, .off = 2, .imm = 0 },        /* if r0 == 0 goto +2 */
-		{ .code = 0xbf, .dst_reg = 1, .src_reg = 0 },              /* BPF_MOV64_REG(r1, r0) */
-		{ .code = 0x85, .src_reg = 2, .imm = release },            /* call kfunc */
-		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },                   /* BPF_MOV64_IMM(r0, 0) */
-		{ .code = 0x95 },                                           /* BPF_EXIT */
+		{ .code = 0xb7, .dst_reg = 1, .imm = 1 },         /* r1 = 1 */
+		{ .code = 0x85, .src_reg = 2, .imm = from_pid },  /* call kfunc (BPF_PSEUDO_KFUNC_CALL) */
+		{ .code = 0x15, .dst_reg = 0, .off = 9 },         /* if r0 == 0 goto exit0 */
+		{ .code = 0xbf, .dst_reg = 6, .src_reg = 0 },     /* r6 = r0 */
+		{ .code = 0xbf, .dst_reg = 1, .src_reg = 6 },     /* r1 = r6 */
+		{ .code = 0xbf, .dst_reg = 2, .src_reg = 10 },    /* r2 = fp */
+		{ .code = 0x07, .dst_reg = 2, .imm = -8 },        /* r2 += -8 */
+		{ .code = 0xb7, .dst_reg = 3, .imm = 8 },         /* r3 = 8 */
+		{ .code = 0xb7, .dst_reg = 4, .imm = 0 },         /* r4 = 0 */
+		{ .code = 0x85, .imm = BPF_FUNC_get_task_stack }, /* call helper */
+		{ .code = 0xbf, .dst_reg = 1, .src_reg = 6 },     /* r1 = r6 */
+		{ .code = 0x85, .src_reg = 2, .imm = release },   /* call kfunc */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },         /* exit0: r0 = 0 */
+		{ .code = 0x95 },                                 /* exit */
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_SLEEPABLE);
 	int fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, NULL, "GPL", insns, ARRAY_SIZE(insns), &opts);
@@ -249,7 +257,7 @@ static bool have_thread_walk(struct btf *vmlinux, char *why, size_t size)
 	}
 	r = probe_syscall_kfuncs(ids[0], ids[1]);
 	if (r < 0) {
-		snprintf(why, size, "a syscall program may not call the task kfuncs here (%s): needs a8e03b6bbb2c",
+		snprintf(why, size, "a syscall program may not take a task and read its stack here (%s): needs a8e03b6bbb2c",
 			 strerror(-r));
 		return false;
 	}
