@@ -396,6 +396,27 @@ struct pl_ev_map {
 	char path[PL_PATH_LEN]; /* from the root of the mount namespace, mounts crossed */
 };
 
+/*
+ * One thread of the process user space asked about, as bpf/waits.bpf.c
+ * writes it: not a ring-buffer record (no pl_hdr), but an entry of the
+ * program's wait_out[] (.bss), or the text of the task iterator's
+ * seq_file, which user space read(2)s from the fd BPF_ITER_CREATE gave it. User space checks version and size of each
+ * (sensor/process/waitstate.c: waitstate__parse_recs()).
+ */
+#define PL_WAIT_KFRAMES 16 /* kernel frames taken per thread (the evidence keeps fewer) */
+#define PL_WAIT_MAX_RECS 256 /* threads read per process (a power of 2: a BPF mask) */
+
+struct pl_wait_rec {
+	__u16 version;  /* PL_ABI_VERSION */
+	__u16 size;     /* sizeof(struct pl_wait_rec) */
+	__u32 tid;
+	__u32 tgid;
+	__u32 state;    /* task_struct::__state; 0 (TASK_RUNNING): no stack taken */
+	__s32 nframes;  /* ips[] filled, innermost first; < 0: bpf_get_task_stack()'s -errno */
+	__u32 pad;
+	__u64 ips[PL_WAIT_KFRAMES];
+};
+
 _Static_assert(sizeof(struct pl_ev_map) == 24 + 40 + 32 + PL_PATH_LEN, "pl_ev_map layout");
 _Static_assert((PL_PATH_LEN & (PL_PATH_LEN - 1)) == 0, "PL_PATH_LEN a power of 2");
 _Static_assert(sizeof(struct pl_ev_sample) == 24 + 16 + 8 * PL_SAMPLE_NREGS + 8 + 8 * PL_KSTACK_DEPTH + PL_STACK_DUMP_MAX,
@@ -414,5 +435,7 @@ _Static_assert(sizeof(struct pl_watch_key) == 16, "pl_watch_key layout");
 _Static_assert((PL_FILE_BITS & (PL_FILE_BITS - 1)) == 0, "PL_FILE_BITS a power of 2");
 _Static_assert(sizeof(struct pl_net_key) == 32, "pl_net_key layout");
 _Static_assert(sizeof(struct pl_ev_net) == 24 + 104 + 32 + 16, "pl_ev_net layout");
+_Static_assert(sizeof(struct pl_wait_rec) == 24 + 8 * PL_WAIT_KFRAMES, "pl_wait_rec layout");
+_Static_assert((PL_WAIT_MAX_RECS & (PL_WAIT_MAX_RECS - 1)) == 0, "PL_WAIT_MAX_RECS a power of 2");
 
 #endif /* PLUMBLINE_H */

@@ -114,6 +114,9 @@ struct pl_frame {
 	const char *build_id; /* hex, NULL when unknown (and for the kernel) */
 	uint64_t offset;      /* from the function's start; from the file's start when function is NULL */
 	bool kernel;
+	/* "python", "perl", "bash", "dash" when the function is that interpreter
+	 * evaluating its program (sensor/stacks/interp.h); NULL otherwise */
+	const char *interp;
 };
 
 /* The samples of one pair of stacks: user frames, outermost caller first,
@@ -140,6 +143,7 @@ struct pl_oncpu_fn {
 	const char *function; /* NULL: unnamed, see offset */
 	uint64_t offset;      /* file offset when function is NULL */
 	uint64_t samples;
+	const char *interp; /* as the leaf frame's (struct pl_frame) */
 };
 
 struct pl_oncpu {
@@ -246,8 +250,15 @@ struct pl_wait_thread {
 	char wchan[PL_WAIT_NAME];       /* "" when the kernel gives none */
 	char frames[PL_WAIT_FRAMES][PL_WAIT_NAME]; /* innermost first */
 	uint32_t nframes;
-	bool stack_read;                /* /proc/.../stack was readable */
+	bool stack_read;                /* a stack was read: frames[] is it (maybe empty) */
+	char stack_source;              /* where from: PL_WAIT_STACK_BPF or _PROC; 0 when not read */
 };
+
+/* pl_wait_thread.stack_source: the sensor's task iterator (bpf/waits.bpf.c),
+ * or /proc/PID/task/TID/stack. */
+#define PL_WAIT_STACK_BPF 'b'
+#define PL_WAIT_STACK_PROC 'p'
+
 
 struct pl_wait {
 	double waiting_s;  /* since the process last used CPU or made a syscall */

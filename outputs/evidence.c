@@ -119,7 +119,8 @@ static int parse_frame(struct json_object *o, struct ev_frame *f, const char *pa
 	    (r = get_str(o, "function", false, &f->function, path, err, errlen)) < 0 ||
 	    (r = get_str(o, "build_id", false, &f->build_id, path, err, errlen)) < 0 ||
 	    (r = get_count(o, "offset", false, 0, &f->offset, path, err, errlen)) < 0 ||
-	    (r = get_bool(o, "kernel", &f->kernel, path, err, errlen)) < 0)
+	    (r = get_bool(o, "kernel", &f->kernel, path, err, errlen)) < 0 ||
+	    (r = get_str(o, "interp", false, &f->interp, path, err, errlen)) < 0)
 		return r;
 	return 0;
 }
@@ -208,6 +209,8 @@ static int parse_functions(struct json_object *arr, struct evidence *ev, char *e
 			return bad(err, errlen, path, "", "not an object");
 		if ((r = get_str(o, "object", true, &fn->object, path, err, errlen)) < 0 ||
 		    (r = get_str(o, "function", false, &fn->function, path, err, errlen)) < 0 ||
+		    (r = get_count(o, "offset", false, 0, &fn->offset, path, err, errlen)) < 0 ||
+		    (r = get_str(o, "interp", false, &fn->interp, path, err, errlen)) < 0 ||
 		    (r = get_count(o, "samples", true, 0, &fn->samples, path, err, errlen)) < 0 ||
 		    (r = get_share(o, "share", &fn->share, path, err, errlen)) < 0)
 			return r;
@@ -292,6 +295,7 @@ void evidence__free(struct evidence *ev)
 			free(ev->stacks[i].frames[j].object);
 			free(ev->stacks[i].frames[j].function);
 			free(ev->stacks[i].frames[j].build_id);
+			free(ev->stacks[i].frames[j].interp);
 		}
 		free(ev->stacks[i].frames);
 	}
@@ -302,6 +306,7 @@ void evidence__free(struct evidence *ev)
 	for (size_t i = 0; i < ev->nfunctions; i++) {
 		free(ev->functions[i].object);
 		free(ev->functions[i].function);
+		free(ev->functions[i].interp);
 	}
 	free(ev->stacks);
 	free(ev->objects);

@@ -28,6 +28,7 @@ struct ev_frame {
 	char *build_id; /* NULL when unknown */
 	uint64_t offset;
 	bool kernel;
+	char *interp; /* "python", ...: an interpreter's evaluation (records.md); NULL otherwise or absent */
 };
 
 struct ev_stack {
@@ -46,6 +47,8 @@ struct ev_object {
 
 struct ev_function {
 	char *object, *function; /* function may be NULL */
+	uint64_t offset;	 /* in the file, when function is NULL (0 when absent) */
+	char *interp;		 /* as ev_frame's */
 	uint64_t samples;
 	double share;
 };

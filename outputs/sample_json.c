@@ -227,6 +227,7 @@ static struct json_object *frame(const struct pl_frame *f)
 	add_u64(o, "offset", f->offset);
 	add_str(o, "build_id", f->build_id);
 	add_bool(o, "kernel", f->kernel);
+	add_str(o, "interp", f->interp);
 	return o;
 }
 
@@ -292,6 +293,7 @@ struct json_object *sample_json__stacks(const struct pl_sample *s)
 		add_str(e, "function", x->function);
 		if (!x->function)
 			add_u64(e, "offset", x->offset);
+		add_str(e, "interp", x->interp);
 		add_u64(e, "samples", x->samples);
 		add_double(e, "share", share(x->samples, oc->samples));
 		json_object_array_add(fns, e);
@@ -626,6 +628,9 @@ struct json_object *sample_json__wait(const struct pl_sample *s)
 				json_object_array_add(st, sample_json__str(t->frames[k]));
 		}
 		add(to, "kernel_stack", st);
+		/* the task iterator's (it survives the privilege drop) or /proc's */
+		add_str(to, "stack_source",
+			!st ? NULL : t->stack_source == PL_WAIT_STACK_BPF ? "bpf" : "proc");
 		json_object_array_add(threads, to);
 	}
 	add(o, "waiting_threads", threads);

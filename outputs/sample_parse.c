@@ -502,6 +502,7 @@ static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sa
 	n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
 	for (size_t i = 0; i < n && w->nt < PL_WAIT_THREADS; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i), *st = at(e, "kernel_stack");
+		const char *src;
 		struct pl_wait_thread *t = &w->t[w->nt++];
 		size_t nf = st && json_object_is_type(st, json_type_array) ? json_object_array_length(st) : 0;
 
@@ -509,6 +510,9 @@ static void parse_wait(struct sample_buf *b, struct json_object *o, struct pl_sa
 		t->state = state_letter(str(b, e, "state"));
 		copy_name(t->wchan, str(b, e, "wchan"));
 		t->stack_read = st && json_object_is_type(st, json_type_array);
+		src = str(b, e, "stack_source");
+		t->stack_source = !t->stack_read ? 0
+				  : src && strcmp(src, "bpf") == 0 ? PL_WAIT_STACK_BPF : PL_WAIT_STACK_PROC;
 		for (size_t k = 0; k < nf && t->nframes < PL_WAIT_FRAMES; k++)
 			copy_name(t->frames[t->nframes++], raw_of(b, json_object_array_get_idx(st, k)));
 	}

@@ -168,6 +168,10 @@ struct pl_sensor_stats {
 		uint64_t cfi_rows_read, cfi_rows_cached, names_cached;
 		uint64_t mappings, mappings_lost, objects, objects_refused;
 		uint64_t objects_loaded, object_load_failures, kernel_symbols;
+		/* objects loaded, by where their names came from (symbols.h's order) */
+		uint64_t named_symtab, named_debug_build_id, named_debuglink, named_minidebuginfo, named_dynsym,
+		    named_none;
+		uint64_t minidebuginfo_failures, debuglink_mismatches;
 	} oncpu;
 	struct pl_stats_output json, audit, ocsf;
 	struct pl_stats_output syslog;

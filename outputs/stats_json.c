@@ -214,6 +214,14 @@ static const struct u64_key oncpu_keys[] = {
 	S("objects_loaded", oncpu.objects_loaded),
 	S("object_load_failures", oncpu.object_load_failures),
 	S("kernel_symbols", oncpu.kernel_symbols),
+	S("named_symtab", oncpu.named_symtab),
+	S("named_debug_build_id", oncpu.named_debug_build_id),
+	S("named_debuglink", oncpu.named_debuglink),
+	S("named_minidebuginfo", oncpu.named_minidebuginfo),
+	S("named_dynsym", oncpu.named_dynsym),
+	S("named_none", oncpu.named_none),
+	S("minidebuginfo_failures", oncpu.minidebuginfo_failures),
+	S("debuglink_mismatches", oncpu.debuglink_mismatches),
 };
 
 static const struct u64_key baselines_keys[] = {

@@ -20,6 +20,11 @@ libyaml-dev libpcre2-dev libcmocka-dev libjson-c-dev libssl-dev linux-libc-dev l
 PKGS="$PKGS libcap-ng-dev libseccomp-dev"
 # libmicrohttpd-dev: the HTTP server of the metrics endpoint (--metrics).
 PKGS="$PKGS libmicrohttpd-dev"
+# liblzma-dev: MiniDebugInfo (.gnu_debugdata) sections are xz (sensor/stacks/minidebug.c);
+# xz-utils: the unit tests' symbol objects are built with the build, not only
+# when the tests run (tests/unit/make_symfixtures.sh: xz, and binutils'
+# nm, objcopy, strip and readelf from build-essential).
+PKGS="$PKGS liblzma-dev xz-utils"
 for arg in "$@"; do
 	case "$arg" in
 	--tests)

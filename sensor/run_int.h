@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "process/waitstate.h"
 #include "pipeline/alerts.h"
 #include "telemetry/audit_trail.h"
 #include "process/binagg.h"
@@ -53,7 +54,8 @@ struct sensor {
 	struct alerts *alerts; /* NULL: --no-rules */
 	struct binagg *bin;
 	struct failpaths *fails; /* failed-path keys: the kernel's table and each image's list */
-	struct symbols *sym;     /* frame names; NULL: sampling off */
+	struct symbols *sym;     /* frame names; NULL: neither sampling nor wait stacks */
+	struct waitstate_kstacks kstacks; /* wait stacks from the task iterator (.read NULL: none) */
 	struct oncpu *oncpu;     /* on-CPU samples per image; NULL: sampling off */
 	struct pl_output *syslog; /* alerts to the syslog daemon, NULL: --syslog off */
 	struct pl_output *text;   /* alerts as lines on stdout with the live view */

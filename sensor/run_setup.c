@@ -297,6 +297,35 @@ static int open_sampling(struct sensor *s)
 	return 0;
 }
 
+static void kernel_name(void *ctx, uint64_t ip, char *name, size_t size)
+{
+	struct pl_frame f = { 0 };
+
+	symbols__kernel(ctx, ip, &f);
+	snprintf(name, size, "%s", f.function ? f.function : "");
+}
+
+/*
+ * The kernel stacks of waiting threads from BPF (bpf/waits.bpf.c), named from
+ * /proc/kallsyms: read now, while the sensor may (kptr_restrict shows
+ * addresses only to CAP_SYSLOG, which the drop takes).
+ */
+static int open_wait_stacks(struct sensor *s)
+{
+	if (!bpfsensor__has_wait_stacks(s->bpf))
+		return 0;
+	if (!s->sym && symbols__new(&s->sym) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	symbols__load_kernel(s->sym); /* a no-op when sampling loaded it */
+	s->kstacks = (struct waitstate_kstacks){
+		.read = bpfsensor__wait_stacks,
+		.read_ctx = s->bpf,
+		.name = kernel_name,
+		.name_ctx = s->sym,
+	};
+	return 0;
+}
+
 /* The probes, and what consumes their records: failed paths, the pipeline,
  * sampling, identity, images; privileges dropped once all is attached. */
 size_t sensor__alert_outputs(const struct sensor *s, struct pl_output *ret[SENSOR_ALERT_OUTPUTS])
@@ -409,6 +438,9 @@ static int open_probes(struct sensor *s)
 	r = open_sampling(s);
 	if (r < 0)
 		return r;
+	r = open_wait_stacks(s);
+	if (r < 0)
+		return r;
 	sensor__set_outputs(s);
 	/* every program loaded and attached, every perf event open: the
 	 * steady state's privileges from here on. Before any thread is
@@ -439,6 +471,7 @@ static int open_probes(struct sensor *s)
 		.classes = &s->classes,
 		.net_written = bpfsensor__net_written,
 		.net_written_ctx = s->bpf,
+		.kstacks = s->kstacks.read ? &s->kstacks : NULL,
 	};
 	if (pkgindex__new(NULL, NULL, &s->pkgs) < 0 || objects__new(s->ident, s->pkgs, &s->objects) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");

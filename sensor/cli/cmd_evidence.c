@@ -285,10 +285,23 @@ static int print_summary(const struct evidence *ev)
 			printf("%9llu", (unsigned long long)fn->samples);
 			put_pct(fn->share);
 			printf("  ");
-			put_esc(stdout, fn->function ? fn->function : "[unknown]");
-			printf(" (");
-			put_esc(stdout, base_name(fn->object));
-			printf(")\n");
+			if (fn->function) {
+				put_esc(stdout, fn->function);
+				printf(" (");
+				put_esc(stdout, base_name(fn->object));
+				putchar(')');
+			} else {
+				/* no symbol there: the object and the offset, so that the
+				 * rows of one stripped binary are told apart */
+				put_esc(stdout, base_name(fn->object));
+				printf("+0x%llx", (unsigned long long)fn->offset);
+			}
+			if (fn->interp) {
+				printf(" [");
+				put_esc(stdout, fn->interp);
+				printf(" evaluation]");
+			}
+			putchar('\n');
 		}
 	}
 	printf("\nTop stacks (folded: outermost caller first, the sampled frame last)\n  samples  stack\n");

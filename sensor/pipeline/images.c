@@ -1093,7 +1093,7 @@ static const struct pl_wait *waiting(struct images *im, struct proc_info *pi, st
 	} else if (!wait_budget(im, now)) {
 		return NULL;
 	}
-	if (waitstate__read(pi->tgid, &im->wait) < 0)
+	if (waitstate__read(pi->tgid, im->d.kstacks, &im->wait) < 0)
 		return NULL;
 	im->wait.waiting_s = idle / 1e9;
 	pi->wait_reported_ns = now;

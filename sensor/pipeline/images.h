@@ -29,6 +29,7 @@
 #include "identity/objects.h"
 #include "pipeline/learn.h"
 #include "process/live.h"
+#include "process/waitstate.h"
 #include "stacks/oncpu.h"
 #include "pipeline/pipeline.h"
 #include "plumbline.h"
@@ -48,6 +49,9 @@ struct images_deps {
 	 * current set is (it changes at a reload and a rescan); NULL: none */
 	struct fileclass *const *classes;
 	struct objects *objects; /* NULL: map records are counted, not judged */
+	/* kernel stacks of waiting threads besides /proc (the BPF task
+	 * iterator, which survives the privilege drop); NULL: /proc only */
+	const struct waitstate_kstacks *kstacks;
 	/* whether a connected process lately wrote the file (kernel dev_t,
 	 * inode; the file's birth time, CLOCK_REALTIME ns, 0 unknown: a file born
 	 * after the write is another on a reused inode number): for a #! script

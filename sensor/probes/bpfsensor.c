@@ -36,6 +36,9 @@ struct bpfsensor {
 	bool refresh;
 	bool sync; /* pl_cpu_sync runs on each CPU before a pass */
 	bool sample;
+	bool wait_iter; /* pl_wait_stacks is attached: kernel stacks of waiting threads */
+	bool wait_threads; /* ... pl_wait_threads, one process's threads alone, in its place */
+	bool wait_iter_warned;
 	struct bpf_link **sample_links;
 	int *sample_fds;
 	struct perf_buffer *mmaps;
@@ -133,6 +136,14 @@ int bpfsensor__open(const struct bpfsensor_opts *opts, const struct pl_features 
 	if (!s->refresh)
 		bpf_program__set_autoload(s->skel->progs.pl_cpu_refresh, false);
 	bpf_program__set_autoattach(s->skel->progs.pl_cpu_sync, false); /* run on demand: bpfsensor__sync_cpu() */
+	/* the task iterator: its link is made now, with the others; reading it
+	 * later needs no privilege (bpf/waits.bpf.c) */
+	s->wait_threads = feat->have[PL_FEAT_THREAD_ITER];
+	s->wait_iter = feat->have[PL_FEAT_TASK_ITER] && !s->wait_threads;
+	if (!s->wait_iter)
+		bpf_program__set_autoload(s->skel->progs.pl_wait_stacks, false);
+	if (!s->wait_threads)
+		bpf_program__set_autoload(s->skel->progs.pl_wait_threads, false);
 	s->ncpus = libbpf_num_possible_cpus();
 	s->sync = s->ncpus > 0;
 	s->sample = feat->have[PL_FEAT_PERF_EVENT] && opts->sample_hz > 0;
@@ -512,6 +523,83 @@ void bpfsensor__sync_cpu(struct bpfsensor *s)
 	}
 }
 
+bool bpfsensor__has_wait_stacks(const struct bpfsensor *s)
+{
+	return s && (s->wait_iter || s->wait_threads);
+}
+
+static void wait_warn(struct bpfsensor *s, int r)
+{
+	if (!s->wait_iter_warned)
+		log_warn_errno(r, "Cannot read the kernel stacks of waiting threads from BPF (%m): "
+				  "from /proc only (wchan only once privileges are dropped)");
+	s->wait_iter_warned = true;
+}
+
+/* pl_wait_threads run once (an IPI-free test run on this CPU), its output
+ * copied out of the mmap()ed .bss. */
+static long wait_threads(struct bpfsensor *s, uint32_t tgid, void *buf, size_t size)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	size_t n, len;
+
+	s->skel->bss->wait_tgid = tgid;
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->skel->progs.pl_wait_threads), &o) < 0) {
+		int r = -errno;
+
+		s->skel->bss->wait_tgid = 0;
+		wait_warn(s, r);
+		return r;
+	}
+	s->skel->bss->wait_tgid = 0;
+	n = s->skel->bss->wait_nout;
+	if (n > PL_WAIT_MAX_RECS)
+		n = PL_WAIT_MAX_RECS; /* never more than the array, whatever the word says */
+	len = n * sizeof(struct pl_wait_rec);
+	if (len > size)
+		len = size - size % sizeof(struct pl_wait_rec);
+	if (len)
+		memcpy(buf, (const void *)s->skel->bss->wait_out, len);
+	return (long)len;
+}
+
+long bpfsensor__wait_stacks(void *ctx, uint32_t tgid, void *buf, size_t size)
+{
+	struct bpfsensor *s = ctx;
+	size_t got = 0;
+	int fd, r = 0;
+
+	if (!s || !bpfsensor__has_wait_stacks(s) || !tgid)
+		return -EOPNOTSUPP;
+	if (s->wait_threads)
+		return wait_threads(s, tgid, buf, size);
+	/* the one reader: the program reads it while the fd below is read */
+	s->skel->bss->wait_tgid = tgid;
+	fd = bpf_iter_create(bpf_link__fd(s->skel->links.pl_wait_stacks));
+	if (fd < 0)
+		r = -errno;
+	while (fd >= 0 && got < size) {
+		ssize_t n = read(fd, (char *)buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			r = -errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	/* at size: more threads than the caller's bound, the rest unread */
+	if (fd >= 0)
+		close(fd);
+	s->skel->bss->wait_tgid = 0;
+	if (r < 0 && !got) {
+		wait_warn(s, r);
+		return r;
+	}
+	return (long)got;
+}
+
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s)
 {
 	return s->refresh;
@@ -573,6 +661,7 @@ const int *bpfsensor__steady_cmds(size_t *ret_n)
 		BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
 		BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_MAP_LOOKUP_AND_DELETE_ELEM, BPF_MAP_LOOKUP_BATCH,
 		BPF_MAP_LOOKUP_AND_DELETE_BATCH, BPF_MAP_DELETE_BATCH,
+		BPF_ITER_CREATE, /* a read of the wait-stack iterator's link (bpf/waits.bpf.c) */
 	};
 
 	*ret_n = ARRAY_SIZE(cmds);

@@ -104,6 +104,23 @@ bool bpfsensor__net_written(void *ctx, uint32_t kdev, uint64_t ino, uint64_t bti
  * process now (an IPI per CPU), before a pass over the process table. */
 void bpfsensor__sync_cpu(struct bpfsensor *s);
 bool bpfsensor__refreshes_cpu(const struct bpfsensor *s);
+
+/* Whether wait stacks can be read from BPF (PL_FEAT_THREAD_ITER or
+ * PL_FEAT_TASK_ITER). */
+bool bpfsensor__has_wait_stacks(const struct bpfsensor *s);
+/*
+ * The records (struct pl_wait_rec) of the threads of process tgid, raw,
+ * into buf: at most size bytes (more threads than fit are left out). With
+ * PL_FEAT_THREAD_ITER, one BPF_PROG_TEST_RUN of pl_wait_threads, which walks
+ * that process's threads alone, its output read from the .bss; else an
+ * iterator fd made from the task iterator's link attached at start-up,
+ * read to its end (BPF_ITER_CREATE, read(2)), which walks every task. No
+ * privilege is needed for either, so both work after the drop. One caller
+ * at a time (the target is a global of the programs). The bytes, or -errno
+ * (-EOPNOTSUPP: neither). ctx: the bpfsensor (waitstate.h's
+ * waitstate_kstacks.read).
+ */
+long bpfsensor__wait_stacks(void *ctx, uint32_t tgid, void *buf, size_t size);
 bool bpfsensor__samples(const struct bpfsensor *s);
 
 /* What oncpu.c asks of the kernel's side. */

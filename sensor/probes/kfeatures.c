@@ -61,6 +61,10 @@ static const struct {
 	[PL_FEAT_FENTRY] = { "fentry", "fentry/fexit", false, "nothing: plumbline does not use fentry/fexit" },
 	[PL_FEAT_SCHED_SWITCH_STATE] = { "sched_switch_prev_state", "sched_switch state", false,
 					 "nothing measured: the 3-argument sched_switch program reads prev's state from the task instead" },
+	[PL_FEAT_TASK_ITER] = { "task_iter", "task iterator", false,
+				"kernel stacks of waiting threads after the privilege drop (wchan only)" },
+	[PL_FEAT_THREAD_ITER] = { "thread_iter", "thread walk", false,
+				  "one process's threads read alone: each wait-stack read walks every task of the host (task_iter)" },
 };
 
 const char *features__id(enum pl_feature feat)
@@ -179,6 +183,86 @@ static int probe_tracing(struct btf *vmlinux, const char *target, int kind, enum
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+/*
+ * Load, as pl_wait_threads is loaded (a sleepable syscall program), a
+ * program that takes a task by pid, reads its kernel stack and releases it:
+ * "r0 = bpf_task_from_pid(1); if r0 { r6 = r0; bpf_get_task_stack(r6,
+ * fp - 8, 8, 0); bpf_task_release(r6) } return 0". Being in the kernel
+ * BTF is not being callable from a syscall program: the kfunc set of
+ * bpf_task_from_pid and bpf_task_release was registered for syscall
+ * programs only by a8e03b6bbb2c ("bpf: Allow invoking kfuncs from
+ * BPF_PROG_TYPE_SYSCALL progs"), years after the functions, and a kernel
+ * between the two refuses pl_wait_threads, which would fail the load of
+ * every program. 0 or -errno.
+ */
+static int probe_syscall_kfuncs(int from_pid, int release)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 1, .imm = 1 },         /* r1 = 1 */
+		{ .code = 0x85, .src_reg = 2, .imm = from_pid },  /* call kfunc (BPF_PSEUDO_KFUNC_CALL) */
+		{ .code = 0x15, .dst_reg = 0, .off = 9 },         /* if r0 == 0 goto exit0 */
+		{ .code = 0xbf, .dst_reg = 6, .src_reg = 0 },     /* r6 = r0 */
+		{ .code = 0xbf, .dst_reg = 1, .src_reg = 6 },     /* r1 = r6 */
+		{ .code = 0xbf, .dst_reg = 2, .src_reg = 10 },    /* r2 = fp */
+		{ .code = 0x07, .dst_reg = 2, .imm = -8 },        /* r2 += -8 */
+		{ .code = 0xb7, .dst_reg = 3, .imm = 8 },         /* r3 = 8 */
+		{ .code = 0xb7, .dst_reg = 4, .imm = 0 },         /* r4 = 0 */
+		{ .code = 0x85, .imm = BPF_FUNC_get_task_stack }, /* call helper */
+		{ .code = 0xbf, .dst_reg = 1, .src_reg = 6 },     /* r1 = r6 */
+		{ .code = 0x85, .src_reg = 2, .imm = release },   /* call kfunc */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },         /* exit0: r0 = 0 */
+		{ .code = 0x95 },                                 /* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_SLEEPABLE);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, NULL, "GPL", insns, ARRAY_SIZE(insns), &opts);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * What pl_wait_threads (bpf/waits.bpf.c) needs: the syscall program type
+ * (run by BPF_PROG_TEST_RUN), and the kernel functions it calls, each in
+ * the kernel BTF (bpf_iter_task_*: Linux 6.7, the others 6.2) and the task
+ * kfuncs callable from a syscall program (probe_syscall_kfuncs()). true,
+ * or false with the first one missing in why.
+ */
+static bool have_thread_walk(struct btf *vmlinux, char *why, size_t size)
+{
+	static const char *const kfuncs[] = { "bpf_task_from_pid", "bpf_task_release", "bpf_rcu_read_lock",
+					      "bpf_rcu_read_unlock", "bpf_iter_task_new", "bpf_iter_task_next",
+					      "bpf_iter_task_destroy" };
+	const char *force = getenv("PLUMBLINE_FORCE_WAIT_ITER");
+
+	if (force && strcmp(force, "task") == 0) {
+		snprintf(why, size, "forced off by PLUMBLINE_FORCE_WAIT_ITER=task (for tests)");
+		return false;
+	}
+	int ids[ARRAY_SIZE(kfuncs)], r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++) {
+		ids[i] = btf__find_by_name_kind(vmlinux, kfuncs[i], BTF_KIND_FUNC);
+		if (ids[i] < 0) {
+			snprintf(why, size, "no %s in the kernel BTF (needs Linux 6.7+)", kfuncs[i]);
+			return false;
+		}
+	}
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) != 1) {
+		snprintf(why, size, "no syscall programs (needs Linux 5.14+)");
+		return false;
+	}
+	r = probe_syscall_kfuncs(ids[0], ids[1]);
+	if (r < 0) {
+		snprintf(why, size, "a syscall program may not take a task and read its stack here (%s): needs a8e03b6bbb2c",
+			 strerror(-r));
+		return false;
+	}
+	snprintf(why, size, "ok");
+	return true;
 }
 
 /* t with typedefs and qualifiers peeled off. */
@@ -436,11 +520,30 @@ void features__probe(struct pl_features *f, bool mount_tracefs)
 			set(f, PL_FEAT_FENTRY, false, "no do_exit in the kernel BTF");
 		else
 			refused(f, PL_FEAT_FENTRY, r, CAPS_TRACING, "no fentry trampolines on this architecture");
+		/* the iterator target is the kernel function bpf_iter_task
+		 * (DEFINE_BPF_ITER_FUNC), as libbpf finds it for iter/task */
+		r = probe_tracing(vmlinux, "bpf_iter_task", BTF_KIND_FUNC, BPF_TRACE_ITER);
+		if (getenv("PLUMBLINE_FORCE_WAIT_ITER") && strcmp(getenv("PLUMBLINE_FORCE_WAIT_ITER"), "none") == 0)
+			set(f, PL_FEAT_TASK_ITER, false, "forced off by PLUMBLINE_FORCE_WAIT_ITER=none (for tests)");
+		else if (r == 0)
+			set(f, PL_FEAT_TASK_ITER, true, "ok");
+		else if (r == -ENOENT)
+			set(f, PL_FEAT_TASK_ITER, false, "no bpf_iter_task in the kernel BTF (needs Linux 5.8+)");
+		else
+			refused(f, PL_FEAT_TASK_ITER, r, CAPS_TRACING, "needs Linux 5.8+");
+		{
+			char why[128];
+			bool ok = f->have[PL_FEAT_TASK_ITER] && have_thread_walk(vmlinux, why, sizeof(why));
+
+			set(f, PL_FEAT_THREAD_ITER, ok, "%s", f->have[PL_FEAT_TASK_ITER] ? why : "needs task_iter");
+		}
 		btf__free(vmlinux);
 	} else {
 		set(f, PL_FEAT_TP_BTF, false, "needs kernel BTF");
 		set(f, PL_FEAT_FENTRY, false, "needs kernel BTF");
 		set(f, PL_FEAT_SCHED_SWITCH_STATE, false, "needs kernel BTF");
+		set(f, PL_FEAT_TASK_ITER, false, "needs kernel BTF");
+		set(f, PL_FEAT_THREAD_ITER, false, "needs kernel BTF");
 	}
 
 	probe_tracefs(f, mount_tracefs);
@@ -486,7 +589,8 @@ int features__check_required(const struct pl_features *f)
 
 void features__warn_optional(const struct pl_features *f)
 {
-	static const enum pl_feature used[] = { PL_FEAT_SYSCALL_TP, PL_FEAT_PERF_EVENT, PL_FEAT_CGROUP2 };
+	static const enum pl_feature used[] = { PL_FEAT_SYSCALL_TP, PL_FEAT_PERF_EVENT, PL_FEAT_CGROUP2,
+						PL_FEAT_TASK_ITER, PL_FEAT_THREAD_ITER };
 
 	for (size_t i = 0; i < ARRAY_SIZE(used); i++)
 		if (!f->have[used[i]])

@@ -28,6 +28,8 @@ enum pl_feature {
 	PL_FEAT_KPROBES,      /* not used: reported for the operator's information */
 	PL_FEAT_FENTRY,       /* not used: reported for the operator's information */
 	PL_FEAT_SCHED_SWITCH_STATE, /* sched_switch hands over prev_state (4 arguments) */
+	PL_FEAT_TASK_ITER,    /* BPF task iterator (iter/task): wait stacks after the drop */
+	PL_FEAT_THREAD_ITER,  /* syscall programs + task kfuncs: one process's threads walked alone */
 	PL_FEAT_MAX,
 };
 

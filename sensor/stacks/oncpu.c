@@ -424,7 +424,8 @@ struct oncpu_result *oncpu__collect(struct oncpu *oc, uint32_t tgid, uint64_t im
 				break;
 		if (j == nf)
 			r->fns[nf++] = (struct pl_oncpu_fn){ .object = lf->object, .function = lf->function,
-							     .offset = lf->function ? 0 : lf->offset };
+							     .offset = lf->function ? 0 : lf->offset,
+							     .interp = lf->interp };
 		r->fns[j].samples += o->samples;
 	}
 	uint64_t table = im ? im->unatt_table : 0;

@@ -1,37 +1,27 @@
 // SPDX-License-Identifier: MIT
 /*
- * symbols.c - frame names from ELF files (libelf) and /proc/kallsyms.
+ * symbols.c - frame names: the objects (a build-id or path to a file, its
+ * names read by elfsyms.c once) and /proc/kallsyms.
  */
 #include "stacks/symbols.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "hash.h"
 #include "identity/identity.h"
+#include "stacks/elfsyms.h"
+#include "stacks/interp.h"
 #include "stacks/vdso.h"
 
 #define TABLE_SIZE (SYMBOLS_MAX_OBJECTS * 2) /* open addressing, at most half full */
-#define MAX_SYMS (1u << 20)                 /* symbol entries looked at in one object */
-#define MAX_SECTIONS 65536                  /* sections looked at in one object */
-
-struct sym {
-	uint64_t addr, size;
-	const char *name;
-};
-
-struct segment {
-	uint64_t off, vaddr, filesz;
-};
 
 struct object {
 	uint8_t key[SYMBOLS_BUILD_ID_SIZE];
@@ -40,11 +30,7 @@ struct object {
 	bool loaded; /* symbols read (or tried) */
 	char *path;
 	char hex[2 * SYMBOLS_BUILD_ID_SIZE + 1];
-	struct sym *syms;
-	uint32_t nsyms;
-	char *strings; /* the names, one block */
-	struct segment *segs;
-	uint32_t nsegs;
+	struct elfsyms es; /* names and segments, once loaded */
 };
 
 struct ksym {
@@ -65,6 +51,7 @@ struct symbols {
 	 * symbols do. Bounded: once full, an object keeps its name. */
 	char **retired;
 	uint32_t nretired;
+	char *debug_root; /* NULL: SYMBOLS_DEBUG_ROOT */
 };
 
 int symbols__new(struct symbols **ret)
@@ -89,9 +76,7 @@ void symbols__free(struct symbols *sym)
 		return;
 	for (size_t i = 0; i < TABLE_SIZE; i++) {
 		free(sym->objs[i].path);
-		free(sym->objs[i].syms);
-		free(sym->objs[i].strings);
-		free(sym->objs[i].segs);
+		elfsyms__clear(&sym->objs[i].es);
 	}
 	for (uint32_t i = 0; i < sym->nretired; i++)
 		free(sym->retired[i]);
@@ -99,7 +84,38 @@ void symbols__free(struct symbols *sym)
 	free(sym->objs);
 	free(sym->ksyms);
 	free(sym->kstrings);
+	free(sym->debug_root);
 	free(sym);
+}
+
+int symbols__set_debug_root(struct symbols *sym, const char *dir)
+{
+	char *d;
+
+	if (!dir || dir[0] != '/' || strlen(dir) >= PATH_MAX / 2)
+		return -EINVAL;
+	d = strdup(dir);
+	if (!d)
+		return -ENOMEM;
+	free(sym->debug_root);
+	sym->debug_root = d;
+	return 0;
+}
+
+static const char *debug_root(const struct symbols *sym)
+{
+	return sym->debug_root ? sym->debug_root : SYMBOLS_DEBUG_ROOT;
+}
+
+const char *symbols__source_name(enum symbols_source src)
+{
+	static const char *const names[SYMBOLS_SRC_MAX] = {
+		[SYMBOLS_SRC_SYMTAB] = "symtab",	       [SYMBOLS_SRC_DEBUG_BUILD_ID] = "debug_build_id",
+		[SYMBOLS_SRC_DEBUGLINK] = "debuglink",	       [SYMBOLS_SRC_MINIDEBUGINFO] = "minidebuginfo",
+		[SYMBOLS_SRC_DYNSYM] = "dynsym",	       [SYMBOLS_SRC_NONE] = "none",
+	};
+
+	return (unsigned)src < SYMBOLS_SRC_MAX ? names[src] : "?";
 }
 
 const struct symbols_stats *symbols__stats(const struct symbols *sym)
@@ -167,7 +183,7 @@ static struct object *remember(struct symbols *sym, const uint8_t key[SYMBOLS_BU
 				if (o->path)
 					sym->retired[sym->nretired++] = o->path;
 				o->path = p;
-				if (o->loaded && !o->nsyms) /* may load now */
+				if (o->loaded && !o->es.nsyms) /* may load now */
 					o->loaded = false;
 			}
 		}
@@ -205,217 +221,38 @@ void symbols__add_mapping(struct symbols *sym, const uint8_t *build_id, size_t l
 	remember(sym, key, len, path);
 }
 
-/* ---- reading an object's symbols ---- */
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Open path as a regular file without blocking (a FIFO put in its place),
- * and no larger than an object we are willing to read symbols from. */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SYMBOLS_MAX_FILE) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-/* Read the function symbols of the section of type `type` in e; true when
- * it had any. */
-static bool read_syms(struct object *o, Elf *e, Elf64_Word type)
-{
-	Elf_Scn *scn = NULL;
-	size_t strbytes = 0;
-
-	size_t nscn = 0;
-
-	while ((scn = elf_nextscn(e, scn)) && ++nscn <= MAX_SECTIONS) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t n, k = 0;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		if (n > MAX_SYMS)
-			n = MAX_SYMS;
-		free(o->syms);
-		free(o->strings);
-		o->strings = NULL;
-		o->syms = calloc(n ? n : 1, sizeof(*o->syms));
-		if (!o->syms)
-			return false;
-		/* first pass: sizes of the names */
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym s;
-			const char *name;
-
-			if (!gelf_getsym(d, i, &s) || (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-						       GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC) ||
-			    s.st_shndx == SHN_UNDEF || !s.st_value)
-				continue;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || !*name)
-				continue;
-			strbytes += strlen(name) + 1;
-			o->syms[k++] = (struct sym){ .addr = s.st_value, .size = s.st_size, .name = name };
-		}
-		o->strings = malloc(strbytes ? strbytes : 1);
-		if (!o->strings) {
-			free(o->syms);
-			o->syms = NULL;
-			return false;
-		}
-		/* the names move out of libelf's memory, which goes with the Elf */
-		for (size_t i = 0, at = 0; i < k; i++) {
-			size_t l = strlen(o->syms[i].name) + 1;
-
-			memcpy(o->strings + at, o->syms[i].name, l);
-			o->syms[i].name = o->strings + at;
-			at += l;
-		}
-		qsort(o->syms, k, sizeof(*o->syms), cmp_sym);
-		o->nsyms = k;
-		return k > 0;
-	}
-	return false;
-}
-
-static bool read_segments(struct object *o, Elf *e)
-{
-	size_t n;
-
-	/* read again when the object shows up under another path: from scratch */
-	free(o->segs);
-	o->segs = NULL;
-	o->nsegs = 0;
-	if (elf_getphdrnum(e, &n) || !n || n > 4096)
-		return false;
-	o->segs = calloc(n, sizeof(*o->segs));
-	if (!o->segs)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD)
-			o->segs[o->nsegs++] = (struct segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-	}
-	return o->nsegs > 0;
-}
-
-/* The file at path, when it is the object o (its build-id, if o has one). */
-static Elf *open_object(const struct object *o, const char *path, int *fdp)
-{
-	char bid[2 * SYMBOLS_BUILD_ID_SIZE + 1];
-	Elf *e;
-	int fd = open_regular(path);
-
-	if (fd < 0)
-		return NULL;
-	if (o->has_build_id && (identity__read_build_id(fd, bid, sizeof(bid)) < 0 || strcmp(bid, o->hex))) {
-		close(fd);
-		return NULL;
-	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
-		close(fd);
-		return NULL;
-	}
-	*fdp = fd;
-	return e;
-}
+/* ---- naming frames ---- */
 
 static void load(struct symbols *sym, struct object *o)
 {
-	_cleanup_free_ void *image = NULL;
-	int fd = -1, dfd = -1;
-	Elf *e;
+	struct elfsyms_counts c = { 0 };
 
 	if (o->loaded || !o->path)
 		return;
 	o->loaded = true;
-	e = vdso__is(o->path) ? vdso__elf(&image) : open_object(o, o->path, &fd);
-	if (!e || !read_segments(o, e)) {
+	if (elfsyms__read(&o->es, o->path, o->has_build_id ? o->hex : NULL, debug_root(sym), &c) < 0) {
 		sym->st.load_failures++;
-		goto out;
+	} else {
+		sym->st.objects_loaded++;
+		sym->st.named[o->es.source]++;
 	}
-	sym->st.objects_loaded++;
-	if (!read_syms(o, e, SHT_SYMTAB)) {
-		bool named = false;
-
-		if (o->has_build_id && strlen(o->hex) > 2) {
-			char dbg[128];
-			Elf *de;
-
-			snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", o->hex, o->hex + 2);
-			de = open_object(o, dbg, &dfd);
-			if (de) {
-				named = read_syms(o, de, SHT_SYMTAB);
-				elf_end(de);
-			}
-		}
-		if (!named)
-			read_syms(o, e, SHT_DYNSYM);
-	}
-out:
-	if (e)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
+	sym->st.minidebuginfo_failures += c.minidebuginfo_failures;
+	sym->st.debuglink_mismatches += c.debuglink_mismatches;
 }
 
 static void name_in(struct symbols *sym, struct object *o, uint64_t off, struct pl_frame *ret)
 {
-	uint64_t va = 0;
-	bool placed = false;
+	const struct elfsym *s;
+	uint64_t in;
 
 	*ret = (struct pl_frame){ .object = o->path ? o->path : "[unknown]", .build_id = o->has_build_id ? o->hex : NULL,
 				  .offset = off };
 	load(sym, o);
-	for (uint32_t i = 0; i < o->nsegs; i++)
-		if (off >= o->segs[i].off && off - o->segs[i].off < o->segs[i].filesz) {
-			va = off - o->segs[i].off + o->segs[i].vaddr;
-			placed = true;
-			break;
-		}
-	if (!placed || !o->nsyms)
-		return;
-	/* the last symbol at or below va */
-	uint32_t lo = 0, hi = o->nsyms;
-
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (o->syms[mid].addr <= va)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	const struct sym *s = &o->syms[lo];
-
-	if (s->addr > va)
-		return;
-	/* inside its size; a symbol of size 0 holds up to the next one */
-	if (s->size ? va - s->addr < s->size : (lo + 1 < o->nsyms && va < o->syms[lo + 1].addr)) {
+	s = elfsyms__at(&o->es, off, &in);
+	if (s) {
 		ret->function = s->name;
-		ret->offset = va - s->addr;
+		ret->offset = in;
+		ret->interp = interp__of(ret->object, s->name);
 	}
 }
 
@@ -469,7 +306,7 @@ static size_t file_build_id(const char *path, uint8_t bid[SYMBOLS_BUILD_ID_SIZE]
 {
 	char hex[2 * SYMBOLS_BUILD_ID_SIZE + 1];
 	size_t n = 0;
-	int fd = open_regular(path);
+	int fd = elfsyms__open_regular(path);
 
 	if (fd < 0)
 		return 0;

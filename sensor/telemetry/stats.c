@@ -128,6 +128,14 @@ static void collect_oncpu(const struct stats_sources *src, struct pl_sensor_stat
 	s->oncpu.objects_loaded = ss->objects_loaded;
 	s->oncpu.object_load_failures = ss->load_failures;
 	s->oncpu.kernel_symbols = ss->kernel_symbols;
+	s->oncpu.named_symtab = ss->named[SYMBOLS_SRC_SYMTAB];
+	s->oncpu.named_debug_build_id = ss->named[SYMBOLS_SRC_DEBUG_BUILD_ID];
+	s->oncpu.named_debuglink = ss->named[SYMBOLS_SRC_DEBUGLINK];
+	s->oncpu.named_minidebuginfo = ss->named[SYMBOLS_SRC_MINIDEBUGINFO];
+	s->oncpu.named_dynsym = ss->named[SYMBOLS_SRC_DYNSYM];
+	s->oncpu.named_none = ss->named[SYMBOLS_SRC_NONE];
+	s->oncpu.minidebuginfo_failures = ss->minidebuginfo_failures;
+	s->oncpu.debuglink_mismatches = ss->debuglink_mismatches;
 }
 
 static void collect_parts(const struct stats_sources *src, struct pl_sensor_stats *s)

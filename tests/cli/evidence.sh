@@ -1,9 +1,10 @@
 #!/bin/sh
 # `plumbline evidence` on the fixture tests/cli/evidence/alerts.jsonl (an
 # alert with stacks and hostile names, alerts without stacks, a duplicate
-# id, a broken one): the text summary and the folded stacks against exact
-# expected files, the SVG written atomically and never through a symlink,
-# and each refusal with its exit status and message. No root, no BPF.
+# id, a broken one) and interp.jsonl (python and dash frames): the text
+# summary and the folded stacks against exact expected files, the SVG
+# written atomically and never through a symlink, and each refusal with
+# its exit status and message. No root, no BPF.
 #
 # Usage: evidence.sh PLUMBLINE_BIN
 set -u
@@ -38,6 +39,10 @@ diff -u "$here/evidence/a-burn.txt" "$tmp/out" >&2 || fail "summary differs from
 run folded 0 "$fx" a-burn --folded
 diff -u "$here/evidence/a-burn.folded" "$tmp/out" >&2 || fail "folded stacks differ from evidence/a-burn.folded"
 [ ! -s "$tmp/err" ] || fail "folded: unexpected stderr: $(cat "$tmp/err")"
+# an interpreter's evaluation frames marked, unnamed frames of a stripped
+# binary told apart by their offsets (evidence/interp.jsonl)
+run interp 0 "$here/evidence/interp.jsonl" a-interp
+diff -u "$here/evidence/a-interp.txt" "$tmp/out" >&2 || fail "summary differs from evidence/a-interp.txt"
 
 # ---- the SVG ----
 run svg 0 "$fx" a-burn --svg "$tmp/out.svg"

@@ -16,7 +16,8 @@ rule, with and without a baseline, on real programs.
   b. A learned long-running service: a python3 script that wakes 20 times a
      second and sleeps (its window baseline ready after --min-windows 10
      windows), then one of its threads starts burning a core: the alert
-     within 15 s (asserted with margin: 30 s).
+     within 15 s (asserted with margin: 30 s), its stacks naming CPython's
+     evaluation loop, marked as Python's (interp).
 
 Nothing else at WARNING or above may fire for these processes.
 Learning thresholds are lowered by the documented flags (--min-samples 10,
@@ -169,6 +170,22 @@ while True:
 """
 
 
+def check_python_eval_in_stacks(a):
+    """The burning thread runs Python bytecode: CPython's evaluation loop
+    (exported by Debian's python3.11) is among the functions on CPU, marked
+    as Python's evaluation (interp), with a tenth of the samples at least
+    (the rest: the int arithmetic it calls, unexported)."""
+    st = (a.get("evidence") or {}).get("stacks") or {}
+    fns = st.get("functions") or []
+    ev = [f for f in fns if f.get("function") == "_PyEval_EvalFrameDefault"]
+    log(f"  stacks: eval loop {[(f.get('interp'), round(f.get('share', 0), 3)) for f in ev]}, first functions "
+        f"{[(f.get('function') or hex(f.get('offset', 0)), f.get('interp')) for f in fns[:4]]}")
+    if not ev or ev[0].get("interp") != "python" or ev[0].get("share", 0) < 0.1:
+        fail(f"no _PyEval_EvalFrameDefault marked python with 10 % of the samples: {json.dumps(fns)[:1500]}")
+    if any(f.get("interp") not in (None, "python") for f in fns):
+        fail(f"a frame of the python service marked another interpreter: {json.dumps(fns)[:1500]}")
+
+
 def case_b(d):
     s = Sensor(d, "b")
     svc = None
@@ -188,6 +205,7 @@ def case_b(d):
         f = (b.get("features") or {}).get("cpu_ns_per_s") or {}
         if "+script:" not in (b.get("key") or "") or not f.get("p99") or f["p99"] > 1e8:
             fail(f"the service's alert was not judged against its own idle window baseline: {json.dumps(b)[:800]}")
+        check_python_eval_in_stacks(a)
         no_other_alerts(s, {svc.pid}, {RULE})
     finally:
         if svc:

@@ -21,6 +21,18 @@ every second; then:
   d. `sleep 60` of a binary learned on `sleep 0.01`: its wait is read (it is a
      candidate) but a timed sleep is a normal wait: nothing fires for it.
 
+  e. `head -c 1` (learned on a regular file like cat in a; not cat itself: the
+     rule's throttle holds a second alert of one binary back) reading a pipe
+     whose writer, this test, holds it open and writes nothing: its alert's
+     evidence holds the kernel stack of the pipe read, from the sensor's BPF
+     task iterator (stack_source "bpf"), frame for frame what
+     /proc/PID/stack says read here as root (the sensor itself cannot:
+     it has dropped CAP_SYS_ADMIN), innermost first: the pipe read
+     (pipe_read; anon_pipe_read on 6.x), vfs_read, ksys_read in that order.
+
+The sensor runs as shipped: with its privilege drop (the default; no
+--keep-privileges), asserted from its log, so e proves the stacks survive it.
+
 Every alert carries host.psi with cpu_some_avg10 equal in format to
 /proc/pressure/cpu's `some avg10` (a number in [0, 100]); where PSI is off the
 block is absent. Prints the time-to-alert of a and b.
@@ -87,9 +99,46 @@ def check_host(a, psi_on):
             fail(f"host.psi.{k} = {v!r}: not as /proc/pressure prints it")
 
 
+def proc_stack(pid):
+    """/proc/PID/stack's function names, read by this test (root, with
+    CAP_SYS_ADMIN): the ground truth."""
+    with open(f"/proc/{pid}/stack") as f:
+        return [line.split("]", 1)[-1].strip().split("+", 1)[0] for line in f if line.strip()]
+
+
+def check_pipe_read(sensor, procs, psi_on):
+    rd, wr = os.pipe()
+    head = subprocess.Popen(["head", "-c", "1"], stdin=rd, stdout=subprocess.DEVNULL)
+    os.close(rd)
+    procs.append(head)
+    try:
+        t = time.monotonic()
+        a, tta = wait_alert(sensor, head.pid, t)
+        truth = proc_stack(head.pid)  # still blocked: nothing was written
+    finally:
+        os.close(wr)
+    w = a["evidence"]["wait"]
+    th = [x for x in w["waiting_threads"] if x["tid"] == head.pid]
+    if not th:
+        fail(f"e. no waiting thread {head.pid} in {w}")
+    st, src = th[0].get("kernel_stack"), th[0].get("stack_source")
+    log(f"e. {RULE!r} for head pid {head.pid} after {tta:.1f} s: stack {st} from {src}; /proc says {truth}")
+    if src != "bpf":
+        fail(f"e. stack_source {src!r}, not 'bpf': {th[0]}")
+    if st != truth[:len(st)] or len(st) != min(len(truth), 12):
+        fail(f"e. the stack {st} is not /proc's {truth}")
+    names = [n for n in st if n.endswith("pipe_read") or n in ("vfs_read", "ksys_read")]
+    if len(names) != 3 or not names[0].endswith("pipe_read") or names[1:] != ["vfs_read", "ksys_read"]:
+        fail(f"e. not the pipe read, innermost first: {st}")
+    if w.get("wchan") != st[0] and th[0].get("wchan") != st[0]:
+        fail(f"e. wchan {th[0].get('wchan')!r} is not the top frame {st[0]!r}")
+    check_host(a, psi_on)
+    return head.pid
+
+
 def main():
     sl.need_bpf("the sensor loads BPF")
-    for tool in ("cat", "flock", "python3"):
+    for tool in ("cat", "flock", "head", "python3"):
         if not shutil.which(tool):
             skip(f"{tool} not found")
     psi_on = os.path.exists("/proc/pressure/cpu")
@@ -104,6 +153,9 @@ def main():
     try:
         sensor = Sensor(d)
         log("sensor ready")
+        # the drop is the default: the stacks of e come after it
+        if not re.search(r"privileges dropped after attach", sensor.log_text()):
+            fail(f"the sensor did not drop its privileges: {sensor.log_text()[-2000:]}")
         daemon = subprocess.Popen(["python3", "-c", "import time\nwhile True: time.sleep(0.5)"])
         procs.append(daemon)
         data, lock, fifo = os.path.join(d, "data"), os.path.join(d, "lock"), os.path.join(d, "fifo")
@@ -113,6 +165,7 @@ def main():
         os.mkfifo(fifo)
         for _ in range(LEARN):
             subprocess.run(["cat", data], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(["head", "-c", "1", data], check=True, stdout=subprocess.DEVNULL)
             subprocess.run(["flock", lock, "true"], check=True)
             subprocess.run(["sleep", "0.01"], check=True)
         time.sleep(2.5)  # the exits are learned
@@ -135,6 +188,9 @@ def main():
         check_host(a, psi_on)
         if tta > 3 * BOUND_S:
             fail(f"a. time-to-alert {tta:.1f} s")
+
+        # e. blocked reading a pipe: the stack from BPF after the privilege drop
+        reader = check_pipe_read(sensor, procs, psi_on)
 
         # b. blocked on a lock held by a stopped process
         holder = subprocess.Popen(["python3", "-c", "import fcntl,sys,time\nf=open(sys.argv[1],'w')\n"
@@ -176,7 +232,7 @@ def main():
             check_host(r, psi_on)
         if any(r.get("pid") == daemon.pid for r in alerts):
             fail(f"c. an alert for the sleeping daemon: {[r['rule'] for r in alerts if r.get('pid') == daemon.pid]}")
-        ours = {cat.pid, waiter.pid}
+        ours = {cat.pid, waiter.pid, reader}
         waiting = [r for r in alerts if r.get("rule") in (RULE, "Process in uninterruptible wait")
                    and r.get("pid") not in ours]
         if any(r.get("pid") in {p.pid for p in procs} for r in waiting):

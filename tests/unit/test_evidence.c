@@ -18,6 +18,8 @@
 
 #include "evidence.h"
 #include "flamegraph.h"
+#include "sample.h"
+#include "sample_json.h"
 
 static int parse(const char *json, struct evidence *ev, char *err, size_t errlen)
 {
@@ -126,6 +128,10 @@ static void test_evidence_parse_names_the_wrong_field(void **state)
 		  "evidence.stacks.objects[0].share: not a number" },
 		{ "{\"top\":[{\"samples\":1,\"frames\":[]}],\"functions\":[{\"object\":\"/a\"}]}",
 		  "evidence.stacks.functions[0].samples: missing" },
+		{ "{\"top\":[{\"samples\":1,\"frames\":[{\"object\":\"/a\",\"interp\":1}]}]}",
+		  "evidence.stacks.top[0].frames[0].interp: not a string" },
+		{ "{\"top\":[{\"samples\":1,\"frames\":[]}],\"functions\":[{\"object\":\"/a\",\"offset\":-2}]}",
+		  "evidence.stacks.functions[0].offset: not a non-negative integer" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -185,6 +191,58 @@ static void test_evidence_parse_bounds_stacks_and_frames(void **state)
 	free(rec);
 }
 
+/* The stacks as the sensor writes them (sample_json__stacks) and as
+ * `plumbline evidence` reads them back: an interpreter's frames keep their
+ * mark, a function without a name its file offset, in the stacks and in
+ * the functions table. */
+static void test_evidence_reads_back_what_the_sensor_writes(void **state)
+{
+	const struct pl_frame user[] = {
+		{ .object = "/usr/bin/python3.11", .function = "Py_RunMain", .offset = 3, .build_id = "57" },
+		{ .object = "/usr/bin/python3.11", .function = "_PyEval_EvalFrameDefault", .offset = 1234,
+		  .build_id = "57", .interp = "python" },
+		{ .object = "/usr/bin/dash", .offset = 0x1a2b, .build_id = "d4" },
+	};
+	const struct pl_frame kern[] = { { .object = "[kernel]", .function = "pipe_read", .offset = 9, .kernel = true } };
+	const struct pl_stack st = { .samples = 7, .user = user, .kern = kern, .nuser = 3, .nkern = 1 };
+	const struct pl_oncpu_fn fns[] = {
+		{ .object = "/usr/bin/python3.11", .function = "_PyEval_EvalFrameDefault", .samples = 5, .interp = "python" },
+		{ .object = "/usr/bin/dash", .offset = 0x1a2b, .samples = 2 },
+	};
+	struct pl_oncpu oc = { .samples = 8, .unattributed = 1, .rate_hz = 49, .fns = fns, .nfns = 2, .stacks = &st,
+			       .nstacks = 1 };
+	struct pl_sample s = { .oncpu = &oc };
+	struct json_object *rec = json_object_new_object(), *evd = json_object_new_object();
+	struct evidence ev;
+	char err[128];
+
+	(void)state;
+	json_object_object_add(rec, "type", json_object_new_string("alert"));
+	json_object_object_add(rec, "id", json_object_new_string("a"));
+	json_object_object_add(evd, "stacks", sample_json__stacks(&s));
+	json_object_object_add(rec, "evidence", evd);
+	assert_int_equal(evidence__parse(rec, &ev, err, sizeof(err)), 0);
+	json_object_put(rec);
+	assert_int_equal(ev.nstacks, 1);
+	assert_int_equal(ev.stacks[0].nframes, 4);
+	assert_null(ev.stacks[0].frames[0].interp);
+	assert_string_equal(ev.stacks[0].frames[1].function, "_PyEval_EvalFrameDefault");
+	assert_string_equal(ev.stacks[0].frames[1].interp, "python");
+	assert_int_equal(ev.stacks[0].frames[1].offset, 1234);
+	assert_null(ev.stacks[0].frames[2].function);
+	assert_null(ev.stacks[0].frames[2].interp);
+	assert_int_equal(ev.stacks[0].frames[2].offset, 0x1a2b);
+	assert_true(ev.stacks[0].frames[3].kernel);
+	assert_null(ev.stacks[0].frames[3].interp);
+	assert_int_equal(ev.nfunctions, 2);
+	assert_string_equal(ev.functions[0].interp, "python");
+	assert_null(ev.functions[1].function);
+	assert_null(ev.functions[1].interp);
+	assert_int_equal(ev.functions[1].offset, 0x1a2b);
+	assert_string_equal(ev.functions[1].object, "/usr/bin/dash");
+	evidence__free(&ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_evidence_parse_tells_no_stacks_apart),
 		cmocka_unit_test(test_evidence_parse_names_the_wrong_field),
 		cmocka_unit_test(test_evidence_parse_bounds_stacks_and_frames),
+		cmocka_unit_test(test_evidence_reads_back_what_the_sensor_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1126,7 +1126,7 @@ static void test_sample_json_wait_frames_are_escaped_and_read_back_raw(void **st
 	static const struct pl_wait wait = {
 	    .state = 'D', .threads = 1, .blocked = 1, .nt = 1,
 	    .t = {{.tid = 7, .state = 'D', .wchan = "io\xff", .stack_read = true, .nframes = 2,
-		   .frames = {"\xff\xfe\n[mod]", "a\\x41\"b"}}}};
+		   .frames = {"\xff\xfe\n[mod]", "a\\x41\"b"}, .stack_source = PL_WAIT_STACK_BPF}}};
 	struct json_object *rec, *back, *frames;
 	struct pl_sample s = f->win, t;
 	const char *text;
@@ -1145,12 +1145,20 @@ static void test_sample_json_wait_frames_are_escaped_and_read_back_raw(void **st
 	    "kernel_stack");
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(frames, 0)), "\\xFF\\xFE\\x0A[mod]");
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(frames, 1)), "a\\x5Cx41\"b");
+	/* where the stack came from, kept through the round trip */
+	assert_string_equal(json_object_get_string(json_object_object_get(
+				    json_object_array_get_idx(json_object_object_get(json_object_object_get(back, "wait"),
+										     "waiting_threads"),
+							      0),
+				    "stack_source")),
+			    "bpf");
 	assert_int_equal(sample_json__parse(back, f->buf, &t), 0);
 	assert_non_null(t.wait);
 	assert_int_equal(t.wait->t[0].nframes, 2);
 	assert_string_equal(t.wait->t[0].frames[0], "\xff\xfe\n[mod]");
 	assert_string_equal(t.wait->t[0].frames[1], "a\\x41\"b");
 	assert_string_equal(t.wait->t[0].wchan, "io\xff");
+	assert_int_equal(t.wait->t[0].stack_source, PL_WAIT_STACK_BPF);
 	json_object_put(back);
 	json_object_put(rec);
 }

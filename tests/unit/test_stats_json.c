@@ -24,33 +24,34 @@
  * record was made from the struct). */
 static const char every_part_on[] =
     "{\"type\":\"stats\",\"time_ns\":0,\"uptime_ns\":0,\"ringbuf_records\":{\"exec\":0,\"fork\":0,\"seen"
-    "\":0,\"end\":0,\"fail_path\":0,\"sample\":0,\"file\":0,\"map\":0,\"net\":0},\"invalid_records\":0,\"e"
-    "xec_records\":0,\"process_records\":0,\"window_records\":0,\"kernel_drops\":{\"ringbuf_full\":0,\"pr"
-    "oc_map_full\":0,\"fail_path_map_full\":0,\"path_truncated\":0,\"args_truncated\":0,\"thread_state\":"
-    "0,\"path_fault\":0,\"fail_path_image_cap\":0,\"sample_ring_full\":0,\"stack_copy_failed\":0,\"kstack"
-    "_unreadable\":0,\"file_image_cap\":0,\"map_image_cap\":0,\"net_dest_image_cap\":0},\"userspace_drops"
-    "\":{\"proctable_full\":0,\"fail_keys_unremembered\":0,\"fail_paths_displaced\":0},\"waiting\":{\"sta"
-    "te_reads\":0,\"skipped\":0,\"reports\":0},\"fail_paths\":{\"table_entries\":0,\"table_max\":0,\"orph"
-    "ans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0,\"trimmed\":0},\"oncpu\":{\"rate_hz\":0,\"samples"
-    "\":0,\"malformed\":0,\"user_frames\":0,\"kernel_frames\":0,\"stacks_complete\":0,\"cut_truncated\":0"
-    ",\"cut_no_mapping\":0,\"cut_no_cfi\":0,\"cut_no_file\":0,\"cut_bad_cfi\":0,\"cut_depth\":0,\"no_mapp"
-    "ings\":0,\"stacks_held\":0,\"stack_table_full\":0,\"orphans_swept\":0,\"unwind_ns\":0,\"unwind_objec"
-    "ts\":0,\"cfi_rows_read\":0,\"cfi_rows_cached\":0,\"names_cached\":0,\"maps_read\":0,\"mappings\":0,"
-    "\"mappings_lost\":0,\"objects\":0,\"objects_refused\":0,\"objects_loaded\":0,\"object_load_failures\""
-    ":0,\"kernel_symbols\":0},\"output\":{\"written\":0,\"dropped\":0},\"syslog\":{\"written\":0,\"droppe"
-    "d\":0,\"sent\":0,\"queued\":0,\"queued_bytes\":0,\"dropped_overflow\":0,\"dropped_unsendable\":0,\"d"
-    "ropped_at_exit\":0,\"cut\":0,\"connects\":0,\"reconnects\":0,\"connect_failures\":0,\"stalls\":0,\"o"
-    "utages\":0,\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},\"ocsf\":{\"written\":0,"
-    "\"dropped\":0},\"tracked_processes\":0,\"processes_swept\":0,\"sensor_cpu_ns\":0,\"sensor_maxrss_kb"
-    "\":0,\"features\":{\"root\":true,\"btf\":false},\"baselines\":{\"baselines\":0,\"process_samples_lear"
-    "ned\":0,\"window_samples_learned\":0,\"anomalous_samples\":0,\"without_baseline\":0,\"save_errors\":"
-    "0,\"evicted\":0,\"aged_out\":0,\"refused_full\":0,\"refused_user\":0,\"saves_queued\":0,\"saves_drop"
-    "ped\":0,\"refused_users\":[]},\"rules\":{\"rules\":0,\"events\":0,\"alerts\":0,\"throttled\":0,\"sum"
-    "maries\":0,\"summaries_pending\":0,\"regex_limit_hits\":0,\"regex_errors\":0,\"regex_runs\":0,\"rege"
-    "x_cache_hits\":0,\"regex_skipped\":0,\"regex_skipped_matches\":0,\"reloads\":0,\"reload_failures\":0"
-    "},\"binaries_untracked\":0,\"binary_paths_forgotten\":0,\"identity\":{\"hashes_queued\":0,\"hashes_d"
-    "one\":0,\"hash_failures\":0,\"hash_queue_full\":0,\"hashes_pending\":0,\"hash_ns\":0,\"cache_hits\":"
-    "0}}";
+    "\":0,\"end\":0,\"fail_path\":0,\"sample\":0,\"file\":0,\"map\":0,\"net\":0},\"invalid_records\":0,\""
+    "exec_records\":0,\"process_records\":0,\"window_records\":0,\"kernel_drops\":{\"ringbuf_full\":0,\"p"
+    "roc_map_full\":0,\"fail_path_map_full\":0,\"path_truncated\":0,\"args_truncated\":0,\"thread_state\""
+    ":0,\"path_fault\":0,\"fail_path_image_cap\":0,\"sample_ring_full\":0,\"stack_copy_failed\":0,\"kstac"
+    "k_unreadable\":0,\"file_image_cap\":0,\"map_image_cap\":0,\"net_dest_image_cap\":0},\"userspace_drop"
+    "s\":{\"proctable_full\":0,\"fail_keys_unremembered\":0,\"fail_paths_displaced\":0},\"waiting\":{\"st"
+    "ate_reads\":0,\"skipped\":0,\"reports\":0},\"fail_paths\":{\"table_entries\":0,\"table_max\":0,\"orp"
+    "hans_swept\":0,\"idle_moved\":0,\"unknown_swept\":0,\"trimmed\":0},\"oncpu\":{\"rate_hz\":0,\"sample"
+    "s\":0,\"malformed\":0,\"user_frames\":0,\"kernel_frames\":0,\"stacks_complete\":0,\"cut_truncated\":"
+    "0,\"cut_no_mapping\":0,\"cut_no_cfi\":0,\"cut_no_file\":0,\"cut_bad_cfi\":0,\"cut_depth\":0,\"no_map"
+    "pings\":0,\"stacks_held\":0,\"stack_table_full\":0,\"orphans_swept\":0,\"unwind_ns\":0,\"unwind_obje"
+    "cts\":0,\"cfi_rows_read\":0,\"cfi_rows_cached\":0,\"names_cached\":0,\"maps_read\":0,\"mappings\":0,"
+    "\"mappings_lost\":0,\"objects\":0,\"objects_refused\":0,\"objects_loaded\":0,\"object_load_failures"
+    "\":0,\"kernel_symbols\":0,\"named_symtab\":0,\"named_debug_build_id\":0,\"named_debuglink\":0,\"name"
+    "d_minidebuginfo\":0,\"named_dynsym\":0,\"named_none\":0,\"minidebuginfo_failures\":0,\"debuglink_mis"
+    "matches\":0},\"output\":{\"written\":0,\"dropped\":0},\"syslog\":{\"written\":0,\"dropped\":0,\"sent"
+    "\":0,\"queued\":0,\"queued_bytes\":0,\"dropped_overflow\":0,\"dropped_unsendable\":0,\"dropped_at_ex"
+    "it\":0,\"cut\":0,\"connects\":0,\"reconnects\":0,\"connect_failures\":0,\"stalls\":0,\"outages\":0,"
+    "\"state\":\"connected\"},\"audit\":{\"written\":0,\"dropped\":0},\"ocsf\":{\"written\":0,\"dropped\""
+    ":0},\"tracked_processes\":0,\"processes_swept\":0,\"sensor_cpu_ns\":0,\"sensor_maxrss_kb\":0,\"featu"
+    "res\":{\"root\":true,\"btf\":false},\"baselines\":{\"baselines\":0,\"process_samples_learned\":0,\"w"
+    "indow_samples_learned\":0,\"anomalous_samples\":0,\"without_baseline\":0,\"save_errors\":0,\"evicted"
+    "\":0,\"aged_out\":0,\"refused_full\":0,\"refused_user\":0,\"saves_queued\":0,\"saves_dropped\":0,\"r"
+    "efused_users\":[]},\"rules\":{\"rules\":0,\"events\":0,\"alerts\":0,\"throttled\":0,\"summaries\":0,"
+    "\"summaries_pending\":0,\"regex_limit_hits\":0,\"regex_errors\":0,\"regex_runs\":0,\"regex_cache_hit"
+    "s\":0,\"regex_skipped\":0,\"regex_skipped_matches\":0,\"reloads\":0,\"reload_failures\":0},\"binarie"
+    "s_untracked\":0,\"binary_paths_forgotten\":0,\"identity\":{\"hashes_queued\":0,\"hashes_done\":0,\"h"
+    "ash_failures\":0,\"hash_queue_full\":0,\"hashes_pending\":0,\"hash_ns\":0,\"cache_hits\":0}}";
 
 static void every_part(struct pl_sensor_stats *s)
 {
@@ -127,6 +128,8 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	s.loss[PL_LOSS_BINARY_PATHS_FORGOTTEN] = 3;
 	s.kernel_drops[PL_KDROP_SAMPLE_RING] = 4;
 	s.oncpu.kernel_symbols = 5;
+	s.oncpu.named_minidebuginfo = 13;
+	s.oncpu.debuglink_mismatches = 14;
 	s.syslog_more.connect_failures = 6;
 	s.syslog_more.stalls = 11;
 	s.syslog_more.outages = 12;
@@ -145,6 +148,8 @@ static void test_stats_record_each_counter_under_its_key(void **state)
 	assert_int_equal(at(o, "binary_paths_forgotten", NULL), 3);
 	assert_int_equal(at(o, "kernel_drops", "sample_ring_full"), 4);
 	assert_int_equal(at(o, "oncpu", "kernel_symbols"), 5);
+	assert_int_equal(at(o, "oncpu", "named_minidebuginfo"), 13);
+	assert_int_equal(at(o, "oncpu", "debuglink_mismatches"), 14);
 	assert_int_equal(at(o, "syslog", "connect_failures"), 6);
 	assert_int_equal(at(o, "syslog", "stalls"), 11);
 	assert_int_equal(at(o, "syslog", "outages"), 12);
