@@ -114,6 +114,8 @@ struct pl_frame {
 	const char *build_id; /* hex, NULL when unknown (and for the kernel) */
 	uint64_t offset;      /* from the function's start; from the file's start when function is NULL */
 	bool kernel;
+	bool is_new; /* its function never seen on CPU by the baseline, once that has learned functions
+		      * (learner__mark_new_frames) */
 };
 
 /* The samples of one pair of stacks: user frames, outermost caller first,
@@ -144,7 +146,9 @@ struct pl_oncpu_fn {
 
 struct pl_oncpu {
 	uint64_t samples;      /* all samples of the image (the kernel's count) */
-	uint64_t unattributed; /* of which no stack is known */
+	uint64_t unattributed; /* of which no stack is known: */
+	uint64_t unatt_ring;   /* ... the kernel's sample ring was full */
+	uint64_t unatt_table;  /* ... a new stack past the stack tables' bounds */
 	uint32_t rate_hz;
 	struct pl_oncpu_obj *objs; /* by samples, most first */
 	uint32_t nobjs;
