@@ -310,7 +310,8 @@ static void split_rest(const struct evidence *ev, uint64_t *ret_unatt, uint64_t 
  * counted in the stats record) as "otherwise". Raw text, or NULL (ENOMEM). */
 static char *unattributed_why(const struct evidence *ev)
 {
-	uint64_t known = ev->unatt_ring + ev->unatt_table, other = ev->unattributed > known ? ev->unattributed - known : 0;
+	uint64_t known = ev->unatt_ring > UINT64_MAX - ev->unatt_table ? UINT64_MAX : ev->unatt_ring + ev->unatt_table;
+	uint64_t other = ev->unattributed > known ? ev->unattributed - known : 0;
 	char *s;
 
 	if (!ev->has_unatt_by)
