@@ -289,7 +289,7 @@ static uint64_t set_draws(const struct baseline *b, enum bl_set set)
 	case BL_SET_ONCPU:
 		return b->oncpu_samples;
 	case BL_SET_ONCPU_FUNCS:
-		return b->oncpu_fn_procs;
+		return b->oncpu_fn_samples;
 	case BL_SET_PEERS:
 		/* lifetimes learned since peers were (a baseline older than the set has none) */
 		for (uint32_t i = 0; i < b->set[set].n; i++)
@@ -323,7 +323,8 @@ bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct
 
 	if (!b || set >= BL_SET_MAX || set_draws(b, set) < p->min_samples)
 		return false;
-	if (set == BL_SET_ONCPU && b->oncpu_procs < p->min_samples)
+	if ((set == BL_SET_ONCPU && b->oncpu_procs < p->min_samples) ||
+	    (set == BL_SET_ONCPU_FUNCS && b->oncpu_fn_procs < p->min_samples))
 		return false;
 	chance = baseline__set_new_chance(b, set);
 	if (!(chance <= p->set_new_max))
@@ -332,7 +333,7 @@ bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct
 	 * few microseconds) now and then forever, so no quiet time is asked:
 	 * the chance is per sample, and the rules weigh how many samples ran
 	 * in a new object (baseline.new_oncpu_samples) */
-	if (set == BL_SET_ONCPU || set == BL_SET_ONCPU_FUNCS) /* functions: the same, per process sample */
+	if (set == BL_SET_ONCPU || set == BL_SET_ONCPU_FUNCS) /* functions: the same */
 		return true;
 	newest = b->created_ns;
 	for (uint32_t i = 0; i < b->set[set].n; i++)
@@ -571,9 +572,11 @@ int baseline__learn_process(struct baseline *b, const struct bl_process_sample *
 	if (s->noncpu)
 		b->oncpu_procs++;
 	for (uint32_t i = 0; i < s->nfunctions; i++)
-		add_member(b, BL_SET_ONCPU_FUNCS, v, s->functions[i], 1, now_ns);
-	if (s->nfunctions)
+		add_member(b, BL_SET_ONCPU_FUNCS, v, s->functions[i], s->function_counts[i], now_ns);
+	if (s->nfunctions) {
+		b->oncpu_fn_samples += s->function_samples;
 		b->oncpu_fn_procs++;
+	}
 	if (!s->npeers && !s->connects)
 		add_member(b, BL_SET_PEERS, v, BL_PEER_NONE, 1, now_ns);
 	for (uint32_t i = 0; i < s->npeers; i++)
@@ -740,7 +743,7 @@ static void mark_frames(const struct strset *set, const struct pl_frame *frames,
 	for (uint32_t i = 0; i < n; i++) {
 		struct pl_frame *f = (struct pl_frame *)&frames[i]; /* the caller's (baseline.h) */
 
-		f->is_new = set && baseline__function_member(f->object, f->function, m, sizeof(m)) == 0 &&
+		f->is_new = set && !f->kernel && baseline__function_member(f->object, f->function, m, sizeof(m)) == 0 &&
 			    !strset__contains(set, m);
 		*marked += f->is_new;
 	}
@@ -778,7 +781,8 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 		return r;
 	dst->samples += src->samples;
 	dst->windows += src->windows;
-	dst->oncpu_fn_procs += src->oncpu_fn_procs; /* the functions set's draws, as its counts add */
+	dst->oncpu_fn_samples += src->oncpu_fn_samples; /* the functions set's draws, as its counts add */
+	dst->oncpu_fn_procs += src->oncpu_fn_procs;
 	dst->quarantined += src->quarantined;
 	dst->rate_limited += src->rate_limited;
 	dst->recurred += src->recurred;

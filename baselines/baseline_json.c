@@ -59,6 +59,7 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
 	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples));
 	json_object_object_add(o, "oncpu_procs", json_object_new_uint64(b->oncpu_procs));
+	json_object_object_add(o, "oncpu_fn_samples", json_object_new_uint64(b->oncpu_fn_samples));
 	json_object_object_add(o, "oncpu_fn_procs", json_object_new_uint64(b->oncpu_fn_procs));
 	json_object_object_add(o, "quarantined", json_object_new_uint64(b->quarantined));
 	json_object_object_add(o, "rate_limited", json_object_new_uint64(b->rate_limited));
@@ -176,6 +177,8 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	     (r = get_u64(o, "oncpu_samples", &b->oncpu_samples, err, errlen)) < 0) ||
 	    (json_object_object_get_ex(o, "oncpu_procs", NULL) &&
 	     (r = get_u64(o, "oncpu_procs", &b->oncpu_procs, err, errlen)) < 0) ||
+	    (json_object_object_get_ex(o, "oncpu_fn_samples", NULL) &&
+	     (r = get_u64(o, "oncpu_fn_samples", &b->oncpu_fn_samples, err, errlen)) < 0) ||
 	    (json_object_object_get_ex(o, "oncpu_fn_procs", NULL) &&
 	     (r = get_u64(o, "oncpu_fn_procs", &b->oncpu_fn_procs, err, errlen)) < 0))
 		goto fail;

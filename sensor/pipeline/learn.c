@@ -48,6 +48,8 @@ struct pending {
 	const char *objs[LEARN_MAX_OBJECTS]; /* on-CPU objects, borrowed likewise */
 	uint64_t obj_counts[LEARN_MAX_OBJECTS];
 	const char *fns[LEARN_MAX_FUNCS]; /* on-CPU functions' members, in fn_arena */
+	uint64_t fn_counts[LEARN_MAX_FUNCS]; /* ... the samples of the stacks each is in */
+	uint32_t fn_stack[LEARN_MAX_FUNCS];  /* ... the last stack counted (a recursion counts once) */
 	char fn_arena[LEARN_FN_ARENA];
 };
 
@@ -458,37 +460,54 @@ static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 	v->new_oncpu_samples = bv->new_oncpu_samples;
 }
 
-/* The distinct functions of frames[0..n) into q's members, while there is room. */
-static void collect_frames(struct pending *q, const struct pl_frame *frames, uint32_t n, size_t *used)
+/* The user functions of stack st (number si) into q's members, each
+ * gaining the stack's samples once, while there is room. */
+static void collect_stack(struct pending *q, const struct pl_stack *st, uint32_t si, size_t *used)
 {
 	struct bl_process_sample *ps = &q->ps;
 
-	for (uint32_t i = 0; i < n && ps->nfunctions < LEARN_MAX_FUNCS; i++) {
+	for (uint32_t i = 0; i < st->nuser; i++) {
 		char *m = q->fn_arena + *used;
-		bool seen = false;
+		uint32_t k = 0;
 
-		if (baseline__function_member(frames[i].object, frames[i].function, m, LEARN_FN_ARENA - *used) < 0)
+		if (baseline__function_member(st->user[i].object, st->user[i].function, m, LEARN_FN_ARENA - *used) < 0)
 			continue; /* too long for a member, or the arena is full */
-		for (uint32_t k = 0; k < ps->nfunctions && !seen; k++)
-			seen = strcmp(q->fns[k], m) == 0;
-		if (seen)
-			continue;
-		q->fns[ps->nfunctions++] = m;
-		*used += strlen(m) + 1;
+		while (k < ps->nfunctions && strcmp(q->fns[k], m) != 0)
+			k++;
+		if (k == ps->nfunctions) {
+			if (k == LEARN_MAX_FUNCS)
+				continue;
+			q->fns[k] = m;
+			q->fn_counts[k] = 0;
+			q->fn_stack[k] = UINT32_MAX;
+			ps->nfunctions++;
+			*used += strlen(m) + 1;
+		}
+		if (q->fn_stack[k] != si) {
+			q->fn_counts[k] += st->samples;
+			q->fn_stack[k] = si;
+		}
 	}
 }
 
-/* What the functions set learns of a sample: each function of its kept
- * stacks once (a draw is a process sample, as for the other sets). */
+/* What the functions set learns of a sample: the user functions of its
+ * kept stacks, each by the samples of the stacks it is in; the draws are
+ * those stacks' samples, as CPU samples are the objects set's. Kernel
+ * frames are left out: interrupts and syscall paths bring new ones to any
+ * process now and then, and which code of the process ran is the question. */
 static void collect_functions(struct pending *q, const struct pl_oncpu *oc)
 {
 	size_t used = 0;
 
 	q->ps.functions = q->fns;
+	q->ps.function_counts = q->fn_counts;
 	q->ps.nfunctions = 0;
+	q->ps.function_samples = 0;
 	for (uint32_t i = 0; oc && i < oc->nstacks; i++) {
-		collect_frames(q, oc->stacks[i].user, oc->stacks[i].nuser, &used);
-		collect_frames(q, oc->stacks[i].kern, oc->stacks[i].nkern, &used);
+		if (!oc->stacks[i].nuser)
+			continue;
+		collect_stack(q, &oc->stacks[i], i, &used);
+		q->ps.function_samples += oc->stacks[i].samples;
 	}
 }
 

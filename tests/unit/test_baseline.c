@@ -120,6 +120,7 @@ static void assert_baseline_equal(const struct baseline *a, const struct baselin
 	assert_true(a->tokens == b->tokens);
 	assert_int_equal(a->tokens_ns, b->tokens_ns);
 	assert_int_equal(a->oncpu_fn_procs, b->oncpu_fn_procs);
+	assert_int_equal(a->oncpu_fn_samples, b->oncpu_fn_samples);
 	for (int i = 0; i < PL_DIST_MAX; i++)
 		if (!sketch__equal(&a->dist[i], &b->dist[i]))
 			fail_msg("distribution %s differs", bl_dist__name(i));
@@ -1096,25 +1097,29 @@ static void test_baseline_oncpu_objects_learned_then_new_ones_named(void **state
 	baseline__free(b);
 }
 
-/* Functions on CPU: each function of a lifetime's kept stacks learned once
- * per process sample (the set's draws); once saturated, a frame whose
- * (object, function) it never held is marked new, every other frame not;
- * against the prior while the baseline itself is not ready; nothing in learn
- * mode. The set and its draws survive the file, and a file written before
- * them loads with neither (nothing new). */
+/* Functions on CPU: each user function of a lifetime's kept stacks learned
+ * by the samples of the stacks it is in, those stacks' samples the set's
+ * draws; once saturated (and min_samples lifetimes brought some), a user
+ * frame whose (object, function) it never held is marked new, every other
+ * frame not, a kernel frame never; against the prior while the baseline
+ * itself is not ready; nothing in learn mode. The set and its counters
+ * survive the file, and a file written before them loads without them
+ * (nothing new). */
 static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **state)
 {
 	struct bl_policy p = policy(BL_MODE_AUTO);
 	struct baseline *b = new_baseline(), *back = NULL, *fresh = new_baseline();
 	char m_main[64], m_memcpy[64], m_irq[64], m_unnamed[64], m_hook[64], big[STRSET_MAX_LEN + 1];
 	char out[STRSET_MAX_LEN + 16];
-	const char *usual[3] = { m_main, m_memcpy, m_irq };
+	const char *usual[2] = { m_main, m_memcpy };
+	const uint64_t usual_n[2] = { 5, 3 };
 	struct pl_frame user[] = {
 		{ .object = "/usr/sbin/sshd", .function = "main", .offset = 0x41 },
 		{ .object = "/tmp/.x/libhook.so", .function = "hook_spin" }, /* never learned: new */
 		{ .object = "/usr/lib/libc.so.6", .function = NULL, .offset = 0x9a10 }, /* libc's unnamed code: new */
 		{ .object = "/usr/lib/libc.so.6", .function = "memcpy", .offset = 7, .is_new = true }, /* known: cleared */
 	};
+	/* a kernel frame, never learned, never new */
 	struct pl_frame kern[] = { { .object = "[kernel]", .function = "asm_sysvec_apic_timer_interrupt", .kernel = true } };
 	struct pl_stack st[] = { { .samples = 5, .user = user, .kern = kern, .nuser = 4, .nkern = 1 } };
 	struct pl_oncpu oc = { .samples = 5, .stacks = st, .nstacks = 1 };
@@ -1146,7 +1151,9 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	for (unsigned i = 0; i < p.min_samples; i++) {
 		s = sample(i, 1);
 		s.functions = usual;
-		s.nfunctions = 3;
+		s.function_counts = usual_n;
+		s.nfunctions = 2;
+		s.function_samples = 5;
 		/* not saturated while learning: nothing is new */
 		assert_int_equal(baseline__mark_new_frames(b, NULL, &p, NOW0 + i * SEC, &oc), 0);
 		assert_false(user[1].is_new);
@@ -1154,9 +1161,14 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 		assert_true(v.learned);
 	}
 	assert_int_equal(b->oncpu_fn_procs, p.min_samples);
-	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].n, 3);
-	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].m[0].count, p.min_samples); /* once per process sample */
+	assert_int_equal(b->oncpu_fn_samples, 5 * p.min_samples);
+	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].n, 2);
+	/* sorted by bytes: libc's memcpy, then sshd's main */
+	assert_string_equal(b->set[BL_SET_ONCPU_FUNCS].m[0].s, m_memcpy);
+	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].m[0].count, 3 * p.min_samples);
+	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].m[1].count, 5 * p.min_samples);
 	assert_true(baseline__set_ready(b, BL_SET_ONCPU_FUNCS, &p, NOW0 + HOUR));
+	assert_true(baseline__set_new_chance(b, BL_SET_ONCPU_FUNCS) == 0);
 	/* the objects set is another set: sampled objects were never learned here */
 	assert_false(baseline__set_ready(b, BL_SET_ONCPU, &p, NOW0 + HOUR));
 
@@ -1169,7 +1181,9 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	/* scored: the new function is named, and does not make the verdict anomalous */
 	s = sample(99, 1);
 	s.functions = (const char *const[]){ m_main, m_hook };
+	s.function_counts = (const uint64_t[]){ 4, 4 };
 	s.nfunctions = 2;
+	s.function_samples = 4;
 	baseline__score_process(b, NULL, &s, &p, &v);
 	assert_int_equal(v.new_members[BL_SET_ONCPU_FUNCS], 1);
 	assert_string_equal(v.new_list[BL_SET_ONCPU_FUNCS][0], m_hook);
@@ -1189,6 +1203,7 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
 	assert_baseline_equal(b, back);
 	assert_int_equal(back->oncpu_fn_procs, p.min_samples);
+	assert_int_equal(back->oncpu_fn_samples, 5 * p.min_samples);
 	assert_int_equal(baseline__mark_new_frames(back, NULL, &p, NOW0 + HOUR, &oc), 2);
 	baseline__free(back);
 	back = NULL;
@@ -1196,8 +1211,10 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	assert_true(json_object_object_get_ex(o, "sets", &sets));
 	json_object_object_del(sets, "oncpu_functions");
 	json_object_object_del(o, "oncpu_fn_procs");
+	json_object_object_del(o, "oncpu_fn_samples");
 	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
 	assert_int_equal(back->oncpu_fn_procs, 0);
+	assert_int_equal(back->oncpu_fn_samples, 0);
 	assert_int_equal(back->set[BL_SET_ONCPU_FUNCS].n, 0);
 	assert_int_equal(baseline__mark_new_frames(back, NULL, &p, NOW0 + HOUR, &oc), 0);
 	json_object_put(o);
