@@ -31,6 +31,9 @@ skip() {
 browser=$(command -v chromium || command -v chromium-browser) ||
 	skip "no chromium: scripts/install-deps.sh --tests installs Debian's chromium package"
 command -v python3 >/dev/null || skip "no python3 to check what chromium shows"
+# the labels are measured by DejaVu Sans's advances: another font would fail them for its own widths
+fc-match -f '%{family}' 'DejaVu Sans' 2>/dev/null | grep -q 'DejaVu Sans' ||
+	skip "no DejaVu Sans for chromium: scripts/install-deps.sh --tests installs fonts-dejavu-core"
 
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
