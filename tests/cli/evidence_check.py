@@ -305,7 +305,7 @@ def check_measured(measured_path, width):
         got = json.loads(pre[0].text)
     except (ET.ParseError, IndexError, TypeError, ValueError) as e:
         fail("the measuring page gave nothing: %s" % e)
-        return
+        return 0
     labels = 0
     for m in got:
         if "line" in m:
