@@ -27,6 +27,7 @@ static const uint32_t set_max[BL_SET_MAX] = {
 	[BL_SET_FILES] = 128,
 	[BL_SET_OBJECTS] = 512,
 	[BL_SET_PEERS] = 256,
+	[BL_SET_ONCPU_FUNCS] = 1024,
 };
 
 static const char *const dist_names[PL_DIST_MAX] = {
@@ -80,6 +81,7 @@ static const char *const set_names[BL_SET_MAX] = {
 	[BL_SET_FILES] = "files",
 	[BL_SET_OBJECTS] = "objects",
 	[BL_SET_PEERS] = "peers",
+	[BL_SET_ONCPU_FUNCS] = "oncpu_functions",
 };
 
 double bl_dist__noise_floor(enum pl_dist d)
@@ -286,6 +288,8 @@ static uint64_t set_draws(const struct baseline *b, enum bl_set set)
 		return execs > b->samples ? execs : b->samples;
 	case BL_SET_ONCPU:
 		return b->oncpu_samples;
+	case BL_SET_ONCPU_FUNCS:
+		return b->oncpu_fn_samples;
 	case BL_SET_PEERS:
 		/* lifetimes learned since peers were (a baseline older than the set has none) */
 		for (uint32_t i = 0; i < b->set[set].n; i++)
@@ -319,7 +323,8 @@ bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct
 
 	if (!b || set >= BL_SET_MAX || set_draws(b, set) < p->min_samples)
 		return false;
-	if (set == BL_SET_ONCPU && b->oncpu_procs < p->min_samples)
+	if ((set == BL_SET_ONCPU && b->oncpu_procs < p->min_samples) ||
+	    (set == BL_SET_ONCPU_FUNCS && b->oncpu_fn_procs < p->min_samples))
 		return false;
 	chance = baseline__set_new_chance(b, set);
 	if (!(chance <= p->set_new_max))
@@ -328,7 +333,7 @@ bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct
 	 * few microseconds) now and then forever, so no quiet time is asked:
 	 * the chance is per sample, and the rules weigh how many samples ran
 	 * in a new object (baseline.new_oncpu_samples) */
-	if (set == BL_SET_ONCPU)
+	if (set == BL_SET_ONCPU || set == BL_SET_ONCPU_FUNCS) /* functions: the same */
 		return true;
 	newest = b->created_ns;
 	for (uint32_t i = 0; i < b->set[set].n; i++)
@@ -509,6 +514,9 @@ void baseline__score_process(const struct baseline *b, const struct baseline *pr
 	 * here: counting them in `anomalous` would raise the deviation rule too */
 	if (ret->set_ready[BL_SET_PEERS])
 		check_members(ret, ref, BL_SET_PEERS, s->peers, s->npeers);
+	/* new functions, like new objects, are evidence (the frames' new), not anomalous */
+	if (ret->set_ready[BL_SET_ONCPU_FUNCS])
+		check_members(ret, ref, BL_SET_ONCPU_FUNCS, s->functions, s->nfunctions);
 	ret->anomalous = (ret->max_dist >= 0 && ret->max_score >= p->alert_score) ||
 			 ret->new_members[BL_SET_FAIL_PATHS] || ret->new_members[BL_SET_SYSCALLS];
 }
@@ -563,6 +571,12 @@ int baseline__learn_process(struct baseline *b, const struct bl_process_sample *
 	}
 	if (s->noncpu)
 		b->oncpu_procs++;
+	for (uint32_t i = 0; i < s->nfunctions; i++)
+		add_member(b, BL_SET_ONCPU_FUNCS, v, s->functions[i], s->function_counts[i], now_ns);
+	if (s->nfunctions) {
+		b->oncpu_fn_samples += s->function_samples;
+		b->oncpu_fn_procs++;
+	}
 	if (!s->npeers && !s->connects)
 		add_member(b, BL_SET_PEERS, v, BL_PEER_NONE, 1, now_ns);
 	for (uint32_t i = 0; i < s->npeers; i++)
@@ -715,6 +729,44 @@ int baseline__learn_object(struct baseline *b, const char *path, const struct bl
 	return 0;
 }
 
+int baseline__function_member(const char *object, const char *function, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s\x1f%s", object ? object : "", function ? function : "");
+
+	return n < 0 || (size_t)n >= size || n > BL_FUNC_MEMBER_MAX ? -ENAMETOOLONG : 0;
+}
+
+static void mark_frames(const struct strset *set, const struct pl_frame *frames, uint32_t n, uint32_t *marked)
+{
+	char m[BL_FUNC_MEMBER_MAX + 1];
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct pl_frame *f = (struct pl_frame *)&frames[i]; /* the caller's (baseline.h) */
+
+		f->is_new = set && !f->kernel && baseline__function_member(f->object, f->function, m, sizeof(m)) == 0 &&
+			    !strset__contains(set, m);
+		*marked += f->is_new;
+	}
+}
+
+uint32_t baseline__mark_new_frames(const struct baseline *b, const struct baseline *prior, const struct bl_policy *p,
+				   uint64_t now_ns, struct pl_oncpu *oc)
+{
+	const struct baseline *ref = baseline__set_ready(b, BL_SET_ONCPU_FUNCS, p, now_ns) ? b
+				     : baseline__set_ready(prior, BL_SET_ONCPU_FUNCS, p, now_ns) ? prior
+												 : NULL;
+	const struct strset *set = ref ? &ref->set[BL_SET_ONCPU_FUNCS] : NULL;
+	uint32_t marked = 0;
+
+	if (!oc || p->mode == BL_MODE_LEARN)
+		set = NULL; /* learn mode judges nothing: every frame is written not new */
+	for (uint32_t i = 0; oc && i < oc->nstacks; i++) {
+		mark_frames(set, oc->stacks[i].user, oc->stacks[i].nuser, &marked);
+		mark_frames(set, oc->stacks[i].kern, oc->stacks[i].nkern, &marked);
+	}
+	return marked;
+}
+
 int baseline__merge(struct baseline *dst, const struct baseline *src)
 {
 	int r = 0;
@@ -729,6 +781,8 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 		return r;
 	dst->samples += src->samples;
 	dst->windows += src->windows;
+	dst->oncpu_fn_samples += src->oncpu_fn_samples; /* the functions set's draws, as its counts add */
+	dst->oncpu_fn_procs += src->oncpu_fn_procs;
 	dst->quarantined += src->quarantined;
 	dst->rate_limited += src->rate_limited;
 	dst->recurred += src->recurred;

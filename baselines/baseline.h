@@ -52,6 +52,8 @@ enum bl_set {
 	BL_SET_OBJECTS,    /* executable objects (file paths) its images mapped, once per image */
 	BL_SET_PEERS,      /* TCP peers by class and port ("public:tcp/443"), "none" for a lifetime
 			    * without connects (optional in files) */
+	BL_SET_ONCPU_FUNCS, /* user functions in its kept on-CPU stacks, "object\x1Ffunction"
+			     * (baseline__function_member), by samples (optional in files) */
 	BL_SET_MAX,
 };
 
@@ -115,6 +117,8 @@ struct baseline {
 	struct strset set[BL_SET_MAX];
 	uint64_t oncpu_samples; /* on-CPU samples learned into set[BL_SET_ONCPU] */
 	uint64_t oncpu_procs;   /* process samples that brought any */
+	uint64_t oncpu_fn_samples; /* samples of the kept stacks learned into set[BL_SET_ONCPU_FUNCS] (its draws) */
+	uint64_t oncpu_fn_procs;   /* process samples that brought any */
 	bool dirty;           /* changed since the last save */
 };
 
@@ -129,6 +133,13 @@ struct bl_process_sample {
 	const char *const *oncpu_objects;
 	const uint64_t *oncpu_counts;
 	uint32_t noncpu;
+	/* the distinct user functions of its kept on-CPU stacks, as members
+	 * (baseline__function_member), each with the samples of the stacks it
+	 * is in, and the samples of those stacks; nfunctions 0: none */
+	const char *const *functions;
+	const uint64_t *function_counts;
+	uint32_t nfunctions;
+	uint64_t function_samples;
 	/* TCP peers the image tried ("class:tcp/port"); none and no connects
 	 * at all: the lifetime is a draw of "none" */
 	const char *const *peers;
@@ -282,6 +293,31 @@ void baseline__object_state(const struct baseline *b, const char *path, const st
  */
 int baseline__learn_object(struct baseline *b, const char *path, const struct bl_policy *p, uint64_t now_ns,
 			   bool alerted);
+
+/*
+ * The member of BL_SET_ONCPU_FUNCS that stands for a frame: "object\x1Ffunction",
+ * or "object\x1F" for the object's unnamed code (function NULL), the unit
+ * separator being a byte no path or symbol the sensor keeps holds raw
+ * (records escape it). 0, or -ENAMETOOLONG when it does not fit in size or
+ * passes BL_FUNC_MEMBER_MAX bytes: such a frame is neither learned nor new.
+ * The bound keeps the set (1024 members) under 2 MiB even escaped, so a
+ * baseline at every bound still fits a bundle's 8 MiB per baseline.
+ */
+#define BL_FUNC_MEMBER_MAX 512
+int baseline__function_member(const char *object, const char *function, char *buf, size_t size);
+
+/*
+ * Set is_new on every frame of oc's stacks: a user frame when the functions
+ * set of b (or, when that is not ready, of prior) is saturated
+ * (baseline__set_ready) and holds no member for it; never a kernel frame
+ * (the set learns none). Every frame is written, new or not, so a frame
+ * shared by two images' stacks is marked for the one asked about. b and
+ * prior may be NULL (nothing is new). The frames must be the caller's to
+ * write: oc's stacks point at const frames only so that readers keep off. Pure
+ * otherwise. Returns the number of frames marked new.
+ */
+uint32_t baseline__mark_new_frames(const struct baseline *b, const struct baseline *prior, const struct bl_policy *p,
+				   uint64_t now_ns, struct pl_oncpu *oc);
 
 /* dst += src (same key). 0, -EINVAL for different keys, -ENOMEM. */
 int baseline__merge(struct baseline *dst, const struct baseline *src);

@@ -59,6 +59,8 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
 	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples));
 	json_object_object_add(o, "oncpu_procs", json_object_new_uint64(b->oncpu_procs));
+	json_object_object_add(o, "oncpu_fn_samples", json_object_new_uint64(b->oncpu_fn_samples));
+	json_object_object_add(o, "oncpu_fn_procs", json_object_new_uint64(b->oncpu_fn_procs));
 	json_object_object_add(o, "quarantined", json_object_new_uint64(b->quarantined));
 	json_object_object_add(o, "rate_limited", json_object_new_uint64(b->rate_limited));
 	json_object_object_add(o, "tokens", json_object_new_double(b->tokens));
@@ -174,7 +176,11 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 	if ((json_object_object_get_ex(o, "oncpu_samples", NULL) &&
 	     (r = get_u64(o, "oncpu_samples", &b->oncpu_samples, err, errlen)) < 0) ||
 	    (json_object_object_get_ex(o, "oncpu_procs", NULL) &&
-	     (r = get_u64(o, "oncpu_procs", &b->oncpu_procs, err, errlen)) < 0))
+	     (r = get_u64(o, "oncpu_procs", &b->oncpu_procs, err, errlen)) < 0) ||
+	    (json_object_object_get_ex(o, "oncpu_fn_samples", NULL) &&
+	     (r = get_u64(o, "oncpu_fn_samples", &b->oncpu_fn_samples, err, errlen)) < 0) ||
+	    (json_object_object_get_ex(o, "oncpu_fn_procs", NULL) &&
+	     (r = get_u64(o, "oncpu_fn_procs", &b->oncpu_fn_procs, err, errlen)) < 0))
 		goto fail;
 	/* newer still: absent from files written before learning by recurrence */
 	if ((json_object_object_get_ex(o, "recurred", NULL) &&
@@ -262,7 +268,7 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 		strset__clear(&b->set[i]);
 		if (!json_object_object_get_ex(s, bl_set__name(i), &v)) {
 			if (i >= BL_SET_ONCPU)
-				continue; /* written before on-CPU sampling, or before issue 18's sets */
+				continue; /* written before on-CPU sampling, issue 18's sets or on-CPU functions */
 			r = jf_fail(err, errlen, "set \"%s\" is missing", bl_set__name(i));
 			goto fail;
 		}

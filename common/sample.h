@@ -117,6 +117,8 @@ struct pl_frame {
 	/* "python", "perl", "bash", "dash" when the function is that interpreter
 	 * evaluating its program (sensor/stacks/interp.h); NULL otherwise */
 	const char *interp;
+	bool is_new; /* its function never seen on CPU by the baseline, once that has learned functions
+		      * (learner__mark_new_frames) */
 };
 
 /* The samples of one pair of stacks: user frames, outermost caller first,

@@ -120,8 +120,28 @@ static int parse_frame(struct json_object *o, struct ev_frame *f, const char *pa
 	    (r = get_str(o, "build_id", false, &f->build_id, path, err, errlen)) < 0 ||
 	    (r = get_count(o, "offset", false, 0, &f->offset, path, err, errlen)) < 0 ||
 	    (r = get_bool(o, "kernel", &f->kernel, path, err, errlen)) < 0 ||
-	    (r = get_str(o, "interp", false, &f->interp, path, err, errlen)) < 0)
+	    (r = get_str(o, "interp", false, &f->interp, path, err, errlen)) < 0 ||
+	    (r = get_bool(o, "new", &f->is_new, path, err, errlen)) < 0)
 		return r;
+	return 0;
+}
+
+/* unattributed_by, optional as a whole (records written before it), both
+ * counts required when it is there. */
+static int parse_unatt_by(struct json_object *st, struct evidence *ev, char *err, size_t errlen)
+{
+	static const char path[] = "evidence.stacks.unattributed_by";
+	struct json_object *o = field(st, "unattributed_by");
+	int r;
+
+	if (!o)
+		return 0;
+	if (!json_object_is_type(o, json_type_object))
+		return bad(err, errlen, path, "", "not an object");
+	if ((r = get_count(o, "sample_ring_full", true, 0, &ev->unatt_ring, path, err, errlen)) < 0 ||
+	    (r = get_count(o, "stack_table_full", true, 0, &ev->unatt_table, path, err, errlen)) < 0)
+		return r;
+	ev->has_unatt_by = true;
 	return 0;
 }
 
@@ -254,6 +274,7 @@ int evidence__parse(struct json_object *rec, struct evidence *ret, char *err, si
 	if ((r = get_count(st, "samples", false, 0, &ret->samples, sp, err, errlen)) < 0 ||
 	    (r = get_count(st, "rate_hz", false, 0, &ret->rate_hz, sp, err, errlen)) < 0 ||
 	    (r = get_count(st, "unattributed", false, 0, &ret->unattributed, sp, err, errlen)) < 0 ||
+	    (r = parse_unatt_by(st, ret, err, errlen)) < 0 ||
 	    (r = get_array(st, "top", &top, sp, err, errlen)) < 0 ||
 	    (r = get_array(st, "objects", &objs, sp, err, errlen)) < 0 ||
 	    (r = get_array(st, "functions", &fns, sp, err, errlen)) < 0)

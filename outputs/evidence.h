@@ -29,6 +29,7 @@ struct ev_frame {
 	uint64_t offset;
 	bool kernel;
 	char *interp; /* "python", ...: an interpreter's evaluation (records.md); NULL otherwise or absent */
+	bool is_new; /* "new": the baseline never saw its function on CPU */
 };
 
 struct ev_stack {
@@ -60,6 +61,9 @@ struct evidence {
 	int64_t time_ns; /* 0 when absent */
 	/* evidence.stacks */
 	uint64_t samples, rate_hz, unattributed;
+	/* unattributed_by: why (has_unatt_by false when the record predates it) */
+	bool has_unatt_by;
+	uint64_t unatt_ring, unatt_table;
 	struct ev_stack *stacks; /* heaviest first, as recorded */
 	size_t nstacks;
 	size_t stacks_dropped; /* past EV_MAX_STACKS */

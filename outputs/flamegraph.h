@@ -5,10 +5,12 @@
  *
  * The caller adds stacks (frames outermost caller first, with a sample
  * count); stacks are merged by common prefix into a tree whose root, "all",
- * holds every sample. A frame is one node per (kind, object, function), or
- * per (kind, object, offset) when the function is unknown: two samples in
- * one function at different instructions are the same box, as in every
- * flame graph. Siblings are drawn in the order of their names (then object,
+ * holds every sample. A frame is one node per (kind, object, function)
+ * under its parent: two samples in one function at different instructions
+ * are the same box, as in every flame graph, and the unnamed code of one
+ * object (function unknown) is one box "[unknown] (libfoo.so)" whatever its
+ * offsets, the first of which its hover text gives when there is only one.
+ * A frame new to the baseline makes its box purple. Siblings are drawn in the order of their names (then object,
  * kind, offset), never by weight, so the same stacks always give the same
  * picture; each box is as wide as its share of the root's samples.
  *
@@ -44,8 +46,12 @@ struct fg_frame {
 	enum fg_kind kind;
 	const char *object;   /* the file (raw bytes); NULL for FG_OTHER */
 	const char *function; /* the symbol (raw bytes), or NULL when unknown */
-	uint64_t offset;      /* file offset in object (shown when function is NULL) */
+	uint64_t offset;      /* from the function's start, or the file's when function is NULL (hover text) */
+	bool is_new;          /* the baseline never saw this function on CPU: drawn purple */
+	const char *detail;   /* FG_OTHER only: a line of hover text saying what the box is (raw), or NULL */
 };
+
+#define FG_UNKNOWN "[unknown]" /* the function of a box of unnamed code */
 
 struct flamegraph;
 
@@ -80,6 +86,7 @@ struct fg_box {
 	enum fg_kind kind;  /* the root is FG_OTHER */
 	unsigned depth;     /* 0 for the root */
 	uint64_t samples;
+	bool is_new;
 	double x, width; /* x from 0 at the left; width = samples / total * plot_width */
 };
 
@@ -92,6 +99,19 @@ int flamegraph__box(struct flamegraph *fg, size_t i, double plot_width, struct f
 
 #define FG_SVG_XPAD 10 /* left and right margin, in px */
 
+/* The labels' font: the first is the one whose advances fg_text_width()
+ * knows (Debian's fonts-dejavu-core); the others stand in where it is
+ * missing, and may draw a label wider than measured. */
+#define FG_FONT_FAMILY "'DejaVu Sans',Verdana,sans-serif"
+
+/*
+ * The width in px of len bytes of escaped text s (esc_text()'s: printable
+ * UTF-8 and "\xNN" escapes) at font_px in FG_FONT_FAMILY without kerning
+ * or ligatures: the sum of DejaVu Sans's advances for ASCII, one em for any
+ * other code point (or byte that is not escaped text). Pure.
+ */
+double fg_text_width(const char *s, size_t len, double font_px);
+
 struct fg_svg_opts {
 	unsigned width;	      /* px; 0: 1200 */
 	const char *title;    /* the first line above the graph (raw), or NULL */
@@ -99,8 +119,10 @@ struct fg_svg_opts {
 };
 
 /*
- * The graph as one SVG document on f: a box per node with its label cut to
- * fit ("burn_c.."), and a <title> (the hover text) with the full name, the
+ * The graph as one SVG document on f: a box per node with its label in full
+ * when fg_text_width() says it fits between the box's edges, less 3 px each
+ * side, cut to fit with ".." when it does not ("burn_c.."), none when not
+ * even one character and ".." fit; and a <title> (the hover text) with the full name, the
  * object, the samples and the percentage of the root. 0, or -EIO when a
  * write to f failed, or -ENOMEM.
  */

@@ -228,12 +228,26 @@ static struct json_object *frame(const struct pl_frame *f)
 	add_str(o, "build_id", f->build_id);
 	add_bool(o, "kernel", f->kernel);
 	add_str(o, "interp", f->interp);
+	if (f->is_new)
+		add_bool(o, "new", true);
 	return o;
 }
 
 static double share(uint64_t part, uint64_t whole)
 {
 	return whole ? (double)part / (double)whole : 0;
+}
+
+/* Why the unattributed samples have no stack: the kernel's sample ring was
+ * full, or the stack was new and the stack tables full. Their sum may be less
+ * than unattributed (samples of an image whose keys were never announced). */
+static struct json_object *unattributed_by(const struct pl_oncpu *oc)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_u64(o, "sample_ring_full", oc->unatt_ring);
+	add_u64(o, "stack_table_full", oc->unatt_table);
+	return o;
 }
 
 /* samples by object, the baseline's share beside each when known */
@@ -269,6 +283,7 @@ struct json_object *sample_json__stacks(const struct pl_sample *s)
 	add_u64(o, "samples", oc->samples);
 	add_u64(o, "rate_hz", oc->rate_hz);
 	add_u64(o, "unattributed", oc->unattributed);
+	add(o, "unattributed_by", unattributed_by(oc));
 	top = json_object_new_array();
 	for (uint32_t i = 0; i < oc->nstacks; i++) {
 		const struct pl_stack *st = &oc->stacks[i];
@@ -312,6 +327,7 @@ static struct json_object *oncpu_summary(const struct pl_sample *s)
 	o = json_object_new_object();
 	add_u64(o, "samples", s->oncpu->samples);
 	add_u64(o, "unattributed", s->oncpu->unattributed);
+	add(o, "unattributed_by", unattributed_by(s->oncpu));
 	add_u64(o, "rate_hz", s->oncpu->rate_hz);
 	add(o, "objects", objects(s->oncpu, false));
 	return o;

@@ -434,6 +434,8 @@ static void parse_oncpu(struct sample_buf *b, struct json_object *o, struct pl_s
 	b->oncpu = (struct pl_oncpu){
 	    .samples = u64(o, "samples"),
 	    .unattributed = u64(o, "unattributed"),
+	    .unatt_ring = u64(at(o, "unattributed_by"), "sample_ring_full"),
+	    .unatt_table = u64(at(o, "unattributed_by"), "stack_table_full"),
 	    .rate_hz = u32(o, "rate_hz"),
 	    .objs = b->objs,
 	};

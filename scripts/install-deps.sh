@@ -34,8 +34,11 @@ for arg in "$@"; do
 		# client; the runaway scenario pcre2grep (pcre2-utils) for a real
 		# catastrophic backtrack with JIT off. The tests validate records against docs/schema/ with
 		# Debian's python3-jsonschema, and render the flame graph SVG in
-		# headless Chromium (some 360 MB installed: only the tests need it).
+		# headless Chromium (some 360 MB installed: only the tests need it),
+		# with the font whose advances the SVG's labels are measured by
+		# (fonts-dejavu-core: outputs/flamegraph.c).
 		PKGS="$PKGS rsyslog rsyslog-relp openssh-server openssh-client pcre2-utils python3 python3-jsonschema chromium"
+		PKGS="$PKGS fonts-dejavu-core"
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"

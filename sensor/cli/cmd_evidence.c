@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_evidence.c - `plumbline evidence JSONL_FILE ALERT_ID [--svg OUT.svg]
- * [--folded]`: one alert's stack evidence, read back from the JSON output,
+ * [--folded [--mark-new]]`: one alert's stack evidence, read back from the JSON output,
  * as a text summary, as folded stacks, or drawn as a flame graph
  * (docs/cli.md, docs/outputs.md).
  *
@@ -39,7 +39,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("Usage: plumbline evidence JSONL_FILE ALERT_ID [--svg OUT.svg] [--folded]\n"
+	fputs("Usage: plumbline evidence JSONL_FILE ALERT_ID [--svg OUT.svg] [--folded [--mark-new]]\n"
 	      "\n"
 	      "Show the stack evidence of the alert ALERT_ID, read from JSONL_FILE (the JSON\n"
 	      "output of `plumbline run`): without options a text summary (objects and\n"
@@ -49,6 +49,8 @@ static void usage(FILE *f)
 	      "                  with the details of each frame on hover\n"
 	      "  --folded        print the stacks folded (frame;frame;frame COUNT), for\n"
 	      "                  flamegraph.pl, speedscope and the like\n"
+	      "  --mark-new      with --folded: a frame whose function the baseline never\n"
+	      "                  saw on CPU ends in _[new] (after _[k] for the kernel's)\n"
 	      "  -h, --help      this help\n"
 	      "See docs/outputs.md, \"Flame graphs\".\n",
 	      f);
@@ -171,15 +173,24 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* How put_folded() writes frames. */
+enum fold_style {
+	FOLD_MERGED = 1 << 0,	/* unnamed code as "[unknown] (object)", as the flame graph merges it */
+	FOLD_MARK_NEW = 1 << 1, /* frames new to the baseline end in _[new] */
+};
+
 /* A frame as folded stacks write it: escaped, ';' (the separator) as
- * \x3B, kernel frames marked _[k] as perf's stackcollapse does. */
-static void put_folded_frame(FILE *f, const struct ev_frame *fr)
+ * \x3B, kernel frames marked _[k] as perf's stackcollapse does, unnamed
+ * code as "object+0xOFF" or merged per object. */
+static void put_folded_frame(FILE *f, const struct ev_frame *fr, unsigned style)
 {
 	_cleanup_free_ char *raw = NULL, *e = NULL;
 
 	if (fr->function)
 		raw = strdup(fr->function);
-	else if (asprintf(&raw, "%s+0x%llx", base_name(fr->object), (unsigned long long)fr->offset) < 0)
+	else if (style & FOLD_MERGED ? asprintf(&raw, FG_UNKNOWN " (%s)", base_name(fr->object)) < 0
+				     : asprintf(&raw, "%s+0x%llx", base_name(fr->object),
+						(unsigned long long)fr->offset) < 0)
 		raw = NULL;
 	e = raw ? text_escape_str(raw) : NULL;
 	for (const char *p = e ? e : "?"; *p; p++) {
@@ -190,26 +201,87 @@ static void put_folded_frame(FILE *f, const struct ev_frame *fr)
 	}
 	if (fr->kernel)
 		fputs("_[k]", f);
+	if ((style & FOLD_MARK_NEW) && fr->is_new)
+		fputs("_[new]", f);
 }
 
-static void put_folded(FILE *f, const struct ev_stack *s)
+static void put_folded(FILE *f, const struct ev_stack *s, unsigned style)
 {
 	for (size_t j = 0; j < s->nframes; j++) {
 		if (j)
 			putc(';', f);
-		put_folded_frame(f, &s->frames[j]);
+		put_folded_frame(f, &s->frames[j], style);
 	}
 	if (!s->nframes)
 		fputs("[no frames]", f);
 }
 
-static int print_folded(const struct evidence *ev)
+/* One line of --folded: stacks that fold to the same text (a function at
+ * other offsets, unnamed code of one object) are one line, as in the SVG. */
+struct fold_line {
+	char *text;
+	size_t len, first; /* the first stack folded here */
+	uint64_t samples;
+};
+
+static int cmp_fold_line(const void *pa, const void *pb)
 {
-	for (size_t i = 0; i < ev->nstacks; i++) {
-		put_folded(stdout, &ev->stacks[i]);
-		printf(" %llu\n", (unsigned long long)ev->stacks[i].samples);
+	const struct fold_line *a = pa, *b = pb;
+
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+static int print_folded(const struct evidence *ev, bool mark_new)
+{
+	struct fold_line *lines = calloc(ev->nstacks ? ev->nstacks : 1, sizeof(*lines));
+	size_t n = 0;
+	int r = 0;
+
+	if (!lines)
+		return log_error_errno(ENOMEM, "Out of memory");
+	for (size_t i = 0; i < ev->nstacks && r == 0; i++) {
+		struct fold_line *l = &lines[n];
+		uint64_t samples = ev->stacks[i].samples;
+		FILE *m = open_memstream(&l->text, &l->len);
+
+		if (!m) {
+			r = log_error_errno(ENOMEM, "Out of memory");
+			break;
+		}
+		put_folded(m, &ev->stacks[i], FOLD_MERGED | (mark_new ? FOLD_MARK_NEW : 0));
+		if (fclose(m) == EOF || !l->text) {
+			r = log_error_errno(ENOMEM, "Out of memory");
+			break;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (lines[k].len == l->len && memcmp(lines[k].text, l->text, l->len) == 0) {
+				lines[k].samples =
+					samples > UINT64_MAX - lines[k].samples ? UINT64_MAX : lines[k].samples + samples;
+				free(l->text);
+				*l = (struct fold_line){ 0 };
+				l = NULL;
+				break;
+			}
+		}
+		if (l) {
+			l->first = i;
+			l->samples = samples;
+			n++;
+		}
 	}
-	return fflush(stdout) == EOF || ferror(stdout) ? log_error_errno(EIO, "Cannot write to stdout: %m") : 0;
+	if (r == 0) {
+		qsort(lines, n, sizeof(*lines), cmp_fold_line);
+		for (size_t i = 0; i < n; i++)
+			printf("%s %llu\n", lines[i].text, (unsigned long long)lines[i].samples);
+		if (fflush(stdout) == EOF || ferror(stdout))
+			r = log_error_errno(EIO, "Cannot write to stdout: %m");
+	}
+	for (size_t i = 0; i <= n && i < ev->nstacks; i++)
+		free(lines[i].text);
+	free(lines);
+	return r;
 }
 
 /* A share as a percentage, right-aligned in 8 columns ("-": none). */
@@ -221,8 +293,113 @@ static void put_pct(double share)
 		printf("%7.1f%%", share * 100);
 }
 
+/* The samples the top stacks do not hold, as the flame graph draws them:
+ * those with no stack known (at most the rest), and those of stacks kept
+ * but past the ones the alert carries. */
+static void split_rest(const struct evidence *ev, uint64_t *ret_unatt, uint64_t *ret_other)
+{
+	uint64_t shown = evidence__shown(ev), rest = ev->samples > shown ? ev->samples - shown : 0;
+
+	*ret_unatt = ev->unattributed < rest ? ev->unattributed : rest;
+	*ret_other = rest - *ret_unatt;
+}
+
+/* Why samples have no stack, from unattributed_by: "2 the kernel's sample
+ * ring was full, 1 a new stack past the stack tables' bounds", and the
+ * rest (an image's keys never announced, a stack gone from its map:
+ * counted in the stats record) as "otherwise". Raw text, or NULL (ENOMEM). */
+static char *unattributed_why(const struct evidence *ev)
+{
+	uint64_t known = ev->unatt_ring > UINT64_MAX - ev->unatt_table ? UINT64_MAX : ev->unatt_ring + ev->unatt_table;
+	uint64_t other = ev->unattributed > known ? ev->unattributed - known : 0;
+	char *s;
+
+	if (!ev->has_unatt_by)
+		return strdup("the record does not say why");
+	if (other ? asprintf(&s,
+			     "%llu the kernel's sample ring was full, %llu a new stack past the stack tables' bounds, "
+			     "%llu otherwise (see the stats record's oncpu counters)",
+			     (unsigned long long)ev->unatt_ring, (unsigned long long)ev->unatt_table,
+			     (unsigned long long)other) < 0
+		  : asprintf(&s, "%llu the kernel's sample ring was full, %llu a new stack past the stack tables' bounds",
+			     (unsigned long long)ev->unatt_ring, (unsigned long long)ev->unatt_table) < 0)
+		return NULL;
+	return s;
+}
+
+/* One row of the summary's functions table: the record's rows, with the
+ * unnamed code of an object (a row per offset in the record) merged. */
+struct fn_row {
+	const struct ev_function *fn; /* the first row merged */
+	uint64_t samples;
+	double share;
+	size_t rows; /* record rows merged here */
+	size_t index;
+};
+
+static int cmp_fn_row(const void *pa, const void *pb)
+{
+	const struct fn_row *a = pa, *b = pb;
+
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	return (a->index > b->index) - (a->index < b->index);
+}
+
+static void print_functions(const struct evidence *ev)
+{
+	_cleanup_free_ struct fn_row *rows = calloc(ev->nfunctions, sizeof(*rows));
+	size_t n = 0;
+
+	if (!rows) {
+		printf("  (out of memory)\n");
+		return;
+	}
+	for (size_t i = 0; i < ev->nfunctions; i++) {
+		const struct ev_function *fn = &ev->functions[i];
+		struct fn_row *r = NULL;
+
+		for (size_t k = 0; !fn->function && k < n && !r; k++)
+			if (!rows[k].fn->function && strcmp(rows[k].fn->object, fn->object) == 0)
+				r = &rows[k];
+		if (!r) {
+			r = &rows[n];
+			*r = (struct fn_row){ .fn = fn, .index = n };
+			n++;
+		}
+		r->samples = fn->samples > UINT64_MAX - r->samples ? UINT64_MAX : r->samples + fn->samples;
+		r->share += fn->share;
+		r->rows++;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_fn_row);
+	for (size_t i = 0; i < n; i++) {
+		printf("%9llu", (unsigned long long)rows[i].samples);
+		put_pct(rows[i].share);
+		printf("  ");
+		if (!rows[i].fn->function && rows[i].rows == 1) {
+			/* one place with no symbol: the object and the offset */
+			put_esc(stdout, base_name(rows[i].fn->object));
+			printf("+0x%llx", (unsigned long long)rows[i].fn->offset);
+		} else {
+			put_esc(stdout, rows[i].fn->function ? rows[i].fn->function : FG_UNKNOWN);
+			printf(" (");
+			put_esc(stdout, base_name(rows[i].fn->object));
+			printf(")");
+		}
+		if (rows[i].rows > 1)
+			printf(" at %zu offsets", rows[i].rows);
+		if (rows[i].fn->interp) {
+			printf(" [");
+			put_esc(stdout, rows[i].fn->interp);
+			printf(" evaluation]");
+		}
+		putchar('\n');
+	}
+}
+
 static int print_summary(const struct evidence *ev)
 {
+	uint64_t unatt, other;
 	char when[64] = "";
 
 	if (ev->time_ns > 0) {
@@ -255,6 +432,15 @@ static int print_summary(const struct evidence *ev)
 	if (ev->stacks_dropped)
 		printf("           (%zu more stacks in the record, past the %d shown)\n", ev->stacks_dropped,
 		       EV_MAX_STACKS);
+	split_rest(ev, &unatt, &other);
+	if (ev->unattributed) {
+		_cleanup_free_ char *why = unattributed_why(ev);
+
+		printf("  no stack %llu: %s\n", (unsigned long long)ev->unattributed, why ? why : "?");
+	}
+	if (other)
+		printf("  other    %llu in stacks kept but past the top %zu (not carried by the alert)\n",
+		       (unsigned long long)other, ev->nstacks);
 	if (ev->nobjects) {
 		printf("\nObjects on CPU\n  samples   share baseline  object\n");
 		for (size_t i = 0; i < ev->nobjects; i++) {
@@ -279,35 +465,12 @@ static int print_summary(const struct evidence *ev)
 	}
 	if (ev->nfunctions) {
 		printf("\nFunctions on CPU\n  samples   share  function\n");
-		for (size_t i = 0; i < ev->nfunctions; i++) {
-			const struct ev_function *fn = &ev->functions[i];
-
-			printf("%9llu", (unsigned long long)fn->samples);
-			put_pct(fn->share);
-			printf("  ");
-			if (fn->function) {
-				put_esc(stdout, fn->function);
-				printf(" (");
-				put_esc(stdout, base_name(fn->object));
-				putchar(')');
-			} else {
-				/* no symbol there: the object and the offset, so that the
-				 * rows of one stripped binary are told apart */
-				put_esc(stdout, base_name(fn->object));
-				printf("+0x%llx", (unsigned long long)fn->offset);
-			}
-			if (fn->interp) {
-				printf(" [");
-				put_esc(stdout, fn->interp);
-				printf(" evaluation]");
-			}
-			putchar('\n');
-		}
+		print_functions(ev);
 	}
 	printf("\nTop stacks (folded: outermost caller first, the sampled frame last)\n  samples  stack\n");
 	for (size_t i = 0; i < ev->nstacks; i++) {
 		printf("%9llu  ", (unsigned long long)ev->stacks[i].samples);
-		put_folded(stdout, &ev->stacks[i]);
+		put_folded(stdout, &ev->stacks[i], FOLD_MARK_NEW);
 		putchar('\n');
 	}
 	return fflush(stdout) == EOF || ferror(stdout) ? log_error_errno(EIO, "Cannot write to stdout: %m") : 0;
@@ -319,10 +482,17 @@ static int print_summary(const struct evidence *ev)
  * process: what the top stacks don't cover is shown as such, not left out. */
 static int build_graph(const struct evidence *ev, struct flamegraph **ret)
 {
+	_cleanup_free_ char *why = unattributed_why(ev), *past = NULL;
 	struct flamegraph *fg = NULL;
 	struct fg_frame fr[FG_MAX_DEPTH];
-	uint64_t shown = evidence__shown(ev), rest, unatt;
-	int r = flamegraph__new(&fg);
+	uint64_t unatt, other;
+	int r;
+
+	if (asprintf(&past, "stacks kept, past the top %zu the alert carries", ev->nstacks) < 0)
+		past = NULL;
+	if (!why || !past)
+		return -ENOMEM;
+	r = flamegraph__new(&fg);
 
 	for (size_t i = 0; r == 0 && i < ev->nstacks; i++) {
 		const struct ev_stack *s = &ev->stacks[i];
@@ -331,18 +501,21 @@ static int build_graph(const struct evidence *ev, struct flamegraph **ret)
 			fr[j] = (struct fg_frame){ .kind = s->frames[j].kernel ? FG_KERNEL : FG_USER,
 						   .object = s->frames[j].object,
 						   .function = s->frames[j].function,
-						   .offset = s->frames[j].offset };
+						   .offset = s->frames[j].offset,
+						   .is_new = s->frames[j].is_new };
 		if (!s->nframes)
 			fr[0] = (struct fg_frame){ .kind = FG_OTHER, .function = "[no frames]" };
 		r = flamegraph__add(fg, fr, s->nframes ? s->nframes : 1, s->samples);
 	}
-	rest = ev->samples > shown ? ev->samples - shown : 0;
-	unatt = ev->unattributed < rest ? ev->unattributed : rest;
+	split_rest(ev, &unatt, &other);
 	if (r == 0 && unatt)
-		r = flamegraph__add(fg, &(struct fg_frame){ .kind = FG_OTHER, .function = "[stack not kept]" }, 1, unatt);
-	if (r == 0 && rest > unatt)
-		r = flamegraph__add(fg, &(struct fg_frame){ .kind = FG_OTHER, .function = "[other stacks]" }, 1,
-				    rest - unatt);
+		r = flamegraph__add(
+			fg, &(struct fg_frame){ .kind = FG_OTHER, .function = "[stack not kept]", .detail = why }, 1,
+			unatt);
+	if (r == 0 && other)
+		r = flamegraph__add(fg,
+				    &(struct fg_frame){ .kind = FG_OTHER, .function = "[other stacks]", .detail = past },
+				    1, other);
 	if (r < 0) {
 		flamegraph__free(fg);
 		return r;
@@ -380,10 +553,18 @@ static int write_svg(const struct evidence *ev, const char *out)
 		return r;
 	if (asprintf(&title, "%s (%s)", ev->rule ? ev->rule : "alert", ev->priority ? ev->priority : "?") < 0)
 		title = NULL;
-	if (asprintf(&sub, "%s, pid %lld | alert %s | %llu samples at %llu Hz, %llu unattributed",
-		     ev->exe ? ev->exe : "?", (long long)ev->pid, ev->id ? ev->id : "?",
-		     (unsigned long long)ev->samples, (unsigned long long)ev->rate_hz,
-		     (unsigned long long)ev->unattributed) < 0)
+	if (ev->has_unatt_by && ev->unattributed
+		    ? asprintf(&sub,
+			       "%s, pid %lld | alert %s | %llu samples at %llu Hz, %llu with no stack (%llu sample ring "
+			       "full, %llu stack tables full)",
+			       ev->exe ? ev->exe : "?", (long long)ev->pid, ev->id ? ev->id : "?",
+			       (unsigned long long)ev->samples, (unsigned long long)ev->rate_hz,
+			       (unsigned long long)ev->unattributed, (unsigned long long)ev->unatt_ring,
+			       (unsigned long long)ev->unatt_table) < 0
+		    : asprintf(&sub, "%s, pid %lld | alert %s | %llu samples at %llu Hz, %llu with no stack",
+			       ev->exe ? ev->exe : "?", (long long)ev->pid, ev->id ? ev->id : "?",
+			       (unsigned long long)ev->samples, (unsigned long long)ev->rate_hz,
+			       (unsigned long long)ev->unattributed) < 0)
 		sub = NULL;
 	if (!title || !sub)
 		return log_error_errno(ENOMEM, "Out of memory");
@@ -417,13 +598,14 @@ int cmd_evidence(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "svg", required_argument, NULL, 's' },
 						  { "folded", no_argument, NULL, 'f' },
+						  { "mark-new", no_argument, NULL, 'n' },
 						  { "help", no_argument, NULL, 'h' },
 						  {} };
 	const char *svg = NULL, *file, *id;
 	struct json_object *rec = NULL;
 	struct evidence ev;
 	_cleanup_free_ char *id_esc = NULL;
-	bool folded = false;
+	bool folded = false, mark_new = false;
 	char err[256];
 	int c, r;
 
@@ -437,6 +619,9 @@ int cmd_evidence(int argc, char **argv)
 		case 'f':
 			folded = true;
 			break;
+		case 'n':
+			mark_new = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -449,6 +634,8 @@ int cmd_evidence(int argc, char **argv)
 		usage(stderr);
 		return -EINVAL;
 	}
+	if (mark_new && !folded)
+		return log_error_errno(EINVAL, "--mark-new marks folded stacks: use it with --folded");
 	file = argv[optind];
 	id = argv[optind + 1];
 	id_esc = text_escape_str(id);
@@ -465,7 +652,7 @@ int cmd_evidence(int argc, char **argv)
 	if (r == 0 && svg)
 		r = write_svg(&ev, svg);
 	if (r == 0 && folded)
-		r = print_folded(&ev);
+		r = print_folded(&ev, mark_new);
 	if (r == 0 && !svg && !folded)
 		r = print_summary(&ev);
 	evidence__free(&ev);

@@ -34,6 +34,8 @@
 enum pending_kind { PENDING_NONE, PENDING_PROCESS, PENDING_WINDOW };
 
 #define LEARN_MAX_OBJECTS 128 /* on-CPU objects of one sample learned (most samples first) */
+#define LEARN_MAX_FUNCS 256	   /* distinct functions of one sample's kept stacks learned (heaviest stacks first) */
+#define LEARN_FN_ARENA (64u << 10) /* ... and the bytes of their members */
 
 struct pending {
 	enum pending_kind kind;
@@ -45,6 +47,10 @@ struct pending {
 	const char *names[PL_NR_SYSCALLS];
 	const char *objs[LEARN_MAX_OBJECTS]; /* on-CPU objects, borrowed likewise */
 	uint64_t obj_counts[LEARN_MAX_OBJECTS];
+	const char *fns[LEARN_MAX_FUNCS]; /* on-CPU functions' members, in fn_arena */
+	uint64_t fn_counts[LEARN_MAX_FUNCS]; /* ... the samples of the stacks each is in */
+	uint32_t fn_stack[LEARN_MAX_FUNCS];  /* ... the last stack counted (a recursion counts once) */
+	char fn_arena[LEARN_FN_ARENA];
 };
 
 #define QCACHE_SLOTS 1024
@@ -374,12 +380,22 @@ static const double (*quantiles_of(struct learner *l, const struct baseline *b))
 	return c->q;
 }
 
+uint32_t learner__mark_new_frames(struct learner *l, const struct baseline *b, struct pl_oncpu *oc)
+{
+	const struct baseline *prior = b && b->prior_key ? bl_store__get(l->store, b->prior_key) : NULL;
+
+	return oc ? baseline__mark_new_frames(b, prior, &l->pol, real_ns(), oc) : 0;
+}
+
 void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s)
 {
 	struct pl_verdict *v = &s->bl;
 	const struct baseline *b = pi ? pi->bl : NULL;
 	const double (*q)[3];
 
+	/* every sample with stacks, baseline or not: frames may be shared with
+	 * another image's stacks, marked for that one */
+	learner__mark_new_frames(l, b, s->oncpu);
 	v->parent_seen = pi && pi->parent_seen;
 	v->parent_ready = pi && pi->parent_bl_ready;
 	v->parent_new_child = pi && pi->parent_new_child;
@@ -444,6 +460,57 @@ static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 	v->new_oncpu_samples = bv->new_oncpu_samples;
 }
 
+/* The user functions of stack st (number si) into q's members, each
+ * gaining the stack's samples once, while there is room. */
+static void collect_stack(struct pending *q, const struct pl_stack *st, uint32_t si, size_t *used)
+{
+	struct bl_process_sample *ps = &q->ps;
+
+	for (uint32_t i = 0; i < st->nuser; i++) {
+		char *m = q->fn_arena + *used;
+		uint32_t k = 0;
+
+		if (baseline__function_member(st->user[i].object, st->user[i].function, m, LEARN_FN_ARENA - *used) < 0)
+			continue; /* too long for a member, or the arena is full */
+		while (k < ps->nfunctions && strcmp(q->fns[k], m) != 0)
+			k++;
+		if (k == ps->nfunctions) {
+			if (k == LEARN_MAX_FUNCS)
+				continue;
+			q->fns[k] = m;
+			q->fn_counts[k] = 0;
+			q->fn_stack[k] = UINT32_MAX;
+			ps->nfunctions++;
+			*used += strlen(m) + 1;
+		}
+		if (q->fn_stack[k] != si) {
+			q->fn_counts[k] += st->samples;
+			q->fn_stack[k] = si;
+		}
+	}
+}
+
+/* What the functions set learns of a sample: the user functions of its
+ * kept stacks, each by the samples of the stacks it is in; the draws are
+ * those stacks' samples, as CPU samples are the objects set's. Kernel
+ * frames are left out: interrupts and syscall paths bring new ones to any
+ * process now and then, and which code of the process ran is the question. */
+static void collect_functions(struct pending *q, const struct pl_oncpu *oc)
+{
+	size_t used = 0;
+
+	q->ps.functions = q->fns;
+	q->ps.function_counts = q->fn_counts;
+	q->ps.nfunctions = 0;
+	q->ps.function_samples = 0;
+	for (uint32_t i = 0; oc && i < oc->nstacks; i++) {
+		if (!oc->stacks[i].nuser)
+			continue;
+		collect_stack(q, &oc->stacks[i], i, &used);
+		q->ps.function_samples += oc->stacks[i].samples;
+	}
+}
+
 static void score_process(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
 {
 	struct pending *q = &l->pending;
@@ -474,6 +541,7 @@ static void score_process(struct learner *l, struct baseline *b, const struct ba
 		q->objs[ps->noncpu] = s->oncpu->objs[i].object;
 		q->obj_counts[ps->noncpu++] = s->oncpu->objs[i].samples;
 	}
+	collect_functions(q, s->oncpu);
 	baseline__score_process(b, prior, ps, &l->pol, &q->v);
 	/* each object beside what the baseline expects of it */
 	const struct baseline *ref = q->v.from_prior ? prior : b;

@@ -64,9 +64,20 @@ void learner__object_commit(struct learner *l, struct proc_info *pi, const char 
 /*
  * The baseline's state for a sample of pi at any moment, into s->bl: key,
  * readiness, the learned quantiles of what is ready, the parent's view of
- * this image's exec. Nothing when pi has no baseline.
+ * this image's exec (nothing when pi has no baseline), and s's frames
+ * marked new or not (learner__mark_new_frames).
  */
 void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s);
+
+/*
+ * Mark each frame of oc's stacks new or not (pl_frame.is_new) against
+ * baseline b's functions on CPU, or its prior's when b's are not saturated
+ * (baseline__mark_new_frames: NULL b marks nothing new). learner__state()
+ * calls it for every sample; a sampler that builds stacks elsewhere calls
+ * it on them before they are written. The frames must be oc's own to write.
+ * Returns the frames marked new.
+ */
+uint32_t learner__mark_new_frames(struct learner *l, const struct baseline *b, struct pl_oncpu *oc);
 
 /*
  * The state, and for a window or exit sample its verdict against the

@@ -3,10 +3,11 @@
  * test_stacks.c - on-CPU stack evidence from the real sensor: a program
  * with frame pointers burns CPU in a known function of a shared library it
  * loads, and exits; its alert names that library and that function, and
- * its baseline learns where its code normally runs. A program built
- * without frame pointers, as Debian builds its binaries, spins at the end
- * of a known chain seven functions deep: its samples hold the whole chain,
- * unwound in user space through its unwind tables.
+ * its baseline learns where its code normally runs, by object and by
+ * function: the alert's frames of functions it never ran are marked new.
+ * A program built without frame pointers, as Debian builds its binaries,
+ * spins at the end of a known chain seven functions deep: its samples hold
+ * the whole chain, unwound in user space through its unwind tables.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,6 +246,40 @@ static void test_baseline_learns_objects_and_flags_a_new_one(void **state)
 		assert_true(json_object_get_double(get(o, "baseline_share")) == 0);
 	}
 	assert_true(lib_listed);
+	/* and each frame against the functions it learned: main ran in every
+	 * run, call_lib and the library's function never did; kernel frames
+	 * are never judged */
+	{
+		struct json_object *top = get(get(get(a, "evidence"), "stacks"), "top");
+		bool spin_new = false, main_known = false;
+
+		for (size_t i = 0; i < json_object_array_length(top); i++) {
+			struct json_object *frames = get(json_object_array_get_idx(top, i), "frames");
+
+			for (size_t k = 0; k < json_object_array_length(frames); k++) {
+				struct json_object *f = json_object_array_get_idx(frames, k);
+				const char *name = json_object_get_string(get(f, "function"));
+				bool is_new = json_object_get_boolean(get(f, "new"));
+
+				if (json_object_get_boolean(get(f, "kernel")))
+					assert_false(is_new);
+				if (!name)
+					continue;
+				if (!strcmp(name, "pl_burnlib_spin") || !strcmp(name, "call_lib")) {
+					if (!is_new)
+						fprintf(stderr, "%s\n", json_object_to_json_string(f));
+					assert_true(is_new);
+					spin_new |= !strcmp(name, "pl_burnlib_spin");
+				}
+				if (!strcmp(name, "main") && ends_with(json_object_get_string(get(f, "object")), "/pl_burn")) {
+					assert_null(get(f, "new")); /* written only when true */
+					main_known = true;
+				}
+			}
+		}
+		assert_true(spin_new);
+		assert_true(main_known);
+	}
 	json_object_put(a);
 	json_object_put(recs);
 	assert_int_equal(sensor_stop(&sensor), 0);

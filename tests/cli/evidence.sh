@@ -1,10 +1,12 @@
 #!/bin/sh
 # `plumbline evidence` on the fixture tests/cli/evidence/alerts.jsonl (an
-# alert with stacks and hostile names, alerts without stacks, a duplicate
-# id, a broken one) and interp.jsonl (python and dash frames): the text
-# summary and the folded stacks against exact expected files, the SVG
-# written atomically and never through a symlink, and each refusal with
-# its exit status and message. No root, no BPF.
+# alert with stacks and hostile names, one whose frames merge by function
+# with frames new to the baseline, alerts without stacks, a duplicate id, a
+# broken one) and interp.jsonl (python and dash frames): the text summary
+# and the folded stacks against exact expected files, the SVG's merged
+# boxes, labels and grey boxes exactly, the SVG written atomically and never
+# through a symlink, and each refusal with its exit status and message. No
+# root, no BPF.
 #
 # Usage: evidence.sh PLUMBLINE_BIN
 set -u
@@ -43,6 +45,14 @@ diff -u "$here/evidence/a-burn.folded" "$tmp/out" >&2 || fail "folded stacks dif
 # binary told apart by their offsets (evidence/interp.jsonl)
 run interp 0 "$here/evidence/interp.jsonl" a-interp
 diff -u "$here/evidence/a-interp.txt" "$tmp/out" >&2 || fail "summary differs from evidence/a-interp.txt"
+run merge-summary 0 "$fx" a-merge
+diff -u "$here/evidence/a-merge.txt" "$tmp/out" >&2 || fail "merge-summary differs from evidence/a-merge.txt"
+run merge-folded 0 "$fx" a-merge --folded
+diff -u "$here/evidence/a-merge.folded" "$tmp/out" >&2 || fail "merge-folded differs from evidence/a-merge.folded"
+run mark-new 0 "$fx" a-merge --mark-new --folded
+diff -u "$here/evidence/a-merge.marked" "$tmp/out" >&2 || fail "mark-new differs from evidence/a-merge.marked"
+run mark-new-alone 1 "$fx" a-merge --mark-new
+expect_err mark-new-alone "--mark-new marks folded stacks: use it with --folded"
 
 # ---- the SVG ----
 run svg 0 "$fx" a-burn --svg "$tmp/out.svg"
@@ -50,6 +60,36 @@ head -c 100 "$tmp/out.svg" | grep -q '<svg xmlns="http://www.w3.org/2000/svg"' |
 [ "$(stat -c %a "$tmp/out.svg")" = 644 ] || fail "svg: mode $(stat -c %a "$tmp/out.svg"), expected 644"
 grep -q '<title>burn_cpu (libburn.so.1+0x24)' "$tmp/out.svg" || fail "svg: no burn_cpu frame"
 ! grep -q '<script' "$tmp/out.svg" || fail "svg: a name became an element"
+# the grey boxes say what they hold; the subtitle why samples have no stack
+tr '\n' '|' <"$tmp/out.svg" >"$tmp/flat"
+for want in \
+	"<title>[stack not kept]|2 the kernel&apos;s sample ring was full, 1 a new stack past the stack tables&apos; bounds|3 samples, 2.44%</title>" \
+	"123 samples at 49 Hz, 3 with no stack (2 sample ring full, 1 stack tables full)</text>" \
+	"<title>burn_cpu (libburn.so.1+0x24)|/usr/lib/x86_64-linux-gnu/libburn.so.1|100 samples, 81.30%|new: the baseline never saw this function on CPU</title>" \
+	"<title>[unknown] (libburn.so.1+0x1a2b)|/usr/lib/x86_64-linux-gnu/libburn.so.1|5 samples, 4.07%</title>"; do
+	grep -qF -- "$want" "$tmp/flat" || fail "svg: no '$want'"
+done
+# merged by function: one box per (object, function) under a parent whatever
+# the offsets, one per object for unnamed code; labels whole where they fit
+# (by DejaVu Sans's advances), cut with .. where they do not
+run svg-merge 0 "$fx" a-merge --svg "$tmp/merge.svg"
+tr '\n' '|' <"$tmp/merge.svg" >"$tmp/flat"
+for want in \
+	'<title>__strchr_avx2 (libc.so.6)|/usr/lib/x86_64-linux-gnu/libc.so.6|50 samples, 55.56%</title><rect x="442.67" y="76" width="655.56" height="15" rx="2" fill="rgb(253,202,8)"/><text x="445.67" y="87.5">__strchr_avx2</text>' \
+	'<title>evalcmd (dash)|/usr/bin/dash|56 samples, 62.22%</title>' \
+	'<title>[unknown] (dash)|/usr/bin/dash|18 samples, 20.00%</title><rect x="154.22" y="92" width="236.00" height="15" rx="2" fill="rgb(252,181,5)"/><text x="157.22" y="103.5">[unknown] (dash)</text>' \
+	'<title>[other stacks]|stacks kept, past the top 8 the alert carries|2 samples, 2.22%</title>' \
+	'<text x="39.22" y="119.5">[stack not k..</text>' \
+	'<text x="1101.22" y="87.5">hook_spin</text>' \
+	'<text x="1101.22" y="71.5">asm_sysv..</text>' \
+	'<text x="131.00" y="103.5">W..</text>' \
+	'<text x="393.22" y="103.5">__me..</text>' \
+	'purple: new, a function the baseline never saw on CPU'; do
+	grep -qF -- "$want" "$tmp/flat" || fail "svg-merge: no '$want'"
+done
+[ "$(grep -c '<g class="n">' "$tmp/merge.svg")" = 12 ] || fail "svg-merge: $(grep -c '<g class="n">' "$tmp/merge.svg") boxes, expected 12"
+grep -q 'iiiiiiiiiiiiiiiiiiii (dash+0x3)|/usr/bin/dash|1 sample, 1.11%</title><rect [^>]*/></g>' "$tmp/flat" ||
+	fail "svg-merge: the 13 px box of iii.. has a label (not even i.. fits)"
 # replaced whole: an old file of that name is gone, no temp file is left
 echo old >"$tmp/old.svg"
 run svg-replace 0 "$fx" a-burn --svg "$tmp/old.svg"
@@ -75,7 +115,7 @@ expect_err svg-no-dir "No such file or directory"
 
 # ---- which alert ----
 run unknown-id 1 "$fx" nope
-expect_err unknown-id "No alert with id 'nope' in $fx (6 alerts read)"
+expect_err unknown-id "No alert with id 'nope' in $fx (7 alerts read)"
 run hostile-id 1 "$fx" "$(printf 'x\033[31m')"
 expect_err hostile-id "No alert with id 'x\\x1B[31m'"
 run duplicate-id 0 "$fx" a-dup --folded
@@ -114,6 +154,7 @@ run unknown-option 1 "$fx" a-burn --bogus
 expect_err unknown-option "'--bogus'"
 run help 0 --help
 grep -qF -- "--svg OUT.svg" "$tmp/out" || fail "help: no --svg"
+grep -qF -- "--mark-new" "$tmp/out" || fail "help: no --mark-new"
 
 if [ "$fails" -gt 0 ]; then
 	echo "evidence.sh: $fails failures" >&2

@@ -8,14 +8,24 @@ names they must show, escaped as docs/records.md and docs/outputs.md say.
 
 - the DOM (--dump-dom) parses as XML, holds only the writer's own elements
   (no <script> or anything else a hostile name could have become), and its
-  boxes are exactly the expected ones: hover title (name, object, samples,
-  percentage), and a label that is the name or a cut of it ending "..";
+  boxes are exactly the expected ones, frames merged by (object, function)
+  under their parent and an object's unnamed code as one "[unknown] (object)":
+  hover title (name, what a grey box holds, object, samples, percentage,
+  whether new to the baseline), and a label that is the name or a cut of it
+  ending "..";
+- new frames are filled purple, and no other box is;
 - the title lines name the rule, exe, pid, alert id and total samples;
+- the labels as Chromium lays them out (a page of the SVG inlined with a
+  script, `page` below, loaded with --dump-dom): each label's
+  getComputedTextLength() fits inside its box after its 3 px of padding, a
+  label drawn in full is the whole name, and a cut one is cut only because
+  the whole name would not have fit;
 - the screenshot (--screenshot, PNG decoded here with zlib and struct) has
   the SVG's size, the page background, and the fill of the heaviest user
   box and of the kernel box at their places: the boxes were drawn.
 
-Usage: evidence_check.py ALERTS.jsonl ALERT_ID DOM.xml SHOT.png HEIGHT
+Usage: evidence_check.py ALERTS.jsonl ALERT_ID DOM.xml SHOT.png HEIGHT MEASURED.xml
+       evidence_check.py page ALERTS.jsonl ALERT_ID OUT.svg PAGE.xhtml
 """
 import json
 import re
@@ -67,42 +77,64 @@ def basename(b):
     return tail if tail else b
 
 
+NEW = "new: the baseline never saw this function on CPU"
+
+
+def unattributed_why(stacks):
+    """The hover line of [stack not kept], as docs/outputs.md words it."""
+    by = stacks.get("unattributed_by")
+    if by is None:
+        return "the record does not say why"
+    ring, table = by["sample_ring_full"], by["stack_table_full"]
+    why = "%d the kernel's sample ring was full, %d a new stack past the stack tables' bounds" % (ring, table)
+    other = stacks.get("unattributed", 0) - ring - table
+    return why + (", %d otherwise (see the stats record's oncpu counters)" % other if other > 0 else "")
+
+
 def expected_boxes(stacks):
-    """{key: box} of the merged tree: key = path of frame keys, box = [first line, object line, samples, offsets]."""
-    boxes = {(): ["all", None, 0, set()]}
+    """{key: box} of the merged tree: key = path of (kernel, object, function) (function None: the object's
+    unnamed code), box = dict(hover first line, label, detail line, object line, samples, offsets, new)."""
+    mk = lambda name, samples=0, detail=None: {"hover": name, "label": name, "detail": detail, "object": None,
+                                               "samples": samples, "offsets": set(), "new": False}
+    boxes = {(): mk("all")}
     for st in stacks["top"]:
         path = ()
-        boxes[()][2] += st["samples"]
+        boxes[()]["samples"] += st["samples"]
         for fr in st["frames"]:
             obj = unescape(fr["object"])
             fn = unescape(fr["function"]) if fr.get("function") is not None else None
-            off = fr.get("offset", 0)
-            path = path + ((bool(fr.get("kernel")), obj, fn, None if fn is not None else off),)
-            box = boxes.setdefault(path, [None, escape(obj), 0, set()])
-            box[2] += st["samples"]
-            box[3].add(off)
-            if fn is None:
-                box[0] = escape(basename(obj) + b"+0x%x" % off)
-            else:
-                box[0] = (fn, obj)
+            path = path + ((bool(fr.get("kernel")), obj, fn),)
+            box = boxes.setdefault(path, mk((fn, obj)))
+            box["object"] = escape(obj)
+            box["samples"] += st["samples"]
+            box["offsets"].add(fr.get("offset", 0))
+            box["new"] |= fr.get("new") is True
     for box in boxes.values():
-        if isinstance(box[0], tuple):
-            fn, obj = box[0]
-            where = escape(basename(obj)) + ("+0x%x" % next(iter(box[3])) if len(box[3]) == 1 else "")
-            box[0] = "%s (%s)" % (escape(fn), where)
-    rest = stacks["samples"] - boxes[()][2]
+        if isinstance(box["hover"], tuple):
+            fn, obj = box["hover"]
+            where = escape(basename(obj)) + ("+0x%x" % next(iter(box["offsets"])) if len(box["offsets"]) == 1 else "")
+            box["hover"] = "%s (%s)" % (escape(fn) if fn is not None else "[unknown]", where)
+            box["label"] = escape(fn) if fn is not None else "[unknown] (%s)" % escape(basename(obj))
+    rest = stacks["samples"] - boxes[()]["samples"]
     unattributed = min(stacks.get("unattributed", 0), max(rest, 0))
     if unattributed:
-        boxes[("kept",)] = ["[stack not kept]", None, unattributed, set()]
+        boxes[("kept",)] = mk("[stack not kept]", unattributed, unattributed_why(stacks))
     if rest > unattributed:
-        boxes[("other",)] = ["[other stacks]", None, rest - unattributed, set()]
-    boxes[()][2] = max(boxes[()][2], stacks["samples"])
+        boxes[("other",)] = mk("[other stacks]", rest - unattributed,
+                               "stacks kept, past the top %d the alert carries" % len(stacks["top"]))
+    boxes[()]["samples"] = max(boxes[()]["samples"], stacks["samples"])
     return boxes
 
 
-def label_of(name):
-    """The label a box shows for its name: the name, or a cut of it."""
-    return name.split(" (", 1)[0] if " (" in name and not name.startswith("[") else name
+def hover_text(b, total):
+    return "\n".join([b["hover"]] + [x for x in (b["detail"], b["object"]) if x is not None] +
+                     ["%d sample%s, %.2f%%" % (b["samples"], "" if b["samples"] == 1 else "s",
+                                               100.0 * b["samples"] / total)] + ([NEW] if b["new"] else []))
+
+
+def is_purple(fill):
+    r, g, b = (int(v) for v in re.match(r"rgb\((\d+),(\d+),(\d+)\)", fill).groups())
+    return 150 <= r <= 180 and 70 <= g <= 100 and 200 <= b <= 240
 
 
 def check_dom(alert, dom_path):
@@ -120,11 +152,9 @@ def check_dom(alert, dom_path):
                 fail("unexpected attribute %s on %s" % (attr, el.tag))
     stacks = alert["evidence"]["stacks"]
     want = expected_boxes(stacks)
-    total = want[()][2]
-    expected = sorted(
-        "\n".join([b[0]] + ([b[1]] if b[1] is not None else []) +
-                  ["%d sample%s, %.2f%%" % (b[2], "" if b[2] == 1 else "s", 100.0 * b[2] / total)])
-        for b in want.values())
+    total = want[()]["samples"]
+    by_hover = {hover_text(b, total): b for b in want.values()}
+    expected = sorted(by_hover)
     rects, got = {}, []
     for g in root.iter(SVG + "g"):
         title = g.find(SVG + "title").text
@@ -132,9 +162,14 @@ def check_dom(alert, dom_path):
         rect = g.find(SVG + "rect")
         rects[title.split("\n")[0]] = rect
         text = g.find(SVG + "text")
-        name = label_of(title.split("\n")[0])
+        box = by_hover.get(title)
+        if box is None:
+            continue
+        name = box["label"]
         if text is not None and text.text != name and not (text.text.endswith("..") and name.startswith(text.text[:-2])):
             fail("box %r is labelled %r" % (name, text.text))
+        if is_purple(rect.get("fill")) != box["new"]:
+            fail("box %r is filled %s: %s" % (name, rect.get("fill"), "new, not purple" if box["new"] else "purple, not new"))
     got.sort()
     if got != expected:
         for t in sorted(set(expected) - set(got)):
@@ -150,7 +185,8 @@ def check_dom(alert, dom_path):
     texts = {t.get("class"): t.text for t in root.findall(SVG + "text") if t.get("class")}
     if texts.get("t") != "%s (%s)" % (alert["rule"], alert["priority"]):
         fail("title line %r" % texts.get("t"))
-    for part in (alert["exe"], "pid %d" % alert["pid"], "alert " + alert["id"], "%d samples" % stacks["samples"]):
+    for part in (alert["exe"], "pid %d" % alert["pid"], "alert " + alert["id"], "%d samples" % stacks["samples"],
+                 "%d with no stack" % stacks.get("unattributed", 0)):
         if part not in (texts.get("s") or ""):
             fail("%r not in the second title line %r" % (part, texts.get("s")))
     return rects
@@ -222,31 +258,118 @@ def check_shot(path, height, rects, names):
         fail("screenshot: only %d colours" % len(colours))
 
 
-def main():
-    jsonl, alert_id, dom, shot, height = sys.argv[1:6]
-    alert = None
+MEASURE_JS = """
+var NS = "http://www.w3.org/2000/svg", svg = document.getElementsByTagNameNS(NS, "svg")[0], out = [];
+var probe = document.createElementNS(NS, "text");
+svg.appendChild(probe);
+function width(s) { probe.textContent = s; return probe.getComputedTextLength(); }
+var gs = svg.getElementsByTagNameNS(NS, "g");
+for (var i = 0; i < gs.length; i++) {
+  var t = gs[i].getElementsByTagNameNS(NS, "text")[0], r = gs[i].getElementsByTagNameNS(NS, "rect")[0];
+  var title = gs[i].getElementsByTagNameNS(NS, "title")[0].textContent;
+  out.push({title: title, name: NAMES[title] || null, label: t ? t.textContent : null,
+            len: t ? t.getComputedTextLength() : 0,
+            pad: t ? parseFloat(t.getAttribute("x")) - parseFloat(r.getAttribute("x")) : 0,
+            box: parseFloat(r.getAttribute("width")), full: width(NAMES[title] || "")});
+}
+var lines = svg.querySelectorAll("text.t, text.s, text.l");
+for (var j = 0; j < lines.length; j++)
+  out.push({line: lines[j].getAttribute("class"), len: lines[j].getComputedTextLength()});
+svg.removeChild(probe);
+var pre = document.createElementNS("http://www.w3.org/1999/xhtml", "pre");
+pre.setAttribute("id", "measured");
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+"""
+
+
+def write_page(alert, svg_path, page_path):
+    """An XHTML page of the SVG inlined and a script that writes what Chromium measured into the page."""
+    stacks = alert["evidence"]["stacks"]
+    want = expected_boxes(stacks)
+    total = want[()]["samples"]
+    names = {hover_text(b, total): b["label"] for b in want.values()}
+    svg = open(svg_path, encoding="utf-8").read()
+    svg = svg.split("?>", 1)[1] if svg.startswith("<?xml") else svg
+    js = "var NAMES = %s;\n%s" % (json.dumps(names), MEASURE_JS)
+    with open(page_path, "w", encoding="utf-8") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+                '<body style="margin:0">%s<script><![CDATA[%s]]></script></body></html>\n' % (svg, js))
+
+
+def check_measured(measured_path, width):
+    """What Chromium measured (write_page): every label inside its box, in full when the name fits."""
+    try:
+        root = ET.parse(measured_path).getroot()
+        pre = [el for el in root.iter() if el.get("id") == "measured"]
+        got = json.loads(pre[0].text)
+    except (ET.ParseError, IndexError, TypeError, ValueError) as e:
+        fail("the measuring page gave nothing: %s" % e)
+        return 0
+    labels = 0
+    for m in got:
+        if "line" in m:
+            if m["len"] > width - 20 + 0.01:
+                fail("title line %s is %.2f px wide, wider than the plot (%d px)" % (m["line"], m["len"], width - 20))
+            continue
+        name = m["title"].split("\n")[0]
+        if m["label"] is None:
+            if m["full"] and m["full"] + 2 * m["pad"] <= m["box"] - 0.5:
+                fail("box %r has no label, though its name (%.2f px) fits in %.2f px" % (name, m["full"], m["box"]))
+            continue
+        labels += 1
+        if m["pad"] + m["len"] > m["box"] + 0.01:
+            fail("label %r of box %r is %.2f px wide from %.2f px: past its box's %.2f px"
+                 % (m["label"], name, m["len"], m["pad"], m["box"]))
+        if m["name"] is None:
+            continue  # a box check_dom() names as unexpected
+        if m["label"] != m["name"] and not (m["label"].endswith("..") and m["name"].startswith(m["label"][:-2])):
+            continue  # check_dom() says so
+        if m["label"] != m["name"] and m["full"] + 2 * m["pad"] <= m["box"] - 0.5:
+            fail("label %r of box %r is cut, though its name (%.2f px) fits in %.2f px"
+                 % (m["label"], name, m["full"], m["box"]))
+    if not labels:
+        fail("no label measured")
+    return labels
+
+
+def find_alert(jsonl, alert_id):
     with open(jsonl, encoding="utf-8") as f:
         for line in f:
             rec = json.loads(line)
             if rec.get("type") == "alert" and rec.get("id") == alert_id:
-                alert = rec
-                break
+                return rec
+    fail("no alert %s in %s" % (alert_id, jsonl))
+    return None
+
+
+def main():
+    if sys.argv[1] == "page":
+        alert = find_alert(sys.argv[2], sys.argv[3])
+        if alert is None:
+            return 1
+        write_page(alert, sys.argv[4], sys.argv[5])
+        return 0
+    jsonl, alert_id, dom, shot, height, measured = sys.argv[1:7]
+    alert = find_alert(jsonl, alert_id)
     if alert is None:
-        fail("no alert %s in %s" % (alert_id, jsonl))
         return 1
+    labels = check_measured(measured, 1200)
     rects = check_dom(alert, dom)
     if rects:
         if alert_id == "a-burn":  # the fixture: boxes chosen to cover user, kernel and caller frames
             names = ["burn_cpu (libburn.so.1+0x24)", "asm_sysvec_apic_timer_interrupt ([kernel]+0x16)",
                      "main (burner+0x41)"]
+        elif alert_id == "a-merge":  # merged: a function at two offsets, unnamed code at two, a new frame
+            names = ["__strchr_avx2 (libc.so.6)", "[unknown] (dash)", "hook_spin (libhook.so+0x4)"]
         else:  # a live alert: its three widest boxes
             names = sorted(rects, key=lambda n: -float(rects[n].get("width")))[:3]
         check_shot(shot, int(height), rects, names)
     if failures:
         print("evidence_check: %d failures" % len(failures), file=sys.stderr)
         return 1
-    print("evidence_check: the DOM holds exactly the %d boxes of the alert's stacks; the screenshot shows them"
-          % len(expected_boxes(alert["evidence"]["stacks"])))
+    print("evidence_check: the DOM holds exactly the %d boxes of the alert's stacks; the screenshot shows them; "
+          "Chromium lays out the %d labels inside their boxes" % (len(expected_boxes(alert["evidence"]["stacks"])), labels))
     return 0
 
 

@@ -119,6 +119,8 @@ static void assert_baseline_equal(const struct baseline *a, const struct baselin
 	assert_int_equal(a->rate_limited, b->rate_limited);
 	assert_true(a->tokens == b->tokens);
 	assert_int_equal(a->tokens_ns, b->tokens_ns);
+	assert_int_equal(a->oncpu_fn_procs, b->oncpu_fn_procs);
+	assert_int_equal(a->oncpu_fn_samples, b->oncpu_fn_samples);
 	for (int i = 0; i < PL_DIST_MAX; i++)
 		if (!sketch__equal(&a->dist[i], &b->dist[i]))
 			fail_msg("distribution %s differs", bl_dist__name(i));
@@ -1095,6 +1097,132 @@ static void test_baseline_oncpu_objects_learned_then_new_ones_named(void **state
 	baseline__free(b);
 }
 
+/* Functions on CPU: each user function of a lifetime's kept stacks learned
+ * by the samples of the stacks it is in, those stacks' samples the set's
+ * draws; once saturated (and min_samples lifetimes brought some), a user
+ * frame whose (object, function) it never held is marked new, every other
+ * frame not, a kernel frame never; against the prior while the baseline
+ * itself is not ready; nothing in learn mode. The set and its counters
+ * survive the file, and a file written before them loads without them
+ * (nothing new). */
+static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline(), *back = NULL, *fresh = new_baseline();
+	char m_main[64], m_memcpy[64], m_irq[64], m_unnamed[64], m_hook[64], big[STRSET_MAX_LEN + 1];
+	char out[STRSET_MAX_LEN + 16];
+	const char *usual[2] = { m_main, m_memcpy };
+	const uint64_t usual_n[2] = { 5, 3 };
+	struct pl_frame user[] = {
+		{ .object = "/usr/sbin/sshd", .function = "main", .offset = 0x41 },
+		{ .object = "/tmp/.x/libhook.so", .function = "hook_spin" }, /* never learned: new */
+		{ .object = "/usr/lib/libc.so.6", .function = NULL, .offset = 0x9a10 }, /* libc's unnamed code: new */
+		{ .object = "/usr/lib/libc.so.6", .function = "memcpy", .offset = 7, .is_new = true }, /* known: cleared */
+	};
+	/* a kernel frame, never learned, never new */
+	struct pl_frame kern[] = { { .object = "[kernel]", .function = "asm_sysvec_apic_timer_interrupt", .kernel = true } };
+	struct pl_stack st[] = { { .samples = 5, .user = user, .kern = kern, .nuser = 4, .nkern = 1 } };
+	struct pl_oncpu oc = { .samples = 5, .stacks = st, .nstacks = 1 };
+	struct bl_process_sample s;
+	struct bl_verdict v;
+	struct json_object *o, *sets;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(baseline__function_member("/usr/sbin/sshd", "main", m_main, sizeof(m_main)), 0);
+	assert_string_equal(m_main, "/usr/sbin/sshd\x1fmain");
+	assert_int_equal(baseline__function_member("/usr/lib/libc.so.6", "memcpy", m_memcpy, sizeof(m_memcpy)), 0);
+	assert_int_equal(baseline__function_member("[kernel]", "asm_sysvec_apic_timer_interrupt", m_irq, sizeof(m_irq)), 0);
+	assert_int_equal(baseline__function_member("/usr/lib/libc.so.6", NULL, m_unnamed, sizeof(m_unnamed)), 0);
+	assert_string_equal(m_unnamed, "/usr/lib/libc.so.6\x1f");
+	assert_int_equal(baseline__function_member("/tmp/.x/libhook.so", "hook_spin", m_hook, sizeof(m_hook)), 0);
+	assert_int_equal(baseline__function_member("/usr/sbin/sshd", "main", m_main, 15), -ENAMETOOLONG);
+	memset(big, 'f', STRSET_MAX_LEN);
+	big[STRSET_MAX_LEN] = '\0';
+	assert_int_equal(baseline__function_member("/x", big, out, sizeof(out)), -ENAMETOOLONG);
+	big[BL_FUNC_MEMBER_MAX - 3] = '\0'; /* "/x" and the separator: 512 bytes, the longest member */
+	assert_int_equal(baseline__function_member("/x", big, out, sizeof(out)), 0);
+	assert_int_equal(strlen(out), BL_FUNC_MEMBER_MAX);
+	big[BL_FUNC_MEMBER_MAX - 3] = 'f';
+	big[BL_FUNC_MEMBER_MAX - 2] = '\0';
+	assert_int_equal(baseline__function_member("/x", big, out, sizeof(out)), -ENAMETOOLONG);
+	assert_int_equal(baseline__function_member("/usr/sbin/sshd", "main", m_main, sizeof(m_main)), 0);
+
+	for (unsigned i = 0; i < p.min_samples; i++) {
+		s = sample(i, 1);
+		s.functions = usual;
+		s.function_counts = usual_n;
+		s.nfunctions = 2;
+		s.function_samples = 5;
+		/* not saturated while learning: nothing is new */
+		assert_int_equal(baseline__mark_new_frames(b, NULL, &p, NOW0 + i * SEC, &oc), 0);
+		assert_false(user[1].is_new);
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + i * SEC, &v), 0);
+		assert_true(v.learned);
+	}
+	assert_int_equal(b->oncpu_fn_procs, p.min_samples);
+	assert_int_equal(b->oncpu_fn_samples, 5 * p.min_samples);
+	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].n, 2);
+	/* sorted by bytes: libc's memcpy, then sshd's main */
+	assert_string_equal(b->set[BL_SET_ONCPU_FUNCS].m[0].s, m_memcpy);
+	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].m[0].count, 3 * p.min_samples);
+	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].m[1].count, 5 * p.min_samples);
+	assert_true(baseline__set_ready(b, BL_SET_ONCPU_FUNCS, &p, NOW0 + HOUR));
+	assert_true(baseline__set_new_chance(b, BL_SET_ONCPU_FUNCS) == 0);
+	/* the objects set is another set: sampled objects were never learned here */
+	assert_false(baseline__set_ready(b, BL_SET_ONCPU, &p, NOW0 + HOUR));
+
+	assert_int_equal(baseline__mark_new_frames(b, NULL, &p, NOW0 + HOUR, &oc), 2);
+	assert_false(user[0].is_new);
+	assert_true(user[1].is_new);
+	assert_true(user[2].is_new);
+	assert_false(user[3].is_new);
+	assert_false(kern[0].is_new);
+	/* scored: the new function is named, and does not make the verdict anomalous */
+	s = sample(99, 1);
+	s.functions = (const char *const[]){ m_main, m_hook };
+	s.function_counts = (const uint64_t[]){ 4, 4 };
+	s.nfunctions = 2;
+	s.function_samples = 4;
+	baseline__score_process(b, NULL, &s, &p, &v);
+	assert_int_equal(v.new_members[BL_SET_ONCPU_FUNCS], 1);
+	assert_string_equal(v.new_list[BL_SET_ONCPU_FUNCS][0], m_hook);
+	assert_false(v.anomalous);
+
+	/* another baseline, not ready, is judged by its ready prior; in learn mode nothing is new */
+	assert_int_equal(baseline__mark_new_frames(fresh, b, &p, NOW0 + HOUR, &oc), 2);
+	assert_int_equal(baseline__mark_new_frames(fresh, NULL, &p, NOW0 + HOUR, &oc), 0);
+	assert_false(user[1].is_new);
+	p.mode = BL_MODE_LEARN;
+	assert_int_equal(baseline__mark_new_frames(b, NULL, &p, NOW0 + HOUR, &oc), 0);
+	p.mode = BL_MODE_AUTO;
+
+	/* the file keeps the set and its draws */
+	o = baseline__to_json(b);
+	assert_non_null(o);
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_baseline_equal(b, back);
+	assert_int_equal(back->oncpu_fn_procs, p.min_samples);
+	assert_int_equal(back->oncpu_fn_samples, 5 * p.min_samples);
+	assert_int_equal(baseline__mark_new_frames(back, NULL, &p, NOW0 + HOUR, &oc), 2);
+	baseline__free(back);
+	back = NULL;
+	/* a file without them (written before) loads, empty and not ready: nothing new */
+	assert_true(json_object_object_get_ex(o, "sets", &sets));
+	json_object_object_del(sets, "oncpu_functions");
+	json_object_object_del(o, "oncpu_fn_procs");
+	json_object_object_del(o, "oncpu_fn_samples");
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->oncpu_fn_procs, 0);
+	assert_int_equal(back->oncpu_fn_samples, 0);
+	assert_int_equal(back->set[BL_SET_ONCPU_FUNCS].n, 0);
+	assert_int_equal(baseline__mark_new_frames(back, NULL, &p, NOW0 + HOUR, &oc), 0);
+	json_object_put(o);
+	baseline__free(back);
+	baseline__free(fresh);
+	baseline__free(b);
+}
+
 static void test_baseline_json_rejects_each_inconsistency(void **state)
 {
 	struct baseline *b = rich_baseline();
@@ -1364,6 +1492,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_learned_while_clock_behind_creation_still_loads),
 		cmocka_unit_test(test_baseline_json_rejects_each_inconsistency),
 		cmocka_unit_test(test_baseline_oncpu_objects_learned_then_new_ones_named),
+		cmocka_unit_test(test_baseline_oncpu_functions_learned_then_frames_marked_new),
 		cmocka_unit_test(test_baseline_json_accepts_label_of_exactly_4096_bytes),
 		cmocka_unit_test(test_baseline_json_escapes_labels_and_reads_old_ones),
 	};

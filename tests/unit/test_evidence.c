@@ -38,8 +38,10 @@ static void test_evidence_parse_reads_stacks_and_unescapes_once(void **state)
 		"{\"type\":\"alert\",\"id\":\"a1\",\"rule\":\"r\\\\x0A\",\"priority\":\"Critical\",\"when\":\"exit\","
 		"\"pid\":4242,\"exe\":\"/bin/m\",\"time_ns\":5,"
 		"\"evidence\":{\"stacks\":{\"samples\":10,\"rate_hz\":49,\"unattributed\":1,"
+		"\"unattributed_by\":{\"sample_ring_full\":1,\"stack_table_full\":0},"
 		"\"top\":[{\"samples\":9,\"frames\":["
-		"{\"object\":\"/a\\\\x5Cb\",\"function\":\"f\\\\x1B<\",\"offset\":36,\"build_id\":\"ab\",\"kernel\":false},"
+		"{\"object\":\"/a\\\\x5Cb\",\"function\":\"f\\\\x1B<\",\"offset\":36,\"build_id\":\"ab\",\"kernel\":false,"
+		"\"new\":true},"
 		"{\"object\":\"[kernel]\",\"function\":null,\"offset\":22,\"build_id\":null,\"kernel\":true}]}],"
 		"\"objects\":[{\"object\":\"/a\",\"build_id\":null,\"samples\":9,\"share\":0.9,\"baseline_share\":null,"
 		"\"new\":true},{\"object\":\"/b\",\"samples\":1,\"share\":0.1,\"baseline_share\":0.5,\"new\":false}],"
@@ -58,6 +60,9 @@ static void test_evidence_parse_reads_stacks_and_unescapes_once(void **state)
 	assert_int_equal(ev.samples, 10);
 	assert_int_equal(ev.rate_hz, 49);
 	assert_int_equal(ev.unattributed, 1);
+	assert_true(ev.has_unatt_by);
+	assert_int_equal(ev.unatt_ring, 1);
+	assert_int_equal(ev.unatt_table, 0);
 	assert_int_equal(ev.nstacks, 1);
 	assert_int_equal(ev.stacks_dropped, 0);
 	assert_int_equal(ev.stacks[0].samples, 9);
@@ -67,6 +72,8 @@ static void test_evidence_parse_reads_stacks_and_unescapes_once(void **state)
 	assert_string_equal(ev.stacks[0].frames[0].build_id, "ab");
 	assert_int_equal(ev.stacks[0].frames[0].offset, 36);
 	assert_false(ev.stacks[0].frames[0].kernel);
+	assert_true(ev.stacks[0].frames[0].is_new);
+	assert_false(ev.stacks[0].frames[1].is_new);
 	assert_string_equal(ev.stacks[0].frames[1].object, "[kernel]");
 	assert_null(ev.stacks[0].frames[1].function);
 	assert_null(ev.stacks[0].frames[1].build_id);
@@ -132,6 +139,13 @@ static void test_evidence_parse_names_the_wrong_field(void **state)
 		  "evidence.stacks.top[0].frames[0].interp: not a string" },
 		{ "{\"top\":[{\"samples\":1,\"frames\":[]}],\"functions\":[{\"object\":\"/a\",\"offset\":-2}]}",
 		  "evidence.stacks.functions[0].offset: not a non-negative integer" },
+		{ "{\"top\":[{\"samples\":1,\"frames\":[{\"object\":\"/a\",\"new\":1}]}]}",
+		  "evidence.stacks.top[0].frames[0].new: not a boolean" },
+		{ "{\"unattributed_by\":[],\"top\":[]}", "evidence.stacks.unattributed_by: not an object" },
+		{ "{\"unattributed_by\":{\"sample_ring_full\":1},\"top\":[]}",
+		  "evidence.stacks.unattributed_by.stack_table_full: missing" },
+		{ "{\"unattributed_by\":{\"sample_ring_full\":-2,\"stack_table_full\":0},\"top\":[]}",
+		  "evidence.stacks.unattributed_by.sample_ring_full: not a non-negative integer" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

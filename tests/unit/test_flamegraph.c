@@ -2,8 +2,10 @@
 /*
  * test_flamegraph.c - stacks merged by prefix into exactly the boxes and
  * widths they should give; which frames are one box and which are two; the
- * bounds, with a failed add leaving the graph as it was; and the SVG: labels
- * cut without splitting an escape, hover titles, colours by object, and
+ * bounds, with a failed add leaving the graph as it was; the width measure
+ * (DejaVu Sans's advances); and the SVG: labels whole where they fit and
+ * cut where they do not, without splitting an escape, hover titles, the
+ * grey boxes' explanations, colours by object, new frames purple, and
  * hostile names that stay text (no element, no control byte, no invalid
  * UTF-8, nothing XML refuses).
  */
@@ -127,25 +129,92 @@ static void test_flamegraph_one_box_per_function_object_and_kind(void **state)
 	add(fg, 2, 1, &a2);
 	add(fg, 4, 1, &b); /* the same name in another object: another box */
 	add(fg, 8, 1, (struct fg_frame[]){ UO("/lib/a.so", 0x1a2b) });
-	add(fg, 16, 1, (struct fg_frame[]){ UO("/lib/a.so", 0x1a2c) }); /* unknown: one box per offset */
+	add(fg, 16, 1, (struct fg_frame[]){ UO("/lib/a.so", 0x1a2c) }); /* unnamed code of a.so: one box */
 	add(fg, 32, 1, (struct fg_frame[]){ K("f") });			/* a kernel f is not a user f */
 	add(fg, 64, 1, (struct fg_frame[]){ { .kind = FG_OTHER, .function = "[other stacks]" } });
-	assert_int_equal(flamegraph__count(fg), 1 + 6);
+	assert_int_equal(flamegraph__count(fg), 1 + 5);
 	expect_box(fg, 1, 127, "[other stacks]", 1, 64, 0, 64);
-	expect_box(fg, 2, 127, "a.so+0x1a2b", 1, 8, 64, 8);
-	expect_box(fg, 3, 127, "a.so+0x1a2c", 1, 16, 72, 16);
+	expect_box(fg, 2, 127, "[unknown] (a.so)", 1, 24, 64, 24);
 	/* three boxes named f, ordered by object ("/lib/a.so" < "/lib/b.so" < "[kernel]") */
-	expect_box(fg, 4, 127, "f", 1, 3, 88, 3);
-	assert_int_equal(flamegraph__box(fg, 4, 127, &box), 0);
+	expect_box(fg, 3, 127, "f", 1, 3, 88, 3);
+	assert_int_equal(flamegraph__box(fg, 3, 127, &box), 0);
 	assert_string_equal(box.object, "/lib/a.so");
 	assert_int_equal(box.kind, FG_USER);
-	expect_box(fg, 5, 127, "f", 1, 4, 91, 4);
-	assert_int_equal(flamegraph__box(fg, 5, 127, &box), 0);
+	expect_box(fg, 4, 127, "f", 1, 4, 91, 4);
+	assert_int_equal(flamegraph__box(fg, 4, 127, &box), 0);
 	assert_string_equal(box.object, "/lib/b.so");
-	expect_box(fg, 6, 127, "f", 1, 32, 95, 32);
-	assert_int_equal(flamegraph__box(fg, 6, 127, &box), 0);
+	expect_box(fg, 5, 127, "f", 1, 32, 95, 32);
+	assert_int_equal(flamegraph__box(fg, 5, 127, &box), 0);
 	assert_int_equal(box.kind, FG_KERNEL);
 	flamegraph__free(fg);
+}
+
+/* Merged by function under the same parent only: the same function under
+ * two callers is two boxes; unnamed code merges per object and kind, and a
+ * merged box is new when a frame merged into it was. */
+static void test_flamegraph_merges_by_function_under_one_parent_only(void **state)
+{
+	struct flamegraph *fg = new_fg();
+	struct fg_frame f10 = U("/lib/a.so", "f"), f20 = U("/lib/a.so", "f"), fnew = U("/lib/a.so", "g");
+	struct fg_box box;
+	char *svg;
+
+	f10.offset = 0x10;
+	f20.offset = 0x20;
+	fnew.is_new = true;
+	add(fg, 2, 2, (struct fg_frame[]){ U("/bin/m", "main"), f10 });
+	add(fg, 3, 2, (struct fg_frame[]){ U("/bin/m", "main"), f20 });
+	add(fg, 5, 2, (struct fg_frame[]){ U("/bin/m", "other"), f10 }); /* another parent: another box */
+	add(fg, 1, 2, (struct fg_frame[]){ U("/bin/m", "main"), UO("/lib/a.so", 0x100) });
+	add(fg, 1, 2, (struct fg_frame[]){ U("/bin/m", "main"), UO("/lib/a.so", 0x100) });
+	add(fg, 1, 2, (struct fg_frame[]){ U("/bin/m", "other"), UO("/lib/a.so", 0x100) });
+	add(fg, 4, 3, (struct fg_frame[]){ U("/bin/m", "main"), f10, fnew });
+	add(fg, 4, 3, (struct fg_frame[]){ U("/bin/m", "main"), f20, U("/lib/a.so", "g") });
+	/* all, main, other; under main: [unknown] (a.so), f; under f: g; under other: [unknown], f */
+	assert_int_equal(flamegraph__count(fg), 8);
+	expect_box(fg, 1, 21, "main", 1, 15, 0, 15);
+	expect_box(fg, 2, 21, "[unknown] (a.so)", 2, 2, 0, 2);
+	expect_box(fg, 3, 21, "f", 2, 13, 2, 13);
+	expect_box(fg, 4, 21, "g", 3, 8, 2, 8);
+	assert_int_equal(flamegraph__box(fg, 4, 21, &box), 0);
+	assert_true(box.is_new);
+	assert_int_equal(flamegraph__box(fg, 3, 21, &box), 0);
+	assert_false(box.is_new);
+	expect_box(fg, 5, 21, "other", 1, 6, 15, 6);
+	expect_box(fg, 6, 21, "[unknown] (a.so)", 2, 1, 15, 1);
+	expect_box(fg, 7, 21, "f", 2, 5, 16, 5);
+	svg = svg_of(fg, NULL);
+	/* one offset merged: the hover names it; two: only the function */
+	expect_in(svg, "<title>[unknown] (a.so+0x100)\n/lib/a.so\n2 samples, 9.52%</title>");
+	expect_in(svg, "<title>f (a.so)\n/lib/a.so\n13 samples, 61.90%</title>");
+	expect_in(svg, "<title>f (a.so+0x10)\n/lib/a.so\n5 samples, 23.81%</title>");
+	expect_in(svg, "<title>g (a.so+0x0)\n/lib/a.so\n8 samples, 38.10%\nnew: the baseline never saw this function on "
+		       "CPU</title>");
+	expect_in(svg, "purple: new, a function the baseline never saw on CPU");
+	free(svg);
+	flamegraph__free(fg);
+}
+
+/* The widths of DejaVu Sans at 12 px: each advance rounded up to 1/64 px
+ * (what Chromium lays out), an escape as its four characters, any other
+ * code point one em. */
+static void test_fg_text_width_sums_dejavu_sans_advances(void **state)
+{
+	/* 'a' 1255/2048 em: 7.353 px, 7.359375 rounded up to 1/64 */
+	assert_true(fg_text_width("a", 1, 12) == 7.359375);
+	/* "abcdefghij": 62.765625 (the sum of the ten rounded advances) */
+	assert_true(fg_text_width("abcdefghij", 10, 12) == 62.765625);
+	assert_true(fg_text_width("abcdefghij", 3, 12) == fg_text_width("abc", 3, 12));
+	/* 'i' is narrow, 'W' wide: a monospace guess gets both wrong */
+	assert_true(fg_text_width("i", 1, 12) == 3.34375);
+	assert_true(fg_text_width("W", 1, 12) == 11.875);
+	/* "\x1B": '\\' 4.046875 + 'x' 7.109375 + '1' 7.640625 + 'B' 8.234375 */
+	assert_true(fg_text_width("\\x1B", 4, 12) == 27.03125);
+	/* U+00E9 (2 bytes), U+20AC (3 bytes): an em each */
+	assert_true(fg_text_width("\xc3\xa9\xe2\x82\xac", 5, 12) == 24);
+	/* at 16 px, the title's size */
+	assert_true(fg_text_width("a", 1, 16) == 9.8125);
+	assert_true(fg_text_width("", 0, 12) == 0);
 }
 
 static void test_flamegraph_refuses_bad_frames_and_overflow_unchanged(void **state)
@@ -233,17 +302,18 @@ static void test_flamegraph_svg_cuts_labels_to_fit_without_splitting_an_escape(v
 	struct flamegraph *fg = new_fg();
 	char *svg;
 
-	/* plot 1000 px, total 100: 8 samples are 80 px, (80 - 6) / 7.2 = 10 columns */
-	add(fg, 8, 1, (struct fg_frame[]){ U("/bin/m", "abcdef\x1bxyz") }); /* 13 columns escaped */
-	add(fg, 8, 1, (struct fg_frame[]){ U("/bin/m", "abcdefghij") });    /* 10: fits */
-	add(fg, 8, 1, (struct fg_frame[]){ U("/bin/m", "abcdefghijk") });   /* 11: cut */
+	/* plot 1000 px, total 100: 8 samples are 80 px, 74 px between the paddings */
+	add(fg, 8, 1, (struct fg_frame[]){ U("/bin/m", "WWWWWWWWWW") });	     /* 118.75 px: cut */
+	add(fg, 8, 1, (struct fg_frame[]){ U("/bin/m", "abcdef\x1bxyz") });	     /* 88.41 px escaped */
+	add(fg, 8, 1, (struct fg_frame[]){ U("/bin/m", "iiiiiiiiiiiiiiiiiiiiii") }); /* 22 i: 73.56 px, fits */
 	add(fg, 76, 1, (struct fg_frame[]){ U("/bin/m", "other") });
 	svg = svg_of(fg, &(struct fg_svg_opts){ .width = 1020 });
-	/* the escape would straddle the 8 columns left beside "..": it goes whole */
 	expect_in(svg, "<rect x=\"10.00\" y=\"60\" width=\"80.00\" height=\"15\"");
-	expect_in(svg, "<text x=\"13.00\" y=\"71.5\">abcdef..</text>");
-	expect_in(svg, "<text x=\"93.00\" y=\"71.5\">abcdefghij</text>");
-	expect_in(svg, "<text x=\"173.00\" y=\"71.5\">abcdefgh..</text>");
+	/* 74 - 7.66 for "..": five W (59.38 px), not six (71.25) */
+	expect_in(svg, "<text x=\"13.00\" y=\"71.5\">WWWWW..</text>");
+	/* "abcdef" is 40.84 px, the escape 27.03 more: past 66.34, so it goes whole */
+	expect_in(svg, "<text x=\"93.00\" y=\"71.5\">abcdef..</text>");
+	expect_in(svg, "<text x=\"173.00\" y=\"71.5\">iiiiiiiiiiiiiiiiiiiiii</text>");
 	/* the hover text has it all */
 	expect_in(svg, "<title>abcdef\\x1Bxyz (m+0x0)\n/bin/m\n8 samples, 8.00%</title>");
 	expect_in(svg, "<title>all\n100 samples, 100.00%</title>");
@@ -280,6 +350,7 @@ static void test_flamegraph_svg_colours_by_object_kernel_blue(void **state)
 	assert_memory_not_equal(f, m, sizeof(f));		 /* another object, another */
 	assert_true(f[0] >= 205 && f[2] <= 55 && m[0] >= 205); /* warm */
 	assert_true(k[2] >= 215 && k[0] <= 110);		 /* blue */
+	assert_false(strstr(svg, "purple")); /* the legend names only the colours drawn */
 	/* and the same next time: the hash is stable */
 	{
 		char *again = svg_of(fg, NULL);
@@ -331,9 +402,28 @@ static void test_flamegraph_svg_keeps_hostile_names_as_text(void **state)
 	expect_in(svg, "<title>nc\\xEF\\xBF\\xBE\\xEF\\xBF\\xBF (m+0x0)");
 	expect_in(svg, "<title>bad\\xFF\\xC0 utf8 (m+0x0)");
 	expect_in(svg, "<title>line\\x0Abreak]]&gt; (m+0x0)");
-	expect_in(svg, "<title>&lt;img src=x&gt;+0x10\n/x/&lt;img src=x&gt;\n");
+	expect_in(svg, "<title>[unknown] (&lt;img src=x&gt;+0x10)\n/x/&lt;img src=x&gt;\n");
+	expect_in(svg, ">[unknown] (&lt;im..</text>"); /* 118 px: cut, never inside an entity */
 	expect_in(svg, ">&lt;svg onload=alert(1)&gt;</text>");
 	expect_in(svg, ">a&amp;b \\x07 &quot;c&quot;</text>");
+	free(svg);
+	flamegraph__free(fg);
+}
+
+/* A grey box says what it holds in its hover text, never in an attribute. */
+static void test_flamegraph_svg_grey_boxes_explain_themselves(void **state)
+{
+	struct flamegraph *fg = new_fg();
+	char *svg;
+
+	add(fg, 6, 1, (struct fg_frame[]){ U("/bin/m", "main") });
+	add(fg, 3, 1,
+	    (struct fg_frame[]){ { .kind = FG_OTHER, .function = "[stack not kept]", .detail = "2 ring <full>, 1 table" } });
+	add(fg, 1, 1, (struct fg_frame[]){ { .kind = FG_OTHER, .function = "[other stacks]" } });
+	svg = svg_of(fg, NULL);
+	expect_in(svg, "<title>[stack not kept]\n2 ring &lt;full&gt;, 1 table\n3 samples, 30.00%</title>");
+	expect_in(svg, "<title>[other stacks]\n1 sample, 10.00%</title>");
+	expect_only_own_elements(svg);
 	free(svg);
 	flamegraph__free(fg);
 }
@@ -359,11 +449,14 @@ int main(void)
 		cmocka_unit_test(test_flamegraph_merges_stacks_by_prefix_with_exact_widths),
 		cmocka_unit_test(test_flamegraph_orders_siblings_by_name_not_by_weight),
 		cmocka_unit_test(test_flamegraph_one_box_per_function_object_and_kind),
+		cmocka_unit_test(test_flamegraph_merges_by_function_under_one_parent_only),
+		cmocka_unit_test(test_fg_text_width_sums_dejavu_sans_advances),
 		cmocka_unit_test(test_flamegraph_refuses_bad_frames_and_overflow_unchanged),
 		cmocka_unit_test(test_flamegraph_node_limit_rolls_back_a_stack_that_does_not_fit),
 		cmocka_unit_test(test_flamegraph_svg_cuts_labels_to_fit_without_splitting_an_escape),
 		cmocka_unit_test(test_flamegraph_svg_colours_by_object_kernel_blue),
 		cmocka_unit_test(test_flamegraph_svg_keeps_hostile_names_as_text),
+		cmocka_unit_test(test_flamegraph_svg_grey_boxes_explain_themselves),
 		cmocka_unit_test(test_fg_xml_text_escapes_markup_controls_and_xml_nonchars),
 	};
 

@@ -289,6 +289,77 @@ static void test_learn_score_puts_the_baselines_verdict_into_the_sample(void **s
 	assert_int_equal(counts(f).anomalous, 1);
 }
 
+/* The user functions of an exit's kept stacks are learned into the image's
+ * baseline, each by the samples of the stacks it is in (a recursion counts
+ * once), the kernel's not at all; once saturated, the frames of a later
+ * sample, a window's too, are marked new exactly where the function was never
+ * learned, and a sample of an image without a baseline has every frame
+ * cleared (frames may be shared by two images' stacks). */
+static void test_learn_functions_on_cpu_learned_then_new_frames_marked(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL);
+	struct pl_frame user[] = {
+		{ .object = "/usr/bin/app", .function = "main", .offset = 0x41 },
+		{ .object = "/usr/bin/app", .function = "work", .offset = 0x10 },
+	};
+	struct pl_frame user2[] = {
+		{ .object = "/usr/bin/app", .function = "main", .offset = 0x45 },
+		{ .object = "/usr/bin/app", .function = NULL, .offset = 0x9a10 },
+		{ .object = "/usr/bin/app", .function = "main", .offset = 0x45 }, /* recursion */
+	};
+	struct pl_frame kern[] = { { .object = "[kernel]", .function = "do_syscall_64", .kernel = true } };
+	struct pl_stack st[] = { { .samples = 7, .user = user, .kern = kern, .nuser = 2, .nkern = 1 },
+				 { .samples = 2, .user = user2, .nuser = 3 } };
+	struct pl_oncpu oc = { .samples = 9, .stacks = st, .nstacks = 2 };
+	struct pl_frame hook[] = {
+		{ .object = "/usr/bin/app", .function = "main", .offset = 0x41 },
+		{ .object = "/tmp/.x/libhook.so", .function = "hook_spin" },
+	};
+	struct pl_stack hst[] = { { .samples = 30, .user = hook, .kern = kern, .nuser = 2, .nkern = 1 } };
+	struct pl_oncpu hoc = { .samples = 30, .stacks = hst, .nstacks = 1 };
+	struct pl_sample s;
+	char m[64];
+
+	for (int i = 0; i < 3; i++) {
+		exit_of(f, &s, 10 * MS);
+		s.oncpu = &oc;
+		assert_true(observe(f, pi, &s, false));
+		assert_false(user[1].is_new); /* learning: nothing is new */
+	}
+	/* the app's unnamed code (2 samples an exit), main (9), work (7); not do_syscall_64 */
+	assert_int_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].n, 3);
+	assert_int_equal(pi->bl->oncpu_fn_procs, 3);
+	assert_int_equal(pi->bl->oncpu_fn_samples, 3 * 9);
+	assert_int_equal(baseline__function_member("/usr/bin/app", NULL, m, sizeof(m)), 0);
+	assert_string_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].m[0].s, m);
+	assert_int_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].m[0].count, 3 * 2);
+	assert_int_equal(baseline__function_member("/usr/bin/app", "main", m, sizeof(m)), 0);
+	assert_string_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].m[1].s, m);
+	assert_int_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].m[1].count, 3 * 9);
+	assert_int_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].m[2].count, 3 * 7);
+
+	/* a window running the hook: marked, not learned (windows learn no set) */
+	window_of(f, &s, 300 * MS);
+	s.oncpu = &hoc;
+	learner__score(f->l, pi, &s, true);
+	assert_false(hook[0].is_new);
+	assert_true(hook[1].is_new);
+	assert_false(kern[0].is_new);
+	learner__commit(f->l, false, &s);
+	assert_int_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].n, 3);
+
+	/* an image without a baseline: nothing of its stacks is new */
+	assert_int_equal(learner__mark_new_frames(f->l, NULL, &hoc), 0);
+	assert_false(hook[1].is_new);
+	/* an exit a rule fired on: new, and never learned */
+	exit_of(f, &s, 10 * MS);
+	s.oncpu = &hoc;
+	assert_false(observe(f, pi, &s, true));
+	assert_true(hook[1].is_new);
+	assert_int_equal(pi->bl->set[BL_SET_ONCPU_FUNCS].n, 3);
+}
+
 /* A sample a rule at Warning or above fired on is never learned, ready or
  * not: repeating an attack while a baseline learns must not make it
  * normal. The others are learned until ready and after. */
@@ -552,6 +623,7 @@ int main(void)
 	    T(test_learn_state_fills_key_readiness_and_only_ready_quantiles),
 	    T(test_learn_state_of_an_image_without_baseline_is_empty),
 	    T(test_learn_score_puts_the_baselines_verdict_into_the_sample),
+	    T(test_learn_functions_on_cpu_learned_then_new_frames_marked),
 	    T(test_learn_commit_a_rule_that_fired_blocks_learning_ready_or_not),
 	    T(test_learn_partial_image_or_unwanted_sample_is_never_learned),
 	    T(test_learn_exec_is_never_scored),

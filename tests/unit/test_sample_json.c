@@ -240,7 +240,13 @@ static int setup(void **state_)
 	/* 40 samples: 30 in the program, 10 in a library it never ran in */
 	f->objs[0] = (struct pl_oncpu_obj){.object = "/usr/sbin/sshd", .build_id = "0123abcd", .samples = 30};
 	f->objs[1] = (struct pl_oncpu_obj){.object = "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1", .samples = 10};
-	f->oncpu = (struct pl_oncpu){.samples = 41, .unattributed = 1, .rate_hz = 49, .objs = f->objs, .nobjs = 2};
+	f->oncpu = (struct pl_oncpu){.samples = 41,
+				     .unattributed = 3,
+				     .unatt_ring = 2,
+				     .unatt_table = 1,
+				     .rate_hz = 49,
+				     .objs = f->objs,
+				     .nobjs = 2};
 	s->oncpu = &f->oncpu;
 	s->bl.oncpu_ready = true;
 	s->bl.new_oncpu_objects[0] = "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1";
@@ -411,7 +417,8 @@ static void test_sample_json_process_record_has_exact_identity_fields(void **sta
 					   "binary_id",	      "parent_exe",
 					   "ancestors",	      "binary",
 					   "baseline",	      NULL};
-	static const char *const oncpu_keys[] = {"samples", "unattributed", "rate_hz", "objects", NULL};
+	static const char *const oncpu_keys[] = {"samples", "unattributed", "unattributed_by", "rate_hz", "objects", NULL};
+	static const char *const by_keys[] = {"sample_ring_full", "stack_table_full", NULL};
 	const char *keys[64];
 
 	record_keys(keys, 64, mid, true, tail);
@@ -419,7 +426,10 @@ static void test_sample_json_process_record_has_exact_identity_fields(void **sta
 	assert_string_equal(ut_str(o, "type"), "process");
 	ut_keys(ut_obj(o, "oncpu"), oncpu_keys);
 	assert_int_equal(ut_u64(ut_obj(o, "oncpu"), "samples"), 41);
-	assert_int_equal(ut_u64(ut_obj(o, "oncpu"), "unattributed"), 1);
+	assert_int_equal(ut_u64(ut_obj(o, "oncpu"), "unattributed"), 3);
+	ut_keys(ut_obj(ut_obj(o, "oncpu"), "unattributed_by"), by_keys);
+	assert_int_equal(ut_u64(ut_obj(ut_obj(o, "oncpu"), "unattributed_by"), "sample_ring_full"), 2);
+	assert_int_equal(ut_u64(ut_obj(ut_obj(o, "oncpu"), "unattributed_by"), "stack_table_full"), 1);
 	assert_identity(o);
 	assert_int_equal(ut_u64(o, "end_ns"), T0 + 9000);
 	assert_int_equal(ut_u64(o, "duration_ns"), 7000);
