@@ -2,26 +2,48 @@
 /*
  * libplxz.so - a stand-in for the xz-utils backdoor (CVE-2024-3094), for
  * test_sshd_preload.py: preloaded into a real sshd, it burns about 300 ms of
- * CPU in plxz_decode_payload() when a login starts.
+ * CPU in plxz_decode_payload() during a login's authentication, called from
+ * a function sshd's own code calls.
  *
- * The real backdoor's cost showed in sshd's per-connection process, where
- * liblzma's hooks ran during key exchange. OpenSSH 9.2's listener forks and
- * re-executes itself with -R for each connection, so the constructor burns
- * only in an image whose arguments include -R: the listener's own start is
- * not a login, and its fork children (privilege separation, the session)
- * run no constructors.
+ * The real backdoor hooked RSA_public_decrypt, which sshd calls while it
+ * checks a key, so its time was spent under sshd's authentication code, not
+ * under the loader. This library interposes getpwnam(): OpenSSH 9.2's
+ * listener forks and re-executes itself with -R for each connection, and
+ * that -R image (the monitor) calls getpwnam() twice per login, measured with
+ * an interposer logging its callers: once in main() for the
+ * privilege-separation user ("sshd", before any byte of the connection is
+ * read) and once in getpwnamallow() when the client names the user it logs in
+ * as. The burn is in the second, once per process, so the stack runs
+ * sshd's code (.../monitor -> getpwnamallow) -> getpwnam (here) ->
+ * plxz_decode_payload, the leaf; then the real getpwnam, found through
+ * dlsym(RTLD_NEXT), answers.
  *
- * Built with frame pointers (the kernel's walk then reaches the
- * constructor); the spin makes no syscall except reading the thread's CPU
- * clock (through the vDSO) every few million iterations.
+ * Only the -R image burns: the constructor notes its pid when the arguments
+ * include -R, and getpwnam() burns only in that pid. The listener's own
+ * start is not a login, and the -R image's fork children (the unprivileged
+ * pre-authentication child, the session) inherit the library but not the
+ * pid, so no other process spends time here.
+ *
+ * Built without frame pointers, as the real liblzma is: the sensor unwinds
+ * through .eh_frame. The spin makes no syscall except reading the thread's
+ * CPU clock (through the vDSO) every few million iterations.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
-#define PLXZ_BURN_MS 300.0
+#define PLXZ_BURN_MS	  300.0
+#define PLXZ_PRIVSEP_USER "sshd" /* Debian's SSH_PRIVSEP_USER */
+
+static pid_t login_child; /* the -R image's pid, 0 in any other process */
+static bool burned;
 
 static double thread_cpu_ms(void)
 {
@@ -67,5 +89,22 @@ static bool rexeced_for_connection(void)
 __attribute__((constructor)) static void plxz_init(void)
 {
 	if (rexeced_for_connection())
+		login_child = getpid();
+}
+
+struct passwd *getpwnam(const char *name)
+{
+	static struct passwd *(*real_getpwnam)(const char *);
+
+	if (!real_getpwnam)
+		real_getpwnam = (struct passwd * (*)(const char *)) dlsym(RTLD_NEXT, "getpwnam");
+	if (login_child && !burned && getpid() == login_child && strcmp(name, PLXZ_PRIVSEP_USER) != 0) {
+		burned = true;
 		plxz_decode_payload(PLXZ_BURN_MS);
+	}
+	if (!real_getpwnam) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return real_getpwnam(name);
 }

@@ -12,9 +12,11 @@ sensor with the shipped rules, then:
      listener forks and re-executes per connection) is ready and has learned
      where its code runs (`oncpu_ready`); no authentication alert may fire;
   2. attack: sshd stopped and started again, the same binary and config, with
-     LD_PRELOAD=libplxz.so (plxz.c: its constructor burns ~300 ms in
-     plxz_decode_payload() when the image's arguments include -R), and a few
-     more logins.
+     LD_PRELOAD=libplxz.so (plxz.c, built without frame pointers: it
+     interposes getpwnam(), and when the -R image looks up the user logging in
+     (getpwnamallow(), sshd's own code) it burns ~300 ms in
+     plxz_decode_payload() before calling the real one), and a few more
+     logins.
   3. clean again: sshd restarted without the preload, 30 more logins: no
      alert at all, of any rule, for any sshd process.
 
@@ -29,13 +31,20 @@ time went:
     first function, libplxz.so among its objects with new: true and
     baseline_share 0, and plxz_decode_payload as the leaf (last user frame) of
     its top stack;
+  - in both alerts' stacks, at least 90 % of the samples whose leaf user frame
+    is plxz_decode_payload are in whole stacks (not rooted in `[stack cut]`)
+    that run from sshd's code (frames in /usr/sbin/sshd, unnamed: Debian's has
+    no symbols) through getpwnam in libplxz.so, the frame just outside
+    plxz_decode_payload; samples the functions table counts there beyond the
+    top stacks count against it;
   - "Unexpected CPU in authentication" for the same pid;
   - no authentication alert for any other process: not during learning, not
     for the listener, the privilege-separation or session children;
   - every attack login child's process record has libplxz.so on CPU, among its
     baseline's new objects;
-  - `plumbline evidence OUT ID --folded`, for that alert's id, has stacks
-    whose sampled frame is plxz_decode_payload.
+  - `plumbline evidence OUT ID --folded`, for that alert's id, has a stack
+    that runs from sshd's frames (`[unknown] (sshd)`) through getpwnam to
+    plxz_decode_payload, not cut.
 
 argv: PLUMBLINE_BINARY LIBPLXZ_SO. Needs root and BPF (the sensor), sshd, ssh
 and ssh-keygen (Debian's openssh-server and openssh-client); without them it
@@ -60,6 +69,7 @@ SENSOR, LIB = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 SSHD = "/usr/sbin/sshd"
 AUTH_RULES = ("New code on CPU in authentication", "Unexpected CPU in authentication")
 BURN_FN = "plxz_decode_payload"
+HOOK_FN = "getpwnam"  # plxz.c interposes it: the -R image calls it from getpwnamallow() per login
 LEARN_LOGINS, MAX_LEARN_LOGINS, ATTACK_LOGINS, CLEAN_AFTER = 30, 45, 3, 30
 ALERT_BOUND_S = 2  # the alert within 2 s of the login ending (asserted with margin: 3x)
 MIN_SAMPLES, SAMPLE_HZ = 10, 199
@@ -242,7 +252,61 @@ def check_alert_evidence(a):
     user = [f for f in top[0].get("frames", []) if not f.get("kernel")]
     if not user or user[-1].get("function") != BURN_FN or not user[-1].get("object", "").endswith("/libplxz.so"):
         fail(f"{a['rule']!r}: the top stack's leaf is {user[-1:]}, not {BURN_FN}")
+    check_burn_stacks(a["rule"], st)
     return st
+
+
+def is_lib(f):
+    return (f.get("object") or "").endswith("/libplxz.so")
+
+
+def user_frames(frames):
+    return [f for f in frames if not f.get("kernel")]
+
+
+def burn_stack_whole(frames):
+    """None if a stack whose leaf user frame is BURN_FN runs whole from sshd's code through HOOK_FN in
+    libplxz.so, else why not."""
+    user = user_frames(frames)
+    if user[0].get("object") == "[stack cut]":
+        return f"cut ({user[0].get('function')})"
+    if len(user) < 2 or user[-2].get("function") != HOOK_FN or not is_lib(user[-2]):
+        return f"the frame outside {BURN_FN} is {user[-2:-1]}, not {HOOK_FN} in libplxz.so"
+    lib = next(i for i, f in enumerate(user) if is_lib(f))
+    if not any(f.get("object") == SSHD for f in user[:lib]):
+        return f"no frame in {SSHD} outside the libplxz.so frames"
+    return None
+
+
+def check_burn_stacks(rule, st):
+    """At least 90 % of the samples whose leaf user frame is BURN_FN are in whole stacks from sshd's
+    code through HOOK_FN. Samples the functions table counts in BURN_FN beyond those of the top
+    stacks count against it: a stack not kept cannot pass for a whole one."""
+    burn = [t for t in st["top"] if (user_frames(t.get("frames") or []) or [{}])[-1].get("function") == BURN_FN]
+    in_top = sum(t["samples"] for t in burn)
+    leaf = sum(f["samples"] for f in st["functions"] if f.get("function") == BURN_FN and is_lib(f))
+    total = max(in_top, leaf)
+    broken = [(t["samples"], burn_stack_whole(t["frames"])) for t in burn if burn_stack_whole(t["frames"])]
+    whole = in_top - sum(n for n, _ in broken)
+    if not total or whole < 0.9 * total:
+        fail(f"{rule!r}: {whole} of {total} samples in {BURN_FN} ({in_top} in the top stacks) are in whole "
+             f"stacks from {SSHD} through {HOOK_FN}; the others: {broken}")
+    log(f"{rule!r}: {whole} of {total} samples in {BURN_FN} are in whole stacks from sshd through {HOOK_FN}")
+
+
+STOP_REASONS = {"truncated", "no_mapping", "no_cfi", "no_file", "bad_cfi", "depth"}  # docs/records.md
+
+
+def folded_whole(line, sshd_names):
+    """Is a `plumbline evidence --folded` line a whole stack from sshd's code through HOOK_FN to
+    BURN_FN? sshd_names: what sshd's frames read as there (`[unknown] (sshd)` for Debian's, which
+    has no symbols; the names of any the sensor did name)."""
+    frames = line.rsplit(" ", 1)[0].split(";")
+    while frames and frames[-1].endswith("_[k]"):
+        frames.pop()
+    if len(frames) < 3 or frames[-2:] != [HOOK_FN, BURN_FN] or frames[0] in STOP_REASONS:
+        return False
+    return any(f in sshd_names for f in frames[:-2])
 
 
 def main():
@@ -401,12 +465,14 @@ def main():
         sensor.stop()
         r = subprocess.run([SENSOR, "evidence", sensor.json, a["id"], "--folded"], capture_output=True,
                            text=True, timeout=30)
-        lines = [l for l in r.stdout.splitlines() if l.rsplit(" ", 1)[0].endswith(";" + BURN_FN)]
+        sshd_names = {"[unknown] (sshd)"} | {f["function"] for t in a["evidence"]["stacks"]["top"]
+                                             for f in t["frames"] if f.get("object") == SSHD and f.get("function")}
+        lines = [l for l in r.stdout.splitlines() if folded_whole(l, sshd_names)]
         if r.returncode != 0 or not lines:
-            fail(f"plumbline evidence --folded exited {r.returncode}, no stack ends in {BURN_FN}: "
-                 f"{r.stdout[:2000]} {r.stderr[:2000]}")
+            fail(f"plumbline evidence --folded exited {r.returncode}, no stack runs from sshd's code through "
+                 f"{HOOK_FN} to {BURN_FN}: {r.stdout[:2000]} {r.stderr[:2000]}")
         log(f"plumbline evidence {a['id']} --folded: {len(lines)} of {len(r.stdout.splitlines())} stacks "
-            f"end in {BURN_FN}, e.g. {lines[0]}")
+            f"run from sshd through {HOOK_FN} to {BURN_FN}, e.g. {lines[0]}")
         ok = True
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
