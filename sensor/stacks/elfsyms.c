@@ -55,6 +55,25 @@ static size_t underscores(const char *s)
 	return n;
 }
 
+/* A symbol's name without the version a .symtab may append to it
+ * (`__libc_start_main@@GLIBC_2.34`, `memcpy@GLIBC_2.2.5`): one function reads
+ * one way whichever source named it. */
+static size_t name_len(const char *name)
+{
+	const char *at = strchr(name, '@'), *v;
+
+	if (!at || at == name)
+		return strlen(name);
+	v = at + (at[1] == '@' ? 2 : 1);
+	if (!*v)
+		return strlen(name);
+	for (const char *p = v; *p; p++)
+		if (!(*p == '_' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= 'a' && *p <= 'z')))
+			return strlen(name);
+	return (size_t)(at - name);
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct elfsym *x = a, *y = b;
@@ -186,11 +205,12 @@ static bool settle(struct elfsyms *es, struct gather *g)
 		return false;
 	}
 	for (size_t i = 0, at = 0; i < k; i++) {
-		size_t l = strlen(g->v[i].name) + 1;
+		size_t l = name_len(g->v[i].name);
 
 		memcpy(es->strings + at, g->v[i].name, l);
+		es->strings[at + l] = '\0';
 		g->v[i].name = es->strings + at;
-		at += l;
+		at += l + 1;
 	}
 	es->syms = g->v;
 	es->nsyms = (uint32_t)k;

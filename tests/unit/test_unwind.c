@@ -9,8 +9,10 @@
  * chain1 .. chain6 calls libc's qsort(), whose comparator copies the
  * registers and the top of the stack, as the kernel does at a sample, and
  * the walk must come back through libc into every function of the chain,
- * in order, down to the outermost frame.
+ * in order, down to the outermost frame. A library built without unwind
+ * tables (libunwindfp.so, frame pointers only) is walked by its %rbp chain.
  */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -261,6 +263,69 @@ static void test_garbage_stacks(void **state)
 	}
 }
 
+/* Called by the library: the copy is taken here, two frames below it. */
+static __attribute__((noinline, noclone)) void fp_callback(int *v)
+{
+	capture();
+	__asm__ volatile("" ::: "memory");
+	(*v)++;
+}
+
+static __attribute__((noinline, noclone)) void fp_caller(void (*outer)(void (*)(int *), int *), int *v)
+{
+	outer(fp_callback, v);
+	__asm__ volatile("" ::: "memory");
+}
+
+/*
+ * Through code no CFI covers: capture and fp_callback by this binary's CFI,
+ * then fplib_inner and fplib_outer by their frame pointers, then fp_caller
+ * and the rest by CFI again, to the outermost frame.
+ */
+static void test_frame_pointers_where_there_is_no_cfi(void **state)
+{
+	struct ctx *c = *state;
+	void *h = dlopen(PL_UNWINDFP_LIB, RTLD_NOW);
+	void (*outer)(void (*)(int *), int *);
+	struct unwind_frame f[UNWIND_MAX_FRAMES];
+	struct unwind_result r;
+	struct unwind_maps maps;
+	static const char *const want[] = { "capture", "fp_callback", "fplib_inner", "fplib_outer", "fp_caller" };
+	const char *obj;
+	int v = 0;
+	uint32_t n, w = 0;
+
+	if (!h)
+		fprintf(stderr, "%s\n", dlerror());
+	assert_non_null(h);
+	*(void **)&outer = dlsym(h, "fplib_outer");
+	assert_non_null(outer);
+	fp_caller(outer, &v);
+	assert_int_equal(v, 1);
+	/* the library was mapped after setup read the maps */
+	assert_true(procmaps__get(c->pm, (uint32_t)getpid(), 2, false, 2, &maps));
+	c->maps = maps;
+	n = unwind__stack(c->u, &c->maps, regs, copy, copied, f, UNWIND_MAX_FRAMES, &r);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *fn = name(c, &f[i], &obj);
+
+		fprintf(stderr, "  #%u %s (%s)\n", i, fn, obj);
+	}
+	for (uint32_t i = 0; i < n && w < sizeof(want) / sizeof(*want); i++) {
+		const char *fn = name(c, &f[i], &obj);
+
+		assert_string_equal(fn, want[w]);
+		if (w == 2 || w == 3)
+			assert_non_null(strstr(obj, "/libunwindfp.so"));
+		w++;
+	}
+	assert_int_equal(w, sizeof(want) / sizeof(*want));
+	assert_true(r.by_fp >= 2);
+	assert_int_equal(r.stop, UNWIND_STOP_END);
+	assert_string_equal(name(c, &f[n - 1], &obj), "_start");
+	dlclose(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_short_copy_stops_truncated),
 		cmocka_unit_test(test_unmapped_pc),
 		cmocka_unit_test(test_garbage_stacks),
+		cmocka_unit_test(test_frame_pointers_where_there_is_no_cfi),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
