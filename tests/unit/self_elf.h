@@ -90,6 +90,22 @@ static inline bool se_mapping_of(const void *addr, char *path, size_t size, uint
 	return found;
 }
 
+/* The end of this thread's stack mapping ([stack] in /proc/self/maps), 0 when not found. */
+static inline uintptr_t se_stack_end(void)
+{
+	char line[512];
+	unsigned long long a, b;
+	uintptr_t end = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &a, &b) == 2)
+			end = (uintptr_t)b;
+	if (f)
+		fclose(f);
+	return end;
+}
+
 /* The path of this test binary, as the kernel names it. */
 static inline void se_exe_path(char *path, size_t size)
 {

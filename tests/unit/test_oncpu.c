@@ -31,22 +31,6 @@
 
 static struct pl_ev_sample rec[2]; /* the two places of the leaf */
 
-/* The end of this thread's stack mapping ([stack] in /proc/self/maps). */
-static uintptr_t stack_end(void)
-{
-	char line[512];
-	unsigned long long a, b;
-	uintptr_t end = 0;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &a, &b) == 2)
-			end = (uintptr_t)b;
-	if (f)
-		fclose(f);
-	return end;
-}
-
 /* What bpf/oncpu.bpf.c sends for a sample in user mode here: %rip, %rsp
  * and %rbp (the others 0), the stack from %rsp up. The copy reads other
  * frames' bytes, ASan's redzones among them: a plain loop in a function it
@@ -54,7 +38,7 @@ static uintptr_t stack_end(void)
 __attribute__((noinline, noclone, no_sanitize_address)) static void take(struct pl_ev_sample *ev)
 {
 	uint64_t sp, bp, ip;
-	uintptr_t end = stack_end();
+	uintptr_t end = se_stack_end();
 	size_t n;
 
 	__asm__ volatile("mov %%rsp, %0\n\tmov %%rbp, %1\n\tlea 0(%%rip), %2" : "=r"(sp), "=r"(bp), "=r"(ip));

@@ -24,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "self_elf.h"
 #include "stacks/procmaps.h"
 #include "stacks/symbols.h"
 #include "stacks/unwind.h"
@@ -34,22 +35,6 @@ static uint64_t regs[UNWIND_NREGS];
 static uint8_t copy[COPY];
 static size_t copied;
 
-/* The end of this thread's stack mapping ([stack] in /proc/self/maps). */
-static uintptr_t stack_end(void)
-{
-	char line[512];
-	unsigned long long a, b;
-	uintptr_t end = 0;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &a, &b) == 2)
-			end = (uintptr_t)b;
-	if (f)
-		fclose(f);
-	return end;
-}
-
 /* What the kernel copies at a sample: %rip, %rsp, %rbp here, and the stack
  * from %rsp up. The other registers are given as 0. The copy reads other
  * frames' bytes, ASan's redzones among them: a plain loop, not memcpy (which
@@ -57,7 +42,7 @@ static uintptr_t stack_end(void)
 __attribute__((noinline, noclone, no_sanitize_address)) static void capture(void)
 {
 	uint64_t sp, bp, ip;
-	uintptr_t end = stack_end();
+	uintptr_t end = se_stack_end();
 
 	__asm__ volatile("mov %%rsp, %0\n\tmov %%rbp, %1\n\tlea 0(%%rip), %2" : "=r"(sp), "=r"(bp), "=r"(ip));
 	memset(regs, 0, sizeof(regs));
