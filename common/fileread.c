@@ -19,7 +19,8 @@
 
 static int refuse(int r, enum file_read_step step, const struct stat *st, struct file_read_error *err)
 {
-	*err = (struct file_read_error){ .step = step, .mode = st ? st->st_mode : 0, .size = st ? st->st_size : 0 };
+	if (err)
+		*err = (struct file_read_error){ .step = step, .mode = st ? st->st_mode : 0, .size = st ? st->st_size : 0 };
 	return r;
 }
 

@@ -46,7 +46,8 @@ struct file_read_error {
  * (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, the caller closes it) and
  * its fstat() in *ret_st. Or -EINVAL (not a regular file), -ELOOP (a
  * symlink, with FILE_READ_NOFOLLOW), -EFBIG, or the -errno of stat, open or
- * fstat, with *ret_err saying where; *ret_st is then untouched.
+ * fstat, with *ret_err saying where (ret_err may be NULL); *ret_st is then
+ * untouched.
  */
 int file_open_regular(const char *path, size_t max, unsigned flags, struct stat *ret_st,
 		      struct file_read_error *ret_err);

@@ -142,6 +142,10 @@ const struct identity_stats *identity__stats(const struct identity *id);
  */
 int identity__read_build_id(int fd, char *buf, size_t size);
 
+/* The same build-id as bytes: how many of its first bytes (at most max)
+ * were put in bid, 0 when the file has none or is not ELF. */
+size_t identity__read_build_id_bytes(int fd, uint8_t *bid, size_t max);
+
 /*
  * Whether only root could have written the file st (fstat of the file the
  * caller read) and put it at `path` (canonical, absolute; NULL: false): the

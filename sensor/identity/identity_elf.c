@@ -230,3 +230,15 @@ int identity__read_build_id(int fd, char *buf, size_t size)
 	/* past the bounds, or out of memory: as good as no note */
 	return r == -E2BIG || r == -ENOMEM ? -ENOENT : r;
 }
+
+size_t identity__read_build_id_bytes(int fd, uint8_t *bid, size_t max)
+{
+	char hex[129];
+	size_t n = 0;
+
+	if (identity__read_build_id(fd, hex, sizeof(hex)) < 0)
+		return 0;
+	for (; n < max && hex[2 * n] && hex[2 * n + 1]; n++)
+		sscanf(hex + 2 * n, "%2hhx", &bid[n]);
+	return n;
+}

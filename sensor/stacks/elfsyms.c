@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileread.h"
 #include "identity/identity.h"
 #include "stacks/debuglink.h"
 #include "stacks/minidebug.h"
@@ -95,15 +96,8 @@ static int cmp_sym(const void *a, const void *b)
 int elfsyms__open_regular(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SYMBOLS_MAX_FILE) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	return file_open_regular(path, SYMBOLS_MAX_FILE, 0, &st, NULL);
 }
 
 /* The function symbols of one or two tables (.dynsym and a MiniDebugInfo

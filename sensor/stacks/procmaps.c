@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileread.h"
 #include "hash.h"
 #include "identity/identity.h"
 
@@ -237,40 +238,22 @@ void procmaps__on_mmap(struct procmaps *pm, uint32_t pid, uint64_t addr, uint64_
 		insert(pm, p, &m);
 }
 
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The build-id of the file at path (as /proc names it: dev, ino), cached. */
 static bool build_id_of(struct procmaps *pm, const char *path, const char *dev, unsigned long long ino,
 			uint8_t bid[UNWIND_BUILD_ID_SIZE])
 {
 	uint64_t h = str_hash(path) ^ (ino * 0x9e3779b97f4a7c15ull) ^ str_hash(dev);
 	struct bid_slot *s = &pm->bids[h & (BID_SLOTS - 1)];
-	char hex[2 * UNWIND_BUILD_ID_SIZE + 1];
+	struct stat st;
 	int fd;
 
 	if (s->used && s->ino == ino && s->path == path && !strcmp(s->dev, dev))
 		goto out;
 	*s = (struct bid_slot){ .used = true, .ino = ino, .path = path };
 	snprintf(s->dev, sizeof(s->dev), "%s", dev);
-	fd = open_regular(path);
+	fd = file_open_regular(path, SIZE_MAX, 0, &st, NULL); /* a regular file, never a device */
 	if (fd >= 0) {
-		if (identity__read_build_id(fd, hex, sizeof(hex)) >= 0 && hex[0]) {
-			for (size_t i = 0; i < UNWIND_BUILD_ID_SIZE && hex[2 * i] && hex[2 * i + 1]; i++)
-				sscanf(hex + 2 * i, "%2hhx", &s->bid[i]);
-			s->has = true;
-		}
+		s->has = identity__read_build_id_bytes(fd, s->bid, UNWIND_BUILD_ID_SIZE) > 0;
 		close(fd);
 	}
 out:

@@ -304,15 +304,12 @@ void symbols__user_path(struct symbols *sym, const char *path, uint64_t off, str
 /* The build-id of the file at path into bid (n bytes), 0 when none. */
 static size_t file_build_id(const char *path, uint8_t bid[SYMBOLS_BUILD_ID_SIZE])
 {
-	char hex[2 * SYMBOLS_BUILD_ID_SIZE + 1];
-	size_t n = 0;
 	int fd = elfsyms__open_regular(path);
+	size_t n;
 
 	if (fd < 0)
 		return 0;
-	if (identity__read_build_id(fd, hex, sizeof(hex)) >= 0)
-		for (; n < SYMBOLS_BUILD_ID_SIZE && hex[2 * n] && hex[2 * n + 1]; n++)
-			sscanf(hex + 2 * n, "%2hhx", &bid[n]);
+	n = identity__read_build_id_bytes(fd, bid, SYMBOLS_BUILD_ID_SIZE);
 	close(fd);
 	return n;
 }

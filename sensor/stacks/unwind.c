@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileread.h"
+
 #include "identity/identity.h"
 #include "stacks/vdso.h"
 
@@ -139,18 +141,13 @@ const struct unwind_stats *unwind__stats(const struct unwind *u)
 	return &u->st;
 }
 
+/* An object file: a regular file of at most UNWIND_MAX_FILE bytes, never a
+ * device or a FIFO put in its place (fileread.h). */
 static int open_regular(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > UNWIND_MAX_FILE) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return file_open_regular(path, UNWIND_MAX_FILE, 0, &st, NULL);
 }
 
 static Elf *open_elf(const char *path)
