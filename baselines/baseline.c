@@ -300,6 +300,39 @@ static uint64_t set_draws(const struct baseline *b, enum bl_set set)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The draws that brought the on-CPU functions set's singletons. One CPU
+ * sample brings a whole stack: the loader's or an error path's stack, sampled
+ * once, is a dozen functions of count 1 at once, and counting each as a draw
+ * would keep the set from ever saturating (one such sample in 200 would read
+ * as a chance of 0.06). The functions one lifetime brought share their
+ * first_ns, so singletons are counted once per first_ns: per lifetime that
+ * brought any. singles: the ungrouped count, the bound. -ENOMEM leaves it.
+ */
+static uint64_t function_single_draws(const struct strset *set, uint64_t singles)
+{
+	uint64_t *first, groups = 0;
+	uint32_t k = 0;
+
+	if (singles < 2 || !(first = malloc(singles * sizeof(*first))))
+		return singles;
+	for (uint32_t i = 0; i < set->n && k < singles; i++)
+		if (set->m[i].count == 1)
+			first[k++] = set->m[i].first_ns;
+	qsort(first, k, sizeof(*first), cmp_u64);
+	for (uint32_t i = 0; i < k; i++)
+		groups += !i || first[i] != first[i - 1];
+	free(first);
+	return groups;
+}
+
 double baseline__set_new_chance(const struct baseline *b, enum bl_set set)
 {
 	uint64_t draws, singles = 0;
@@ -311,6 +344,8 @@ double baseline__set_new_chance(const struct baseline *b, enum bl_set set)
 		return NAN;
 	for (uint32_t i = 0; i < b->set[set].n; i++)
 		singles += b->set[set].m[i].count == 1;
+	if (set == BL_SET_ONCPU_FUNCS)
+		singles = function_single_draws(&b->set[set], singles);
 	/* a refused member (the bound) was new: count it as a singleton */
 	singles += b->set[set].overflow;
 	return (double)singles / (double)draws;

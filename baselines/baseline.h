@@ -196,7 +196,8 @@ double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p
  * A set is saturated ("ready"): it has had at least min_samples draws (process
  * samples; for children, also execs; for on-CPU objects, CPU samples), the
  * Good-Turing chance that the next draw brings a new member (members seen in
- * exactly one draw / draws) is at most set_new_max, and no member is newer
+ * exactly one draw / draws; for on-CPU functions, the lifetimes that brought
+ * such members, as one stack brings many) is at most set_new_max, and no member is newer
  * than set_quiet_ns (nor the baseline). now_ns: CLOCK_REALTIME.
  */
 bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns);

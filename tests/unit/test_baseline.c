@@ -1105,6 +1105,61 @@ static void test_baseline_oncpu_objects_learned_then_new_ones_named(void **state
  * itself is not ready; nothing in learn mode. The set and its counters
  * survive the file, and a file written before them loads without them
  * (nothing new). */
+/* One CPU sample brings a whole stack: the loader's stack sampled once in one
+ * lifetime is a dozen functions of count 1, and one draw that brought new
+ * ones, not a dozen (the set saturates at 1/200); lifetimes that each bring a
+ * singleton count one draw each (11 of 200 is above set_new_max). */
+static void test_baseline_oncpu_functions_singletons_of_one_lifetime_are_one_draw(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline(), *c = new_baseline();
+	char usual[2][64], rare[16][64];
+	const char *fns[2 + 16];
+	uint64_t counts[2 + 16];
+	struct bl_process_sample s;
+	struct bl_verdict v;
+
+	(void)state;
+	p.set_new_max = 0.05; /* the default: what is measured here */
+	assert_int_equal(baseline__function_member("/usr/bin/x", "main", usual[0], sizeof(usual[0])), 0);
+	assert_int_equal(baseline__function_member("/usr/bin/x", "spin", usual[1], sizeof(usual[1])), 0);
+	for (int k = 0; k < 16; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "_dl_fn%d", k);
+		assert_int_equal(baseline__function_member("/lib64/ld.so", name, rare[k], sizeof(rare[k])), 0);
+	}
+	for (int i = 0; i < 40; i++) { /* 40 lifetimes of 5 samples: 200 draws */
+		uint32_t n = 2;
+
+		fns[0] = usual[0], fns[1] = usual[1];
+		counts[0] = 5, counts[1] = 4;
+		if (i == 3) /* one sample in the loader: 12 functions seen once */
+			for (int k = 0; k < 12; k++)
+				fns[n] = rare[k], counts[n++] = 1;
+		s = sample(i, 1);
+		s.functions = fns;
+		s.function_counts = counts;
+		s.nfunctions = n;
+		s.function_samples = 5;
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + i * SEC, &v), 0);
+		/* in c, lifetimes 0..10 each bring one function seen once */
+		n = 2;
+		if (i <= 10)
+			fns[n] = rare[i], counts[n++] = 1;
+		s.nfunctions = n;
+		assert_int_equal(baseline__observe_process(c, NULL, &s, &p, NOW0 + i * SEC, &v), 0);
+	}
+	assert_int_equal(b->oncpu_fn_samples, 200);
+	assert_int_equal(b->set[BL_SET_ONCPU_FUNCS].n, 14);
+	assert_true(baseline__set_new_chance(b, BL_SET_ONCPU_FUNCS) == 1.0 / 200);
+	assert_true(baseline__set_ready(b, BL_SET_ONCPU_FUNCS, &p, NOW0 + HOUR));
+	assert_true(baseline__set_new_chance(c, BL_SET_ONCPU_FUNCS) == 11.0 / 200);
+	assert_false(baseline__set_ready(c, BL_SET_ONCPU_FUNCS, &p, NOW0 + HOUR));
+	baseline__free(c);
+	baseline__free(b);
+}
+
 static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **state)
 {
 	struct bl_policy p = policy(BL_MODE_AUTO);
@@ -1493,6 +1548,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_json_rejects_each_inconsistency),
 		cmocka_unit_test(test_baseline_oncpu_objects_learned_then_new_ones_named),
 		cmocka_unit_test(test_baseline_oncpu_functions_learned_then_frames_marked_new),
+		cmocka_unit_test(test_baseline_oncpu_functions_singletons_of_one_lifetime_are_one_draw),
 		cmocka_unit_test(test_baseline_json_accepts_label_of_exactly_4096_bytes),
 		cmocka_unit_test(test_baseline_json_escapes_labels_and_reads_old_ones),
 	};
