@@ -231,7 +231,8 @@ static int parse_rule_fields(struct rs_loader *L, const struct yd_file *f, const
 			break;
 		case RF_WHEN:
 			if (!yd_node__str_seq(v, true) || (v->type == YD_SEQ && v->n == 0)) {
-				ERR(L, f, v, item, "'when' must be exec, window, exit, file, map, connect or a sequence of them");
+				ERR(L, f, v, item,
+				    "'when' must be exec, window, exit, file, map, connect or a sequence of them");
 				r = -EINVAL;
 			} else {
 				r = pick(L, f, v, item, "'when'", when_names, PL_MOMENTS, &it->when);
@@ -503,7 +504,9 @@ static int do_rule(struct rs_loader *L, const struct yd_file *f, const struct yd
 	}
 	if (r) {
 		where(&r->at, at, sizeof(at));
-		ERR(L, f, nn, item, "duplicate rule '%s' (first defined at %s)", nn->str, at);
+		ERR(L, f, nn, item,
+		    "duplicate rule '%s' (first defined at %s); to change it, give override: (docs/rules.md)", nn->str,
+		    at);
 		goto out;
 	}
 	if ((e = new_rule(L, nn->str, f, m, &r)) < 0)

@@ -211,10 +211,9 @@ static uint64_t window_clock(void *ctx)
 /* The rules: bad rules at start-up stop the sensor, nobody should believe it is watching. */
 static int load_rules(struct sensor *s)
 {
-	static const char *def; /* static: alerts keeps &def, and reads it at every SIGHUP */
 	struct alerts_opts ao = {
-		.paths = s->opts->nrule_paths ? s->opts->rule_paths : &def,
-		.npaths = s->opts->nrule_paths ? s->opts->nrule_paths : 1,
+		.paths = s->opts->rule_list, /* kept: alerts reads it at every SIGHUP */
+		.npaths = s->opts->nrule_list,
 		.enable = s->opts->enable,
 		.nenable = s->opts->nenable,
 		.disable = s->opts->disable,
@@ -224,7 +223,6 @@ static int load_rules(struct sensor *s)
 		.window_clock = window_clock,
 	};
 
-	def = run_opts__default_rules();
 	return alerts__open(&ao, &s->alerts);
 }
 

@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "config/config_int.h"
 #include "log.h"
+#include "ruleset.h"
 #include "textsafe.h"
 
 static void config_usage(FILE *f)
@@ -35,11 +36,69 @@ static void config_usage(FILE *f)
 	      f);
 }
 
+int config__view(const char *path, bool no_config, struct gen **ret, const struct run_opts **ret_opts)
+{
+	struct cli c;
+	struct gen *g = NULL;
+	struct sink sink;
+	int r;
+
+	r = cli_scan(1, (char *[]){ (char *)"run", NULL }, &c);
+	if (r == 0)
+		r = gen_load(no_config ? NULL : path ? path : PL_CONFIG_DEFAULT, path != NULL, &c, &g);
+	free(c.argv);
+	if (r < 0)
+		return log_error_errno(r, "Cannot read %s: %m", path ? path : PL_CONFIG_DEFAULT);
+	if (!g->cf.errors && parse_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
+		conffile__error(&g->cf, 0, 0, "%s", sink.errors ? sink.msg : "invalid settings");
+	if (g->cf.errors) {
+		print_errors(g, path ? path : g->path ? g->path : PL_CONFIG_DEFAULT, stderr);
+		gen_free(g);
+		return 1;
+	}
+	*ret_opts = &g->opts;
+	*ret = g;
+	return 0;
+}
+
+void config__view_free(struct gen *g)
+{
+	gen_free(g);
+}
+
+/* The rules the file makes `run` load, checked as `run` loads them. */
+static size_t check_rules(const struct run_opts *o)
+{
+	struct rl_ruleset *rs = NULL;
+	struct rl_diags d = { 0 };
+	size_t errors;
+	int r;
+
+	if (!o->rules)
+		return 0;
+	r = rl_ruleset__load(o->rule_list, o->nrule_list, &rs, &d);
+	rl_diags__print(&d, stdout);
+	errors = d.errors + (r < 0 && !d.errors);
+	if (r == 0) {
+		printf("%zu rules OK from", rl_ruleset__count(rs));
+		for (size_t i = 0; i < o->nrule_list; i++)
+			printf("%s %s", i ? "," : "", o->rule_list[i]);
+		printf(" (%zu warnings)\n", d.warnings);
+	} else if (r != -EINVAL) {
+		printf("cannot load the rules: %s\n", strerror(-r));
+	}
+	rl_diags__free(&d);
+	rl_ruleset__free(rs);
+	return errors;
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : PL_CONFIG_DEFAULT;
 	struct cli c;
 	struct gen *g = NULL;
+	struct sink sink;
+	size_t errors;
 	int r;
 
 	if (argc > 2) {
@@ -52,14 +111,19 @@ static int cmd_check(int argc, char **argv)
 	free(c.argv);
 	if (r < 0)
 		return log_error_errno(r, "Cannot check %s: %m", path);
+	/* the settings together, as run reads them (a combination may be wrong) */
+	if (!g->cf.errors && parse_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
+		conffile__error(&g->cf, 0, 0, "%s", sink.errors ? sink.msg : "invalid settings");
 	print_errors(g, path, stdout);
-	if (g->cf.errors)
-		printf("%zu errors\n", g->cf.errors);
-	else
+	errors = g->cf.errors;
+	if (!errors) {
 		printf("%zu settings OK\n", g->cf.n);
-	r = g->cf.errors ? 1 : 0;
+		errors = check_rules(&g->opts); /* what `run` would refuse to start with */
+	}
+	if (errors)
+		printf("%zu errors\n", errors);
 	gen_free(g);
-	return r;
+	return errors ? 1 : 0;
 }
 
 static void print_value(const char *key, const char *v, const char *source)
@@ -158,10 +222,23 @@ static int cmd_show(int argc, char **argv)
 			snprintf(source, sizeof(source), "file:%d", line);
 		else
 			snprintf(source, sizeof(source), "%s", src == SRC_CLI ? "command line" : "default");
+		if (src == SRC_DEFAULT && strcmp(x->name, "live") == 0) {
+			/* its default depends on json and ocsf: say what it comes to */
+			print_value(x->name, o.live == LIVE_ON ? "true" : "false",
+				    o.live == LIVE_ON ? "default: on, no JSON or OCSF to stdout"
+						      : "default: off, JSON or OCSF go to stdout");
+			continue;
+		}
 		if (src == SRC_DEFAULT && !v[0]) {
-			printf("# %-18s   (not set)%*s # default%s%s\n", x->name, 25, "",
-			       strcmp(x->name, "rules") == 0 ? ": the shipped rules in " : "",
-			       strcmp(x->name, "rules") == 0 ? run_opts__default_rules() : "");
+			bool local = strcmp(x->name, "local-rules") == 0,
+			     read = local && o.nrule_list && !strcmp(o.rule_list[o.nrule_list - 1], PL_LOCAL_RULES_DEFAULT);
+
+			printf("# %-18s   (not set)%*s # default%s%s%s\n", x->name, 25, "",
+			       strcmp(x->name, "rules") == 0 ? ": the shipped rules in "
+			       : local			      ? ": " PL_LOCAL_RULES_DEFAULT
+							      : "",
+			       strcmp(x->name, "rules") == 0 ? run_opts__default_rules() : "",
+			       !local ? "" : read ? ", read" : ", not read: no such directory");
 			continue;
 		}
 		if (src == SRC_FILE) { /* each value with its own line */

@@ -23,6 +23,7 @@
 #include "lineread.h"
 #include "filekind.h"
 #include "log.h"
+#include "config/config.h"
 #include "config/options.h"
 #include "output.h"
 #include "sample_json.h"
@@ -48,8 +49,10 @@ static void rules_usage(FILE *f)
 	      "\n"
 	      "  check PATH...            validate rule files or directories: exit 0 when valid,\n"
 	      "                           1 when not; every problem as FILE:LINE:COL: error: ITEM: what\n"
-	      "  list [PATH...] [--json]  the rules, with when they run, priority, enabled, tags\n"
-	      "                           (default: the shipped rules)\n"
+	      "  list [--json] [--config FILE | --no-config] [PATH...]\n"
+	      "                           the rules, with when they run, priority, enabled, tags;\n"
+	      "                           default: what `plumbline run` would load with the config\n"
+	      "                           file (" PL_CONFIG_DEFAULT " when it exists)\n"
 	      "  fields [--markdown]      every field a condition or output may use\n"
 	      "\n"
 	      "See docs/rules.md.\n",
@@ -95,23 +98,82 @@ static const char *kinds_str(unsigned k, char *buf, size_t size)
 	return buf;
 }
 
+/* The enable/disable switches of a config, applied as the sensor applies them. */
+static void apply_switches(struct rl_ruleset *rs, const struct run_opts *o)
+{
+	for (size_t i = 0; o && i < o->nenable + o->ndisable; i++) {
+		bool en = i < o->nenable;
+		const char *what = en ? o->enable[i] : o->disable[i - o->nenable];
+
+		if (strncmp(what, "tag:", 4) == 0)
+			rl_ruleset__enable_tag(rs, what + 4, en);
+		else
+			rl_ruleset__enable_name(rs, what, en);
+	}
+}
+
 static int cmd_list(int argc, char **argv)
 {
-	const char *def = run_opts__default_rules();
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },	    { "config", required_argument, NULL, 'c' },
+		{ "no-config", no_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *config = NULL;
+	const struct run_opts *ro = NULL;
+	struct gen *g = NULL;
 	struct rl_ruleset *rs = NULL;
 	struct rl_diags d = { 0 };
-	bool json = argc > 0 && strcmp(argv[argc - 1], "--json") == 0;
-	int n = json ? argc - 1 : argc, r;
-	struct json_object *arr = json_object_new_array();
+	bool json = false, no_config = false;
+	struct json_object *arr;
+	int c, r;
 
-	r = rl_ruleset__load(n ? (const char *const *)argv : &def, n ? (size_t)n : 1, &rs, &d);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'n':
+			no_config = true;
+			break;
+		case 'h':
+			rules_usage(stdout);
+			return 0;
+		default:
+			return log_error_errno(EINVAL, "unknown option '%s' (see plumbline rules --help)",
+					       argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc && config)
+		return log_error_errno(EINVAL, "rules list: give rule paths or --config, not both");
+	if (!argc) { /* what `plumbline run` would load, after the config's switches */
+		r = config__view(config, no_config, &g, &ro);
+		if (r)
+			return r < 0 ? r : -EINVAL;
+		if (!ro->rules) {
+			config__view_free(g);
+			return log_error_errno(EINVAL, "rules list: the configuration runs no rules (no-rules)");
+		}
+	}
+	r = rl_ruleset__load(argc ? (const char *const *)argv : ro->rule_list, argc ? (size_t)argc : ro->nrule_list,
+			     &rs, &d);
 	if (r < 0) {
 		rl_diags__print(&d, stderr);
 		rl_diags__free(&d);
-		json_object_put(arr);
+		config__view_free(g);
 		return log_error_errno(r, "Cannot load the rules");
 	}
 	rl_diags__free(&d);
+	apply_switches(rs, ro);
+	config__view_free(g);
+	arr = json_object_new_array();
 	for (size_t i = 0; i < rl_ruleset__count(rs); i++) {
 		const struct rl_rule *rule = rl_ruleset__rule(rs, i);
 		char k[64];
@@ -173,7 +235,7 @@ int cmd_rules(int argc, char **argv)
 	if (strcmp(argv[1], "check") == 0)
 		return cmd_check(argc - 2, argv + 2);
 	if (strcmp(argv[1], "list") == 0)
-		return cmd_list(argc - 2, argv + 2);
+		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(argv[1], "fields") == 0)
 		return cmd_fields(argc - 2, argv + 2);
 	return log_error_errno(EINVAL, "unknown command 'rules %s' (see plumbline rules --help)", argv[1]);

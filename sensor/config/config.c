@@ -586,7 +586,6 @@ static void log_level_of(const struct run_opts *o)
 
 int config__reload(struct alerts *a, int *ret_rules)
 {
-	static const char *def_rules; /* static: alerts keeps &def_rules */
 	struct run_opts *cur = run_cfg.cur;
 	bool rules_changed = false, keep = false; /* keep: the options now point into g */
 	struct gen *g = NULL;
@@ -656,8 +655,8 @@ int config__reload(struct alerts *a, int *ret_rules)
 	}
 	if (a && rules_changed) {
 		struct alerts_opts ao = {
-		    .paths = g->opts.nrule_paths ? g->opts.rule_paths : &def_rules,
-		    .npaths = g->opts.nrule_paths ? g->opts.nrule_paths : 1,
+		    .paths = g->opts.rule_list, /* kept by alerts: g is kept */
+		    .npaths = g->opts.nrule_list,
 		    .enable = g->opts.enable,
 		    .nenable = g->opts.nenable,
 		    .disable = g->opts.disable,
@@ -665,7 +664,6 @@ int config__reload(struct alerts *a, int *ret_rules)
 		    .regex_budget_ns = (uint64_t)g->opts.regex_budget_ms * 1000000ull,
 		};
 
-		def_rules = run_opts__default_rules();
 		r = alerts__reconfigure(a, &ao);
 		keep = true; /* the rule loader holds g's lists (restored to the old ones on failure) */
 		/* the options say what runs: the new lists only once they loaded */
@@ -673,6 +671,10 @@ int config__reload(struct alerts *a, int *ret_rules)
 		if (r == 0) {
 			memcpy(cur->rule_paths, g->opts.rule_paths, sizeof(cur->rule_paths));
 			cur->nrule_paths = g->opts.nrule_paths;
+			memcpy(cur->local_rule_paths, g->opts.local_rule_paths, sizeof(cur->local_rule_paths));
+			cur->nlocal_rule_paths = g->opts.nlocal_rule_paths;
+			memcpy(cur->rule_list, g->opts.rule_list, sizeof(cur->rule_list));
+			cur->nrule_list = g->opts.nrule_list;
 			memcpy(cur->enable, g->opts.enable, sizeof(cur->enable));
 			memcpy(cur->disable, g->opts.disable, sizeof(cur->disable));
 			cur->nenable = g->opts.nenable;

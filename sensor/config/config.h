@@ -47,6 +47,18 @@ int config__parse_run(int argc, char **argv, struct run_opts *ret);
  */
 int config__reload(struct alerts *a, int *ret_rules);
 
+struct gen;
+
+/*
+ * The options `plumbline run --config PATH` would run with, for the other
+ * commands (`rules list`, `config check`): path NULL is the default file when
+ * it exists (none when it does not); no_config: none. The file's errors are
+ * printed to stderr. 0 with *ret_opts (owned by *ret, freed by
+ * config__view_free()), 1 when the file has errors, or -errno (logged).
+ */
+int config__view(const char *path, bool no_config, struct gen **ret, const struct run_opts **ret_opts);
+void config__view_free(struct gen *g);
+
 /* `plumbline config check|show`: argv[0] is "config". 0, 1 when a file has
  * errors (printed), or -errno. */
 int cmd_config(int argc, char **argv);

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -24,6 +25,25 @@
 const char *run_opts__default_rules(void)
 {
 	return access(PL_RULES_SOURCE_DIR, R_OK) == 0 ? PL_RULES_SOURCE_DIR : PL_RULES_INSTALL_DIR;
+}
+
+void run_opts__resolve_rules(struct run_opts *o)
+{
+	struct stat st;
+
+	o->nrule_list = 0;
+	if (!o->rules)
+		return;
+	if (!o->nrule_paths)
+		o->rule_list[o->nrule_list++] = run_opts__default_rules();
+	for (size_t i = 0; i < o->nrule_paths; i++)
+		o->rule_list[o->nrule_list++] = o->rule_paths[i];
+	/* the default local directory only when there is one: a package ships
+	 * it empty, a build from source has none */
+	if (!o->nlocal_rule_paths && stat(PL_LOCAL_RULES_DEFAULT, &st) == 0 && S_ISDIR(st.st_mode))
+		o->rule_list[o->nrule_list++] = PL_LOCAL_RULES_DEFAULT;
+	for (size_t i = 0; i < o->nlocal_rule_paths; i++)
+		o->rule_list[o->nrule_list++] = o->local_rule_paths[i];
 }
 
 /* The entries getopt_long() parses: those with a setter, and --help. */
@@ -160,5 +180,6 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		log_error("unexpected argument '%s' (see plumbline run --help)", argv[optind]);
 		return -EINVAL;
 	}
+	run_opts__resolve_rules(o);
 	return check_combination(o);
 }

@@ -45,6 +45,12 @@ struct run_opts {
 	bool rules;                /* false: --no-rules */
 	const char *rule_paths[32];
 	size_t nrule_paths;        /* 0: the shipped default set */
+	const char *local_rule_paths[8]; /* --local-rules: loaded after them, adding and overriding */
+	size_t nlocal_rule_paths;  /* 0: PL_LOCAL_RULES_DEFAULT when it is a directory */
+	/* what is loaded, in order: the rules (or the shipped ones), then the
+	 * local ones; none with --no-rules (run_opts__parse() fills it) */
+	const char *rule_list[32 + 8];
+	size_t nrule_list;
 	const char *enable[64], *disable[64];
 	size_t nenable, ndisable;
 	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
@@ -130,6 +136,15 @@ int run_opts__doc_table(const char *which, FILE *out);
 /* The shipped default rules: the source tree's rules/default when present
  * (running from a build tree), else the installed copy. */
 const char *run_opts__default_rules(void);
+
+/*
+ * The local rules directory read when no --local-rules is given, if it is a
+ * directory: the operator's rules beside the shipped ones (docs/rules.md).
+ */
+#define PL_LOCAL_RULES_DEFAULT "/etc/plumbline/rules.d"
+
+/* Fill o->rule_list from o's rules and local rules (run_opts__parse() does). */
+void run_opts__resolve_rules(struct run_opts *o);
 
 /*
  * Parse `run` options (argv[0] is "run"). Returns 0, 1 when --help was

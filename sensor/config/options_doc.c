@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cleanup.h"
+
 #define HELP_COL 25 /* where --help's text starts */
 
 /* A --help text line, "{def}" and "{max}" replaced. */
@@ -129,6 +131,23 @@ static void put_live_keys(FILE *out, const struct run_opt *t, size_t n)
 	put_comment(out, text);
 }
 
+/* What the shipped file sets, for plumbline.service (which passes only
+ * --config): the records in their file, no live view in the journal. */
+static const struct {
+	const char *key, *value;
+} service_keys[] = {
+	{ "json", "/var/log/plumbline/records.jsonl" },
+	{ "no-live", "true" },
+};
+
+static const char *service_value(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(service_keys); i++)
+		if (strcmp(service_keys[i].key, key) == 0)
+			return service_keys[i].value;
+	return NULL;
+}
+
 void run_opts__example_config(FILE *out)
 {
 	size_t n;
@@ -147,7 +166,10 @@ void run_opts__example_config(FILE *out)
 	      "# The file must be owned by root and writable by nobody else.\n"
 	      "#\n"
 	      "# Each setting below is commented out at its built-in default (or, for\n"
-	      "# a key not set by default, at an example value). This file is the output\n"
+	      "# a key not set by default, at an example value), but for json and\n"
+	      "# no-live, set for plumbline.service, which passes only --config: its\n"
+	      "# records go to their file, and no live view to the journal.\n"
+	      "# This file is the output\n"
 	      "# of `plumbline config example`. `plumbline config check` checks it;\n"
 	      "# `plumbline config show` prints what `plumbline run` would use and where\n"
 	      "# each value comes from.\n",
@@ -166,6 +188,8 @@ void run_opts__example_config(FILE *out)
 			any = true;
 			fprintf(out, "# %s%s%s\n#%s = %s\n", d->summary, d->unset ? "; not set: " : "",
 				d->unset ? d->unset : "", d->name, d->def ? d->def : d->example ? d->example : "");
+			if (service_value(d->name))
+				fprintf(out, "%s = %s\n", d->name, service_value(d->name));
 		}
 	}
 }

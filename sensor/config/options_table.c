@@ -157,6 +157,16 @@ static int set_rules(const struct run_opt *d, const char *arg, struct run_opts *
 	return 0;
 }
 
+static int set_local_rules(const struct run_opt *d, const char *arg, struct run_opts *o)
+{
+	if (o->nlocal_rule_paths == ARRAY_SIZE(o->local_rule_paths)) {
+		log_error("too many --%s (at most %zu)", d->name, ARRAY_SIZE(o->local_rule_paths));
+		return -EINVAL;
+	}
+	o->local_rule_paths[o->nlocal_rule_paths++] = arg;
+	return 0;
+}
+
 static int set_rule_switch(const struct run_opt *d, const char *arg, struct run_opts *o)
 {
 	bool enable = d->name[0] == 'e';
@@ -324,8 +334,17 @@ static const struct run_opt table[] = {
 	{ "rules", 0, "PATH", RUN_SEC_RULES, NULL,
 	  "a rule file or directory (repeatable; default: the\n"
 	  "shipped rules/default); SIGHUP reloads them",
-	  "a rule file or directory; repeatable", NULL, "the shipped rules", "/etc/plumbline/rules.d",
+	  "rule files or directories instead of the shipped rules; repeatable", NULL, "the shipped rules",
+	  "/srv/plumbline/only-these-rules",
 	  RUN_OPT_LIVE | RUN_OPT_REPEAT, .set = set_rules },
+	{ "local-rules", 0, "PATH", RUN_SEC_RULES, NULL,
+	  "the operator's rule file or directory, loaded after\n"
+	  "--rules: adds rules, and changes shipped ones with\n"
+	  "override: (repeatable; default " PL_LOCAL_RULES_DEFAULT "\n"
+	  "when it is a directory)",
+	  "rules loaded after `rules`, adding to them; repeatable", NULL,
+	  PL_LOCAL_RULES_DEFAULT " when it is a directory", "/etc/plumbline/rules.d", RUN_OPT_LIVE | RUN_OPT_REPEAT,
+	  .set = set_local_rules },
 	{ "enable-rule", 0, "NAME", RUN_SEC_RULES, NULL, "enable a rule by name, or every rule tagged T with tag:T",
 	  "enable a rule by name, or `tag:T`; repeatable", NULL, NULL, "tag:T", RUN_OPT_LIVE | RUN_OPT_REPEAT,
 	  .set = set_rule_switch },

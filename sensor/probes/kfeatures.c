@@ -46,7 +46,8 @@ static const struct {
 	const char *id; /* stable key for JSON */
 	const char *name;
 	bool required;
-	const char *disables;
+	const char *disables; /* what its absence costs; NULL: nothing (not used) */
+	const char *instead;  /* a fallback that costs nothing, or NULL */
 } feature_info[PL_FEAT_MAX] = {
 	[PL_FEAT_ROOT] = { "root", "privileges", true, "everything: loading BPF needs root, CAP_SYS_ADMIN, or CAP_BPF + CAP_PERFMON" },
 	[PL_FEAT_BTF] = { "btf", "kernel BTF", true, "everything: CO-RE programs need /sys/kernel/btf/vmlinux" },
@@ -57,10 +58,11 @@ static const struct {
 	[PL_FEAT_SYSCALL_TP] = { "syscall_tracepoints", "syscall tracepoints", false, "failed-open tracking (open_failures, open_fail_paths stay 0)" },
 	[PL_FEAT_PERF_EVENT] = { "perf_event", "perf_event cpu-clock", false, "mid-slice CPU refresh: per-second windows see CPU only at context switches" },
 	[PL_FEAT_CGROUP2] = { "cgroup2", "cgroup v2 mount", false, "cgroup paths in records (cgroup_id is still reported)" },
-	[PL_FEAT_KPROBES] = { "kprobes", "kprobes", false, "nothing: plumbline does not use kprobes" },
-	[PL_FEAT_FENTRY] = { "fentry", "fentry/fexit", false, "nothing: plumbline does not use fentry/fexit" },
-	[PL_FEAT_SCHED_SWITCH_STATE] = { "sched_switch_prev_state", "sched_switch state", false,
-					 "nothing measured: the 3-argument sched_switch program reads prev's state from the task instead" },
+	/* probed for the operator (other tools need them); plumbline does without */
+	[PL_FEAT_KPROBES] = { "kprobes", "kprobes", false, NULL },
+	[PL_FEAT_FENTRY] = { "fentry", "fentry/fexit", false, NULL },
+	[PL_FEAT_SCHED_SWITCH_STATE] = { "sched_switch_prev_state", "sched_switch state", false, NULL,
+					 "the 3-argument sched_switch program reads prev's state from the task" },
 	[PL_FEAT_TASK_ITER] = { "task_iter", "task iterator", false,
 				"kernel stacks of waiting threads after the privilege drop (wchan only)" },
 	[PL_FEAT_THREAD_ITER] = { "thread_iter", "thread walk", false,
@@ -84,7 +86,7 @@ bool features__required(enum pl_feature feat)
 
 const char *features__disables(enum pl_feature feat)
 {
-	return feature_info[feat].disables;
+	return feature_info[feat].disables ? feature_info[feat].disables : "nothing";
 }
 
 static void set(struct pl_features *f, enum pl_feature feat, bool have, const char *fmt, ...)
@@ -564,10 +566,19 @@ void features__print(const struct pl_features *f, FILE *out)
 {
 	fprintf(out, "%-22s %-9s %s\n", "FEATURE", "STATUS", "DETAIL");
 	for (int i = 0; i < PL_FEAT_MAX; i++) {
-		fprintf(out, "%-22s %-9s %s", feature_info[i].name, f->have[i] ? "yes" : "MISSING", f->detail[i]);
-		if (!f->have[i])
-			fprintf(out, " -- %s: %s", feature_info[i].required ? "required, disables" : "disables",
-				feature_info[i].disables);
+		const char *st = f->have[i] ? "yes" : feature_info[i].required ? "MISSING" : "no";
+
+		fprintf(out, "%-22s %-9s %s", feature_info[i].name, st, f->detail[i]);
+		if (f->have[i])
+			;
+		else if (feature_info[i].required)
+			fprintf(out, " -- required, disables: %s", feature_info[i].disables);
+		else if (feature_info[i].instead)
+			fprintf(out, " -- nothing lost: %s", feature_info[i].instead);
+		else if (feature_info[i].disables)
+			fprintf(out, " -- disables: %s", feature_info[i].disables);
+		else
+			fputs(" -- not used by plumbline", out);
 		fputc('\n', out);
 	}
 }

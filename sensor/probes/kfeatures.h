@@ -64,7 +64,7 @@ void features__probe(struct pl_features *f, bool mount_tracefs);
 const char *features__id(enum pl_feature feat);
 const char *features__name(enum pl_feature feat);
 bool features__required(enum pl_feature feat);
-/* What the sensor loses without feat (for optional features). */
+/* What the sensor loses without feat (for optional features); "nothing" when unused. */
 const char *features__disables(enum pl_feature feat);
 
 /* The feature table, one line per feature. */

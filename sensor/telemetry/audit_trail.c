@@ -186,7 +186,6 @@ static const char *mode_name(enum bl_mode m)
 void audit_trail__start(struct audit_trail *t, const struct alerts *a)
 {
 	const struct run_opts *o = t ? t->opts : NULL;
-	const char *def = run_opts__default_rules();
 	char syslog[PL_SYSLOG_PATH_MAX + 8];
 	struct pl_ruleset_id rs;
 	struct pl_start_options opt;
@@ -195,8 +194,8 @@ void audit_trail__start(struct audit_trail *t, const struct alerts *a)
 		return;
 	syslog_target__format(&o->syslog, syslog, sizeof(syslog));
 	opt = (struct pl_start_options){
-		.rules = !o->rules ? NULL : o->nrule_paths ? o->rule_paths : &def,
-		.nrules = o->nrule_paths ? o->nrule_paths : 1,
+		.rules = o->rules ? o->rule_list : NULL,
+		.nrules = o->nrule_list,
 		.enable = o->enable,
 		.nenable = o->nenable,
 		.disable = o->disable,

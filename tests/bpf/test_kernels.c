@@ -80,7 +80,7 @@ static void test_features_reports_the_forced_fallback(void **state)
 	NEED_BPF();
 	run_capture(argv, out, sizeof(out), &st);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	assert_non_null(strstr(out, "sched_switch state     MISSING   forced off by PLUMBLINE_FORCE_SCHED_SWITCH=3arg"));
+	assert_non_null(strstr(out, "sched_switch state     no        forced off by PLUMBLINE_FORCE_SCHED_SWITCH=3arg"));
 	unsetenv("PLUMBLINE_FORCE_SCHED_SWITCH");
 	run_capture(argv, out, sizeof(out), &st);
 	setenv("PLUMBLINE_FORCE_SCHED_SWITCH", "3arg", 1);

@@ -38,17 +38,46 @@ conf() { # write stdin to $tmp/c.conf, mode 0644
 }
 
 # ---- check: valid, then each kind of error at its place ----
+# the shipped file sets what plumbline.service needs (json, no-live), and its
+# rules (the shipped ones) are loaded and checked too
 run shipped 0 config check "$src/sensor/dist/plumbline.conf"
-[ "$(cat "$tmp/out")" = "0 settings OK" ] || fail "shipped example: $(cat "$tmp/out")"
+[ "$(head -n 1 "$tmp/out")" = "2 settings OK" ] || fail "shipped example: $(cat "$tmp/out")"
+n=$(find "$src/rules/default" -name '*.yaml' -exec grep -c '^- rule:' {} + | awk -F: '{ s += $NF } END { print s }')
+grep -q "^$n rules OK from $src/rules/default" "$tmp/out" || fail "shipped example's rules ($n): $(cat "$tmp/out")"
 
-conf <<'C'
+mkdir -p "$tmp/a" "$tmp/b # x" "$tmp/local"
+rule='- rule: R\n  desc: r\n  condition: proc.pid > 0\n  output: r\n  priority: INFO\n'
+printf -- "$rule" >"$tmp/a/r.yaml"
+printf -- "$rule" | sed 's/R$/S/' >"$tmp/b # x/s.yaml"
+conf <<C
 json = /var/log/plumbline/records.jsonl   # a comment
-rules = /a
-rules = "/b # not a comment"
+rules = $tmp/a
+rules = "$tmp/b # x"
+local-rules = $tmp/local
 quiet = true
 C
 run valid 0 config check "$tmp/c.conf"
-[ "$(cat "$tmp/out")" = "4 settings OK" ] || fail "valid: $(cat "$tmp/out")"
+[ "$(cat "$tmp/out")" = "5 settings OK
+2 rules OK from $tmp/a, $tmp/b # x, $tmp/local (0 warnings)" ] || fail "valid: $(cat "$tmp/out")"
+
+# rules list --config: the rules that config runs, its switches applied; the
+# local rules add to them, and change one with override:
+printf -- '- rule: L\n  desc: l\n  condition: proc.pid > 0\n  output: l\n  priority: ERROR\n- rule: R\n  priority: DEBUG\n  override:\n    priority: replace\n' >"$tmp/local/l.yaml"
+echo 'disable-rule = S' >>"$tmp/c.conf"
+run list_config 0 rules list --config "$tmp/c.conf"
+cat >"$tmp/want" <<W
+on  Debug         exec,window,exit R
+off Informational exec,window,exit S
+on  Error         exec,window,exit L
+W
+diff -u "$tmp/want" "$tmp/out" >&2 || fail "rules list --config differs"
+run list_paths 0 rules list --json "$tmp/a"
+[ "$(python3 -c 'import json,sys; print(*[r["name"] for r in json.load(open(sys.argv[1]))])' "$tmp/out")" = R ] ||
+	fail "rules list --json PATH: $(cat "$tmp/out")"
+run list_both 1 rules list --config "$tmp/c.conf" "$tmp/a"
+expect list_both err "give rule paths or --config, not both"
+run list_bad 1 rules list --bogus
+expect list_bad err "unknown option '--bogus'"
 
 conf <<'C'
 sample-hz = 4x9
@@ -98,18 +127,19 @@ run fifo 1 config check "$tmp/fifo"
 expect fifo out "$tmp/fifo: error: it is a FIFO, not a regular file"
 
 # ---- show: every key, its value and its source ----
-conf <<'C'
+mkdir -p "$tmp/r1" "$tmp/r #2"
+conf <<C
 json = /var/log/x.jsonl
 sample-hz = 19
-rules = /r1
-rules = "/r #2"
+rules = $tmp/r1
+rules = "$tmp/r #2"
 C
 run show 0 config show "$tmp/c.conf" --sample-hz 7 -q
 expect show out "# the configuration of \`plumbline run\`: file $tmp/c.conf"
 grep -Eq '^json += /var/log/x.jsonl +# file:1$' "$tmp/out" || fail "show: json: $(cat "$tmp/out")"
 grep -Eq '^sample-hz += 7 +# command line$' "$tmp/out" || fail "show: sample-hz"
-grep -Eq '^rules += /r1 +# file:3$' "$tmp/out" || fail "show: rules 1"
-grep -Eq '^rules += "/r #2" +# file:4$' "$tmp/out" || fail "show: rules 2"
+grep -Eq "^rules += $tmp/r1 +# file:3\$" "$tmp/out" || fail "show: rules 1"
+grep -Eq "^rules += \"$tmp/r #2\" +# file:4\$" "$tmp/out" || fail "show: rules 2"
 grep -Eq '^quiet += true +# command line$' "$tmp/out" || fail "show: quiet"
 grep -Eq '^max-procs += 32768 +# default$' "$tmp/out" || fail "show: max-procs"
 grep -Eq '^# ocsf +\(not set\) +# default$' "$tmp/out" || fail "show: ocsf"

@@ -87,7 +87,10 @@ def start(text):
     name = f"plumbline-test-{uuid.uuid4().hex[:8]}"
     text = text.replace("Directory=plumbline\n", f"Directory={name}\n")
     text = text.replace("/var/log/plumbline/", f"/var/log/{name}/")
-    text = re.sub(r"^(ExecStart=\S+ run) --config \S+", rf"\1 --state-dir /var/lib/{name}", text, flags=re.M)
+    # the shipped config's settings for the service (json, no-live), with this test's own paths
+    text = re.sub(r"^(ExecStart=\S+ run) --config \S+",
+                  rf"\1 --no-config --no-live --json /var/log/{name}/records.jsonl --state-dir /var/lib/{name}",
+                  text, flags=re.M)
     unit = f"/run/systemd/system/{name}.service"
     with open(unit, "w") as f:
         f.write(text)

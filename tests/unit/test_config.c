@@ -88,16 +88,16 @@ static void test_conffile_reports_each_syntax_error_at_its_byte(void **state)
 	struct conffile cf;
 
 	(void)state;
-	assert_int_equal(PARSE_STR(&cf, "json /x\n"	      /* 1:6 no '=' */
-					"  = 3\n"	      /* 2:3 no key */
-					"rules = \"open\n"    /* 3:9 unterminated */
-					"rules = \"a\\tb\"\n" /* 4:11 bad escape */
-					"rules = \"a\" b\n"   /* 4:13 text after quotes */
-					"sample-hz =   \n"    /* 6:15 no value */
-					"Sample_hz = 3\n"     /* 7:1 upper case key */
-					"json = a\"b\n"	      /* 8:9 quote in a bare value */
-					"json = a\x01z\n"     /* 9:9 control character */
-					"json = /x\xff\n"     /* 10:10 not UTF-8 */
+	assert_int_equal(PARSE_STR(&cf, "json /x\n"			 /* 1:6 no '=' */
+					"  = 3\n"			 /* 2:3 no key */
+					"rules = \"open\n"		 /* 3:9 unterminated */
+					"rules = \"a\\tb\"\n"		 /* 4:11 bad escape */
+					"rules = \"a\" b\n"		 /* 4:13 text after quotes */
+					"sample-hz =   \n"		 /* 6:15 no value */
+					"Sample_hz = 3\n"		 /* 7:1 upper case key */
+					"json = a\"b\n"			 /* 8:9 quote in a bare value */
+					"json = a\x01z\n"		 /* 9:9 control character */
+					"json = /x\xff\n"		 /* 10:10 not UTF-8 */
 					"rules = \"\xc3\xa9\xc0\xaf\"\n" /* 11:12 overlong '/' */
 					"ok = 1\n"),
 			 -EINVAL);
@@ -240,14 +240,63 @@ static void test_config_check_reports_unknown_keys_bad_values_and_repeats_at_the
 	assert_string_equal(out, want);
 }
 
+/* A rule file in dir: name, its text; its path in path[128]. */
+static const char *write_rules(const char *name, const char *text, char *path)
+{
+	FILE *f;
+
+	snprintf(path, 128, "%s/%s", dir, name);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
 static void test_config_check_accepts_a_valid_file_and_checks_the_whole(void **state)
 {
-	char out[4096], want[512];
-	const char *p = write_conf("# all fine\njson = -\nrules = /a\nrules = /b\nquiet = true\nno-live = false\n");
+	char out[4096], want[1024], conf[512], pa[128], pb[128];
+	const char *a = write_rules("a.yaml",
+				    "- rule: A\n  desc: a\n  condition: proc.pid > 0\n  output: a\n"
+				    "  priority: INFO\n",
+				    pa);
+	const char *b = write_rules("b.yaml",
+				    "- rule: B\n  desc: b\n  condition: proc.pid > 0\n  output: b\n"
+				    "  priority: INFO\n",
+				    pb);
+	const char *p;
 
 	(void)state;
+	/* local-rules given: the default /etc/plumbline/rules.d is not read */
+	snprintf(conf, sizeof(conf),
+		 "# all fine\njson = -\nrules = %s\nlocal-rules = %s\nquiet = true\nno-live = false\n", a, b);
+	p = write_conf(conf);
 	assert_int_equal(check(p, out, sizeof(out)), 0);
-	assert_string_equal(out, "5 settings OK\n");
+	snprintf(want, sizeof(want), "5 settings OK\n2 rules OK from %s, %s (0 warnings)\n", a, b);
+	assert_string_equal(out, want);
+	/* the rules are checked as run loads them: a local rule of a shipped
+	 * name must say it overrides, and a path that is not there is an error
+	 * here, not only when run starts */
+	write_rules("b.yaml", "- rule: A\n  desc: again\n  condition: proc.pid > 0\n  output: b\n  priority: INFO\n",
+		    pb);
+	assert_int_equal(check(p, out, sizeof(out)), 1);
+	snprintf(want, sizeof(want),
+		 "5 settings OK\n%s:1:9: error: rule 'A': duplicate rule 'A' (first defined at %s:1); to change it, "
+		 "give override: (docs/rules.md)\n1 errors\n",
+		 b, a);
+	assert_string_equal(out, want);
+	write_rules("b.yaml", "- rule: A\n  desc: local\n  override:\n    desc: replace\n", pb);
+	assert_int_equal(check(p, out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "5 settings OK\n1 rules OK from %s, %s (0 warnings)\n", a, b);
+	assert_string_equal(out, want);
+	snprintf(conf, sizeof(conf), "local-rules = %s/rules.d\n", dir);
+	p = write_conf(conf);
+	assert_int_equal(check(p, out, sizeof(out)), 1);
+	snprintf(want, sizeof(want),
+		 "1 settings OK\n%s/rules.d: error: cannot open: No such file or directory\n1 errors\n", dir);
+	assert_string_equal(out, want);
+	unlink(a);
+	unlink(b);
 	/* each setting is fine alone, not together: an error at the file */
 	p = write_conf("json = -\nocsf = -\n");
 	assert_int_equal(check(p, out, sizeof(out)), 1);
@@ -281,6 +330,40 @@ static int run_with(struct run_opts *o, const char *const *args)
 	return config__parse_run(argc, argv, o);
 }
 
+/* What run loads: the rules (or the shipped ones), then the local rules, which
+ * add to them; --no-rules loads none. The default local directory is read
+ * only when it is one (a machine with the package installed has it). */
+static void test_config_local_rules_come_after_the_rules(void **state)
+{
+	static struct run_opts o;
+	struct stat st;
+	bool etc = stat(PL_LOCAL_RULES_DEFAULT, &st) == 0 && S_ISDIR(st.st_mode);
+
+	(void)state;
+	assert_int_equal(run_with(&o, (const char *const[]){ "--no-config", NULL }), 0);
+	assert_int_equal(o.nrule_list, 1 + etc);
+	assert_string_equal(o.rule_list[0], run_opts__default_rules());
+	if (etc)
+		assert_string_equal(o.rule_list[1], PL_LOCAL_RULES_DEFAULT);
+	assert_int_equal(run_with(&o, (const char *const[]){ "--no-config", "--local-rules", "/l1", "--local-rules",
+							     "/l2", NULL }),
+			 0);
+	assert_int_equal(o.nrule_list, 3);
+	assert_string_equal(o.rule_list[0], run_opts__default_rules());
+	assert_string_equal(o.rule_list[1], "/l1");
+	assert_string_equal(o.rule_list[2], "/l2");
+	assert_int_equal(run_with(&o, (const char *const[]){ "--no-config", "--rules", "/r", "--local-rules", "/l",
+							     NULL }),
+			 0);
+	assert_int_equal(o.nrule_list, 2);
+	assert_string_equal(o.rule_list[0], "/r");
+	assert_string_equal(o.rule_list[1], "/l");
+	assert_int_equal(run_with(&o, (const char *const[]){ "--no-config", "--no-rules", "--local-rules", "/l",
+							     NULL }),
+			 0);
+	assert_int_equal(o.nrule_list, 0);
+}
+
 static void test_config_command_line_overrides_the_file_key_by_key(void **state)
 {
 	static struct run_opts o; /* static: the config keeps it for reloads */
@@ -306,7 +389,8 @@ static void test_config_command_line_overrides_the_file_key_by_key(void **state)
 	/* the command line wins: scalars, and a repeated option replaces all of the file's */
 	assert_int_equal(run_with(&o, (const char *const[]){"--config=", NULL}), -EINVAL);
 	assert_int_equal(
-	    run_with(&o, (const char *const[]){"--sample-hz", "7", "--config", p, "--rules=/c", "--sample-h=8", NULL}), 0);
+	    run_with(&o, (const char *const[]){"--sample-hz", "7", "--config", p, "--rules=/c", "--sample-h=8", NULL}),
+	    0);
 	assert_int_equal(o.sample_hz, 8); /* an abbreviation is the same key */
 	assert_int_equal(o.nrule_paths, 1);
 	assert_string_equal(o.rule_paths[0], "/c");
@@ -360,6 +444,7 @@ int main(void)
 	    cmocka_unit_test(test_config_check_accepts_a_valid_file_and_checks_the_whole),
 	    cmocka_unit_test(test_config_check_refuses_a_file_others_can_write),
 	    cmocka_unit_test(test_config_command_line_overrides_the_file_key_by_key),
+	    cmocka_unit_test(test_config_local_rules_come_after_the_rules),
 	    cmocka_unit_test(test_config_every_run_option_is_a_documented_key),
 	};
 

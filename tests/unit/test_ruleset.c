@@ -363,7 +363,7 @@ static void test_ruleset_rejects_duplicates(void **state)
 				     "- macro: m\n  condition: proc.uid = 0\n- macro: m\n  condition: proc.uid = 0\n",
 		 &rs, &d),
 	    -EINVAL);
-	assert_diags(&d, "t.yaml:6:9: error: rule 'R': duplicate rule 'R' (first defined at t.yaml:1)\n"
+	assert_diags(&d, "t.yaml:6:9: error: rule 'R': duplicate rule 'R' (first defined at t.yaml:1); to change it, give override: (docs/rules.md)\n"
 			 "t.yaml:13:9: error: list 'l': duplicate list 'l' (first defined at t.yaml:11)\n"
 			 "t.yaml:17:10: error: macro 'm': duplicate macro 'm' (first defined at t.yaml:15)\n"
 			 "t.yaml:15:3: warning: macro 'm': never used\n"
