@@ -275,8 +275,7 @@ double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p
 	return 0;
 }
 
-/* Draws of a set: what one "sample" of it is. */
-static uint64_t set_draws(const struct baseline *b, enum bl_set set)
+uint64_t baseline__set_draws(const struct baseline *b, enum bl_set set)
 {
 	uint64_t execs = 0;
 
@@ -339,7 +338,7 @@ double baseline__set_new_chance(const struct baseline *b, enum bl_set set)
 
 	if (!b || set >= BL_SET_MAX)
 		return NAN;
-	draws = set_draws(b, set);
+	draws = baseline__set_draws(b, set);
 	if (!draws)
 		return NAN;
 	for (uint32_t i = 0; i < b->set[set].n; i++)
@@ -356,7 +355,7 @@ bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct
 	uint64_t newest;
 	double chance;
 
-	if (!b || set >= BL_SET_MAX || set_draws(b, set) < p->min_samples)
+	if (!b || set >= BL_SET_MAX || baseline__set_draws(b, set) < p->min_samples)
 		return false;
 	if ((set == BL_SET_ONCPU && b->oncpu_procs < p->min_samples) ||
 	    (set == BL_SET_ONCPU_FUNCS && b->oncpu_fn_procs < p->min_samples))

@@ -203,6 +203,38 @@ double baseline__oncpu_share(const struct baseline *b, const struct bl_policy *p
 bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns);
 /* The Good-Turing estimate above; NaN with no draws. */
 double baseline__set_new_chance(const struct baseline *b, enum bl_set set);
+/* A set's draws: what one "sample" of it is (process samples; execs for
+ * children; CPU samples for on-CPU objects and functions). */
+uint64_t baseline__set_draws(const struct baseline *b, enum bl_set set);
+
+/* What a set waits for before it is saturated, the first unmet condition of
+ * baseline__set_ready() in its order. */
+enum bl_set_wait {
+	BL_WAIT_NONE = 0, /* saturated */
+	BL_WAIT_DRAWS,    /* fewer than min_samples draws */
+	BL_WAIT_PROCS,    /* on-CPU sets: fewer than min_samples lifetimes brought some */
+	BL_WAIT_CHANCE,   /* new members still arrive: chance > set_new_max */
+	BL_WAIT_QUIET,    /* a member (or the baseline) is newer than set_quiet_ns */
+};
+
+struct bl_set_state {
+	enum bl_set_wait wait;
+	uint64_t draws, procs, need; /* need: min_samples (of draws, or of procs) */
+	double chance, chance_max;   /* chance NaN without draws */
+	uint64_t quiet_ns, quiet_need_ns; /* since the newest member; quiet_need_ns 0: not asked */
+};
+
+/* Why b's set is or is not saturated at now_ns (CLOCK_REALTIME; 0: b's
+ * updated_ns), as baseline__set_ready() decides: wait is BL_WAIT_NONE exactly
+ * when it returns true. Pure (baselines/readiness.c). */
+void baseline__set_state(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns,
+			 struct bl_set_state *ret);
+/* The state in words for people: "saturated", "12 more samples", "new
+ * members still arrive (12.5 % of draws > 5 %)", "4m 10s more without a new
+ * member". Returns buf. */
+const char *bl_set_state__text(const struct bl_set_state *s, enum bl_set set, char *buf, size_t size);
+/* The name of a wait ("none", "draws", "procs", "chance", "quiet"), for JSON. */
+const char *bl_set_wait__name(enum bl_set_wait w);
 
 /* The peers member of a lifetime without connects. */
 #define BL_PEER_NONE "none"

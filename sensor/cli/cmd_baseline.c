@@ -21,9 +21,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/baseline_view.h"
+#include "config/config.h"
 #include "telemetry/audit_trail.h"
 #include "bundle.h"
 #include "cleanup.h"
+#include "clock.h"
 #include "log.h"
 #include "sample_json.h"
 #include "hardening/statedir.h"
@@ -56,10 +59,15 @@ static void usage(FILE *f)
 	      "one), an exe path, or an exe file name.\n"
 	      "\n"
 	      "Options:\n"
-	      "  --state-dir DIR          the sensor's state directory (default /var/lib/plumbline)\n"
+	      "  --config FILE            the sensor's config file, for its state-dir, min-samples,\n"
+	      "                           min-windows, set-quiet (default " PL_CONFIG_DEFAULT "\n"
+	      "                           when it exists)\n"
+	      "  --no-config              the built-in defaults\n"
+	      "  --state-dir DIR          the sensor's state directory (default: the config's, else\n"
+	      "                           /var/lib/plumbline)\n"
 	      "  --json                   machine-readable output\n"
-	      "  --min-samples N          readiness threshold to report (default 20, as run)\n"
-	      "  --min-windows N          window readiness threshold (default 60, as run)\n"
+	      "  --min-samples N          readiness threshold to report (default: the config's, as run)\n"
+	      "  --min-windows N          window readiness threshold (default: the config's, as run)\n"
 	      "  -o, --output FILE        merge: where to write\n"
 	      "  --all                    forget: every matching baseline\n"
 	      "  --audit-log FILE         import, forget: record the change in this audit log\n"
@@ -106,13 +114,23 @@ static char *esc(const char *raw)
 
 #define OR_Q(s) ((s) ? (s) : "?")
 
-/* raw escaped, its last `cols` columns, padded to them */
-static void print_col(const char *raw, int cols)
+/* id's hex digits after its "kind:", or all of it */
+static const char *id_digits(const char *id)
 {
-	_cleanup_free_ char *e = text_escape_str(raw);
-	size_t used, off = e ? text_tail(e, (size_t)cols, &used) : 0;
+	const char *c = strchr(id, ':');
 
-	printf("%s%*s", e ? e + off : "?", e ? cols - (int)used : cols - 1, "");
+	return c ? c + 1 : id;
+}
+
+/* "HEX@HEX" (baseline list's ID, 8 digits or more each) against b's ids */
+static bool id_pair_matches(const struct baseline *b, const char *what)
+{
+	const char *at = strchr(what, '@');
+	size_t nb = at ? (size_t)(at - what) : 0, np = at ? strlen(at + 1) : 0;
+
+	if (nb < 8 || np < 8 || strchr(what, ':'))
+		return false;
+	return strncmp(id_digits(b->binary_id), what, nb) == 0 && strncmp(id_digits(b->parent_id), at + 1, np) == 0;
 }
 
 static bool matches_exactly(const struct baseline *b, const char *what, size_t n)
@@ -120,6 +138,9 @@ static bool matches_exactly(const struct baseline *b, const char *what, size_t n
 	const char *base = strrchr(b->exe, '/');
 
 	if (strcmp(b->key, what) == 0 || strcmp(b->exe, what) == 0 || (base && strcmp(base + 1, what) == 0))
+		return true;
+	/* the ID column of a listing: prefixes of the binary's and the parent's ids */
+	if (id_pair_matches(b, what))
 		return true;
 	/* a binary id, or an unambiguous-looking prefix of one */
 	if (n >= 8 && strncmp(b->binary_id, what, n) == 0)
@@ -137,100 +158,6 @@ static bool matches(const struct baseline *b, const char *what)
 
 	return matches_exactly(b, what, strlen(what)) ||
 	       (raw && strcmp(raw, what) != 0 && matches_exactly(b, raw, strlen(raw)));
-}
-
-static void fmt_time(uint64_t ns, char *buf, size_t size)
-{
-	time_t t = (time_t)(ns / 1000000000ull);
-	struct tm tm;
-
-	if (ns && gmtime_r(&t, &tm))
-		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	else
-		snprintf(buf, size, "-");
-}
-
-static void fmt_num(double v, char *buf, size_t size)
-{
-	if (!isfinite(v))
-		snprintf(buf, size, "-");
-	else if (v >= 1e6)
-		snprintf(buf, size, "%.4g", v);
-	else
-		snprintf(buf, size, "%.0f", v);
-}
-
-static const double quantiles[] = { 0.5, 0.9, 0.99, 0.999 };
-static const char *const qnames[] = { "p50", "p90", "p99", "p99_9" };
-
-/* The baseline's JSON plus what a reader wants computed. */
-static struct json_object *show_json(const struct baseline *b, const struct bl_policy *p)
-{
-	struct json_object *o = baseline__to_json(b), *q = json_object_new_object();
-
-	json_object_object_add(o, "ready", json_object_new_boolean(baseline__ready(b, p)));
-	json_object_object_add(o, "windows_ready", json_object_new_boolean(baseline__windows_ready(b, p)));
-	for (int d = 0; d < PL_DIST_MAX; d++) {
-		struct json_object *e = json_object_new_object();
-		const struct sketch *s = &b->dist[d];
-
-		json_object_object_add(e, "count", json_object_new_uint64(s->count));
-		for (size_t i = 0; i < 4; i++) {
-			double v = sketch__quantile(s, quantiles[i]);
-
-			json_object_object_add(e, qnames[i], isfinite(v) ? json_object_new_double(v) : NULL);
-		}
-		json_object_object_add(e, "mean", s->count ? json_object_new_double(sketch__mean(s)) : NULL);
-		json_object_object_add(e, "min", s->count ? json_object_new_uint64(s->min) : NULL);
-		json_object_object_add(e, "max", s->count ? json_object_new_uint64(s->max) : NULL);
-		json_object_object_add(q, bl_dist__name(d), e);
-	}
-	json_object_object_add(o, "quantiles", q);
-	return o;
-}
-
-static void show_text(const struct baseline *b, const struct bl_policy *p)
-{
-	_cleanup_free_ char *key = esc(b->key), *exe = esc(b->exe), *pexe = esc(b->parent_exe);
-	_cleanup_free_ char *prior = esc(b->prior_key);
-	char c[32], u[32];
-
-	fmt_time(b->created_ns, c, sizeof(c));
-	fmt_time(b->updated_ns, u, sizeof(u));
-	printf("baseline %s\n", OR_Q(key));
-	printf("  exe            %s\n  parent exe     %s\n", !exe ? "?" : exe[0] ? exe : "-",
-	       !pexe ? "?" : pexe[0] ? pexe : "-");
-	printf("  created        %s   updated %s\n", c, u);
-	printf("  samples        %llu (%s; ready at %u)   windows %llu (%s; ready at %u)\n",
-	       (unsigned long long)b->samples, baseline__ready(b, p) ? "ready" : "learning", p->min_samples,
-	       (unsigned long long)b->windows, baseline__windows_ready(b, p) ? "ready" : "learning", p->min_windows);
-	printf("  not learned    %llu anomalous, %llu over the learning rate\n", (unsigned long long)b->quarantined,
-	       (unsigned long long)b->rate_limited);
-	printf("  prior          %s\n", prior ? prior : b->prior_key ? "?" : "-");
-	printf("  %-26s %8s %10s %10s %10s %10s %10s %10s\n", "distribution", "count", "p50", "p90", "p99", "p99.9", "min",
-	       "max");
-	for (int d = 0; d < PL_DIST_MAX; d++) {
-		const struct sketch *s = &b->dist[d];
-		char v[6][24];
-
-		for (int i = 0; i < 4; i++)
-			fmt_num(sketch__quantile(s, quantiles[i]), v[i], sizeof(v[i]));
-		fmt_num(s->count ? (double)s->min : NAN, v[4], sizeof(v[4]));
-		fmt_num(s->count ? (double)s->max : NAN, v[5], sizeof(v[5]));
-		printf("  %-26s %8llu %10s %10s %10s %10s %10s %10s\n", bl_dist__name(d), (unsigned long long)s->count, v[0],
-		       v[1], v[2], v[3], v[4], v[5]);
-	}
-	for (int i = 0; i < BL_SET_MAX; i++) {
-		const struct strset *set = &b->set[i];
-
-		printf("  %s: %u of at most %u, %llu refused by the bound\n", bl_set__name(i), set->n, set->max,
-		       (unsigned long long)set->overflow);
-		for (uint32_t k = 0; k < set->n; k++) {
-			_cleanup_free_ char *m = esc(set->m[k].s);
-
-			printf("    %8llu  %s\n", (unsigned long long)set->m[k].count, OR_Q(m));
-		}
-	}
 }
 
 /* What a changing command did: a line for people on stderr, or with
@@ -253,51 +180,25 @@ static void done(const struct bopts *o, const char *what, const char *file, size
 static int cmd_list(struct bopts *o)
 {
 	struct bl_store *st;
-	struct json_object *arr;
+	char where[4200];
+	_cleanup_free_ const struct baseline **v = NULL;
+	size_t n;
 	int r = open_store(o, true, &st);
 
 	if (r < 0)
 		return r;
-	if (o->json) {
-		arr = json_object_new_array();
-		for (size_t i = 0; i < bl_store__count(st); i++) {
-			const struct baseline *b = bl_store__at(st, i);
-			struct json_object *e = json_object_new_object();
-
-			json_object_object_add(e, "key", sample_json__str(b->key));
-			json_object_object_add(e, "exe", sample_json__str(b->exe));
-			json_object_object_add(e, "parent_exe", sample_json__str(b->parent_exe));
-			json_object_object_add(e, "samples", json_object_new_uint64(b->samples));
-			json_object_object_add(e, "windows", json_object_new_uint64(b->windows));
-			json_object_object_add(e, "ready", json_object_new_boolean(baseline__ready(b, &o->pol)));
-			json_object_object_add(e, "updated_ns", json_object_new_uint64(b->updated_ns));
-			json_object_array_add(arr, e);
-		}
-		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(arr);
-	} else {
-		printf("%-40s %-30s %8s %8s %-5s\n", "EXE", "PARENT", "SAMPLES", "WINDOWS", "READY");
-		for (size_t i = 0; i < bl_store__count(st); i++) {
-			const struct baseline *b = bl_store__at(st, i);
-
-			size_t n = strlen(b->binary_id), k = strlen(BL_KEY_FORK);
-			_cleanup_free_ char *forked = NULL;
-
-			/* a fork image's baseline has the exec image's labels:
-			 * say which is which */
-			if (n >= k && strcmp(b->binary_id + n - k, BL_KEY_FORK) == 0 && asprintf(&forked, "%s (fork)", b->exe) < 0)
-				forked = NULL;
-			/* the end of a path names the binary: its last columns */
-			print_col(forked ? forked : b->exe, 40);
-			putchar(' ');
-			print_col(b->parent_exe[0] ? b->parent_exe : "-", 30);
-			printf(" %8llu %8llu %-5s\n", (unsigned long long)b->samples, (unsigned long long)b->windows,
-			       baseline__ready(b, &o->pol) ? "yes" : "no");
-		}
-		printf("-- %zu baselines in %s/baselines\n", bl_store__count(st), o->state_dir);
+	n = bl_store__count(st);
+	v = n ? calloc(n, sizeof(*v)) : NULL;
+	if (n && !v) {
+		bl_store__free(st);
+		return log_error_errno(ENOMEM, "Out of memory");
 	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = bl_store__at(st, i);
+	snprintf(where, sizeof(where), "%s/baselines", o->state_dir);
+	r = baseline_view__list(v, n, &o->pol, real_ns(), o->json, where);
 	bl_store__free(st);
-	return 0;
+	return r < 0 ? log_error_errno(r, "Cannot list the baselines: %m") : 0;
 }
 
 static int cmd_show(struct bopts *o, const char *what)
@@ -316,9 +217,9 @@ static int cmd_show(struct bopts *o, const char *what)
 			continue;
 		found++;
 		if (o->json)
-			json_object_array_add(arr, show_json(b, &o->pol));
+			json_object_array_add(arr, baseline_view__show_json(b, &o->pol, real_ns()));
 		else
-			show_text(b, &o->pol);
+			baseline_view__show_text(b, &o->pol, real_ns());
 	}
 	if (o->json && found)
 		puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -497,6 +398,23 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 	return r;
 }
 
+/* The baselines what matches, a line each on stderr: key, exe, parent, samples. */
+static void list_matches(struct bl_store *st, const char *what)
+{
+	for (size_t i = 0; i < bl_store__count(st); i++) {
+		const struct baseline *b = bl_store__at(st, i);
+		_cleanup_free_ char *k = NULL, *e = NULL, *pe = NULL;
+
+		if (!matches(b, what))
+			continue;
+		k = esc(b->key);
+		e = baseline_view__label(b);
+		pe = esc(b->parent_exe[0] ? b->parent_exe : "-");
+		fprintf(stderr, "  %s  %s (parent %s), %llu samples\n", OR_Q(k), OR_Q(e), OR_Q(pe),
+			(unsigned long long)b->samples);
+	}
+}
+
 static int cmd_forget(struct bopts *o, const char *what)
 {
 	_cleanup_close_ int lock = lock_store(o, false);
@@ -528,8 +446,12 @@ static int cmd_forget(struct bopts *o, const char *what)
 		}
 	if (n == 0)
 		r = log_error_errno(ENOENT, "no baseline matches '%s'", what);
-	else if (n > 1 && !o->all)
-		r = log_error_errno(EINVAL, "'%s' matches %zu baselines; name one key, or add --all", what, n);
+	else if (n > 1 && !o->all) {
+		_cleanup_free_ char *w = esc(what);
+
+		r = log_error_errno(EINVAL, "'%s' matches %zu baselines; name one key, or add --all:", OR_Q(w), n);
+		list_matches(st, what);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (!r && keys[i]) {
 			int f = bl_store__forget(st, keys[i]);
@@ -574,12 +496,17 @@ int cmd_baseline(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },    { "all", no_argument, NULL, 'a' },
 		{ "min-samples", required_argument, NULL, 'm' }, { "min-windows", required_argument, NULL, 'w' },
 		{ "audit-log", required_argument, NULL, 'A' }, { "audit-key", required_argument, NULL, 'K' },
+		{ "config", required_argument, NULL, 'c' },    { "no-config", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },            {}
 	};
-	struct bopts o = { .state_dir = "/var/lib/plumbline" };
-	const char *cmd;
+	struct bopts o = { .state_dir = NULL };
+	const char *cmd, *config = NULL;
+	uint32_t min_samples = 0, min_windows = 0;
+	bool no_config = false;
 	char *end;
-	int c;
+	int c, r;
+	_cleanup_(config_view_freep) struct gen *g = NULL;
+	const struct run_opts *ro = NULL;
 
 	bl_policy__defaults(&o.pol);
 	optind = 0; /* GNU getopt permutes: options may come after the command word */
@@ -612,11 +539,17 @@ int cmd_baseline(int argc, char **argv)
 				return log_error_errno(EINVAL, "invalid value '%s' for --min-%s", optarg,
 						       c == 'm' ? "samples" : "windows");
 			if (c == 'm')
-				o.pol.min_samples = (uint32_t)v;
+				min_samples = (uint32_t)v;
 			else
-				o.pol.min_windows = (uint32_t)v;
+				min_windows = (uint32_t)v;
 			break;
 		}
+		case 'c':
+			config = optarg;
+			break;
+		case 'n':
+			no_config = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -629,9 +562,21 @@ int cmd_baseline(int argc, char **argv)
 		usage(stderr);
 		return -EINVAL;
 	}
+	/* the state directory and the readiness thresholds the sensor runs
+	 * with: its config file's, under what the command line says */
 	cmd = argv[optind];
 	argv += optind + 1;
 	argc -= optind + 1;
+	r = config__view(config, no_config, &g, &ro); /* parses with getopt too: optind is spent */
+	if (r)
+		return r < 0 ? r : -EINVAL;
+	o.pol = ro->policy;
+	if (!o.state_dir)
+		o.state_dir = ro->state_dir;
+	if (min_samples)
+		o.pol.min_samples = min_samples;
+	if (min_windows)
+		o.pol.min_windows = min_windows;
 	if (strcmp(cmd, "list") == 0 && argc == 0)
 		return cmd_list(&o);
 	if (strcmp(cmd, "show") == 0 && argc == 1)

@@ -58,6 +58,10 @@ struct gen;
  */
 int config__view(const char *path, bool no_config, struct gen **ret, const struct run_opts **ret_opts);
 void config__view_free(struct gen *g);
+static inline void config_view_freep(struct gen **g)
+{
+	config__view_free(*g);
+}
 
 /* `plumbline config check|show`: argv[0] is "config". 0, 1 when a file has
  * errors (printed), or -errno. */

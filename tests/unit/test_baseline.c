@@ -1105,6 +1105,67 @@ static void test_baseline_oncpu_objects_learned_then_new_ones_named(void **state
  * itself is not ready; nothing in learn mode. The set and its counters
  * survive the file, and a file written before them loads without them
  * (nothing new). */
+/* What a set waits for, walked as baseline__set_ready() decides, and said in
+ * words: draws first, then (on-CPU sets) the lifetimes that brought some,
+ * then the chance of a new member, then the quiet time; ready exactly when
+ * nothing is waited for. */
+static void test_baseline_set_state_says_what_a_set_waits_for(void **state)
+{
+	struct bl_policy p = policy(BL_MODE_AUTO);
+	struct baseline *b = new_baseline();
+	struct bl_set_state st;
+	struct bl_verdict v;
+	char t[128];
+
+	(void)state;
+	p.set_new_max = 0.05;
+	p.set_quiet_ns = 600 * SEC;
+	baseline__set_state(b, BL_SET_CHILDREN, &p, NOW0, &st);
+	assert_int_equal(st.wait, BL_WAIT_DRAWS);
+	assert_string_equal(bl_set_state__text(&st, BL_SET_CHILDREN, t, sizeof(t)), "20 more samples");
+	for (unsigned i = 0; i < 25; i++) {
+		struct bl_process_sample s = sample(i, 1);
+
+		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + i * SEC, &v), 0);
+	}
+	/* 25 samples, members since NOW0: a set without new members waits for quiet */
+	baseline__set_state(b, BL_SET_SYSCALLS, &p, NOW0 + 100 * SEC, &st);
+	assert_int_equal(st.wait, BL_WAIT_QUIET);
+	assert_int_equal(st.draws, 25);
+	assert_true(st.chance == 0);
+	assert_string_equal(bl_set_state__text(&st, BL_SET_SYSCALLS, t, sizeof(t)), "8m 20s more without a new member");
+	assert_false(baseline__set_ready(b, BL_SET_SYSCALLS, &p, NOW0 + 100 * SEC));
+	baseline__set_state(b, BL_SET_SYSCALLS, &p, NOW0 + 600 * SEC, &st);
+	assert_int_equal(st.wait, BL_WAIT_NONE);
+	assert_string_equal(bl_set_state__text(&st, BL_SET_SYSCALLS, t, sizeof(t)), "saturated");
+	assert_true(baseline__set_ready(b, BL_SET_SYSCALLS, &p, NOW0 + 600 * SEC));
+	/* a member seen once in 25 draws (4 %) is within the 5 %; two (8 %) are not */
+	assert_true(baseline__observe_child(b, "/usr/bin/one", NULL, &p, NOW0 + 30 * SEC) >= 0);
+	assert_true(baseline__observe_child(b, "/usr/bin/two", NULL, &p, NOW0 + 31 * SEC) >= 0);
+	baseline__set_state(b, BL_SET_CHILDREN, &p, NOW0 + HOUR, &st);
+	assert_int_equal(st.wait, BL_WAIT_CHANCE);
+	assert_string_equal(bl_set_state__text(&st, BL_SET_CHILDREN, t, sizeof(t)),
+			    "new members still arrive (8.0 % of samples > 5 %)");
+	assert_false(baseline__set_ready(b, BL_SET_CHILDREN, &p, NOW0 + HOUR));
+	/* on-CPU objects: draws are CPU samples, then lifetimes that brought some, and no quiet time */
+	baseline__set_state(b, BL_SET_ONCPU, &p, NOW0 + HOUR, &st);
+	assert_int_equal(st.wait, BL_WAIT_DRAWS);
+	assert_string_equal(bl_set_state__text(&st, BL_SET_ONCPU, t, sizeof(t)), "20 more CPU samples");
+	b->oncpu_samples = 40;
+	b->oncpu_procs = 3;
+	baseline__set_state(b, BL_SET_ONCPU, &p, NOW0 + HOUR, &st);
+	assert_int_equal(st.wait, BL_WAIT_PROCS);
+	assert_string_equal(bl_set_state__text(&st, BL_SET_ONCPU, t, sizeof(t)),
+			    "17 more runs that reach the CPU sampler");
+	/* over every set and a few instants, the state agrees with set_ready */
+	for (int k = 0; k < BL_SET_MAX; k++)
+		for (uint64_t at = NOW0; at <= NOW0 + 2 * HOUR; at += 300 * SEC) {
+			baseline__set_state(b, k, &p, at, &st);
+			assert_int_equal(st.wait == BL_WAIT_NONE, baseline__set_ready(b, k, &p, at));
+		}
+	baseline__free(b);
+}
+
 /* One CPU sample brings a whole stack: the loader's stack sampled once in one
  * lifetime is a dozen functions of count 1, and one draw that brought new
  * ones, not a dozen (the set saturates at 1/200); lifetimes that each bring a
@@ -1549,6 +1610,7 @@ int main(void)
 		cmocka_unit_test(test_baseline_oncpu_objects_learned_then_new_ones_named),
 		cmocka_unit_test(test_baseline_oncpu_functions_learned_then_frames_marked_new),
 		cmocka_unit_test(test_baseline_oncpu_functions_singletons_of_one_lifetime_are_one_draw),
+		cmocka_unit_test(test_baseline_set_state_says_what_a_set_waits_for),
 		cmocka_unit_test(test_baseline_json_accepts_label_of_exactly_4096_bytes),
 		cmocka_unit_test(test_baseline_json_escapes_labels_and_reads_old_ones),
 	};

@@ -226,6 +226,151 @@ static void test_baseline_show_finds_an_exe_by_its_escaped_name(void **state)
 	free(out);
 }
 
+#define LONG_EXE                                                                                            \
+	"/opt/toolchains/x86_64-linux-gnu/gcc-12.2.0-with-a-very-long-vendor-suffix/libexec/gcc/x86_64-linux-gnu/" \
+	"12/cc1plus"
+
+/* n process samples of 2 ms of CPU, 3 ms of wall time, 100 syscalls, learned
+ * into a baseline of the store at NOW + i s. */
+static void learn(struct bl_store *st, const char *bin, const char *parent, const char *exe, const char *pexe,
+		  unsigned n)
+{
+	struct bl_policy pol;
+	struct baseline *b = bl_store__obtain(st, bin, parent, exe, pexe, 0, NOW);
+	struct bl_verdict v;
+
+	assert_non_null(b);
+	bl_policy__defaults(&pol);
+	pol.mode = BL_MODE_LEARN; /* every sample learned: no learning-rate guard */
+	for (unsigned i = 0; i < n; i++) {
+		struct bl_process_sample s = { .cpu_ns = 2000000, .wall_ns = 3000000, .syscalls = 100, .now_ns = NOW };
+
+		assert_int_equal(baseline__learn_process(b, &s, &pol, NOW + i * 1000000000ull, false, &v), 0);
+	}
+}
+
+/* A line of out that starts with what, copied into line. */
+static bool line_starting(const char *out, const char *what, char *line, size_t size)
+{
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, what, strlen(what)) == 0) {
+			snprintf(line, size, "%.*s", (int)(strchr(l, '\n') ? strchr(l, '\n') - l : (long)strlen(l)), l);
+			return true;
+		}
+	return false;
+}
+
+/* list: sorted by exe then parent, names whole however long, and for each
+ * baseline what it is armed for and what it waits for (these were learned in
+ * 2023: a set with enough draws and no new member is long quiet now). */
+static void test_baseline_list_sorted_whole_names_and_what_each_waits_for(void **state)
+{
+	struct fixture *f = *state;
+	struct bl_store *st;
+	char *out, line[1024];
+	const char *zsh, *zsh2, *a, *lng;
+	int r;
+
+	assert_int_equal(bl_store__open(f->store, report, NULL, &st), 0);
+	learn(st, "build-id:5555555555555555", "build-id:eeeeeeeeeeeeeeee", "/usr/bin/zsh", "/usr/sbin/sshd", 25);
+	learn(st, "build-id:5555555555555555", "build-id:7777777777777777", "/usr/bin/zsh", "/usr/bin/tmux", 2);
+	learn(st, "build-id:1111111111111111", "build-id:eeeeeeeeeeeeeeee", LONG_EXE, "/usr/bin/make", 1);
+	learn(st, "build-id:aaaaaaaaaaaaaaaa", "-", "/usr/bin/a", "", 3);
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+
+	out = run(f, &r, "list", "--min-samples", "20");
+	assert_int_equal(r, 0);
+	assert_int_equal(count_lines(out), 6);
+	assert_true(line_starting(out, "EXE ", line, sizeof(line)));
+	assert_non_null(strstr(line, " PARENT "));
+	assert_non_null(strstr(line, " WAITING FOR"));
+	a = strstr(out, "\n/usr/bin/a ");
+	zsh = strstr(out, "\n/usr/bin/zsh ");
+	assert_non_null(a);
+	assert_non_null(zsh);
+	zsh2 = strstr(zsh + 1, "\n/usr/bin/zsh ");
+	lng = strstr(out, "\n" LONG_EXE " ");
+	assert_non_null(zsh2);
+	assert_non_null(lng);
+	assert_true(lng < a && a < zsh && zsh < zsh2); /* "/opt" < "/usr"; tmux < sshd */
+	assert_true(line_starting(zsh2 + 1, "/usr/bin/zsh", line, sizeof(line)));
+	assert_non_null(strstr(line, "/usr/sbin/sshd"));
+	assert_non_null(strstr(line, " 55555555@eeeeeeee "));
+	assert_non_null(strstr(line, " 6/8  windows: 60 more; oncpu_objects, oncpu_functions: 20 more CPU samples"));
+	assert_true(line_starting(a + 1, "/usr/bin/a", line, sizeof(line)));
+	assert_non_null(strstr(line, " -    ")); /* no parent */
+	assert_non_null(strstr(line, " 0/8  cost: 17 more samples; windows: 60 more; children, fail_paths, syscalls, "
+				     "files, objects, peers: 17 more samples; oncpu_objects, oncpu_functions: 20 more CPU "
+				     "samples"));
+	assert_true(line_starting(out, "-- 4 baselines in ", line, sizeof(line)));
+	assert_non_null(strstr(line, "; ready at 20 samples, 60 windows; "));
+	free(out);
+
+	/* show: the distributions in their units, each set's state in words */
+	out = run(f, &r, "show", "55555555@eeeeeeee", "--min-samples=20"); /* the ID a listing shows */
+	assert_int_equal(r, 0);
+	assert_true(line_starting(out, "baseline ", line, sizeof(line)));
+	assert_string_equal(line, "baseline build-id:5555555555555555@build-id:eeeeeeeeeeeeeeee");
+	assert_int_equal(count_lines(strstr(out, "\nbaseline ") ? "two" : ""), 0); /* one baseline */
+	assert_true(line_starting(out, "  cost rules     ", line, sizeof(line)));
+	assert_string_equal(line, "  cost rules     ready: 25 process samples (ready at 20)");
+	assert_true(line_starting(out, "  window rules   ", line, sizeof(line)));
+	assert_string_equal(line, "  window rules   learning: 0 windows (ready at 60)");
+	assert_true(line_starting(out, "  life_cpu_ns ", line, sizeof(line)));
+	assert_non_null(strstr(line, " ms "));
+	assert_null(strstr(line, "e+"));
+	assert_true(line_starting(out, "  life_syscalls ", line, sizeof(line)));
+	assert_non_null(strstr(line, "       25        100        100        100        100        100        100"));
+	assert_true(line_starting(out, "  children: ", line, sizeof(line)));
+	assert_string_equal(line, "  children: 0 members (at most 512, 0 refused); saturated");
+	assert_true(line_starting(out, "  oncpu_objects: ", line, sizeof(line)));
+	assert_string_equal(line, "  oncpu_objects: 0 members (at most 512, 0 refused); 20 more CPU samples");
+	free(out);
+}
+
+/* forget of a name two baselines share: refused, and both are named. */
+static void test_baseline_forget_names_what_an_ambiguous_name_matches(void **state)
+{
+	struct fixture *f = *state;
+	struct bl_store *st;
+	char path[] = "/tmp/plumbline-cmderr-XXXXXX", *err;
+	int fd = mkstemp(path), saved, r;
+	char *out;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bl_store__open(f->store, report, NULL, &st), 0);
+	learn(st, "build-id:5555555555555555", "build-id:eeeeeeeeeeeeeeee", "/usr/bin/zsh", "/usr/sbin/sshd", 25);
+	learn(st, "build-id:5555555555555555", "build-id:7777777777777777", "/usr/bin/zsh", "/usr/bin/tmux", 2);
+	assert_int_equal(bl_store__save(st), 0);
+	bl_store__free(st);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	assert_true(dup2(fd, STDERR_FILENO) >= 0);
+	out = run(f, &r, "forget", "zsh", NULL);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	close(fd);
+	assert_int_equal(r, -EINVAL);
+	err = ut_read_file(path, NULL);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "'zsh' matches 2 baselines; name one key, or add --all:\n"));
+	assert_non_null(strstr(err, "  build-id:5555555555555555@build-id:eeeeeeeeeeeeeeee  /usr/bin/zsh (parent "
+				    "/usr/sbin/sshd), 25 samples\n"));
+	assert_non_null(strstr(err, "  build-id:5555555555555555@build-id:7777777777777777  /usr/bin/zsh (parent "
+				    "/usr/bin/tmux), 2 samples\n"));
+	free(err);
+	free(out);
+	unlink(path);
+	/* nothing was forgotten */
+	out = run(f, &r, "list", "--json", NULL);
+	assert_int_equal(r, 0);
+	assert_non_null(strstr(out, "\"parent_exe\":\"/usr/sbin/sshd\""));
+	assert_non_null(strstr(out, "\"parent_exe\":\"/usr/bin/tmux\""));
+	free(out);
+}
+
 /* A bundle from elsewhere holding raw control characters in its labels. */
 static void test_baseline_import_of_hostile_bundle_lists_escaped(void **state)
 {
@@ -271,6 +416,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_list_json_escapes_like_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_show_finds_an_exe_by_its_escaped_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_import_of_hostile_bundle_lists_escaped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_list_sorted_whole_names_and_what_each_waits_for, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_forget_names_what_an_ambiguous_name_matches, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("cmd_baseline", tests, NULL, NULL);

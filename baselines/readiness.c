@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * readiness.c - why a baseline's set is, or is not yet, saturated.
+ *
+ * baseline__set_ready() answers yes or no, many times a second; people
+ * (`baseline list`, `baseline show`, `status`) ask what is missing: how many
+ * more samples, whether new members still arrive, how much longer the set
+ * must stay quiet. This walks the same conditions in the same order and
+ * says which one is unmet; a unit test holds the two to the same answer.
+ */
+#include "baseline.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define NS_PER_S 1000000000ull
+
+void baseline__set_state(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns,
+			 struct bl_set_state *ret)
+{
+	bool oncpu = set == BL_SET_ONCPU || set == BL_SET_ONCPU_FUNCS;
+	uint64_t newest;
+
+	*ret = (struct bl_set_state){ .need = p->min_samples, .chance = NAN, .chance_max = p->set_new_max };
+	if (!b || set >= BL_SET_MAX) {
+		ret->wait = BL_WAIT_DRAWS;
+		return;
+	}
+	ret->draws = baseline__set_draws(b, set);
+	ret->procs = set == BL_SET_ONCPU ? b->oncpu_procs : set == BL_SET_ONCPU_FUNCS ? b->oncpu_fn_procs : 0;
+	ret->chance = baseline__set_new_chance(b, set);
+	if (!oncpu) { /* the on-CPU sets ask no quiet time (baseline__set_ready) */
+		newest = b->created_ns;
+		for (uint32_t i = 0; i < b->set[set].n; i++)
+			if (b->set[set].m[i].first_ns > newest)
+				newest = b->set[set].m[i].first_ns;
+		if (!now_ns)
+			now_ns = b->updated_ns;
+		ret->quiet_ns = now_ns >= newest ? now_ns - newest : 0;
+		ret->quiet_need_ns = p->set_quiet_ns;
+	}
+	if (ret->draws < p->min_samples)
+		ret->wait = BL_WAIT_DRAWS;
+	else if (oncpu && ret->procs < p->min_samples)
+		ret->wait = BL_WAIT_PROCS;
+	else if (!(ret->chance <= p->set_new_max))
+		ret->wait = BL_WAIT_CHANCE;
+	else if (!oncpu && (now_ns < newest || ret->quiet_ns < p->set_quiet_ns))
+		ret->wait = BL_WAIT_QUIET;
+	else
+		ret->wait = BL_WAIT_NONE;
+}
+
+static void fmt_duration(uint64_t ns, char *buf, size_t size)
+{
+	uint64_t s = (ns + NS_PER_S - 1) / NS_PER_S;
+
+	if (s >= 86400)
+		snprintf(buf, size, "%llud %lluh", (unsigned long long)(s / 86400), (unsigned long long)(s % 86400 / 3600));
+	else if (s >= 3600)
+		snprintf(buf, size, "%lluh %llum", (unsigned long long)(s / 3600), (unsigned long long)(s % 3600 / 60));
+	else if (s >= 60)
+		snprintf(buf, size, "%llum %llus", (unsigned long long)(s / 60), (unsigned long long)(s % 60));
+	else
+		snprintf(buf, size, "%llus", (unsigned long long)s);
+}
+
+/* What one draw of the set is, plural. */
+static const char *draw_noun(enum bl_set set)
+{
+	switch (set) {
+	case BL_SET_ONCPU:
+	case BL_SET_ONCPU_FUNCS:
+		return "CPU samples";
+	default:
+		return "samples";
+	}
+}
+
+const char *bl_set_state__text(const struct bl_set_state *s, enum bl_set set, char *buf, size_t size)
+{
+	char d[32];
+
+	switch (s->wait) {
+	case BL_WAIT_NONE:
+		snprintf(buf, size, "saturated");
+		break;
+	case BL_WAIT_DRAWS:
+		snprintf(buf, size, "%llu more %s", (unsigned long long)(s->need - s->draws), draw_noun(set));
+		break;
+	case BL_WAIT_PROCS:
+		snprintf(buf, size, "%llu more runs that reach the CPU sampler",
+			 (unsigned long long)(s->need - s->procs));
+		break;
+	case BL_WAIT_CHANCE:
+		snprintf(buf, size, "new members still arrive (%.1f %% of %s > %.0f %%)", 100 * s->chance,
+			 draw_noun(set), 100 * s->chance_max);
+		break;
+	case BL_WAIT_QUIET:
+		fmt_duration(s->quiet_need_ns - s->quiet_ns, d, sizeof(d));
+		snprintf(buf, size, "%s more without a new member", d);
+		break;
+	}
+	return buf;
+}
+
+const char *bl_set_wait__name(enum bl_set_wait w)
+{
+	static const char *const names[] = { "none", "draws", "procs", "chance", "quiet" };
+
+	return (unsigned)w < sizeof(names) / sizeof(names[0]) ? names[w] : "?";
+}
