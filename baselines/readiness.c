@@ -21,7 +21,7 @@ void baseline__set_state(const struct baseline *b, enum bl_set set, const struct
 	bool oncpu = set == BL_SET_ONCPU || set == BL_SET_ONCPU_FUNCS;
 	uint64_t newest;
 
-	*ret = (struct bl_set_state){ .need = p->min_samples, .chance = NAN, .chance_max = p->set_new_max };
+	*ret = (struct bl_set_state){.need = p->min_samples, .chance = NAN, .chance_max = p->set_new_max};
 	if (!b || set >= BL_SET_MAX) {
 		ret->wait = BL_WAIT_DRAWS;
 		return;
@@ -56,7 +56,8 @@ static void fmt_duration(uint64_t ns, char *buf, size_t size)
 	uint64_t s = (ns + NS_PER_S - 1) / NS_PER_S;
 
 	if (s >= 86400)
-		snprintf(buf, size, "%llud %lluh", (unsigned long long)(s / 86400), (unsigned long long)(s % 86400 / 3600));
+		snprintf(buf, size, "%llud %lluh", (unsigned long long)(s / 86400),
+			 (unsigned long long)(s % 86400 / 3600));
 	else if (s >= 3600)
 		snprintf(buf, size, "%lluh %llum", (unsigned long long)(s / 3600), (unsigned long long)(s % 3600 / 60));
 	else if (s >= 60)
@@ -106,7 +107,7 @@ const char *bl_set_state__text(const struct bl_set_state *s, enum bl_set set, ch
 
 const char *bl_set_wait__name(enum bl_set_wait w)
 {
-	static const char *const names[] = { "none", "draws", "procs", "chance", "quiet" };
+	static const char *const names[] = {"none", "draws", "procs", "chance", "quiet"};
 
 	return (unsigned)w < sizeof(names) / sizeof(names[0]) ? names[w] : "?";
 }

@@ -28,8 +28,8 @@
 
 #define OR_Q(s) ((s) ? (s) : "?")
 
-static const double quantiles[] = { 0.5, 0.9, 0.99, 0.999 };
-static const char *const qnames[] = { "p50", "p90", "p99", "p99_9" };
+static const double quantiles[] = {0.5, 0.9, 0.99, 0.999};
+static const char *const qnames[] = {"p50", "p90", "p99", "p99_9"};
 
 char *baseline_view__label(const struct baseline *b)
 {
@@ -65,8 +65,15 @@ static void fmt_value(enum pl_dist d, double v, char *buf, size_t size)
 	else if (d == PL_WIN_CPU) /* ns of CPU per second */
 		snprintf(buf, size, "%.3g %%", v / 1e7);
 	else if (strstr(name, "_ns") && !per_s)
-		snprintf(buf, size, v < 1e3 ? "%.0f ns" : v < 1e6 ? "%.3g us" : v < 1e9 ? "%.3g ms" : "%.3g s",
-			 v < 1e3 ? v : v < 1e6 ? v / 1e3 : v < 1e9 ? v / 1e6 : v / 1e9);
+		snprintf(buf, size,
+			 v < 1e3   ? "%.0f ns"
+			 : v < 1e6 ? "%.3g us"
+			 : v < 1e9 ? "%.3g ms"
+				   : "%.3g s",
+			 v < 1e3   ? v
+			 : v < 1e6 ? v / 1e3
+			 : v < 1e9 ? v / 1e6
+				   : v / 1e9);
 	else if (per_s)
 		snprintf(buf, size, "%.3g/s", v);
 	else
@@ -74,8 +81,8 @@ static void fmt_value(enum pl_dist d, double v, char *buf, size_t size)
 }
 
 /* The sets whose saturation a rule family waits for, in the order people read them. */
-static const enum bl_set shown_sets[] = { BL_SET_CHILDREN, BL_SET_ONCPU,   BL_SET_FAIL_PATHS, BL_SET_SYSCALLS,
-					  BL_SET_FILES,	   BL_SET_OBJECTS, BL_SET_PEERS,      BL_SET_ONCPU_FUNCS };
+static const enum bl_set shown_sets[] = {BL_SET_CHILDREN, BL_SET_ONCPU,	  BL_SET_FAIL_PATHS, BL_SET_SYSCALLS,
+					 BL_SET_FILES,	  BL_SET_OBJECTS, BL_SET_PEERS,	     BL_SET_ONCPU_FUNCS};
 #define NSHOWN (sizeof(shown_sets) / sizeof(shown_sets[0]))
 
 /* What b waits for, as "a; b; c" in buf (empty when armed for everything); the number of parts. */
@@ -86,20 +93,20 @@ static size_t waiting_for(const struct baseline *b, const struct bl_policy *p, u
 	char t[128];
 
 	buf[0] = '\0';
-#define PART(...)                                                                                              \
-	do {                                                                                                   \
-		if (len < size)                                                                                \
-			len += (size_t)snprintf(buf + len, size - len, "%s", parts ? "; " : "");               \
-		if (len < size)                                                                                \
-			len += (size_t)snprintf(buf + len, size - len, __VA_ARGS__);                           \
-		parts++;                                                                                       \
+#define PART(...)                                                                                                      \
+	do {                                                                                                           \
+		if (len < size)                                                                                        \
+			len += (size_t)snprintf(buf + len, size - len, "%s", parts ? "; " : "");                       \
+		if (len < size)                                                                                        \
+			len += (size_t)snprintf(buf + len, size - len, __VA_ARGS__);                                   \
+		parts++;                                                                                               \
 	} while (0)
 	if (!baseline__ready(b, p))
 		PART("cost: %llu more samples", (unsigned long long)(p->min_samples - b->samples));
 	if (!baseline__windows_ready(b, p))
 		PART("windows: %llu more", (unsigned long long)(p->min_windows - b->windows));
 	char texts[NSHOWN][128];
-	bool said[NSHOWN] = { false };
+	bool said[NSHOWN] = {false};
 
 	for (size_t i = 0; i < NSHOWN; i++) {
 		struct bl_set_state s;
@@ -214,7 +221,8 @@ int baseline_view__list(const struct baseline *const *bs, size_t n, const struct
 			json_object_object_add(e, "samples", json_object_new_uint64(b->samples));
 			json_object_object_add(e, "windows", json_object_new_uint64(b->windows));
 			json_object_object_add(e, "ready", json_object_new_boolean(baseline__ready(b, p)));
-			json_object_object_add(e, "windows_ready", json_object_new_boolean(baseline__windows_ready(b, p)));
+			json_object_object_add(e, "windows_ready",
+					       json_object_new_boolean(baseline__windows_ready(b, p)));
 			json_object_object_add(e, "updated_ns", json_object_new_uint64(b->updated_ns));
 			json_object_object_add(e, "sets", readiness_json(b, p, now_ns));
 			waiting_for(b, p, now_ns, wait, sizeof(wait), &sat);
@@ -238,7 +246,8 @@ int baseline_view__list(const struct baseline *const *bs, size_t n, const struct
 	       "WAITING FOR");
 	for (size_t i = 0; i < n; i++) {
 		const struct baseline *b = v[i];
-		_cleanup_free_ char *e = baseline_view__label(b), *pe = text_escape_str(b->parent_exe[0] ? b->parent_exe : "-");
+		_cleanup_free_ char *e = baseline_view__label(b),
+				    *pe = text_escape_str(b->parent_exe[0] ? b->parent_exe : "-");
 		size_t sat, parts = waiting_for(b, p, now_ns, wait, sizeof(wait), &sat);
 		char sets[16];
 
@@ -247,8 +256,8 @@ int baseline_view__list(const struct baseline *const *bs, size_t n, const struct
 		short_id(b, id, sizeof(id));
 		snprintf(sets, sizeof(sets), "%zu/%zu", sat, NSHOWN);
 		printf("%-*s  %-*s  %-17s %8llu %8llu %5s  %s\n", wexe, OR_Q(e), wpar, OR_Q(pe), id,
-		       (unsigned long long)b->samples,
-		       (unsigned long long)b->windows, sets, parts ? wait : "nothing: armed for every rule family");
+		       (unsigned long long)b->samples, (unsigned long long)b->windows, sets,
+		       parts ? wait : "nothing: armed for every rule family");
 	}
 	printf("-- %zu baselines in %s; ready at %u samples, %u windows; a set is saturated when new members "
 	       "arrive in at most %.0f %% of draws and none for %llu s\n",
@@ -306,12 +315,12 @@ void baseline_view__show_text(const struct baseline *b, const struct bl_policy *
 	printf("  prior          %s\n", prior ? prior : b->prior_key ? "?" : "-");
 	waiting_for(b, p, now_ns, wait, sizeof(wait), &sat);
 	printf("  armed for      %s\n", wait[0] ? "part of the rules (below)" : "every rule family");
-	printf("  cost rules     %s: %llu process samples (ready at %u)\n", baseline__ready(b, p) ? "ready" : "learning",
-	       (unsigned long long)b->samples, p->min_samples);
-	printf("  window rules   %s: %llu windows (ready at %u)\n", baseline__windows_ready(b, p) ? "ready" : "learning",
-	       (unsigned long long)b->windows, p->min_windows);
-	printf("  %-24s %8s %10s %10s %10s %10s %10s %10s\n", "distribution", "count", "p50", "p90", "p99", "p99.9", "min",
-	       "max");
+	printf("  cost rules     %s: %llu process samples (ready at %u)\n",
+	       baseline__ready(b, p) ? "ready" : "learning", (unsigned long long)b->samples, p->min_samples);
+	printf("  window rules   %s: %llu windows (ready at %u)\n",
+	       baseline__windows_ready(b, p) ? "ready" : "learning", (unsigned long long)b->windows, p->min_windows);
+	printf("  %-24s %8s %10s %10s %10s %10s %10s %10s\n", "distribution", "count", "p50", "p90", "p99", "p99.9",
+	       "min", "max");
 	for (int d = 0; d < PL_DIST_MAX; d++) {
 		const struct sketch *s = &b->dist[d];
 		char v[6][24];

@@ -206,6 +206,38 @@ static void print_watching(FILE *out, struct json_object *w, uint64_t alerts)
 	print_outputs(out, get(w, "outputs"));
 }
 
+/* What a family's learning baselines wait for, in words: "waiting: 12 for samples, 3 for quiet time". */
+static void print_waiting(FILE *out, const char *family, struct json_object *w, uint64_t learning)
+{
+	static const struct {
+		const char *key, *words;
+	} kinds[] = {
+		{ "draws", "for samples" },
+		{ "procs", "for runs sampled on CPU" },
+		{ "chance", "while new set members still arrive" },
+		{ "quiet", "for quiet time (--set-quiet)" },
+	};
+	bool any = false;
+
+	if (!w || !learning)
+		return;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		uint64_t n = u64(w, kinds[i].key);
+
+		if (!n)
+			continue;
+		/* a draw of the windows family is a window, of the on-CPU sets a CPU sample */
+		fprintf(out, "%s%llu %s", any ? ", " : "                   waiting: ", (unsigned long long)n,
+			i ? kinds[i].words
+			: !strcmp(family, "windows")	      ? "for windows"
+			: !strncmp(family, "oncpu", 5)	      ? "for CPU samples"
+							      : kinds[i].words);
+		any = true;
+	}
+	if (any)
+		fputs(" (plumbline baseline list: per baseline)\n", out);
+}
+
 /* Per rule family: armed or not, and how many of the running binaries' baselines are ready for it. */
 static void print_families(FILE *out, struct json_object *l)
 {
@@ -225,6 +257,7 @@ static void print_families(FILE *out, struct json_object *l)
 			json_object_get_boolean(get(t, "armed")) ? "armed" : r + g ? "learning" : "idle",
 			(unsigned long long)u64(t, "ready_pct"), (unsigned long long)r, (unsigned long long)(r + g),
 			str(t, "rules", rules, sizeof(rules)) ?: "");
+		print_waiting(out, name, get(t, "waiting_for"), g);
 	}
 }
 

@@ -776,9 +776,12 @@ _Static_assert(sizeof(families) / sizeof(families[0]) <= LEARN_FAMILIES_MAX, "ro
 /* Whether family f concerns baseline b at all (a binary that never lives a window has no window
  * baseline to wait for; one never sampled on CPU no objects), and whether b is ready for it. */
 static bool family_concerns(const struct learner *l, size_t f, const struct baseline *b, uint64_t now, bool *ready,
-			    uint64_t *weight)
+			    uint64_t *weight, enum bl_set_wait *wait)
 {
+	struct bl_set_state ss;
+
 	*weight = b->samples;
+	*wait = BL_WAIT_DRAWS;
 	switch (families[f].need) {
 	case LEARN_READY_LIFETIME:
 		/* a key seen once (a script in a fresh temporary directory, a one-off build) recurs
@@ -792,7 +795,9 @@ static bool family_concerns(const struct learner *l, size_t f, const struct base
 	case LEARN_READY_SET:
 		if (b->samples < 2 || (families[f].set == BL_SET_ONCPU && !b->oncpu_samples))
 			return false;
-		*ready = baseline__set_ready(b, families[f].set, &l->pol, now);
+		baseline__set_state(b, families[f].set, &l->pol, now, &ss);
+		*ready = ss.wait == BL_WAIT_NONE;
+		*wait = ss.wait;
 		return true;
 	}
 	return false;
@@ -817,14 +822,17 @@ static void progress_families(const struct learner *l, struct learn_progress *re
 		for (size_t f = 0; f < ret->nfamily; f++) {
 			struct learn_family_state *st = &ret->family[f];
 			uint64_t weight = 0;
+			enum bl_set_wait wait;
 			bool ready = false;
 
-			if (!family_concerns(l, f, b, now, &ready, &weight))
+			if (!family_concerns(l, f, b, now, &ready, &weight, &wait))
 				continue;
 			*(ready ? &st->ready : &st->learning) += 1;
 			if (!active)
 				continue;
 			*(ready ? &st->active_ready : &st->active_learning) += 1;
+			if (!ready && wait <= BL_WAIT_QUIET)
+				st->waiting[wait]++;
 			st->weight_all += weight;
 			st->weight_ready += ready ? weight : 0;
 		}

@@ -173,6 +173,9 @@ struct learn_family_state {
 	uint64_t ready, learning;		/* of every baseline it concerns */
 	uint64_t active_ready, active_learning; /* of those active (seen in the last LEARN_ACTIVE_S) */
 	uint64_t weight_ready, weight_all;	/* the active ones' samples (process, window or draws) */
+	/* the active learning ones by what they wait for (enum bl_set_wait:
+	 * draws are samples or windows; procs, chance and quiet only for sets) */
+	uint64_t waiting[BL_WAIT_QUIET + 1];
 	bool armed;
 };
 

@@ -238,6 +238,14 @@ static void render_baselines(const struct snapshot *s, struct pl_expo *e)
 		expo__u64(e, ((struct pl_label[]){ { "family", l->family[f].name }, { "state", "learning" } }), 2,
 			  l->family[f].active_learning);
 	}
+	expo__family(e, "plumbline_family_baselines_waiting", PL_METRIC_GAUGE,
+		     "Active baselines still learning for a rule family, by what they wait for: draws (samples, "
+		     "windows), procs (runs that reach the CPU sampler), chance (new set members still arrive), "
+		     "quiet (a set member is newer than --set-quiet).");
+	for (size_t f = 0; f < l->nfamily; f++)
+		for (int k = BL_WAIT_DRAWS; k <= BL_WAIT_QUIET; k++)
+			expo__u64(e, ((struct pl_label[]){ { "family", l->family[f].name }, { "for", bl_set_wait__name(k) } }),
+				  2, l->family[f].waiting[k]);
 	expo__family(e, "plumbline_family_armed", PL_METRIC_GAUGE,
 		     "1 when a rule family is armed: at least 80 % of the active baselines it judges are ready.");
 	for (size_t f = 0; f < l->nfamily; f++)
@@ -437,6 +445,13 @@ static struct json_object *status_learning(const struct snapshot *s)
 		add_u64(t, "ready_pct", st->weight_all ? st->weight_ready * 100 / st->weight_all : 0);
 		add_u64(t, "ready", st->ready);
 		add_u64(t, "learning", st->learning);
+		{
+			struct json_object *w = json_object_new_object();
+
+			for (int k = BL_WAIT_DRAWS; k <= BL_WAIT_QUIET; k++)
+				add_u64(w, bl_set_wait__name(k), st->waiting[k]);
+			json_object_object_add(t, "waiting_for", w);
+		}
 		json_object_object_add(t, "armed", json_object_new_boolean(st->armed));
 		json_object_array_add(fam, t);
 	}

@@ -594,6 +594,13 @@ static void test_learn_family_armed_when_what_runs_is_mostly_ready(void **state)
 	assert_int_equal(p->active, 2);
 	assert_int_equal(cost->active_ready, 1);
 	assert_int_equal(cost->active_learning, 1); /* the inactive one is not counted */
+	assert_int_equal(cost->waiting[BL_WAIT_DRAWS], 1); /* it waits for samples */
+	assert_int_equal(cost->waiting[BL_WAIT_QUIET], 0);
+	/* children: the ready one's set is saturated (no exec in 3 samples, set_quiet 0 here);
+	 * the other waits for its third sample */
+	assert_int_equal(family(p, "children")->active_ready, 1);
+	assert_int_equal(family(p, "children")->active_learning, 1);
+	assert_int_equal(family(p, "children")->waiting[BL_WAIT_DRAWS], 1);
 	assert_int_equal(cost->learning, 2);
 	assert_int_equal(cost->weight_ready, 3);
 	assert_int_equal(cost->weight_all, 5);
