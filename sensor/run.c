@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -154,6 +155,22 @@ static struct stats_sources sources(const struct sensor *s)
 }
 
 /* The counters now (stats.h). */
+/* stdout as the live view sees it: a terminal and its size now (a resize
+ * shows at the next refresh), or not a terminal. */
+static const struct live_screen *live_screen(struct live_screen *ret)
+{
+	struct winsize ws;
+
+	*ret = (struct live_screen){ .tty = isatty(STDOUT_FILENO) == 1 };
+	if (ret->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row) {
+		ret->cols = ws.ws_col;
+		ret->rows = ws.ws_row;
+	} else if (ret->tty) {
+		ret->cols = 80, ret->rows = 24;
+	}
+	return ret;
+}
+
 static void collect(struct sensor *s, struct pl_sensor_stats *ret)
 {
 	struct stats_sources src = sources(s);
@@ -229,9 +246,11 @@ static void on_tick(struct sensor *s)
 	}
 	if (s->live && now - s->last_live_ns >= s->opts->live_interval_s * 1000000000ull - 50000000ull) {
 		struct pl_sensor_stats st;
+		struct live_screen sc;
 
 		collect(s, &st);
-		live__print(s->live, stdout, now - s->last_live_ns, proctable__count(s->procs), &st.losses);
+		live__print(s->live, stdout, live_screen(&sc), now - s->last_live_ns, proctable__count(s->procs),
+			    &st.losses);
 		s->last_live_ns = now;
 	}
 	if (s->syslog)

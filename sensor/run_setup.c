@@ -255,10 +255,15 @@ static int open_syslog_output(struct sensor *s)
 static int open_alert_outputs(struct sensor *s)
 {
 	int r = open_syslog_output(s);
+	FILE *alert_lines = NULL;
 
 	if (r < 0)
 		return r;
-	if (s->opts->live == LIVE_ON && text_output__open(stdout, &s->text) < 0)
+	/* on a terminal the live view redraws in place: the alert lines are
+	 * drawn in it, below the table, rather than scrolled past it */
+	if (s->opts->live == LIVE_ON && s->live && isatty(STDOUT_FILENO) == 1)
+		alert_lines = live__alert_file(s->live);
+	if (s->opts->live == LIVE_ON && text_output__open(alert_lines ? alert_lines : stdout, &s->text) < 0)
 		return log_error_errno(ENOMEM, "Out of memory");
 	if (s->text) {
 		s->text_label = (struct out_label){ .noun = "alert lines", .where = "stdout",

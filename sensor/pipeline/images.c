@@ -205,6 +205,16 @@ static const char *display_name(const struct proc_info *pi, const char *comm)
 	return pi && pi->exe ? pi->exe : comm;
 }
 
+/* The sensor's own process id: its row of the live view stands apart. */
+static uint32_t own_tgid(void)
+{
+	static uint32_t own;
+
+	if (!own)
+		own = (uint32_t)getpid();
+	return own;
+}
+
 /* Whether pi is counted for the first time in the current live interval. */
 static bool live_first(struct images *im, struct proc_info *pi)
 {
@@ -641,9 +651,14 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 		static const struct pl_stats zero;
 		const struct pl_stats *base = prev ? prev : &zero;
 
-		live__add(im->d.live, display_name(match, im->comm), st->cpu_ns - base->cpu_ns,
-			  st->offcpu_ns - base->offcpu_ns, s->life.syscalls - (prev ? prev->syscalls : 0),
-			  st->open_fail - base->open_fail, live_first(im, pi), 1);
+		if (tgid == own_tgid())
+			live__add_own(im->d.live, st->cpu_ns - base->cpu_ns, st->offcpu_ns - base->offcpu_ns,
+				      s->life.syscalls - (prev ? prev->syscalls : 0), st->open_fail - base->open_fail,
+				      live_first(im, pi));
+		else
+			live__add(im->d.live, display_name(match, im->comm), st->cpu_ns - base->cpu_ns,
+				  st->offcpu_ns - base->offcpu_ns, s->life.syscalls - (prev ? prev->syscalls : 0),
+				  st->open_fail - base->open_fail, live_first(im, pi), 1);
 	}
 	if (match) {
 		/* this process's failures since its last window count for its binary's second */
@@ -1175,7 +1190,10 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 			    on_top_path(s->win.open_fail, top));
 	}
 	binagg__get(im->d.bin, pi->binary_id, &s->bin);
-	if (im->d.live && (!pi->have_last || active))
+	if (im->d.live && (!pi->have_last || active) && pi->tgid == own_tgid())
+		live__add_own(im->d.live, s->win.cpu_ns, s->win.offcpu_ns, s->win.syscalls, s->win.open_fail,
+			      live_first(im, pi));
+	else if (im->d.live && (!pi->have_last || active))
 		live__add(im->d.live, display_name(pi, im->comm), s->win.cpu_ns, s->win.offcpu_ns, s->win.syscalls,
 			  s->win.open_fail, live_first(im, pi), 0);
 	/* only whole windows are samples; idle ones too: idle is what a daemon normally is */

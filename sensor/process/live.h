@@ -45,7 +45,26 @@ uint64_t live__interval(const struct live *l);
  * when every counter is 0. */
 void live__losses_text(const struct live_losses *lost, char *buf, size_t size);
 
-/* Print the top entries for the last interval_ns and start a new interval. */
-void live__print(struct live *l, FILE *out, uint64_t interval_ns, uint32_t tracked, const struct live_losses *lost);
+/* The sensor's own processes' activity: one row apart, "(plumbline itself)". */
+void live__add_own(struct live *l, uint64_t cpu_ns, uint64_t offcpu_ns, uint64_t syscalls, uint64_t open_fail,
+		   bool new_proc);
+
+/* Where the view is drawn: a terminal of cols x rows (redrawn in place, cut
+ * to its width), or not (tty false: plain lines appended). */
+struct live_screen {
+	bool tty;
+	unsigned cols, rows;
+};
+
+/*
+ * A stream whose lines (the text output's alert lines) the terminal form
+ * shows below its table, the last 5 of them; owned by l (NULL on ENOMEM).
+ */
+FILE *live__alert_file(struct live *l);
+
+/* Print the top entries for the last interval_ns and start a new interval.
+ * sc NULL: the plain form. */
+void live__print(struct live *l, FILE *out, const struct live_screen *sc, uint64_t interval_ns, uint32_t tracked,
+		 const struct live_losses *lost);
 
 #endif

@@ -19,6 +19,11 @@
 #define SEC 1000000000ull
 
 static const char header[] = "\nBINARY (busiest, last interval)                CPU%   WAIT% SYSCALL/s FAILOPN/s PROCS\n";
+/* under the first plain table only: what the columns mean */
+static const char legend[] = "CPU% and WAIT%: time on CPU and off it (runnable or blocked), per second of the "
+			     "interval, summed over the binary's threads and processes:\n"
+			     "  100 = one thread all the time, so 12 threads asleep read 1200. SYSCALL/s, FAILOPN/s: "
+			     "syscalls, failed opens per second. PROCS: processes seen.\n";
 
 static int setup(void **state)
 {
@@ -45,7 +50,7 @@ static char *print_to_string(struct live *l, uint64_t interval_ns, uint32_t trac
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	live__print(l, f, interval_ns, tracked, &lost);
+	live__print(l, f, NULL, interval_ns, tracked, &lost);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(buf);
 	return buf;
@@ -89,7 +94,7 @@ static void test_live_print_orders_rows_by_cpu(void **state)
 	row(rc, sizeof(rc), "/usr/bin/c", "    0.0     0.0        10         0     1");
 	join(want, sizeof(want),
 	     (const char *const[]){ header, rb, ra, rc,
-				    "-- 7 processes tracked, lost: 3 records, 0 processes untracked, 0 output writes, 0 failed-open paths (counts kept), 0 threads unmeasured so far (CPU%: 100 = one core)\n", NULL });
+				    "-- 7 processes tracked, lost: 3 records, 0 processes untracked, 0 output writes, 0 failed-open paths (counts kept), 0 threads unmeasured so far (CPU%: 100 = one core)\n", legend, NULL });
 	assert_string_equal(got, want);
 	free(got);
 }
@@ -124,7 +129,7 @@ static void test_live_print_scales_by_interval(void **state)
 	row(r, sizeof(r), "x", "   50.0     0.0       500         5     1");
 	join(want, sizeof(want),
 	     (const char *const[]){ header, r,
-				    "-- 1 processes tracked, nothing lost so far (CPU%: 100 = one core)\n", NULL });
+				    "-- 1 processes tracked, nothing lost so far (CPU%: 100 = one core)\n", legend, NULL });
 	assert_string_equal(got, want);
 	free(got);
 }
@@ -193,8 +198,8 @@ static void test_live_print_shows_top_ten_only(void **state)
 	got = print_to_string(l, SEC, 12, 0);
 	for (const char *p = got; (p = strchr(p, '\n')); p++)
 		lines++;
-	/* leading blank, header, 10 rows, footer */
-	assert_int_equal(lines, 13);
+	/* leading blank, header, 10 rows, footer, the legend's 2 lines (the first table) */
+	assert_int_equal(lines, 15);
 	assert_non_null(strstr(got, "/bin/p12"));
 	assert_non_null(strstr(got, "/bin/p03"));
 	assert_null(strstr(got, "/bin/p02"));
@@ -347,7 +352,7 @@ static void test_live_print_hostile_names_one_row_each_no_control_bytes(void **s
 		rows += strncmp(line, "/tmp/", 5) == 0;
 	}
 	assert_int_equal(rows, 4);
-	assert_int_equal(lines, 1 + 5 + 1); /* header, one row per binary, footer */
+	assert_int_equal(lines, 1 + 5 + 1 + 2); /* header, one row per binary, footer, legend */
 	free(got);
 }
 
@@ -368,10 +373,131 @@ static void test_live_print_long_escaped_name_is_cut_between_escapes(void **stat
 	free(got);
 }
 
+/* live__print on a terminal of cols x rows into a string (caller frees). */
+static char *print_on_tty(struct live *l, unsigned cols, unsigned rows)
+{
+	struct live_losses lost = { 0 };
+	struct live_screen sc = { .tty = true, .cols = cols, .rows = rows };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	live__print(l, f, &sc, SEC, 4, &lost);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	return buf;
+}
+
+/* The columns of a drawn line: its characters up to the erase-to-end, an
+ * escape sequence none, a UTF-8 continuation byte none. */
+static size_t drawn_cols(const char *l, const char *end)
+{
+	size_t n = 0;
+
+	for (; l < end; l++) {
+		if (*l == '\x1b') {
+			while (l < end && !((*l >= 'A' && *l <= 'Z') || (*l >= 'a' && *l <= 'z')))
+				l++;
+			continue;
+		}
+		n += ((unsigned char)*l & 0xc0) != 0x80;
+	}
+	return n;
+}
+
+/* On a terminal: drawn in place (home, each line erased to its end, the
+ * rest of the screen erased; the screen cleared only the first time), every
+ * line within the width, the name column as wide as the numbers leave, as
+ * many rows as the height allows, the sensor's own row apart, the last
+ * alert lines and the legend below. */
+static void test_live_on_a_terminal_redraws_in_place_within_its_size(void **state)
+{
+	struct live *l = *state;
+	char name[128], *got, *p;
+	FILE *alerts = live__alert_file(l);
+	size_t lines = 0;
+
+	assert_non_null(alerts);
+	for (int i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "/usr/lib/very/long/path/to/a/daemon/number/%02d", i);
+		live__add(l, name, (uint64_t)(30 - i) * 10000000, 0, 10, 0, true, false);
+	}
+	live__add_own(l, SEC / 100, SEC / 2, 250, 0, true);
+	for (int i = 1; i <= 7; i++)
+		fprintf(alerts, "ALERT Warning rule %d: output %d\n", i, i);
+	got = print_on_tty(l, 100, 30);
+	assert_true(strncmp(got, "\x1b[H\x1b[2J", 7) == 0);
+	assert_non_null(strstr(got, "\x1b[J"));
+	for (p = got + 7; *p; lines++) {
+		char *nl = strchr(p, '\n'), *erase;
+
+		if (!nl)
+			break;
+		erase = strstr(p, "\x1b[K");
+		assert_true(erase && erase < nl); /* every line erased to its end */
+		assert_true(drawn_cols(p, erase) < 100);
+		p = nl + 1;
+	}
+	assert_true(lines < 30); /* the last row stays free: nothing scrolls */
+	/* the name column is 100 - 1 - 44 wide: a 55-column name whole */
+	snprintf(name, sizeof(name), "%-55s %6.1f", "/usr/lib/very/long/path/to/a/daemon/number/00", 30.0);
+	assert_non_null(strstr(got, name));
+	/* 30 - 16 rows of binaries: number 13 is the last shown */
+	assert_non_null(strstr(got, "/number/13 "));
+	assert_null(strstr(got, "/number/14 "));
+	snprintf(name, sizeof(name), "%-55s %6.1f %7.1f %9.0f", "(plumbline itself)", 1.0, 50.0, 250.0);
+	assert_non_null(strstr(got, name));
+	assert_non_null(strstr(got, "alerts: 7 so far, the last 5:\x1b[K\nALERT Warning rule 3: output 3\x1b[K\n"));
+	assert_non_null(strstr(got, "ALERT Warning rule 7: output 7\x1b[K\n"));
+	assert_null(strstr(got, "rule 2:"));
+	assert_non_null(strstr(got, "CPU% and WAIT%: time on CPU"));
+	free(got);
+	/* the next drawing: home, no clear (no flicker), the legend again; a
+	 * narrow terminal cuts lines, never wraps them */
+	live__add(l, "/usr/bin/a", SEC, 0, 1, 0, true, false);
+	got = print_on_tty(l, 60, 24);
+	assert_true(strncmp(got, "\x1b[H", 3) == 0 && strncmp(got, "\x1b[H\x1b[2J", 7) != 0);
+	for (p = got + 3; (p = strstr(p, "\x1b[K")); p++) {
+		char *start = p;
+
+		while (start > got && start[-1] != '\n')
+			start--;
+		if (start < got + 3)
+			start = got + 3;
+		assert_true(drawn_cols(start, p) < 60);
+	}
+	assert_non_null(strstr(got, "CPU% and WAIT%"));
+	free(got);
+}
+
+/* Plain lines (not a terminal): no escape sequence, the legend only under
+ * the first table, the sensor's own row apart. */
+static void test_live_plain_has_no_escapes_and_the_legend_once(void **state)
+{
+	struct live *l = *state;
+	char *got;
+
+	live__add(l, "/usr/bin/a", SEC, 0, 1, 0, true, false);
+	live__add_own(l, SEC / 10, 0, 5, 0, true);
+	got = print_to_string(l, SEC, 1, 0);
+	assert_null(strchr(got, '\x1b'));
+	assert_non_null(strstr(got, "(plumbline itself)                             10.0     0.0         5         0     1\n"));
+	assert_non_null(strstr(got, legend));
+	free(got);
+	live__add(l, "/usr/bin/a", SEC, 0, 1, 0, true, false);
+	got = print_to_string(l, SEC, 1, 0);
+	assert_null(strstr(got, "CPU% and WAIT%"));
+	assert_null(strstr(got, "plumbline itself"));
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_live_print_orders_rows_by_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_on_a_terminal_redraws_in_place_within_its_size, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_plain_has_no_escapes_and_the_legend_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_print_tells_stopped_from_sleeping_waiters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_print_scales_by_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_print_resets_for_next_interval, setup, teardown),
