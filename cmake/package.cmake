@@ -3,7 +3,7 @@
 #   cmake -S . -B build-deb -DCMAKE_INSTALL_PREFIX=/usr -DPL_TESTS=OFF
 #   make -C build-deb -j2 && (cd build-deb && cpack -G DEB)
 # It holds what `cmake --install --prefix /usr` installs (cmake/dist.cmake),
-# plus changelog.Debian.gz; the conffiles, maintainer scripts and copyright
+# plus changelog.Debian.gz and lintian's overrides; the conffiles, maintainer scripts and copyright
 # are sensor/dist/debian/. Depends: from dpkg-shlibdeps.
 set(PL_DEB_REVISION 1 CACHE STRING "the Debian revision of the package (VERSION-REVISION)")
 set(PL_DEB_MAINTAINER "plumbline maintainers <maintainers@users.noreply.a-seed-6eb0f804.example>"
@@ -20,6 +20,10 @@ add_custom_command(OUTPUT "${CMAKE_BINARY_DIR}/dist/changelog.Debian.gz"
 add_custom_target(plumbline_changelog ALL DEPENDS "${CMAKE_BINARY_DIR}/dist/changelog.Debian.gz")
 install(FILES "${CMAKE_BINARY_DIR}/dist/changelog.Debian.gz" DESTINATION ${CMAKE_INSTALL_DOCDIR}
   COMPONENT deb EXCLUDE_FROM_ALL)
+
+# lintian's overrides, each with its reason (package only too)
+install(FILES sensor/dist/debian/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+  RENAME plumbline COMPONENT deb EXCLUDE_FROM_ALL)
 
 # the maintainer scripts with the modes dpkg wants, configured (copied) at
 # configure time
