@@ -8,7 +8,8 @@
 #   ETC/logrotate.d/plumbline
 #   UNITDIR/plumbline.service, naming P's binary and ETC's config
 #   P/share/man/man8/plumbline.8.gz, man5/plumbline.conf.5.gz
-#   P/share/bash-completion/completions/plumbline, P/share/doc/plumbline/copyright
+#   P/share/bash-completion/completions/plumbline (not these three in a
+#   PL_SANITIZE build), P/share/doc/plumbline/copyright
 # ETC is SYSCONFDIR: P/etc, but /etc for P = /usr (as GNUInstallDirs). UNITDIR
 # is PL_SYSTEMD_UNIT_DIR when given (relative: under P), else
 # P/lib/systemd/system, but /lib/systemd/system for P = /usr (Debian 12's
@@ -32,32 +33,36 @@ install(DIRECTORY rules/default/ DESTINATION ${CMAKE_INSTALL_DATADIR}/plumbline/
 # The man pages and the bash completion, made at build time from the built
 # binary's --help (scripts/gen-man.sh, scripts/gen-completion.sh); the man
 # pages' templates configured here with the configure-time paths.
-set(PL_DIST_OUT "${CMAKE_BINARY_DIR}/dist")
-set(PL_RULES_DIR "${CMAKE_INSTALL_FULL_DATADIR}/plumbline/rules")
-set(PL_RULESD "${CMAKE_INSTALL_FULL_SYSCONFDIR}/plumbline/rules.d")
-set(PL_LOGROTATE "${CMAKE_INSTALL_FULL_SYSCONFDIR}/logrotate.d/plumbline")
-set(PL_DOCDIR "${CMAKE_INSTALL_FULL_DOCDIR}")
-string(TIMESTAMP PL_MAN_DATE "%Y-%m-%d" UTC) # SOURCE_DATE_EPOCH when set
-set(_pl_dist_outputs)
-foreach(_pl_man plumbline.8 plumbline.conf.5)
-  configure_file(docs/man/${_pl_man}.in "${PL_DIST_OUT}/${_pl_man}.in" @ONLY)
-  add_custom_command(OUTPUT "${PL_DIST_OUT}/${_pl_man}.gz"
-    COMMAND sh "${PROJECT_SOURCE_DIR}/scripts/gen-man.sh" $<TARGET_FILE:plumbline>
-            "${PL_DIST_OUT}/${_pl_man}.in" "${PL_DIST_OUT}/${_pl_man}"
-    COMMAND gzip -9nf "${PL_DIST_OUT}/${_pl_man}"
-    DEPENDS plumbline "${PL_DIST_OUT}/${_pl_man}.in" "${PROJECT_SOURCE_DIR}/scripts/gen-man.sh"
-    COMMENT "Generating man page ${_pl_man}" VERBATIM)
-  list(APPEND _pl_dist_outputs "${PL_DIST_OUT}/${_pl_man}.gz")
-endforeach()
-add_custom_command(OUTPUT "${PL_DIST_OUT}/plumbline.bash"
-  COMMAND sh "${PROJECT_SOURCE_DIR}/scripts/gen-completion.sh" $<TARGET_FILE:plumbline> "${PL_DIST_OUT}/plumbline.bash"
-  DEPENDS plumbline "${PROJECT_SOURCE_DIR}/scripts/gen-completion.sh"
-  COMMENT "Generating the bash completion" VERBATIM)
-add_custom_target(plumbline_dist ALL DEPENDS ${_pl_dist_outputs} "${PL_DIST_OUT}/plumbline.bash")
-install(FILES "${PL_DIST_OUT}/plumbline.8.gz" DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
-install(FILES "${PL_DIST_OUT}/plumbline.conf.5.gz" DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
-install(FILES "${PL_DIST_OUT}/plumbline.bash" DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
-  RENAME plumbline)
+# (not in a PL_SANITIZE build, build/sanitized included: it is for the tests,
+# never installed, and runs its binary only under the sanitizers' checks)
+if(NOT PL_SANITIZE)
+  set(PL_DIST_OUT "${CMAKE_BINARY_DIR}/dist")
+  set(PL_RULES_DIR "${CMAKE_INSTALL_FULL_DATADIR}/plumbline/rules")
+  set(PL_RULESD "${CMAKE_INSTALL_FULL_SYSCONFDIR}/plumbline/rules.d")
+  set(PL_LOGROTATE "${CMAKE_INSTALL_FULL_SYSCONFDIR}/logrotate.d/plumbline")
+  set(PL_DOCDIR "${CMAKE_INSTALL_FULL_DOCDIR}")
+  string(TIMESTAMP PL_MAN_DATE "%Y-%m-%d" UTC) # SOURCE_DATE_EPOCH when set
+  set(_pl_dist_outputs)
+  foreach(_pl_man plumbline.8 plumbline.conf.5)
+    configure_file(docs/man/${_pl_man}.in "${PL_DIST_OUT}/${_pl_man}.in" @ONLY)
+    add_custom_command(OUTPUT "${PL_DIST_OUT}/${_pl_man}.gz"
+      COMMAND sh "${PROJECT_SOURCE_DIR}/scripts/gen-man.sh" $<TARGET_FILE:plumbline>
+              "${PL_DIST_OUT}/${_pl_man}.in" "${PL_DIST_OUT}/${_pl_man}"
+      COMMAND gzip -9nf "${PL_DIST_OUT}/${_pl_man}"
+      DEPENDS plumbline "${PL_DIST_OUT}/${_pl_man}.in" "${PROJECT_SOURCE_DIR}/scripts/gen-man.sh"
+      COMMENT "Generating man page ${_pl_man}" VERBATIM)
+    list(APPEND _pl_dist_outputs "${PL_DIST_OUT}/${_pl_man}.gz")
+  endforeach()
+  add_custom_command(OUTPUT "${PL_DIST_OUT}/plumbline.bash"
+    COMMAND sh "${PROJECT_SOURCE_DIR}/scripts/gen-completion.sh" $<TARGET_FILE:plumbline> "${PL_DIST_OUT}/plumbline.bash"
+    DEPENDS plumbline "${PROJECT_SOURCE_DIR}/scripts/gen-completion.sh"
+    COMMENT "Generating the bash completion" VERBATIM)
+  add_custom_target(plumbline_dist ALL DEPENDS ${_pl_dist_outputs} "${PL_DIST_OUT}/plumbline.bash")
+  install(FILES "${PL_DIST_OUT}/plumbline.8.gz" DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
+  install(FILES "${PL_DIST_OUT}/plumbline.conf.5.gz" DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
+  install(FILES "${PL_DIST_OUT}/plumbline.bash" DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+    RENAME plumbline)
+endif()
 install(FILES sensor/dist/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The rest at install time, from the prefix then. _pl_etc and _pl_unitdir:
