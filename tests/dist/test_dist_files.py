@@ -14,6 +14,8 @@
 - The man pages render clean with `groff -man -ww -z` (a deliberate warning is
   seen: the check can fail), and name every option of `plumbline run --help`
   and every key of the config file.
+- The logrotate file, run by logrotate on a copy naming a temp file: the
+  records renamed, then its postrotate.
 - The bash completion, in a real bash: `plumbline con<TAB>` gives config,
   `plumbline run --con<TAB>` --config, ...; and for every command it offers
   every option its --help lists, and none the help does not mention.
@@ -168,6 +170,33 @@ def check_man(build, p):
           f"plumbline.conf.5 all {len(names)} keys")
 
 
+def check_logrotate(p, d):
+    """The installed logrotate file, run for real on a copy that names a temp
+    file and, for its postrotate, a marker instead of `systemctl reload`."""
+    text = open(os.path.join(p, "etc/logrotate.d/plumbline")).read()
+    reload = "systemctl reload plumbline.service >/dev/null 2>&1 || true"
+    if text.count("/var/log/plumbline/records.jsonl {") != 1 or text.count(reload) != 1:
+        fail("etc/logrotate.d/plumbline does not rotate /var/log/plumbline/records.jsonl with systemctl reload")
+    logs = os.path.join(d, "logs")
+    os.makedirs(logs, mode=0o700)
+    records, marker = os.path.join(logs, "records.jsonl"), os.path.join(d, "reloaded")
+    with open(records, "w") as f:
+        f.write('{"type":"stats"}\n')
+    conf = os.path.join(d, "logrotate.conf")
+    with open(conf, "w") as f:
+        f.write(text.replace("/var/log/plumbline/records.jsonl", records).replace(reload, f"touch {marker}"))
+    os.chmod(conf, 0o644)
+    r = subprocess.run(["logrotate", "-f", "--state", os.path.join(d, "logrotate.state"), conf],
+                       capture_output=True, text=True)
+    if r.returncode or r.stderr.strip():
+        fail(f"logrotate -f (exit {r.returncode}): {r.stderr}")
+    rotated = os.path.join(logs, "records.jsonl.1")
+    if not os.path.isfile(rotated) or open(rotated).read() != '{"type":"stats"}\n' or os.path.exists(records) \
+            or not os.path.exists(marker):
+        fail(f"logrotate did not rename the records and run postrotate: {sorted(os.listdir(logs))}")
+    print("logrotate: records.jsonl renamed to records.jsonl.1 (no copytruncate), then postrotate (reload)")
+
+
 def complete(script, words):
     """COMPREPLY of the completion for the command line `words` (the last one being completed)."""
     arr = " ".join("'" + w + "'" for w in words)
@@ -208,6 +237,10 @@ def check_completion(build, p):
     if sorted(complete(script, ["plumbline", ""])) != sorted(cmds) or len(cmds) < 10:
         fail(f"plumbline <TAB> does not offer the {len(cmds)} commands of --help: {cmds}")
     run_help = subprocess.run([binary, "run", "--help"], capture_output=True, text=True, check=True).stdout
+    # no command runs the sensor: run's options, and --version
+    offered, listed = set(complete(script, ["plumbline", "-"])), listed_options(run_help) | {"--version"}
+    if offered != listed:
+        fail(f"plumbline -<TAB>: not offered {sorted(listed - offered)}, not run's {sorted(offered - listed)}")
     checked = 0
     for c in cmds:
         if c in ("help", "version", "features"):
@@ -233,7 +266,7 @@ def main():
         print("usage: test_dist_files.py BUILD_DIR", file=sys.stderr)
         sys.exit(1)
     build = os.path.abspath(sys.argv[1])
-    for tool in ("groff", "bash"):
+    for tool in ("groff", "bash", "logrotate"):
         if not shutil.which(tool):
             sl.skip(f"{tool} not found (scripts/install-deps.sh --tests)", bpf=False)
     d = sl.temp_dir("pl-dist-")
@@ -243,6 +276,7 @@ def main():
         check_destdir(build, d, want)
         check_man(build, p)
         check_completion(build, p)
+        check_logrotate(p, d)
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
         sys.exit(1)
