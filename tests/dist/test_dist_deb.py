@@ -32,7 +32,8 @@ RULES = "usr/share/plumbline/rules/{rules/default/*.yaml}"
 CONFFILES = ["/etc/logrotate.d/plumbline", "/etc/plumbline/plumbline.conf"]
 CONF = "/etc/plumbline/plumbline.conf"
 # what the maintainer scripts and the operator add beside the package's files
-EXTRA = ["/var/lib/plumbline", "/usr/share/plumbline", "/usr/share/doc/plumbline", "/etc/systemd/system/multi-user.target.wants/plumbline.service",
+EXTRA = ["/var/lib/plumbline", "/usr/share/plumbline", "/usr/share/doc/plumbline",
+         "/etc/systemd/system/multi-user.target.wants/plumbline.service",
          "/etc/systemd/system/plumbline.service"]
 ENV = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
 ENV.pop("DESTDIR", None)

@@ -163,7 +163,8 @@ def check_man(build, p):
     if len(opts) < 40 or missing:
         fail(f"plumbline.8 lacks options of run --help ({len(opts)} found): {missing}")
     names = re.findall(r"(?m)^\| `([a-z][a-z0-9-]*)` \|", keys)
-    missing = [k for k in names if f"\n.TP\n\\fB{k.replace('-', chr(92) + '-')}\\fR\n" not in pages["man5/plumbline.conf.5.gz"]]
+    conf5 = pages["man5/plumbline.conf.5.gz"]
+    missing = [k for k in names if "\n.TP\n\\fB" + k.replace("-", "\\-") + "\\fR\n" not in conf5]
     if len(names) < 40 or missing:
         fail(f"plumbline.conf.5 lacks keys ({len(names)} found): {missing}")
     print(f"man pages: render clean with groff -ww; plumbline.8 names all {len(opts)} run options, "
