@@ -52,6 +52,11 @@ for arg in "$@"; do
 		PKGS="$PKGS passwd make"
 		# systemd_unit: systemd-analyze verify on the installed unit.
 		PKGS="$PKGS systemd"
+		# dist_files renders the man pages with groff -ww (groff-base) and
+		# runs the logrotate file with logrotate;
+		# dist_deb builds the package with cpack (cmake; dpkg-shlibdeps from
+		# dpkg-dev) and checks it with lintian.
+		PKGS="$PKGS groff-base logrotate dpkg-dev lintian"
 		# promtool (Debian's prometheus package) checks the metrics
 		# endpoint's exposition (tests/scenario/test_metrics.py).
 		PKGS="$PKGS prometheus"

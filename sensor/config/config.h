@@ -16,7 +16,12 @@
 
 #include "config/options.h"
 
+/* SYSCONFDIR/plumbline/plumbline.conf, from CMake (cmake/dist.cmake): the one
+ * place that decides where the config is, for the binary, the unit and the
+ * man pages. */
+#ifndef PL_CONFIG_DEFAULT
 #define PL_CONFIG_DEFAULT "/etc/plumbline/plumbline.conf"
+#endif
 
 struct alerts;
 

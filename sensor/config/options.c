@@ -22,9 +22,29 @@
 
 #define OPT_VAL_BASE 0x100 /* getopt's val of an option without a short name: this + its index */
 
+/*
+ * The shipped rules: the source tree's for a binary that runs from its build
+ * tree (the tests, a developer), the installed ones for an installed binary.
+ * Decided by where the binary is, not by whether the source is there: a
+ * package built on this host must not read the source tree it came from.
+ */
 const char *run_opts__default_rules(void)
 {
-	return access(PL_RULES_SOURCE_DIR, R_OK) == 0 ? PL_RULES_SOURCE_DIR : PL_RULES_INSTALL_DIR;
+	static const char *dir;
+	char exe[4096];
+	ssize_t n;
+
+	if (dir)
+		return dir;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		dir = strncmp(exe, PL_BUILD_DIR "/", strlen(PL_BUILD_DIR) + 1) == 0 &&
+				      access(PL_RULES_SOURCE_DIR, R_OK) == 0
+			      ? PL_RULES_SOURCE_DIR
+			      : PL_RULES_INSTALL_DIR;
+	}
+	return dir ? dir : PL_RULES_INSTALL_DIR;
 }
 
 void run_opts__resolve_rules(struct run_opts *o)

@@ -140,8 +140,11 @@ const char *run_opts__default_rules(void);
 /*
  * The local rules directory read when no --local-rules is given, if it is a
  * directory: the operator's rules beside the shipped ones (docs/rules.md).
+ * SYSCONFDIR/plumbline/rules.d from CMake, beside the config file.
  */
+#ifndef PL_LOCAL_RULES_DEFAULT
 #define PL_LOCAL_RULES_DEFAULT "/etc/plumbline/rules.d"
+#endif
 
 /* Fill o->rule_list from o's rules and local rules (run_opts__parse() does). */
 void run_opts__resolve_rules(struct run_opts *o);

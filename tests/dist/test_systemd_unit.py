@@ -3,7 +3,8 @@
 """The systemd unit, as `cmake --install` installs it.
 
 verify: install the build into a temporary DESTDIR (prefix /usr), check the
-unit is where it belongs and names the installed binary, then run
+unit is where it belongs (/lib/systemd/system) and names the installed binary
+and config, then run
 `systemd-analyze verify` on it, with ExecStart pointed at the binary the
 install put under DESTDIR (the only change: verify checks that the binary
 exists). Any output at all fails the test: systemd-analyze prints warnings
@@ -40,14 +41,18 @@ def install(build, destdir):
     if len(units) != 1:
         fail(f"expected one installed plumbline.service, found {units}")
     rel = os.path.relpath(os.path.dirname(units[0]), destdir)
-    pc = subprocess.run(["pkg-config", "--variable=systemdsystemunitdir", "systemd"], capture_output=True, text=True)
-    want = pc.stdout.strip().lstrip("/") if pc.returncode == 0 and pc.stdout.strip() else "usr/lib/systemd/system"
+    # cmake/dist.cmake: PREFIX/lib/systemd/system, but /lib/systemd/system for
+    # the prefix /usr (Debian 12's systemdsystemunitdir, the package's place)
+    want = "lib/systemd/system"
     if rel != want:
         fail(f"unit installed to /{rel}, expected /{want}")
     text = open(units[0]).read()
     m = re.search(r"^ExecStart=(\S+) ", text, re.M)
     if not m or m.group(1) != "/usr/sbin/plumbline":
         fail(f"ExecStart does not name the installed binary /usr/sbin/plumbline: {m and m.group(0)}")
+    # the config file alone decides: no option beside it to override its keys
+    if not re.search(r"^ExecStart=\S+ run --config /etc/plumbline/plumbline\.conf$", text, re.M):
+        fail("ExecStart does not name the installed config /etc/plumbline/plumbline.conf")
     binary = os.path.join(destdir, "usr/sbin/plumbline")
     if not os.access(binary, os.X_OK):
         fail(f"{binary} was not installed")
