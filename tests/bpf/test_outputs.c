@@ -6,7 +6,11 @@
  * start-up, alerts wait and are all delivered once a socket is there); and a
  * JSON file on a full filesystem, where the sensor must say it once, count
  * every lost record, and say when delivery works again with how many were
- * lost. (tests/syslog/ has the same against a real rsyslogd.)
+ * lost; and every alert's context held to the machine's ground truth: the
+ * host name and /etc/machine-id, the user of the process (root, and nobody
+ * for a helper run as uid 65534) in the JSON record, the OCSF finding, the
+ * syslog MSG and the live view's line. (tests/syslog/ has the same against a
+ * real rsyslogd.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +21,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <grp.h>
 #include <pwd.h>
 #include <regex.h>
 #include <sched.h>
@@ -408,6 +413,84 @@ static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 	assert_int_equal(count_lines(sensor.log, "syslog"), 0); /* nothing to complain about */
 }
 
+/* An alert about a process of another user names that user: the helper run
+ * as nobody (uid 65534), its alert's user the uid and getpwuid()'s name, in
+ * the JSON record, the OCSF finding and the live view's line. */
+static void test_alert_names_the_user_of_its_process(void **state)
+{
+	char sock[128], rules[128], helper[128], ocsf[160], line[512], user[64];
+	const char *extra[] = { "--no-syslog", "--rules", rules, "--ocsf", ocsf, "--live", NULL };
+	struct json_object *a, *fnd = NULL;
+	struct passwd *pw;
+	char *buf = NULL;
+	size_t cap = 0;
+	int st;
+	pid_t pid;
+	FILE *f;
+
+	NEED_BPF();
+	pw = getpwuid(65534);
+	if (!pw)
+		skip();
+	snprintf(user, sizeof(user), "%s", pw->pw_name);
+	syslog_setup(sock, rules, helper, sizeof(sock));
+	assert_int_equal(chmod(work_dir, 0755), 0);
+	snprintf(ocsf, sizeof(ocsf), "%s/ocsf.jsonl", work_dir);
+	assert_int_equal(sensor_start(&sensor, extra), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(126);
+		execl(helper, helper, "exit", "42", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
+	for (int i = 0; i < 250 && !(a = alert_of(&sensor, pid)); i++)
+		usleep(20000);
+	assert_non_null(a);
+	assert_int_equal(json_object_get_int64(member(member(a, "user"), "uid")), 65534);
+	assert_string_equal(member_str(member(a, "user"), "name"), user);
+	/* the OCSF finding's actor */
+	f = fopen(ocsf, "re");
+	assert_non_null(f);
+	while (!fnd && getline(&buf, &cap, f) > 0) {
+		struct json_object *o = json_tokener_parse(buf), *md;
+
+		if (o && json_object_object_get_ex(o, "metadata", &md) &&
+		    strcmp(member_str(md, "uid"), member_str(a, "id")) == 0)
+			fnd = json_object_get(o);
+		json_object_put(o);
+	}
+	fclose(f);
+	assert_non_null(fnd);
+	{
+		struct json_object *u = member(member(json_object_array_get_idx(member(fnd, "evidences"), 0), "actor"), "user");
+
+		assert_string_equal(member_str(u, "uid"), "65534");
+		assert_string_equal(member_str(u, "name"), user);
+	}
+	json_object_put(fnd);
+	/* the live view's line ends in the id, the host and the user */
+	assert_int_equal(sensor_stop(&sensor), 0);
+	{
+		char host[256] = "";
+
+		assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+		snprintf(line, sizeof(line), "(pid %d) (id %s, host %s, user %s uid 65534)\n", (int)pid,
+			 member_str(a, "id"), host, user);
+	}
+	f = fopen(sensor.out, "re");
+	assert_non_null(f);
+	assert_true(getdelim(&buf, &cap, '\0', f) > 0);
+	fclose(f);
+	if (!strstr(buf, line))
+		fail_msg("no '%s' in the live view", line);
+	free(buf);
+	json_object_put(a);
+}
+
 static void test_syslog_regular_file_warns_once_alerts_wait_and_arrive(void **state)
 {
 	char sock[128], rules[128], helper[128], target[160], dgram[8192];
@@ -551,6 +634,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_syslog_alert_is_one_clean_rfc5424_datagram, teardown),
+		cmocka_unit_test_teardown(test_alert_names_the_user_of_its_process, teardown),
 		cmocka_unit_test_teardown(test_syslog_regular_file_warns_once_alerts_wait_and_arrive, teardown),
 		cmocka_unit_test_teardown(test_json_on_full_disk_says_once_and_counts_the_loss, teardown),
 	};
