@@ -39,7 +39,8 @@ static int put_context(FILE *f, const struct pl_alert *a)
 
 	if (fprintf(f, " (id %s", a->id) < 0 || (host && fprintf(f, ", host %s", host) < 0))
 		return -EIO;
-	if (a->has_user && (user ? fprintf(f, ", user %s uid %u", user, a->uid) : fprintf(f, ", user uid %u", a->uid)) < 0)
+	if (a->has_user &&
+	    (user ? fprintf(f, ", user %s uid %u", user, a->uid) : fprintf(f, ", user uid %u", a->uid)) < 0)
 		return -EIO;
 	return fputs(")\n", f) == EOF ? -EIO : 0;
 }
@@ -56,8 +57,8 @@ static int text_write(struct pl_output *o, const struct pl_record *rec)
 	rule = text_escape_str(a->rule); /* as the JSON record has it */
 	out = a->output_text ? a->output_text : a->output;
 	/* an alert_summary: the repeats its dedupe window held back */
-	if (fprintf(t->f, "%s %s ", a->kind == PL_ALERT_SUMMARY ? "REPEATS" : "ALERT", a->priority ? a->priority : "?") <
-		    0 ||
+	if (fprintf(t->f, "%s %s ", a->kind == PL_ALERT_SUMMARY ? "REPEATS" : "ALERT",
+		    a->priority ? a->priority : "?") < 0 ||
 	    (!starts_with_rule(out, rule) && fprintf(t->f, "%s: ", rule ? rule : "?") < 0) || fputs(out, t->f) == EOF ||
 	    put_context(t->f, a) < 0 || fflush(t->f) == EOF)
 		return -EIO;

@@ -96,8 +96,8 @@ static const char *id_of(struct json_object *alert)
 	struct json_object *i;
 
 	return json_object_object_get_ex(alert, "id", &i) && json_object_is_type(i, json_type_string)
-		       ? json_object_get_string(i)
-		       : NULL;
+		   ? json_object_get_string(i)
+		   : NULL;
 }
 
 #define CANDIDATES_MAX 10 /* the ids an ambiguous prefix lists */
@@ -106,7 +106,7 @@ static const char *id_of(struct json_object *alert)
 struct matches {
 	struct json_object *exact, *prefixed; /* the first alert with the id; with an id it prefixes */
 	size_t exact_n, exact_line, prefixed_n, prefixed_line;
-	char *cand[CANDIDATES_MAX];	      /* the distinct ids the prefix matches, raw */
+	char *cand[CANDIDATES_MAX]; /* the distinct ids the prefix matches, raw */
 	size_t ncand;
 	bool more; /* more than CANDIDATES_MAX */
 };
@@ -152,8 +152,9 @@ static void match_alert(struct matches *m, struct json_object *alert, const char
 /* An ambiguous prefix: said, with the ids it matches. */
 static int ambiguous(const struct matches *m, const char *id_esc, const char *file)
 {
-	log_error("Alert id prefix '%s' is ambiguous in %s: %s%zu alerts have ids that start with it; give more of the id:",
-		  id_esc, file, m->more ? "more than " : "", m->ncand);
+	log_error(
+	    "Alert id prefix '%s' is ambiguous in %s: %s%zu alerts have ids that start with it; give more of the id:",
+	    id_esc, file, m->more ? "more than " : "", m->ncand);
 	for (size_t i = 0; i < m->ncand; i++) {
 		_cleanup_free_ char *e = text_escape_str(m->cand[i]);
 
@@ -183,7 +184,8 @@ static int find_alert(const char *file, const char *id, const char *id_esc, stru
 	int r;
 
 	if (!*id)
-		return log_error_errno(EINVAL, "An empty alert id matches nothing: give the id, or its first characters");
+		return log_error_errno(EINVAL,
+				       "An empty alert id matches nothing: give the id, or its first characters");
 	if ((r = open_input(file, &in)) < 0)
 		return r;
 	line = malloc(EVIDENCE_LINE_MAX + 1);
@@ -222,8 +224,9 @@ static int find_alert(const char *file, const char *id, const char *id_esc, stru
 	}
 	if (!m.exact && !m.prefixed) {
 		matches_free(&m);
-		return log_error_errno(ENOENT, "No alert with id '%s' in %s, nor one whose id starts with it (%zu alerts read%s)",
-				       id_esc, file, alerts, too_long ? ", some lines over the limit skipped" : "");
+		return log_error_errno(
+		    ENOENT, "No alert with id '%s' in %s, nor one whose id starts with it (%zu alerts read%s)", id_esc,
+		    file, alerts, too_long ? ", some lines over the limit skipped" : "");
 	}
 	found = m.exact ? m.exact : m.prefixed;
 	n = m.exact ? m.exact_n : m.prefixed_n;

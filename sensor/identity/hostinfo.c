@@ -117,15 +117,15 @@ static int write_id(const char *path, const char *id)
 	return r;
 }
 
-int hostinfo__host_id(const char *root, const char *state_dir, char ret[HOSTINFO_ID_LEN + 1],
-		      enum hostinfo_id_source *ret_src, char *why, size_t why_size)
+int hostinfo__host_id(const char *root, const char *state_dir, char *why, size_t why_size,
+		      char ret_id[HOSTINFO_ID_LEN + 1], enum hostinfo_id_source *ret_src)
 {
 	static const struct {
 		const char *path;
 		enum hostinfo_id_source src;
 	} chain[] = {
-		{ "/etc/machine-id", HOSTINFO_ID_MACHINE_ID },
-		{ "/var/lib/dbus/machine-id", HOSTINFO_ID_DBUS },
+	    {"/etc/machine-id", HOSTINFO_ID_MACHINE_ID},
+	    {"/var/lib/dbus/machine-id", HOSTINFO_ID_DBUS},
 	};
 	char path[PATH_MAX];
 	int r;
@@ -134,7 +134,7 @@ int hostinfo__host_id(const char *root, const char *state_dir, char ret[HOSTINFO
 		why[0] = '\0';
 	for (size_t i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
 		rooted(path, sizeof(path), root, chain[i].path);
-		if (read_id(path, ret, why, why_size) > 0) {
+		if (read_id(path, ret_id, why, why_size) > 0) {
 			*ret_src = chain[i].src;
 			return 0;
 		}
@@ -142,11 +142,11 @@ int hostinfo__host_id(const char *root, const char *state_dir, char ret[HOSTINFO
 	if (state_dir && *state_dir) {
 		if (snprintf(path, sizeof(path), "%s/%s", state_dir, HOSTINFO_ID_FILE) >= (int)sizeof(path)) {
 			say(why, why_size, state_dir, "path too long");
-		} else if (read_id(path, ret, why, why_size) > 0) {
+		} else if (read_id(path, ret_id, why, why_size) > 0) {
 			*ret_src = HOSTINFO_ID_STATE;
 			return 0;
-		} else if ((r = random_id(ret)) == 0) {
-			r = write_id(path, ret);
+		} else if ((r = random_id(ret_id)) == 0) {
+			r = write_id(path, ret_id);
 			if (r == 0) {
 				*ret_src = HOSTINFO_ID_STATE;
 				return 0;
@@ -158,7 +158,7 @@ int hostinfo__host_id(const char *root, const char *state_dir, char ret[HOSTINFO
 		}
 	}
 	*ret_src = HOSTINFO_ID_RUN;
-	return random_id(ret);
+	return random_id(ret_id);
 }
 
 /* 8-4-4-4-12 lowercase hex. */
@@ -236,7 +236,7 @@ static void gather(const char *state_dir)
 	int r;
 
 	read_name(host.name, sizeof(host.name));
-	r = hostinfo__host_id(NULL, state_dir, host.id, &host.id_source, why, sizeof(why));
+	r = hostinfo__host_id(NULL, state_dir, why, sizeof(why), host.id, &host.id_source);
 	if (why[0])
 		log_warn("host id: passed over %s", why);
 	if (r < 0)

@@ -31,8 +31,8 @@ enum hostinfo_id_source {
 };
 
 struct hostinfo {
-	char name[HOSTINFO_NAME_MAX + 1];	  /* gethostname(); "" when unknown */
-	char id[HOSTINFO_ID_LEN + 1];		  /* always set */
+	char name[HOSTINFO_NAME_MAX + 1];	/* gethostname(); "" when unknown */
+	char id[HOSTINFO_ID_LEN + 1];		/* always set */
 	char boot_id[HOSTINFO_BOOT_ID_LEN + 1]; /* "" when unknown */
 	enum hostinfo_id_source id_source;
 };
@@ -43,15 +43,15 @@ bool hostinfo__valid_id(const char *buf, size_t len);
 
 /*
  * The host id, by the chain above, under root (NULL or "": "/"; tests give a
- * temporary one): into ret and *ret_src. state_dir NULL: no state directory
+ * temporary one): into ret_id and *ret_src. state_dir NULL: no state directory
  * (the chain ends in a random id for this run). A file of the chain that is
  * there but unusable (not a regular file, too long, not 32 hex digits) is
  * passed over and said in why (one sentence, "" when nothing was passed
  * over; why may be NULL). Returns 0, or -errno when even the last step
- * failed (no entropy: ret is then all zeros).
+ * failed (no entropy: ret_id is then all zeros).
  */
-int hostinfo__host_id(const char *root, const char *state_dir, char ret[HOSTINFO_ID_LEN + 1],
-		      enum hostinfo_id_source *ret_src, char *why, size_t why_size);
+int hostinfo__host_id(const char *root, const char *state_dir, char *why, size_t why_size,
+		      char ret_id[HOSTINFO_ID_LEN + 1], enum hostinfo_id_source *ret_src);
 
 /* The boot id under root (/proc/sys/kernel/random/boot_id): 0, or -errno
  * (-EINVAL: not a boot id) with ret "". */

@@ -362,7 +362,7 @@ static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 	static const char header[] = "^<29>1 [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\\.[0-9]{6}"
 				     "[+-][0-9]{2}:[0-9]{2} [!-~]+ plumbline [0-9]+ alert \\[plumbline@32473 ";
 	char sock[128], rules[128], helper[128], target[160], dgram[8192], want[512], ocsf[160];
-	const char *extra[] = { "--syslog", target, "--rules", rules, "--ocsf", ocsf, NULL };
+	const char *extra[] = {"--syslog", target, "--rules", rules, "--ocsf", ocsf, NULL};
 	struct json_object *a;
 	size_t wlen;
 	regex_t re;
@@ -402,7 +402,8 @@ static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 	/* the alert's id in SD and, with its priority, leading MSG (what a plain line keeps) */
 	snprintf(want, sizeof(want), "[plumbline@32473 id=\"%s\" ", member_str(a, "id"));
 	assert_non_null(strstr(dgram, want));
-	snprintf(want, sizeof(want), " rule_desc=\"the helper exited 42\"] [NOTICE] id=%s ran pl\\x0D\\x0A\\x1B\\x22helper (pid %d)",
+	snprintf(want, sizeof(want),
+		 " rule_desc=\"the helper exited 42\"] [NOTICE] id=%s ran pl\\x0D\\x0A\\x1B\\x22helper (pid %d)",
 		 member_str(a, "id"), (int)pid);
 	json_object_put(a);
 	wlen = strlen(want);
@@ -419,7 +420,7 @@ static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 static void test_alert_names_the_user_of_its_process(void **state)
 {
 	char sock[128], rules[128], helper[128], ocsf[160], line[512], user[64];
-	const char *extra[] = { "--no-syslog", "--rules", rules, "--ocsf", ocsf, "--live", NULL };
+	const char *extra[] = {"--no-syslog", "--rules", rules, "--ocsf", ocsf, "--live", NULL};
 	struct json_object *a, *fnd = NULL;
 	struct passwd *pw;
 	char *buf = NULL;
@@ -466,7 +467,8 @@ static void test_alert_names_the_user_of_its_process(void **state)
 	fclose(f);
 	assert_non_null(fnd);
 	{
-		struct json_object *u = member(member(json_object_array_get_idx(member(fnd, "evidences"), 0), "actor"), "user");
+		struct json_object *u =
+		    member(member(json_object_array_get_idx(member(fnd, "evidences"), 0), "actor"), "user");
 
 		assert_string_equal(member_str(u, "uid"), "65534");
 		assert_string_equal(member_str(u, "name"), user);
@@ -633,10 +635,10 @@ static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_syslog_alert_is_one_clean_rfc5424_datagram, teardown),
-		cmocka_unit_test_teardown(test_alert_names_the_user_of_its_process, teardown),
-		cmocka_unit_test_teardown(test_syslog_regular_file_warns_once_alerts_wait_and_arrive, teardown),
-		cmocka_unit_test_teardown(test_json_on_full_disk_says_once_and_counts_the_loss, teardown),
+	    cmocka_unit_test_teardown(test_syslog_alert_is_one_clean_rfc5424_datagram, teardown),
+	    cmocka_unit_test_teardown(test_alert_names_the_user_of_its_process, teardown),
+	    cmocka_unit_test_teardown(test_syslog_regular_file_warns_once_alerts_wait_and_arrive, teardown),
+	    cmocka_unit_test_teardown(test_json_on_full_disk_says_once_and_counts_the_loss, teardown),
 	};
 
 	return cmocka_run_group_tests_name("bpf_outputs", tests, group_setup, NULL);

@@ -93,8 +93,8 @@ static void test_alert_names_library_and_function(void **state)
 				   "  priority: WARNING\n"
 				   "  evidence: [stacks]\n";
 	char rules[256], hz[16], ocsf[256];
-	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules, "--sample-hz", hz,
-				"--ocsf", ocsf, NULL };
+	const char *extra[] = {
+	    "--process-records", "--no-syslog", "--rules", rules, "--sample-hz", hz, "--ocsf", ocsf, NULL};
 	struct json_object *recs, *a, *st, *top, *frames, *fn0, *obj0, *proc, *oncpu;
 	long long samples, cpu_ns;
 	bool main_seen = false;
@@ -162,11 +162,9 @@ static void test_alert_names_library_and_function(void **state)
 		const char *id = json_object_get_string(get(a, "id"));
 		const char *fold[] = { PL_SENSOR_BIN, "evidence", sensor.json, id, "--folded", NULL };
 		const char *svg[] = { "/bin/sh", PL_EVIDENCE_CHROMIUM, PL_SENSOR_BIN, sensor.json, id, NULL };
-		static char out[65536];
+		const char *fold_ocsf[] = {PL_SENSOR_BIN, "evidence", ocsf, id, "--folded", NULL};
+		static char out[65536], out_ocsf[65536];
 		int rc;
-
-		const char *fold_ocsf[] = { PL_SENSOR_BIN, "evidence", ocsf, id, "--folded", NULL };
-		static char out_ocsf[65536];
 
 		assert_non_null(id);
 		run_capture(fold, out, sizeof(out), &rc);

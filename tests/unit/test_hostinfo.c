@@ -100,17 +100,17 @@ static void test_hostinfo_id_chain(void **state)
 	size_t len;
 
 	/* nothing there, no state directory: a random id for the run, a new one each time */
-	assert_int_equal(hostinfo__host_id(r->path, NULL, id, &src, why, sizeof(why)), 0);
+	assert_int_equal(hostinfo__host_id(r->path, NULL, why, sizeof(why), id, &src), 0);
 	assert_int_equal(src, HOSTINFO_ID_RUN);
 	assert_true(hostinfo__valid_id(id, strlen(id)));
 	assert_string_equal(why, "");
 	memcpy(first, id, sizeof(id));
-	assert_int_equal(hostinfo__host_id(r->path, NULL, id, &src, NULL, 0), 0);
+	assert_int_equal(hostinfo__host_id(r->path, NULL, NULL, 0, id, &src), 0);
 	assert_string_not_equal(id, first);
 
 	/* a state directory: an id made once, kept in host-id, read back after */
 	assert_int_equal(mkdir(r->state, 0700), 0);
-	assert_int_equal(hostinfo__host_id(r->path, r->state, first, &src, why, sizeof(why)), 0);
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), first, &src), 0);
 	assert_int_equal(src, HOSTINFO_ID_STATE);
 	snprintf(path, sizeof(path), "%s/host-id", r->state);
 	kept = ut_read_file(path, &len);
@@ -119,19 +119,19 @@ static void test_hostinfo_id_chain(void **state)
 	assert_memory_equal(kept, first, 32);
 	assert_int_equal(kept[32], '\n');
 	free(kept);
-	assert_int_equal(hostinfo__host_id(r->path, r->state, id, &src, why, sizeof(why)), 0);
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
 	assert_int_equal(src, HOSTINFO_ID_STATE);
 	assert_string_equal(id, first);
 
 	/* dbus's, once there, before the state directory's */
 	put(r, "/var/lib/dbus/machine-id", ID_B "\n");
-	assert_int_equal(hostinfo__host_id(r->path, r->state, id, &src, why, sizeof(why)), 0);
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
 	assert_int_equal(src, HOSTINFO_ID_DBUS);
 	assert_string_equal(id, ID_B);
 
 	/* /etc/machine-id not a machine-id: passed over, said */
 	put(r, "/etc/machine-id", "uninitialized\n");
-	assert_int_equal(hostinfo__host_id(r->path, r->state, id, &src, why, sizeof(why)), 0);
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
 	assert_int_equal(src, HOSTINFO_ID_DBUS);
 	assert_string_equal(id, ID_B);
 	snprintf(path, sizeof(path), "%s/etc/machine-id: not 32 hex digits (a machine-id)", r->path);
@@ -139,7 +139,7 @@ static void test_hostinfo_id_chain(void **state)
 
 	/* /etc/machine-id first */
 	put(r, "/etc/machine-id", ID_A "\n");
-	assert_int_equal(hostinfo__host_id(r->path, r->state, id, &src, why, sizeof(why)), 0);
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
 	assert_int_equal(src, HOSTINFO_ID_MACHINE_ID);
 	assert_string_equal(id, ID_A);
 	assert_string_equal(why, "");
@@ -151,7 +151,7 @@ static void test_hostinfo_id_chain(void **state)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/host-id", r->state);
 	put(r, "/state/host-id", "not an id\n");
-	assert_int_equal(hostinfo__host_id(r->path, r->state, id, &src, why, sizeof(why)), 0);
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
 	assert_int_equal(src, HOSTINFO_ID_STATE);
 	assert_true(hostinfo__valid_id(id, strlen(id)));
 	assert_non_null(strstr(why, "/state/host-id: not 32 hex digits"));

@@ -150,11 +150,13 @@ static void test_template_escapes_literal_text_and_drops_trailing_space(void **s
 static void test_template_text_says_absent_values_in_words(void **state)
 {
 	(void)state;
-	assert_string_equal(render("baseline p99 %baseline.cpu_ms.p99 ms per lifetime"), "baseline p99 <NA> ms per lifetime");
+	assert_string_equal(render("baseline p99 %baseline.cpu_ms.p99 ms per lifetime"),
+			    "baseline p99 <NA> ms per lifetime");
 	assert_string_equal(render_text("baseline p99 %baseline.cpu_ms.p99 ms per lifetime"),
 			    "baseline p99 (none learned) per lifetime");
-	assert_string_equal(render_text("%proc.exe|%proc.exit_code s|%proc.pid ms|%baseline.ready %%|x %baseline.ready msec"),
-			    "(unknown)|(unknown)|4242 ms|(none learned)|x (none learned) msec");
+	assert_string_equal(
+	    render_text("%proc.exe|%proc.exit_code s|%proc.pid ms|%baseline.ready %%|x %baseline.ready msec"),
+	    "(unknown)|(unknown)|4242 ms|(none learned)|x (none learned) msec");
 	assert_string_equal(render_text("%baseline.cpu_ms.p99 ms"), "(none learned)");
 }
 
