@@ -65,7 +65,10 @@ static int read_id(const char *path, char ret[HOSTINFO_ID_LEN + 1], char *why, s
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		say(why, why_size, path, strerror(-r));
+		say(why, why_size, path,
+		    r == -EINVAL  ? "not a regular file"
+		    : r == -EFBIG ? "longer than a machine-id"
+				  : strerror(-r));
 		return -1;
 	}
 	if (!hostinfo__valid_id(buf, len)) {

@@ -137,6 +137,19 @@ static void test_hostinfo_id_chain(void **state)
 	snprintf(path, sizeof(path), "%s/etc/machine-id: not 32 hex digits (a machine-id)", r->path);
 	assert_string_equal(why, path);
 
+	/* a directory, or a file too long: passed over, said */
+	snprintf(path, sizeof(path), "%s/etc/machine-id", r->path);
+	unlink(path);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
+	assert_int_equal(src, HOSTINFO_ID_DBUS);
+	assert_non_null(strstr(why, "/etc/machine-id: not a regular file"));
+	rmdir(path);
+	put(r, "/etc/machine-id", ID_A ID_A ID_A ID_A ID_A "\n");
+	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
+	assert_int_equal(src, HOSTINFO_ID_DBUS);
+	assert_non_null(strstr(why, "/etc/machine-id: longer than a machine-id"));
+
 	/* /etc/machine-id first */
 	put(r, "/etc/machine-id", ID_A "\n");
 	assert_int_equal(hostinfo__host_id(r->path, r->state, why, sizeof(why), id, &src), 0);
