@@ -265,11 +265,11 @@ static void test_evidence_reads_back_what_the_sensor_writes(void **state)
  * Update finding, or any other record, is no alert. */
 static void test_evidence_reads_an_alert_back_from_its_ocsf_finding(void **state)
 {
-	const struct pl_frame user[] = { { .object = "/usr/bin/burn", .function = "spin", .offset = 4, .build_id = "b1" } };
-	const struct pl_stack st = { .samples = 9, .user = user, .nuser = 1 };
-	struct pl_oncpu oc = { .samples = 9, .rate_hz = 49, .stacks = &st, .nstacks = 1 };
-	struct pl_sample s = { .pid = 42, .exe = "/usr/bin/burn", .moment = PL_AT_EXIT, .oncpu = &oc };
-	struct pl_alert_ids ids = { .instance = 0xabc };
+	const struct pl_frame user[] = {{.object = "/usr/bin/burn", .function = "spin", .offset = 4, .build_id = "b1"}};
+	const struct pl_stack st = {.samples = 9, .user = user, .nuser = 1};
+	struct pl_oncpu oc = {.samples = 9, .rate_hz = 49, .stacks = &st, .nstacks = 1};
+	struct pl_sample s = {.pid = 42, .exe = "/usr/bin/burn", .moment = PL_AT_EXIT, .oncpu = &oc};
+	struct pl_alert_ids ids = {.instance = 0xabc};
 	struct json_object *f, *nat, *native, *other;
 	struct evidence ev, evn;
 	struct pl_alert a;
@@ -324,12 +324,12 @@ static void test_evidence_reads_an_alert_back_from_its_ocsf_finding(void **state
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_evidence_reads_an_alert_back_from_its_ocsf_finding),
-		cmocka_unit_test(test_evidence_parse_reads_stacks_and_unescapes_once),
-		cmocka_unit_test(test_evidence_parse_tells_no_stacks_apart),
-		cmocka_unit_test(test_evidence_parse_names_the_wrong_field),
-		cmocka_unit_test(test_evidence_parse_bounds_stacks_and_frames),
-		cmocka_unit_test(test_evidence_reads_back_what_the_sensor_writes),
+	    cmocka_unit_test(test_evidence_reads_an_alert_back_from_its_ocsf_finding),
+	    cmocka_unit_test(test_evidence_parse_reads_stacks_and_unescapes_once),
+	    cmocka_unit_test(test_evidence_parse_tells_no_stacks_apart),
+	    cmocka_unit_test(test_evidence_parse_names_the_wrong_field),
+	    cmocka_unit_test(test_evidence_parse_bounds_stacks_and_frames),
+	    cmocka_unit_test(test_evidence_reads_back_what_the_sensor_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
