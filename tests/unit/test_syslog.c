@@ -350,6 +350,11 @@ static void test_syslog_5424_summary_output_is_a_parameter(void **state)
 	fmt_alert(buf, sizeof(buf), &hdr, &a, NULL);
 	assert_non_null(strstr(buf, " rule_line=\"0\" rule_desc=\"A \\\"quoted\\\" desc\"] "
 				    "[NOTICE] id=00000000000000ab-0000000000000002 o"));
+	/* an empty output: MSG is the lead alone, nothing after the id */
+	a.output[0] = '\0';
+	fmt_alert(buf, sizeof(buf), &hdr, &a, NULL);
+	assert_non_null(strstr(buf, "\"] [NOTICE] id=00000000000000ab-0000000000000002"));
+	assert_int_equal(buf[strlen(buf) - 1], '2');
 }
 
 static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
