@@ -21,6 +21,15 @@ const char *pl_alert__type(const struct pl_alert *a)
 	return a->kind == PL_ALERT_SUMMARY ? "alert_summary" : "alert";
 }
 
+size_t pl_alert__desc_len(const struct pl_alert *a)
+{
+	size_t n = a->desc ? strlen(a->desc) : 0;
+
+	while (n && (a->desc[n - 1] == '\n' || a->desc[n - 1] == ' '))
+		n--;
+	return n;
+}
+
 bool pl_alert_ids__init(struct pl_alert_ids *ids, uint64_t instance)
 {
 	uint64_t v = instance;

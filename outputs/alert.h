@@ -59,8 +59,11 @@ struct pl_alert_field {
 	uint32_t nlist;
 };
 
-/* What the host was under when the alert was raised. */
+/* The host, and what it was under when the alert was raised. */
 struct pl_alert_host {
+	const char *name;    /* gethostname(), raw; NULL: unknown */
+	const char *id;	     /* stable host id, 32 hex (sensor/identity/hostinfo.h); NULL: unknown */
+	const char *boot_id; /* /proc/sys/kernel/random/boot_id; NULL: unknown */
 	bool psi; /* PSI readable: the *_ok values that are */
 	bool cpu_ok, memory_ok, io_ok;
 	double cpu, memory, io; /* `some avg10`, percent */
@@ -99,10 +102,14 @@ struct pl_alert {
 	int severity;			  /* syslog 0 Emergency .. 7 Debug */
 	const char *when;		  /* "exec", "window", "exit", "sensor" */
 	char output[PL_ALERT_OUTPUT_MAX]; /* the rendered line, escaped already */
+	const char *output_text;	  /* the same for people (text output: absent values in words); NULL: output */
 	const char *const *tags;	  /* raw */
 	size_t ntags;
 	uint32_t pid;
 	const char *exe, *binary_id; /* raw; NULL: unknown */
+	bool has_user;		     /* uid (and user) known: the process's (the sensor's own for a loss alert) */
+	uint32_t uid;		     /* real uid */
+	const char *user;	     /* uid's user name, raw; NULL: no such user */
 	uint64_t suppressed_before;
 	bool regex_skipped;		     /* matched only because the regex budget left a regex unrun */
 	const struct pl_alert_field *fields; /* output_fields, in the template's order */
@@ -118,6 +125,10 @@ struct pl_alert {
 
 /* "alert" or "alert_summary": the record type of a. */
 const char *pl_alert__type(const struct pl_alert *a);
+
+/* The length of a->desc without the newlines and spaces a folded YAML
+ * scalar ends in (0 when there is none): the text every output carries. */
+size_t pl_alert__desc_len(const struct pl_alert *a);
 
 /* ---- ids ---- */
 

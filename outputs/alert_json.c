@@ -9,6 +9,7 @@
  */
 #include "alert_json.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sample_json.h"
@@ -173,6 +174,9 @@ static struct json_object *j_host(const struct pl_alert *a)
 
 	if (!o)
 		return NULL;
+	json_object_object_add(o, "name", sample_json__str(h->name));
+	json_object_object_add(o, "id", h->id ? json_object_new_string(h->id) : NULL);
+	json_object_object_add(o, "boot_id", h->boot_id ? json_object_new_string(h->boot_id) : NULL);
 	if (h->psi && (psi = json_object_new_object())) {
 		add_psi(psi, "cpu_some_avg10", h->cpu_ok, h->cpu);
 		add_psi(psi, "memory_some_avg10", h->memory_ok, h->memory);
@@ -185,6 +189,31 @@ static struct json_object *j_host(const struct pl_alert *a)
 		json_object_object_add(cg, "throttled_usec", json_object_new_uint64(h->throttled_usec));
 		json_object_object_add(o, "cgroup_cpu", cg);
 	}
+	return o;
+}
+
+static struct json_object *j_rule_desc(const struct pl_alert *a)
+{
+	size_t n = pl_alert__desc_len(a);
+	char *d;
+	struct json_object *v;
+
+	if (!a->desc)
+		return NULL;
+	d = strndup(a->desc, n);
+	v = d ? sample_json__str(d) : NULL;
+	free(d);
+	return v;
+}
+
+static struct json_object *j_user(const struct pl_alert *a)
+{
+	struct json_object *o;
+
+	if (!a->has_user || !(o = json_object_new_object()))
+		return NULL;
+	json_object_object_add(o, "uid", json_object_new_uint64(a->uid));
+	json_object_object_add(o, "name", sample_json__str(a->user));
 	return o;
 }
 
@@ -219,6 +248,8 @@ static const struct key alert_keys[] = {
     {"host", j_host},
     {"rule_file", j_rule_file},
     {"rule_line", j_rule_line},
+    {"rule_desc", j_rule_desc},
+    {"user", j_user},
 };
 
 static const struct key summary_keys[] = {
@@ -238,6 +269,7 @@ static const struct key summary_keys[] = {
     {"window_start_ns", j_wstart},
     {"window_end_ns", j_wend},
     {"reason", j_reason},
+    {"host", j_host},
 };
 
 static const struct key *keys_of(const struct pl_alert *a, size_t *ret_n)

@@ -64,7 +64,24 @@ static const char *severity_name(int id)
 	return id >= 0 && id <= 6 ? names[id] : "Other";
 }
 
-/* What every finding has: classification, time, metadata. */
+/* The host the sensor runs on (OCSF device: type_id 1, "Server"). NULL when
+ * neither its name nor its id is known. */
+static struct json_object *device(const struct pl_alert_host *h)
+{
+	struct json_object *d;
+
+	if (!h->name && !h->id)
+		return NULL;
+	d = json_object_new_object();
+	add(d, "hostname", sample_json__str(h->name));
+	add_str(d, "uid", h->id);
+	add_str(d, "boot_uid", h->boot_id);
+	add_int(d, "type_id", 1);
+	add_str(d, "type", "Server");
+	return d;
+}
+
+/* What every finding has: classification, time, metadata, the device. */
 static struct json_object *base(int activity, const struct pl_alert *a)
 {
 	static const char *const activities[] = { "Unknown", "Create", "Update", "Close" };
@@ -99,6 +116,7 @@ static struct json_object *base(int activity, const struct pl_alert *a)
 	add_str(md, "uid", a->id);
 	add_str(md, "log_name", "alerts");
 	add(o, "metadata", md);
+	add(o, "device", device(&a->host));
 	return o;
 }
 
@@ -119,9 +137,20 @@ static struct json_object *exe_file(const char *raw_exe)
 }
 
 /* The process of the sample, with its parent and lineage. */
-static struct json_object *process(const struct pl_sample *s)
+static struct json_object *user(uint32_t uid, const char *name)
 {
-	struct json_object *p = json_object_new_object(), *u, *pp, *lin;
+	struct json_object *u = json_object_new_object();
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u", uid);
+	add_str(u, "uid", num);
+	add(u, "name", sample_json__str(name));
+	return u;
+}
+
+static struct json_object *process(const struct pl_sample *s, const char *user_name)
+{
+	struct json_object *p = json_object_new_object(), *pp, *lin;
 	char uid[64];
 
 	add_int(p, "pid", s->pid);
@@ -134,10 +163,7 @@ static struct json_object *process(const struct pl_sample *s)
 		snprintf(uid, sizeof(uid), "%u@%llu", s->pid, (unsigned long long)s->start_ns);
 		add_str(p, "uid", uid);
 	}
-	u = json_object_new_object();
-	snprintf(uid, sizeof(uid), "%u", s->uid);
-	add_str(u, "uid", uid);
-	add(p, "user", u);
+	add(p, "user", user(s->uid, user_name));
 	if (s->ppid || s->parent_exe) {
 		pp = json_object_new_object();
 		add_int(pp, "pid", s->ppid);
@@ -281,17 +307,8 @@ static struct json_object *finding(const struct pl_alert *a)
 	fi = json_object_new_object();
 	add_str(fi, "uid", a->id);
 	add(fi, "title", sample_json__str(a->rule));
-	if (a->desc) {
-		/* a folded YAML desc ends in a newline: not part of the text */
-		size_t n = strlen(a->desc);
-		char *d;
-
-		while (n && (a->desc[n - 1] == '\n' || a->desc[n - 1] == ' '))
-			n--;
-		d = strndup(a->desc, n);
-		add(fi, "desc", sample_json__str(d));
-		free(d);
-	}
+	/* the rule's desc (without the newline a folded YAML desc ends in) */
+	add(fi, "desc", alert_json__value(a, "rule_desc"));
 	add(fi, "types", alert_json__value(a, "tags"));
 	add_int(fi, "created_time", ms(a->time_ns));
 	an = json_object_new_object();
@@ -302,7 +319,13 @@ static struct json_object *finding(const struct pl_alert *a)
 	add(o, "finding_info", fi);
 	add(o, "anomaly_analyses", anomaly_analyses(a->sample ? a->sample : &none));
 	ev = json_object_new_object();
-	add(ev, "process", process(a->sample ? a->sample : &none));
+	if (a->has_user) {
+		struct json_object *actor = json_object_new_object();
+
+		add(actor, "user", user(a->uid, a->user));
+		add(ev, "actor", actor);
+	}
+	add(ev, "process", process(a->sample ? a->sample : &none, a->has_user ? a->user : NULL));
 	add(o, "evidences", one(ev));
 	um = json_object_new_object();
 	for (size_t i = 0; i < sizeof(unmapped_keys) / sizeof(unmapped_keys[0]); i++)

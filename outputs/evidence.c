@@ -254,6 +254,54 @@ static int parse_alert(struct json_object *rec, struct evidence *ev, char *err, 
 	return 0;
 }
 
+static bool has_str(struct json_object *o, const char *key, const char *want)
+{
+	struct json_object *v = field(o, key);
+
+	return json_object_is_type(v, json_type_string) && strcmp(json_object_get_string(v), want) == 0;
+}
+
+static bool has_int(struct json_object *o, const char *key, int64_t want)
+{
+	struct json_object *v = field(o, key);
+
+	return json_object_is_type(v, json_type_int) && json_object_get_int64(v) == want;
+}
+
+/* Copy o's key (when there, non-null) into dst as name. */
+static void copy(struct json_object *dst, const char *name, struct json_object *o, const char *key)
+{
+	struct json_object *v = field(o, key);
+
+	if (v)
+		json_object_object_add(dst, name, json_object_get(v));
+}
+
+struct json_object *evidence__alert_record(struct json_object *rec)
+{
+	static const char *const unmapped[] = { "time_ns", "priority", "severity", "when",
+						"pid",	   "exe",      "binary_id", "evidence" };
+	struct json_object *um, *o;
+
+	if (has_str(rec, "type", "alert"))
+		return json_object_get(rec);
+	/* OCSF: a Detection Finding that creates (an alert; an Update is a summary) */
+	if (!has_int(rec, "class_uid", 2004) || !has_int(rec, "activity_id", 1) ||
+	    !json_object_is_type(field(field(rec, "metadata"), "uid"), json_type_string))
+		return NULL;
+	o = json_object_new_object();
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "type", json_object_new_string("alert"));
+	copy(o, "id", field(rec, "metadata"), "uid");
+	copy(o, "rule", field(rec, "finding_info"), "title");
+	copy(o, "output", rec, "message");
+	um = field(rec, "unmapped");
+	for (size_t i = 0; i < sizeof(unmapped) / sizeof(unmapped[0]); i++)
+		copy(o, unmapped[i], um, unmapped[i]);
+	return o;
+}
+
 int evidence__parse(struct json_object *rec, struct evidence *ret, char *err, size_t errlen)
 {
 	static const char sp[] = "evidence.stacks";

@@ -74,6 +74,19 @@ struct evidence {
 };
 
 /*
+ * The alert of one line of the sensor's outputs, as the native record has
+ * it (docs/records.md): a new reference to rec itself when it is a native
+ * alert (`"type":"alert"`); for an OCSF Detection Finding of an alert
+ * (class_uid 2004, activity_id 1: Create; docs/outputs.md, "OCSF"), a new
+ * object with the native fields it carries: `id` (metadata.uid), `rule`
+ * (finding_info.title), `output` (message), and `time_ns`, `priority`,
+ * `severity`, `when`, `pid`, `exe`, `binary_id`, `evidence` from its
+ * `unmapped`. NULL for anything else (other records, a summary's Update
+ * finding) or when out of memory.
+ */
+struct json_object *evidence__alert_record(struct json_object *rec);
+
+/*
  * Read the stack evidence of alert record rec into *ret (which the caller
  * frees with evidence__free(), also after a failure). Returns 0; -ENODATA
  * when the alert has no `evidence.stacks`, or no stack in its `top`;

@@ -3,7 +3,10 @@
  * syslog_fmt.c - the words of a syslog message: RFC 5424, with the record's
  * fields as structured data, and RFC 6587's octet-counting frame. An
  * alert's severity, structured data and message come from the typed alert
- * (alert.h); the sensor's other records from their JSON.
+ * (alert.h); the sensor's other records from their JSON. An alert's MSG
+ * leads with its priority and id ("[WARNING] id=ID OUTPUT"): a collector
+ * that keeps only MSG (a traditional line) still has what leads to the
+ * record.
  *
  * Every value that reaches a message went through the sensor's text_escape()
  * already (common/textsafe.h: raw bytes of a process as \xNN), and the RFC's
@@ -221,8 +224,26 @@ static void alert_params(struct writer *w, const struct pl_alert *a)
 	if (sd_param(w, "when", a->when) && sd_u64(w, "pid", a->pid) && sd_raw(w, "exe", a->exe) &&
 	    sd_raw(w, "binary_id", a->binary_id) && sd_u64(w, "suppressed_before", a->suppressed_before) &&
 	    sd_param(w, "regex_skipped", a->regex_skipped ? "true" : "false") &&
-	    sd_raw(w, "rule_file", a->rule_file ? a->rule_file : ""))
-		sd_u64(w, "rule_line", (uint64_t)(int64_t)a->rule_line);
+	    sd_raw(w, "rule_file", a->rule_file ? a->rule_file : "") &&
+	    sd_u64(w, "rule_line", (uint64_t)(int64_t)a->rule_line) && a->desc) {
+		_cleanup_free_ char *d = strndup(a->desc, pl_alert__desc_len(a));
+
+		if (d)
+			sd_raw(w, "rule_desc", d);
+	}
+}
+
+/* MSG's lead, for a reader that sees only MSG (a traditional RFC 3164 line,
+ * `%msg%`): "[WARNING] id=<alert id>", the output after it. */
+static void msg_lead(char *buf, size_t size, const struct pl_alert *a)
+{
+	char prio[24];
+	size_t i = 0;
+
+	for (const char *p = a->priority ? a->priority : "?"; *p && i + 1 < sizeof(prio); p++)
+		prio[i++] = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+	prio[i] = '\0';
+	snprintf(buf, size, "[%s] id=%s", prio, a->id);
 }
 
 /* The top-level scalars of another record's JSON, in its order. */
@@ -303,13 +324,15 @@ size_t syslog_format__5424(char *buf, size_t size, const struct pl_syslog_header
 		json_params(&w, j);
 	json_object_put(j);
 	put(&w, "]", 1, 0); /* always room: reserved above */
-	if (alert && alert->kind != PL_ALERT_SUMMARY)
+	if (alert) {
+		char lead[96];
+
 		msg = alert->output;
-	if (msg && *msg) {
-		if (put(&w, " ", 1, 0))
-			put_text(&w, msg, false, 0);
-		else
+		msg_lead(lead, sizeof(lead), alert);
+		if (!put(&w, " ", 1, 0) || !put_text(&w, lead, false, 0) || (*msg && !put(&w, " ", 1, 0)))
 			w.cut = true;
+		else if (*msg)
+			put_text(&w, msg, false, 0);
 	}
 	buf[w.len] = '\0';
 	if (ret_cut)

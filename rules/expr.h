@@ -143,6 +143,15 @@ void rl_template__free(struct rl_template *t);
  */
 size_t rl_template__render(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size);
 
+/*
+ * As rl_template__render(), for people (the text output): an absent value
+ * is said in words, "(none learned)" for a baseline.* field (the baseline
+ * has no such figure yet), "(unknown)" for another, and a unit word right
+ * after it (" ms", " s", " %") is left out: "p99 (none learned) per
+ * lifetime", not "p99 <NA> ms per lifetime".
+ */
+size_t rl_template__render_text(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size);
+
 /* Fields the template names, in order (up to max). */
 size_t rl_template__fields(const struct rl_template *t, enum rl_field *out, int *params, size_t max);
 

@@ -236,7 +236,8 @@ static void put_number(struct out *o, double v)
 		put(o, num, (size_t)n < sizeof(num) ? (size_t)n : sizeof(num) - 1);
 }
 
-static void put_field(struct out *o, const struct tpl_part *p, const struct pl_sample *ev)
+/* The value of field p in ev; false (nothing written) when it is absent. */
+static bool put_field(struct out *o, const struct tpl_part *p, const struct pl_sample *ev)
 {
 	const struct rl_field_info *info = rl_field__info((enum rl_field)p->field);
 	double v;
@@ -250,14 +251,14 @@ static void put_field(struct out *o, const struct tpl_part *p, const struct pl_s
 			put(o, v != 0 ? "true" : "false", v != 0 ? 4 : 5);
 		else
 			put_number(o, v);
-		return;
+		return true;
 	case RL_T_STR: {
 		const char *s = rl_x__field_str(ev, (unsigned)p->field);
 
 		if (!s)
 			break;
 		put_value(o, s);
-		return;
+		return true;
 	}
 	case RL_T_STRLIST: {
 		const char *items[RL_LIST_MAX];
@@ -271,27 +272,68 @@ static void put_field(struct out *o, const struct tpl_part *p, const struct pl_s
 			if (items[i])
 				put_value(o, items[i]);
 		}
-		return;
+		return true;
 	}
 	}
-	put(o, "<NA>", 4);
+	return false;
 }
 
-size_t rl_template__render(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size)
+/* The length of the unit word (" ms", " s", " %") literal s of n bytes starts with, or 0. */
+static size_t unit_after(const char *s, size_t n)
+{
+	static const char *const units[] = { " ms", " s", " %" };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t k = strlen(units[i]);
+		char c = n > k ? s[k] : ' ';
+
+		if (n >= k && memcmp(s, units[i], k) == 0 && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z'))
+			return k;
+	}
+	return 0;
+}
+
+static size_t render(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size, bool words)
 {
 	struct out o = {.buf = buf, .size = size};
+	size_t skip = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tpl_part *p = &t->parts[i];
+		const char *name;
 
-		if (p->field < 0)
-			put_text(&o, t->text + p->off, p->len, 0);
+		if (p->field < 0) {
+			put_text(&o, t->text + p->off + skip, p->len - skip, 0);
+			skip = 0;
+			continue;
+		}
+		if (put_field(&o, p, ev))
+			continue;
+		if (!words) {
+			put(&o, "<NA>", 4);
+			continue;
+		}
+		name = rl_field__info((enum rl_field)p->field)->name;
+		if (strncmp(name, "baseline.", 9) == 0)
+			put(&o, "(none learned)", 14);
 		else
-			put_field(&o, p, ev);
+			put(&o, "(unknown)", 9);
+		if (i + 1 < t->n && t->parts[i + 1].field < 0)
+			skip = unit_after(t->text + t->parts[i + 1].off, t->parts[i + 1].len);
 	}
 	if (size)
 		buf[o.len] = '\0';
 	return o.need;
+}
+
+size_t rl_template__render(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size)
+{
+	return render(t, ev, buf, size, false);
+}
+
+size_t rl_template__render_text(const struct rl_template *t, const struct pl_sample *ev, char *buf, size_t size)
+{
+	return render(t, ev, buf, size, true);
 }
 
 size_t rl_template__fields(const struct rl_template *t, enum rl_field *out, int *params, size_t max)

@@ -41,6 +41,8 @@
 #include "stacks/symbols.h"
 #include "probes/kfeatures.h"
 #include "identity/identity.h"
+#include "identity/hostinfo.h"
+#include "identity/usercache.h"
 #include "pipeline/learn.h"
 #include "process/live.h"
 #include "log.h"
@@ -309,6 +311,8 @@ static void on_signal(struct sensor *s)
 			if (s->alerts && cr >= 0)
 				audit_trail__rules(s->audit, s->alerts, cr > 0 ? rules_r : alerts__reload(s->alerts));
 			sensor__watch_files(s); /* the classes may have changed */
+			hostinfo__refresh(); /* a renamed host; users renamed or made */
+			usercache__clear();
 			if (s->out)
 				reopen(s, s->opts->json_path, &s->out);
 			if (s->ocsf)

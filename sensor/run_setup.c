@@ -26,6 +26,7 @@
 #include "filekind.h"
 #include "log.h"
 #include "hardening/privilege.h"
+#include "identity/hostinfo.h"
 #include "process/fileclass.h"
 #include "ruleset.h"
 #include "syslog_out.h"
@@ -564,6 +565,9 @@ int sensor__open(struct sensor *s)
 			return r;
 		}
 	}
+	/* the host's name and id for every alert: the state directory (checked
+	 * and locked by now) keeps an id of the sensor's own where the host has none */
+	hostinfo__init(s->learn ? s->opts->state_dir : NULL);
 	r = open_probes(s);
 	if (r < 0)
 		return r;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_evidence.c - `plumbline evidence JSONL_FILE ALERT_ID [--svg OUT.svg]
- * [--folded [--mark-new]]`: one alert's stack evidence, read back from the JSON output,
+ * [--folded [--mark-new]]`: one alert's stack evidence, read back from the
+ * JSON output or the OCSF output (told apart per line; ALERT_ID may be a
+ * unique prefix of the id),
  * as a text summary, as folded stacks, or drawn as a flame graph
  * (docs/cli.md, docs/outputs.md).
  *
@@ -42,8 +44,10 @@ static void usage(FILE *f)
 	fputs("Usage: plumbline evidence JSONL_FILE ALERT_ID [--svg OUT.svg] [--folded [--mark-new]]\n"
 	      "\n"
 	      "Show the stack evidence of the alert ALERT_ID, read from JSONL_FILE (the JSON\n"
-	      "output of `plumbline run`): without options a text summary (objects and\n"
-	      "functions on CPU against the baseline, the top stacks).\n"
+	      "output of `plumbline run`, --json, or its OCSF output, --ocsf): without options\n"
+	      "a text summary (objects and functions on CPU against the baseline, the top\n"
+	      "stacks). ALERT_ID may be the first characters of the id, if only one alert's\n"
+	      "id starts with them.\n"
 	      "\n"
 	      "  --svg OUT.svg   draw the stacks as a flame graph: one self-contained SVG file,\n"
 	      "                  with the details of each frame on hover\n"
@@ -87,46 +91,112 @@ static int open_input(const char *path, FILE **ret)
 	return 0;
 }
 
-static bool is_alert(struct json_object *rec)
-{
-	struct json_object *t;
-
-	return json_object_object_get_ex(rec, "type", &t) && json_object_is_type(t, json_type_string) &&
-	       strcmp(json_object_get_string(t), "alert") == 0;
-}
-
-static bool has_id(struct json_object *rec, const char *id)
+static const char *id_of(struct json_object *alert)
 {
 	struct json_object *i;
 
-	return json_object_object_get_ex(rec, "id", &i) && json_object_is_type(i, json_type_string) &&
-	       strcmp(json_object_get_string(i), id) == 0;
+	return json_object_object_get_ex(alert, "id", &i) && json_object_is_type(i, json_type_string)
+		   ? json_object_get_string(i)
+		   : NULL;
+}
+
+#define CANDIDATES_MAX 10 /* the ids an ambiguous prefix lists */
+
+/* What the file holds for an id (or a prefix of ids). */
+struct matches {
+	struct json_object *exact, *prefixed; /* the first alert with the id; with an id it prefixes */
+	size_t exact_n, exact_line, prefixed_n, prefixed_line;
+	char *cand[CANDIDATES_MAX]; /* the distinct ids the prefix matches, raw */
+	size_t ncand;
+	bool more; /* more than CANDIDATES_MAX */
+};
+
+static void matches_free(struct matches *m)
+{
+	json_object_put(m->exact);
+	json_object_put(m->prefixed);
+	for (size_t i = 0; i < m->ncand; i++)
+		free(m->cand[i]);
+}
+
+/* One alert of the file (line lineno): does its id match? */
+static void match_alert(struct matches *m, struct json_object *alert, const char *id, size_t lineno)
+{
+	const char *aid = id_of(alert);
+	size_t i;
+
+	if (!aid || strncmp(aid, id, strlen(id)) != 0)
+		return;
+	if (strcmp(aid, id) == 0 && m->exact_n++ == 0) {
+		m->exact = json_object_get(alert);
+		m->exact_line = lineno;
+	}
+	for (i = 0; i < m->ncand; i++)
+		if (strcmp(m->cand[i], aid) == 0) {
+			m->prefixed_n += i == 0;
+			return;
+		}
+	if (m->ncand == CANDIDATES_MAX) {
+		m->more = true;
+		return;
+	}
+	if (!(m->cand[m->ncand] = strdup(aid)))
+		return;
+	if (m->ncand++ == 0) {
+		m->prefixed = json_object_get(alert);
+		m->prefixed_n = 1;
+		m->prefixed_line = lineno;
+	}
+}
+
+/* An ambiguous prefix: said, with the ids it matches. */
+static int ambiguous(const struct matches *m, const char *id_esc, const char *file)
+{
+	log_error(
+	    "Alert id prefix '%s' is ambiguous in %s: %s%zu alerts have ids that start with it; give more of the id:",
+	    id_esc, file, m->more ? "more than " : "", m->ncand);
+	for (size_t i = 0; i < m->ncand; i++) {
+		_cleanup_free_ char *e = text_escape_str(m->cand[i]);
+
+		log_error("  %s", e ? e : "?");
+	}
+	if (m->more)
+		log_error("  ...");
+	return -EINVAL;
 }
 
 /*
- * The first alert of file with this id, into *ret (the caller puts it). Says
- * when the id is not unique, and what was skipped. 0 or -errno (logged).
+ * The alert of file (the JSON output or the OCSF output, told apart line by
+ * line) whose id is id, or the one alert whose id starts with it (as git
+ * takes a commit's), into *ret in the native record's form
+ * (evidence__alert_record(); the caller puts it). Says when the id is not
+ * unique, when a prefix names several alerts (listing them), and what was
+ * skipped. 0 or -errno (logged).
  */
 static int find_alert(const char *file, const char *id, const char *id_esc, struct json_object **ret)
 {
 	_cleanup_fclose_ FILE *in = NULL;
 	_cleanup_free_ char *line = NULL;
-	struct json_object *found = NULL;
-	size_t lineno = 0, first = 0, matches = 0, alerts = 0, too_long = 0;
+	struct matches m = { 0 };
+	size_t lineno = 0, alerts = 0, too_long = 0, n, at;
+	struct json_object *found;
 	ssize_t len;
 	int r;
 
+	if (!*id)
+		return log_error_errno(EINVAL,
+				       "An empty alert id matches nothing: give the id, or its first characters");
 	if ((r = open_input(file, &in)) < 0)
 		return r;
 	line = malloc(EVIDENCE_LINE_MAX + 1);
 	if (!line)
 		return log_error_errno(ENOMEM, "Out of memory");
 	while ((len = line_read(in, line, EVIDENCE_LINE_MAX)) != -ENODATA) {
-		struct json_object *rec;
+		struct json_object *rec, *alert;
 
 		lineno++;
 		if (len == -EIO) {
-			json_object_put(found);
+			matches_free(&m);
 			return log_error_errno(EIO, "%s:%zu: read error", file, lineno);
 		}
 		if (len == -E2BIG) {
@@ -135,24 +205,42 @@ static int find_alert(const char *file, const char *id, const char *id_esc, stru
 					 EVIDENCE_LINE_MAX >> 20);
 			continue;
 		}
-		/* the sensor writes "type":"alert" plainly: most lines need no parse */
+		/* the sensor writes "type":"alert" (OCSF: "log_name":"alerts") plainly: most lines need no parse */
 		if (!memmem(line, (size_t)len, "alert", 5))
 			continue;
 		rec = json_tokener_parse(line);
-		if (rec && is_alert(rec)) {
+		alert = rec ? evidence__alert_record(rec) : NULL;
+		if (alert) {
 			alerts++;
-			if (has_id(rec, id) && matches++ == 0) {
-				found = json_object_get(rec);
-				first = lineno;
-			}
+			match_alert(&m, alert, id, lineno);
 		}
+		json_object_put(alert);
 		json_object_put(rec);
 	}
-	if (!found)
-		return log_error_errno(ENOENT, "No alert with id '%s' in %s (%zu alerts read%s)", id_esc, file, alerts,
-				       too_long ? ", some lines over the limit skipped" : "");
-	if (matches > 1)
-		log_warn("%zu alerts in %s have the id '%s': showing the first, line %zu", matches, file, id_esc, first);
+	if (!m.exact && m.ncand > 1) {
+		r = ambiguous(&m, id_esc, file);
+		matches_free(&m);
+		return r;
+	}
+	if (!m.exact && !m.prefixed) {
+		matches_free(&m);
+		return log_error_errno(
+		    ENOENT, "No alert with id '%s' in %s, nor one whose id starts with it (%zu alerts read%s)", id_esc,
+		    file, alerts, too_long ? ", some lines over the limit skipped" : "");
+	}
+	found = m.exact ? m.exact : m.prefixed;
+	n = m.exact ? m.exact_n : m.prefixed_n;
+	at = m.exact ? m.exact_line : m.prefixed_line;
+	if (m.exact)
+		m.exact = NULL;
+	else
+		m.prefixed = NULL;
+	if (n > 1) {
+		_cleanup_free_ char *e = text_escape_str(id_of(found));
+
+		log_warn("%zu alerts in %s have the id '%s': showing the first, line %zu", n, file, e ? e : "?", at);
+	}
+	matches_free(&m);
 	*ret = found;
 	return 0;
 }
@@ -643,6 +731,13 @@ int cmd_evidence(int argc, char **argv)
 		return log_error_errno(ENOMEM, "Out of memory");
 	if ((r = find_alert(file, id, id_esc, &rec)) < 0)
 		return r;
+	/* the alert's whole id from here on (ALERT_ID may be a prefix of it) */
+	free(id_esc);
+	id_esc = text_escape_str(id_of(rec));
+	if (!id_esc) {
+		json_object_put(rec);
+		return log_error_errno(ENOMEM, "Out of memory");
+	}
 	r = evidence__parse(rec, &ev, err, sizeof(err));
 	json_object_put(rec);
 	if (r == -ENODATA)

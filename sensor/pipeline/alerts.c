@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "pipeline/dedupe.h"
 #include "probes/hostctx.h"
+#include "identity/usercache.h"
 #include "log.h"
 #include "syscalls.h"
 #include "ruleset.h"
@@ -244,6 +245,7 @@ static void summary_written(const struct dedupe_summary *sum, void *ctx)
 		 sum->alert_id);
 	al.exe = sum->exe;
 	al.binary_id = sum->binary_id;
+	hostctx__identity(&al.host);
 	al.summary = (struct pl_alert_summary){
 		.alert_id = sum->alert_id,
 		.count = sum->count,
@@ -351,7 +353,7 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	}
 	struct pl_alert_field fields[FIELDS_MAX];
 	struct pl_alert al;
-	char id[ALERT_ID_LEN + 1];
+	char id[ALERT_ID_LEN + 1], user[USERCACHE_NAME_MAX], text[PL_ALERT_OUTPUT_MAX];
 	uint64_t suppressed;
 
 	a->matched++;
@@ -372,11 +374,16 @@ static void on_match(const struct rl_rule *r, const struct pl_sample *ev, void *
 	al.desc = r->desc;
 	al.when = pl_moment__name(ev->moment);
 	rl_template__render(r->output, ev, al.output, sizeof(al.output)); /* escaped, one line */
+	rl_template__render_text(r->output, ev, text, sizeof(text));
+	al.output_text = text;
 	al.tags = (const char *const *)r->tags;
 	al.ntags = r->ntags;
 	al.pid = ev->pid;
 	al.exe = ev->exe;
 	al.binary_id = ev->binary_id;
+	al.has_user = true;
+	al.uid = ev->uid;
+	al.user = usercache__name(ev->uid, mono_ns(), user, sizeof(user)) ? user : NULL;
 	al.suppressed_before = suppressed;
 	/* matched only because the regex budget left a regex unrun (fail closed) */
 	al.regex_skipped = a->stats.match_undecided;

@@ -4,6 +4,7 @@
  */
 #include "probes/hostctx.h"
 #include "lineread.h"
+#include "identity/hostinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +102,15 @@ void hostctx__cgroup_cpu(const char *cgroup, struct hostctx_cgcpu *ret)
 	}
 }
 
+void hostctx__identity(struct pl_alert_host *ret)
+{
+	const struct hostinfo *h = hostinfo__get();
+
+	ret->name = h->name[0] ? h->name : NULL;
+	ret->id = h->id[0] ? h->id : NULL;
+	ret->boot_id = h->boot_id[0] ? h->boot_id : NULL;
+}
+
 void hostctx__alert(uint64_t now_ns, const char *cgroup, struct pl_alert_host *ret)
 {
 	struct hostctx_psi p;
@@ -121,4 +131,5 @@ void hostctx__alert(uint64_t now_ns, const char *cgroup, struct pl_alert_host *r
 		.nr_throttled = c.nr_throttled,
 		.throttled_usec = c.throttled_usec,
 	};
+	hostctx__identity(ret);
 }

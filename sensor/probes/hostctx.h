@@ -2,7 +2,8 @@
 /*
  * hostctx.h - the host's context for an alert:
  * pressure stall information (PSI, `some avg10` of cpu, memory and io) and
- * the CPU throttling of the process's cgroup, so that "this process was
+ * the CPU throttling of the process's cgroup (and the host's name and ids),
+ * so that "this process was
  * slow" and "the machine or its cgroup was starved" can be told apart.
  *
  * Cheap by construction: PSI is read at most once per second and cached;
@@ -37,6 +38,9 @@ void hostctx__psi(uint64_t now_ns, struct hostctx_psi *ret);
 /* The CPU throttling of cgroup path cgroup ("/a/b", as the sample holds it)
  * from cgroup v2 cpu.stat (or v1's cpu controller), into *ret. */
 void hostctx__cgroup_cpu(const char *cgroup, struct hostctx_cgcpu *ret);
+
+/* The host's name, id and boot id (identity/hostinfo.h) into ret's, the rest untouched. */
+void hostctx__identity(struct pl_alert_host *ret);
 
 /* An alert's host context now (now_ns: CLOCK_MONOTONIC): PSI, and the CPU
  * throttling of cgroup (NULL: none), into *ret. */

@@ -19,6 +19,7 @@
 
 #include "alert.h"
 #include "clock.h"
+#include "identity/usercache.h"
 #include "probes/hostctx.h"
 
 #define C_MAX PL_LOSS_MAX /* every cause; those of class detail count 0 here */
@@ -72,7 +73,11 @@ static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t 
 {
 	static const char *const tags[] = { "sensor", "losses" };
 	struct pl_loss_cause causes[C_MAX];
-	struct pl_sample self = { .pid = (uint32_t)getpid(), .comm = "plumbline", .exe = la->exe[0] ? la->exe : NULL };
+	struct pl_sample self = { .pid = (uint32_t)getpid(),
+				  .uid = (uint32_t)getuid(),
+				  .comm = "plumbline",
+				  .exe = la->exe[0] ? la->exe : NULL };
+	char user[USERCACHE_NAME_MAX];
 	uint64_t now = real_ns(), sum = 0;
 	struct pl_alert al;
 	size_t off;
@@ -98,6 +103,9 @@ static void raise_alert(struct lossalert *la, const uint64_t c[C_MAX], uint64_t 
 	al.ntags = 2;
 	al.pid = self.pid;
 	al.exe = self.exe;
+	al.has_user = true;
+	al.uid = self.uid;
+	al.user = usercache__name(self.uid, now_mono_ns, user, sizeof(user)) ? user : NULL;
 	al.suppressed_before = la->folded ? la->folded - 1 : 0;
 	al.sample = &self;
 	al.loss = (struct pl_alert_loss){

@@ -6,7 +6,11 @@
  * start-up, alerts wait and are all delivered once a socket is there); and a
  * JSON file on a full filesystem, where the sensor must say it once, count
  * every lost record, and say when delivery works again with how many were
- * lost. (tests/syslog/ has the same against a real rsyslogd.)
+ * lost; and every alert's context held to the machine's ground truth: the
+ * host name and /etc/machine-id, the user of the process (root, and nobody
+ * for a helper run as uid 65534) in the JSON record, the OCSF finding, the
+ * syslog MSG and the live view's line. (tests/syslog/ has the same against a
+ * real rsyslogd.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +21,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <grp.h>
+#include <pwd.h>
 #include <regex.h>
 #include <sched.h>
 #include <signal.h>
@@ -261,12 +267,103 @@ static void syslog_setup(char *sock, char *rules, char *helper, size_t size)
 	hostile_helper(work_dir, helper, size);
 }
 
+/* The alert of pid in the JSON output (a new reference), or NULL. */
+static struct json_object *alert_of(struct sensor_proc *s, pid_t pid)
+{
+	struct json_object *recs = records_load(s), *found = NULL;
+
+	for (size_t i = 0; recs && i < json_object_array_length(recs) && !found; i++) {
+		struct json_object *r = json_object_array_get_idx(recs, i);
+		const char *t = rec_str(r, "type");
+
+		if (t && strcmp(t, "alert") == 0 && rec_int(r, "pid") == pid)
+			found = json_object_get(r);
+	}
+	json_object_put(recs);
+	return found;
+}
+
+static struct json_object *member(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		fail_msg("no %s in %s", key, json_object_to_json_string(o));
+	return v;
+}
+
+static const char *member_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = member(o, key);
+
+	assert_true(json_object_is_type(v, json_type_string));
+	return json_object_get_string(v);
+}
+
+/* This machine's ground truth: its name, /etc/machine-id; the test's user. */
+static void machine_truth(char *name, size_t nsize, char *mid, size_t msize, char *user, size_t usize)
+{
+	FILE *f = fopen("/etc/machine-id", "re");
+	struct passwd *pw = getpwuid(getuid());
+
+	assert_int_equal(gethostname(name, nsize - 1), 0);
+	name[nsize - 1] = '\0';
+	assert_non_null(f);
+	assert_non_null(fgets(mid, (int)msize, f));
+	fclose(f);
+	mid[strcspn(mid, "\n")] = '\0';
+	assert_non_null(pw);
+	snprintf(user, usize, "%s", pw->pw_name);
+}
+
+/* The alert's host, user and rule desc in the JSON record and its OCSF
+ * finding, against the machine (the helper runs as the test's uid). */
+static void check_context(struct json_object *a, const char *ocsf_path)
+{
+	char name[256], mid[64], user[64], uid[16];
+	struct json_object *host = member(a, "host"), *u = member(a, "user"), *fnd = NULL, *ev;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	machine_truth(name, sizeof(name), mid, sizeof(mid), user, sizeof(user));
+	assert_string_equal(member_str(host, "name"), name);
+	assert_string_equal(member_str(host, "id"), mid);
+	assert_int_equal(json_object_get_int64(member(u, "uid")), getuid());
+	assert_string_equal(member_str(u, "name"), user);
+	assert_string_equal(member_str(a, "rule_desc"), "the helper exited 42");
+	/* the same alert's OCSF finding: device, actor.user, finding_info.desc */
+	f = fopen(ocsf_path, "re");
+	assert_non_null(f);
+	while (!fnd && getline(&line, &cap, f) > 0) {
+		struct json_object *o = json_tokener_parse(line), *md;
+
+		if (o && json_object_object_get_ex(o, "metadata", &md) &&
+		    strcmp(member_str(md, "uid"), member_str(a, "id")) == 0)
+			fnd = json_object_get(o);
+		json_object_put(o);
+	}
+	free(line);
+	fclose(f);
+	if (!fnd)
+		fail_msg("no finding %s in %s", member_str(a, "id"), ocsf_path);
+	assert_string_equal(member_str(member(fnd, "device"), "hostname"), name);
+	assert_string_equal(member_str(member(fnd, "device"), "uid"), mid);
+	ev = json_object_array_get_idx(member(fnd, "evidences"), 0);
+	snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
+	assert_string_equal(member_str(member(member(ev, "actor"), "user"), "uid"), uid);
+	assert_string_equal(member_str(member(member(ev, "actor"), "user"), "name"), user);
+	assert_string_equal(member_str(member(fnd, "finding_info"), "desc"), "the helper exited 42");
+	json_object_put(fnd);
+}
+
 static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 {
 	static const char header[] = "^<29>1 [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\\.[0-9]{6}"
 				     "[+-][0-9]{2}:[0-9]{2} [!-~]+ plumbline [0-9]+ alert \\[plumbline@32473 ";
-	char sock[128], rules[128], helper[128], target[160], dgram[8192], want[512];
-	const char *extra[] = { "--syslog", target, "--rules", rules, NULL };
+	char sock[128], rules[128], helper[128], target[160], dgram[8192], want[512], ocsf[160];
+	const char *extra[] = {"--syslog", target, "--rules", rules, "--ocsf", ocsf, NULL};
+	struct json_object *a;
 	size_t wlen;
 	regex_t re;
 	ssize_t n;
@@ -276,9 +373,13 @@ static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 	syslog_setup(sock, rules, helper, sizeof(sock));
 	log_sock = bind_log_socket(sock);
 	snprintf(target, sizeof(target), "unix:%s", sock);
+	snprintf(ocsf, sizeof(ocsf), "%s/ocsf.jsonl", work_dir);
 	assert_int_equal(sensor_start(&sensor, extra), 0);
 
 	pid = run_exit42(helper, sensor.json, 0);
+	a = alert_of(&sensor, pid);
+	assert_non_null(a);
+	check_context(a, ocsf);
 	n = recv_datagram(log_sock, dgram, sizeof(dgram), WAIT_MS);
 	assert_true(n > 0);
 	/* no control byte anywhere: one datagram, one line */
@@ -298,13 +399,98 @@ static void test_syslog_alert_is_one_clean_rfc5424_datagram(void **state)
 		fail_msg("no %s in %s", want, dgram);
 	snprintf(want, sizeof(want), " pid=\"%d\" ", (int)pid);
 	assert_non_null(strstr(dgram, want));
-	snprintf(want, sizeof(want), "] ran pl\\x0D\\x0A\\x1B\\x22helper (pid %d)", (int)pid);
+	/* the alert's id in SD and, with its priority, leading MSG (what a plain line keeps) */
+	snprintf(want, sizeof(want), "[plumbline@32473 id=\"%s\" ", member_str(a, "id"));
+	assert_non_null(strstr(dgram, want));
+	snprintf(want, sizeof(want),
+		 " rule_desc=\"the helper exited 42\"] [NOTICE] id=%s ran pl\\x0D\\x0A\\x1B\\x22helper (pid %d)",
+		 member_str(a, "id"), (int)pid);
+	json_object_put(a);
 	wlen = strlen(want);
 	assert_true((size_t)n > wlen);
 	assert_string_equal(dgram + n - wlen, want);
 	/* exactly one datagram for the one alert */
 	assert_int_equal(recv_datagram(log_sock, dgram, sizeof(dgram), 500), -1);
 	assert_int_equal(count_lines(sensor.log, "syslog"), 0); /* nothing to complain about */
+}
+
+/* An alert about a process of another user names that user: the helper run
+ * as nobody (uid 65534), its alert's user the uid and getpwuid()'s name, in
+ * the JSON record, the OCSF finding and the live view's line. */
+static void test_alert_names_the_user_of_its_process(void **state)
+{
+	char sock[128], rules[128], helper[128], ocsf[160], line[512], user[64];
+	const char *extra[] = {"--no-syslog", "--rules", rules, "--ocsf", ocsf, "--live", NULL};
+	struct json_object *a, *fnd = NULL;
+	struct passwd *pw;
+	char *buf = NULL;
+	size_t cap = 0;
+	int st;
+	pid_t pid;
+	FILE *f;
+
+	NEED_BPF();
+	pw = getpwuid(65534);
+	if (!pw)
+		skip();
+	snprintf(user, sizeof(user), "%s", pw->pw_name);
+	syslog_setup(sock, rules, helper, sizeof(sock));
+	assert_int_equal(chmod(work_dir, 0755), 0);
+	snprintf(ocsf, sizeof(ocsf), "%s/ocsf.jsonl", work_dir);
+	assert_int_equal(sensor_start(&sensor, extra), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(126);
+		execl(helper, helper, "exit", "42", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
+	for (int i = 0; i < 250 && !(a = alert_of(&sensor, pid)); i++)
+		usleep(20000);
+	assert_non_null(a);
+	assert_int_equal(json_object_get_int64(member(member(a, "user"), "uid")), 65534);
+	assert_string_equal(member_str(member(a, "user"), "name"), user);
+	/* the OCSF finding's actor */
+	f = fopen(ocsf, "re");
+	assert_non_null(f);
+	while (!fnd && getline(&buf, &cap, f) > 0) {
+		struct json_object *o = json_tokener_parse(buf), *md;
+
+		if (o && json_object_object_get_ex(o, "metadata", &md) &&
+		    strcmp(member_str(md, "uid"), member_str(a, "id")) == 0)
+			fnd = json_object_get(o);
+		json_object_put(o);
+	}
+	fclose(f);
+	assert_non_null(fnd);
+	{
+		struct json_object *u =
+		    member(member(json_object_array_get_idx(member(fnd, "evidences"), 0), "actor"), "user");
+
+		assert_string_equal(member_str(u, "uid"), "65534");
+		assert_string_equal(member_str(u, "name"), user);
+	}
+	json_object_put(fnd);
+	/* the live view's line ends in the id, the host and the user */
+	assert_int_equal(sensor_stop(&sensor), 0);
+	{
+		char host[256] = "";
+
+		assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+		snprintf(line, sizeof(line), "(pid %d) (id %s, host %s, user %s uid 65534)\n", (int)pid,
+			 member_str(a, "id"), host, user);
+	}
+	f = fopen(sensor.out, "re");
+	assert_non_null(f);
+	assert_true(getdelim(&buf, &cap, '\0', f) > 0);
+	fclose(f);
+	if (!strstr(buf, line))
+		fail_msg("no '%s' in the live view", line);
+	free(buf);
+	json_object_put(a);
 }
 
 static void test_syslog_regular_file_warns_once_alerts_wait_and_arrive(void **state)
@@ -449,9 +635,10 @@ static void test_json_on_full_disk_says_once_and_counts_the_loss(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_syslog_alert_is_one_clean_rfc5424_datagram, teardown),
-		cmocka_unit_test_teardown(test_syslog_regular_file_warns_once_alerts_wait_and_arrive, teardown),
-		cmocka_unit_test_teardown(test_json_on_full_disk_says_once_and_counts_the_loss, teardown),
+	    cmocka_unit_test_teardown(test_syslog_alert_is_one_clean_rfc5424_datagram, teardown),
+	    cmocka_unit_test_teardown(test_alert_names_the_user_of_its_process, teardown),
+	    cmocka_unit_test_teardown(test_syslog_regular_file_warns_once_alerts_wait_and_arrive, teardown),
+	    cmocka_unit_test_teardown(test_json_on_full_disk_says_once_and_counts_the_loss, teardown),
 	};
 
 	return cmocka_run_group_tests_name("bpf_outputs", tests, group_setup, NULL);

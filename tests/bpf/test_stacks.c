@@ -92,8 +92,9 @@ static void test_alert_names_library_and_function(void **state)
 				   "  output: \"pl_burn burned %proc.cpu_ms ms (pid %proc.pid)\"\n"
 				   "  priority: WARNING\n"
 				   "  evidence: [stacks]\n";
-	char rules[256], hz[16];
-	const char *extra[] = { "--process-records", "--no-syslog", "--rules", rules, "--sample-hz", hz, NULL };
+	char rules[256], hz[16], ocsf[256];
+	const char *extra[] = {
+	    "--process-records", "--no-syslog", "--rules", rules, "--sample-hz", hz, "--ocsf", ocsf, NULL};
 	struct json_object *recs, *a, *st, *top, *frames, *fn0, *obj0, *proc, *oncpu;
 	long long samples, cpu_ns;
 	bool main_seen = false;
@@ -102,6 +103,7 @@ static void test_alert_names_library_and_function(void **state)
 	(void)state;
 	NEED_BPF();
 	snprintf(rules, sizeof(rules), "/tmp/plumbline-stacks-%d.yaml", (int)getpid());
+	snprintf(ocsf, sizeof(ocsf), "/tmp/plumbline-stacks-%d.ocsf.jsonl", (int)getpid());
 	snprintf(hz, sizeof(hz), "%d", HZ);
 	harness_write_file(rules, rule);
 	assert_int_equal(sensor_start(&sensor, extra), 0);
@@ -160,13 +162,18 @@ static void test_alert_names_library_and_function(void **state)
 		const char *id = json_object_get_string(get(a, "id"));
 		const char *fold[] = { PL_SENSOR_BIN, "evidence", sensor.json, id, "--folded", NULL };
 		const char *svg[] = { "/bin/sh", PL_EVIDENCE_CHROMIUM, PL_SENSOR_BIN, sensor.json, id, NULL };
-		static char out[65536];
+		const char *fold_ocsf[] = {PL_SENSOR_BIN, "evidence", ocsf, id, "--folded", NULL};
+		static char out[65536], out_ocsf[65536];
 		int rc;
 
 		assert_non_null(id);
 		run_capture(fold, out, sizeof(out), &rc);
 		assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
 		assert_non_null(strstr(out, ";call_lib;pl_burnlib_spin "));
+		/* the same stacks read back from the OCSF output's finding of it */
+		run_capture(fold_ocsf, out_ocsf, sizeof(out_ocsf), &rc);
+		assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+		assert_string_equal(out_ocsf, out);
 		run_capture(svg, out, sizeof(out), &rc);
 		if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0)
 			fprintf(stderr, "%s\n", out);
@@ -185,6 +192,7 @@ static void test_alert_names_library_and_function(void **state)
 	json_object_put(recs);
 	assert_int_equal(sensor_stop(&sensor), 0);
 	unlink(rules);
+	unlink(ocsf);
 }
 
 static void test_baseline_learns_objects_and_flags_a_new_one(void **state)

@@ -539,7 +539,7 @@ static void test_hostile_bytes_reach_syslog_live_and_json_escaped(void **state)
 	}
 	assert_non_null(msg);
 	{
-		char *v = sd_param(msg, "exe");
+		char *v = sd_param(msg, "exe"), lead[96];
 		/* inside the SD element " and ] are always escaped: the first "] ends it */
 		const char *body = strstr(msg, "\"] ");
 
@@ -547,7 +547,10 @@ static void test_hostile_bytes_reach_syslog_live_and_json_escaped(void **state)
 		assert_string_equal(v, rec_str(alert, "exe"));
 		free(v);
 		assert_non_null(body);
-		assert_string_equal(body + 3, rec_str(alert, "output")); /* "] " then MSG */
+		/* "] " then MSG: the priority and the alert's id, then its output */
+		snprintf(lead, sizeof(lead), "[NOTICE] id=%s ", rec_str(alert, "id"));
+		assert_memory_equal(body + 3, lead, strlen(lead));
+		assert_string_equal(body + 3 + strlen(lead), rec_str(alert, "output"));
 	}
 	json_object_put(recs);
 

@@ -5,8 +5,11 @@
 # broken one) and interp.jsonl (python and dash frames): the text summary
 # and the folded stacks against exact expected files, the SVG's merged
 # boxes, labels and grey boxes exactly, the SVG written atomically and never
-# through a symlink, and each refusal with its exit status and message. No
-# root, no BPF.
+# through a symlink, each refusal with its exit status and message, an id
+# prefix (unique, ambiguous with its candidates listed, matching none), and
+# an OCSF file (an alert's finding found by its id and by a prefix, a
+# summary's finding never taken for an alert, a native line beside them).
+# No root, no BPF.
 #
 # Usage: evidence.sh PLUMBLINE_BIN
 set -u
@@ -115,7 +118,7 @@ expect_err svg-no-dir "No such file or directory"
 
 # ---- which alert ----
 run unknown-id 1 "$fx" nope
-expect_err unknown-id "No alert with id 'nope' in $fx (7 alerts read)"
+expect_err unknown-id "No alert with id 'nope' in $fx, nor one whose id starts with it (7 alerts read)"
 run hostile-id 1 "$fx" "$(printf 'x\033[31m')"
 expect_err hostile-id "No alert with id 'x\\x1B[31m'"
 run duplicate-id 0 "$fx" a-dup --folded
@@ -128,6 +131,60 @@ run empty-top 1 "$fx" a-empty
 expect_err empty-top "alert a-empty carries no stack samples"
 run malformed 1 "$fx" a-bad
 expect_err malformed "alert a-bad: cannot read its stack evidence: evidence.stacks.top[0].frames[1].offset: not a non-negative integer"
+
+# ---- a prefix of the id, as git takes a commit's ----
+run prefix-unique 0 "$fx" a-bu --folded
+diff -q "$here/evidence/a-burn.folded" "$tmp/out" >/dev/null || fail "prefix-unique: folded output differs"
+run prefix-summary 0 "$fx" a-m
+diff -u "$here/evidence/a-merge.txt" "$tmp/out" >&2 || fail "prefix-summary: the summary of a-merge differs"
+# a-dup twice is one alert (its first shown, the repeat said); a- names six
+run prefix-dup 0 "$fx" a-du --folded
+expect_err prefix-dup "2 alerts in $fx have the id 'a-dup': showing the first, line 5"
+run prefix-ambiguous 1 "$fx" a-
+expect_err prefix-ambiguous "Alert id prefix 'a-' is ambiguous in $fx: 6 alerts have ids that start with it; give more of the id:"
+for id in a-burn a-nostacks a-empty a-dup a-bad a-merge; do
+	grep -qxF "plumbline: error:   $id" "$tmp/err" || fail "prefix-ambiguous: candidate $id not listed: $(cat "$tmp/err")"
+done
+[ ! -s "$tmp/out" ] || fail "prefix-ambiguous: printed $(cat "$tmp/out")"
+run prefix-none 1 "$fx" b-
+expect_err prefix-none "No alert with id 'b-' in $fx, nor one whose id starts with it (7 alerts read)"
+run empty-id 1 "$fx" ""
+expect_err empty-id "An empty alert id matches nothing"
+
+# ---- the OCSF output ----
+# a-burn as the OCSF output carries it (outputs/alert_ocsf.c: metadata.uid,
+# finding_info.title, message, the native fields in unmapped), a summary's
+# Update finding whose id shares the prefix (not an alert: never a
+# candidate), and a native alert, in one file: each line told apart
+python3 - "$fx" "$tmp/ocsf.jsonl" <<'PY' || fail "ocsf: cannot write the OCSF file"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+burn = next(r for r in recs if r.get("id") == "a-burn")
+merge = next(r for r in recs if r.get("id") == "a-merge")
+def finding(a, uid, activity):
+    return {"activity_id": activity, "category_uid": 2, "class_uid": 2004, "type_uid": 200400 + activity,
+            "severity_id": 5, "time": a["time_ns"] // 1000000, "message": a.get("output", ""),
+            "metadata": {"product": {"name": "plumbline"}, "version": "1.6.0", "uid": uid, "log_name": "alerts"},
+            "device": {"hostname": "web1", "uid": "3d1219c7c4c5404aaa1f6d2a48adfda4", "type_id": 1},
+            "finding_info": {"uid": uid if activity == 1 else "4f3a000000000001-0000000000000001",
+                             "title": a["rule"]},
+            "unmapped": {k: a[k] for k in ("time_ns", "priority", "severity", "when", "pid", "exe", "binary_id",
+                                           "evidence") if k in a}}
+with open(sys.argv[2], "w") as f:
+    f.write(json.dumps(finding(burn, "4f3a000000000001-0000000000000001", 1)) + "\n")
+    f.write(json.dumps(finding(burn, "4f3a000000000001-0000000000000002", 2)) + "\n")
+    f.write(json.dumps(merge) + "\n")
+PY
+run ocsf-exact 0 "$tmp/ocsf.jsonl" 4f3a000000000001-0000000000000001
+sed 's/^Alert a-burn:/Alert 4f3a000000000001-0000000000000001:/' "$here/evidence/a-burn.txt" >"$tmp/want.txt"
+diff -u "$tmp/want.txt" "$tmp/out" >&2 || fail "ocsf-exact: the summary differs from evidence/a-burn.txt"
+run ocsf-prefix 0 "$tmp/ocsf.jsonl" 4f3a --folded
+diff -q "$here/evidence/a-burn.folded" "$tmp/out" >/dev/null || fail "ocsf-prefix: folded output differs"
+[ ! -s "$tmp/err" ] || fail "ocsf-prefix: the summary's finding counted: $(cat "$tmp/err")"
+run ocsf-native 0 "$tmp/ocsf.jsonl" a-merge --folded
+diff -q "$here/evidence/a-merge.folded" "$tmp/out" >/dev/null || fail "ocsf-native: folded output differs"
+run ocsf-update-is-no-alert 1 "$tmp/ocsf.jsonl" 4f3a000000000001-0000000000000002
+expect_err ocsf-update-is-no-alert "No alert with id '4f3a000000000001-0000000000000002' in $tmp/ocsf.jsonl, nor one whose id starts with it (2 alerts read)"
 
 # ---- what it reads ----
 mkfifo "$tmp/fifo"

@@ -23,7 +23,7 @@ cat "$tmp"/*.native.jsonl >"$tmp/native.jsonl"
 cat "$tmp"/*.ocsf.jsonl >"$tmp/ocsf.jsonl"
 "$py" "$here/validate.py" --strict --min 5 "$tmp/native.jsonl"
 "$py" "$here/validate.py" --against "$ocsf_schema" --min 5 "$tmp/ocsf.jsonl"
-dups=$(grep -o '"id":"[0-9a-f-]*"' "$tmp/native.jsonl" | sort | uniq -d)
+dups=$(grep -oE '"id":"[0-9a-f]{16}-[0-9a-f]{16}"' "$tmp/native.jsonl" | sort | uniq -d)
 [ -z "$dups" ] || { echo "ids written twice: $dups"; exit 1; }
 # replays are separate runs: each has its own instance
 inst=$(grep -o '"id":"[0-9a-f]*-' "$tmp/native.jsonl" | sort -u | wc -l)

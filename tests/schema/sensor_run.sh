@@ -72,6 +72,6 @@ for r in 1 2; do
 		[ "$(grep '"activity_id":2,' "$tmp/ocsf$r.jsonl" | grep -c 'Schema marker ')" = 4 ] ||
 		{ echo "run $r: OCSF findings"; exit 1; }
 done
-dups=$(cat "$tmp"/native?.jsonl | grep -o '"id":"[0-9a-f-]*"' | sort | uniq -d)
+dups=$(cat "$tmp"/native?.jsonl | grep -oE '"id":"[0-9a-f]{16}-[0-9a-f]{16}"' | sort | uniq -d)
 [ -z "$dups" ] || { echo "ids written twice: $dups"; exit 1; }
 echo "sensor_run: ok"

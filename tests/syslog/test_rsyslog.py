@@ -16,8 +16,11 @@ sensor's JSON output:
   - each message is RFC 5424, by a strict parser of the grammar here, and
     rsyslog parsed the same APP-NAME, PROCID, MSGID and STRUCTURED-DATA;
   - the structured data round-trips exactly: unescaping the PARAM-VALUEs
-    gives every top-level scalar of the JSON alert, byte for byte, and MSG
-    is its output.
+    gives every top-level scalar of the JSON alert (rule_desc among them),
+    byte for byte, and MSG is "[PRIORITY] id=ID " and its output;
+  - the plain line rsyslog writes to a traditional file
+    (RSYSLOG_TraditionalFileFormat, RFC 3164's form, no structured data)
+    still carries each alert's priority and id, before its output.
 
 Scenarios (argv[1]): tcp, udp, relp, unix-late (no socket when the sensor
 starts: alerts wait and arrive once rsyslogd creates it), tcp-restart and
@@ -162,6 +165,9 @@ class Rsyslog:
                     ' property(outname="severity" name="syslogseverity" format="jsonf")\n'
                     ' property(outname="facility" name="syslogfacility" format="jsonf")\n}')
         conf.append('action(type="omfile" file="%s" template="t")' % self.out)
+        # the plain line (RFC 3164's form) a traditional log file keeps: no SD, MSG only
+        self.plain = os.path.join(d, "plain.log")
+        conf.append('action(type="omfile" file="%s" template="RSYSLOG_TraditionalFileFormat")' % self.plain)
         with open(self.conf, "w") as f:
             f.write("\n".join(conf) + "\n")
         self.p = None
@@ -182,6 +188,12 @@ class Rsyslog:
                 self.p.kill()
                 self.p.wait()
         self.p = None
+
+    def plain_lines(self):
+        if not os.path.exists(self.plain):
+            return []
+        with open(self.plain, "rb") as f:
+            return [l for l in f.read().decode("utf-8").splitlines() if l.strip()]
 
     def received(self):
         if not os.path.exists(self.out):
@@ -256,8 +268,10 @@ def check_message(rec, alert, sensor_pid):
             if k not in ("type", "output") and v is not None and not isinstance(v, (dict, list))}
     if m["sd"] != {SD_ID: want}:
         fail(f"SD does not round-trip:\n got {m['sd']}\nwant {want}")
-    if m["msg"] != alert["output"]:
-        fail(f"MSG {m['msg']!r} != output {alert['output']!r}")
+    # MSG leads with the priority and the alert's id (what a plain line keeps of it)
+    want_msg = "[%s] id=%s %s" % (alert["priority"].upper(), alert["id"], alert["output"])
+    if m["msg"] != want_msg:
+        fail(f"MSG {m['msg']!r} != {want_msg!r}")
     # rsyslog parsed it as RFC 5424 too, to the same fields
     if (rec["app"], rec["procid"], rec["msgid"], rec["sd"]) != ("plumbline", str(sensor_pid), "alert", m["sd_text"]):
         fail(f"rsyslog parsed it otherwise: {rec}")
@@ -279,6 +293,27 @@ def match(received, alerts, sensor_pid):
             dups += 1
         seen.add(aid)
     return seen, dups
+
+
+PLAIN = re.compile(r" plumbline\[(\d+)\]:? \[([A-Z]+)\] id=([0-9a-f]{16}-[0-9a-f]{16}) (.*)$")
+
+
+def check_plain(lines, alerts, seen, sensor_pid):
+    """Every alert received has its plain line: the priority, the id, the output."""
+    by_id = {a["id"]: a for a in alerts}
+    plain = {}
+    for line in lines:
+        m = PLAIN.search(line)
+        if not m:
+            fail(f"a plain line without priority and id: {line!r}")
+        pid, prio, aid, out = m.groups()
+        a = by_id.get(aid)
+        if a is None or pid != str(sensor_pid) or prio != a["priority"].upper() or out != a["output"]:
+            fail(f"plain line {line!r} is not alert {a}")
+        plain[aid] = line
+    if set(plain) != set(seen):
+        fail(f"{len(set(seen) - set(plain))} alerts received without their plain line")
+    return len(plain)
 
 
 def final_stats(sensor):
@@ -341,8 +376,10 @@ def main():
         st = final_stats(sensor)
         received = rs.received()
         seen, dups = match(received, alerts, sensor.p.pid)
+        nplain = check_plain(rs.plain_lines(), alerts, seen, sensor.p.pid)
         missing = len(alerts) - len(seen)
         print(f"{SCENARIO}: {len(alerts)} alerts, {len(received)} messages received ({dups} duplicates), "
+              f"{nplain} plain lines with priority and id, "
               f"{missing} missing; syslog stats {json.dumps(st)}")
         if st["written"] + st["dropped_overflow"] != len(alerts):
             fail("the syslog output did not take or count every alert")

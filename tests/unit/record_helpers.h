@@ -249,4 +249,31 @@ static inline void ut_strings(struct json_object *arr, const char *const *want)
 	}
 }
 
+/* A record's host object names this machine: gethostname(), /etc/machine-id
+ * (the host id's first source: the machine's own ground truth, read here),
+ * /proc/sys/kernel/random/boot_id. */
+static inline void ut_host_is_this_machine(struct json_object *host)
+{
+	char name[256] = "", mid[64] = "", boot[64] = "";
+	FILE *f;
+
+	assert_int_equal(gethostname(name, sizeof(name) - 1), 0);
+	assert_string_equal(ut_str(host, "name"), name);
+	f = fopen("/etc/machine-id", "r");
+	if (f) {
+		assert_non_null(fgets(mid, sizeof(mid), f));
+		fclose(f);
+		mid[strcspn(mid, "\n")] = '\0';
+		assert_string_equal(ut_str(host, "id"), mid);
+	} else {
+		assert_int_equal(strlen(ut_str(host, "id")), 32);
+	}
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(boot, sizeof(boot), f));
+	fclose(f);
+	boot[strcspn(boot, "\n")] = '\0';
+	assert_string_equal(ut_str(host, "boot_id"), boot);
+}
+
 #endif

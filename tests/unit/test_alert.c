@@ -22,6 +22,8 @@
 #include "record_helpers.h"
 
 #define HELD_ID "00000000000000aa-0000000000000001" /* the alert a summary repeats */
+#define HOST_ID "3d1219c7c4c5404aaa1f6d2a48adfda4"
+#define BOOT_ID "0f0e0d0c-0b0a-4908-8706-050403020100"
 
 static const char *const loss_tags[] = {"sensor", "losses"};
 static const struct pl_loss_cause causes[] = {
@@ -41,6 +43,12 @@ static void loss_alert(struct pl_alert *a, struct pl_alert_ids *ids, const struc
 	a->exe = self->exe;
 	a->sample = self;
 	a->loss = (struct pl_alert_loss){.causes = causes, .ncauses = 2, .since_ns = 4000000000ull};
+	a->host.name = "web\n1";
+	a->host.id = HOST_ID;
+	a->host.boot_id = BOOT_ID;
+	a->has_user = true;
+	a->uid = 0;
+	a->user = "root";
 }
 
 static void test_alert_ids_one_sequence_for_every_kind(void **state)
@@ -87,8 +95,10 @@ static void test_alert_loss_native_record_exact_bytes(void **state)
 	    "\"tags\":[\"sensor\",\"losses\"],\"pid\":7,\"exe\":\"/usr/sbin/plumbline\",\"binary_id\":null,"
 	    "\"suppressed_before\":0,\"regex_skipped\":false,\"output_fields\":{},"
 	    "\"evidence\":{\"losses\":{\"ringbuf_full\":3},\"losses_total\":{\"ringbuf_full\":3,"
-	    "\"proctable_full\":1},\"since_ns\":4000000000,\"ticks_folded\":0},\"host\":{},"
-	    "\"rule_file\":\"\",\"rule_line\":0}");
+	    "\"proctable_full\":1},\"since_ns\":4000000000,\"ticks_folded\":0},"
+	    "\"host\":{\"name\":\"web\\\\x0A1\",\"id\":\"" HOST_ID "\",\"boot_id\":\"" BOOT_ID "\"},"
+	    "\"rule_file\":\"\",\"rule_line\":0,\"rule_desc\":\"The sensor lost events.\","
+	    "\"user\":{\"uid\":0,\"name\":\"root\"}}");
 	ut_mem_free(&m->base);
 }
 
@@ -111,7 +121,16 @@ static void test_alert_loss_ocsf_finding_from_the_struct(void **state)
 	assert_string_equal(ut_str(f, "message"), a.output);
 	assert_string_equal(ut_str(ut_obj(f, "finding_info"), "uid"), a.id);
 	assert_string_equal(ut_str(ut_obj(f, "finding_info"), "desc"), "The sensor lost events.");
+	/* the host as OCSF's device, the user as the evidence's actor and the process's */
+	assert_string_equal(ut_str(ut_obj(f, "device"), "hostname"), "web\\x0A1");
+	assert_string_equal(ut_str(ut_obj(f, "device"), "uid"), HOST_ID);
+	assert_string_equal(ut_str(ut_obj(f, "device"), "boot_uid"), BOOT_ID);
+	assert_int_equal(ut_u64(ut_obj(f, "device"), "type_id"), 1);
+	p = ut_obj(ut_obj(json_object_array_get_idx(ut_field(f, "evidences"), 0), "actor"), "user");
+	assert_string_equal(ut_str(p, "uid"), "0");
+	assert_string_equal(ut_str(p, "name"), "root");
 	p = ut_obj(json_object_array_get_idx(ut_field(f, "evidences"), 0), "process");
+	assert_string_equal(ut_str(ut_obj(p, "user"), "name"), "root");
 	assert_int_equal(ut_u64(p, "pid"), 7);
 	assert_string_equal(ut_str(p, "name"), "plumbline");
 	assert_string_equal(ut_str(ut_obj(p, "file"), "path"), "/usr/sbin/plumbline");
@@ -177,8 +196,27 @@ static void test_alert_text_line_and_other_records_skipped(void **state)
 	a.kind = PL_ALERT_SUMMARY;
 	assert_int_equal(output__write_alert(o, &a), 0);
 	assert_int_equal(output__write_event(o, "stats", ev), 0);
+	/* the host and the user; an output that starts with the rule's name
+	 * is not prefixed with it again; the text form of the output wins */
+	pl_alert__init(&a, PL_ALERT_RULE, &ids, 1, "Open retry storm", "Warning", 4);
+	snprintf(a.output, sizeof(a.output), "Open retry storm: x <NA>");
+	a.output_text = "Open retry storm: x (none learned)";
+	a.host.name = "web\x1b" "1";
+	a.has_user = true;
+	a.uid = 1000;
+	a.user = "alice";
+	assert_int_equal(output__write_alert(o, &a), 0);
+	a.user = NULL;
+	a.output_text = NULL;
+	snprintf(a.output, sizeof(a.output), "Open retry storms: x");
+	assert_int_equal(output__write_alert(o, &a), 0);
 	fclose(f);
-	assert_string_equal(buf, "ALERT Critical Odd\\x0Arule: out\nREPEATS Critical Odd\\x0Arule: out\n");
+	assert_string_equal(buf, "ALERT Critical Odd\\x0Arule: out (id 0000000000000003-0000000000000001)\n"
+				 "REPEATS Critical Odd\\x0Arule: out (id 0000000000000003-0000000000000001)\n"
+				 "ALERT Warning Open retry storm: x (none learned) (id 0000000000000003-0000000000000002, "
+				 "host web\\x1B1, user alice uid 1000)\n"
+				 "ALERT Warning Open retry storm: Open retry storms: x (id 0000000000000003-0000000000000002, "
+				 "host web\\x1B1, user uid 1000)\n");
 	free(buf);
 	json_object_put(ev);
 	output__free(o);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pwd.h>
 #include <math.h>
 
 #include <cmocka.h>
@@ -206,10 +207,11 @@ static void test_alerts_throttle_per_rule_and_binary_counts_what_it_held_back(vo
 						   "priority",	"severity",    "output",	"alert_id",
 						   "exe",	"binary_id",   "count",		"first_ns",
 						   "last_ns",	"window_start_ns", "window_end_ns", "reason",
-						   NULL};
+						   "host",	NULL};
 
 		ut_keys(a, keys);
 	}
+	ut_host_is_this_machine(ut_obj(a, "host"));
 	assert_string_equal(ut_str(a, "alert_id"), "0000000000005eed-0000000000000001");
 	assert_string_equal(ut_str(a, "priority"), "Warning");
 	assert_int_equal(ut_i64(a, "severity"), 4);
@@ -513,16 +515,24 @@ static void test_alerts_alert_record_has_identity_rule_and_evidence_of_an_exit(v
 	static const char *const keys[] = {
 	    "type",	     "id",	      "time_ns",  "rule",	  "priority",  "severity",  "when",
 	    "output",	     "tags",	      "pid",	  "exe",       "binary_id", "suppressed_before",
-	    "regex_skipped", "output_fields", "evidence", "host", "rule_file", "rule_line", NULL};
+	    "regex_skipped", "output_fields", "evidence", "host", "rule_file", "rule_line", "rule_desc", "user", NULL};
 	static const char *const ev_keys[] = {"fail_paths", "syscalls", "baseline", "ancestry", NULL};
+	struct passwd *pw = getpwuid(getuid());
 	static const char *const sc_keys[] = {"openat", "read", NULL};
 	static const char *const anc[] = {"/usr/lib/systemd/systemd", "<null>", NULL};
 	static const char *const anc_only[] = {"ancestry", NULL};
 
 	open_rules(f, evidence_rules);
+	f->s.uid = (uint32_t)getuid();
 	assert_int_equal(eval(f, &f->s, T0 + 5), 2);
 	a = alert(f, 0);
 	ut_keys(a, keys);
+	/* the rule's desc, the process's user and the host, against the machine's own */
+	assert_string_equal(ut_str(a, "rule_desc"), "d");
+	assert_int_equal(ut_u64(ut_obj(a, "user"), "uid"), getuid());
+	assert_non_null(pw);
+	assert_string_equal(ut_str(ut_obj(a, "user"), "name"), pw->pw_name);
+	ut_host_is_this_machine(ut_obj(a, "host"));
 	assert_string_equal(ut_str(a, "type"), "alert");
 	assert_string_equal(ut_str(a, "id"), "0000000000005eed-0000000000000001");
 	assert_int_equal(ut_u64(a, "time_ns"), T0 + 5);

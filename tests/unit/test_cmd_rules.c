@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pwd.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -152,22 +153,36 @@ static void test_rules_list_escapes_rule_names(void **state)
 }
 
 /* replay evaluates the record as its exec, then its exit: two alerts whose
- * lines are printable, identical, and carry the exe escaped once. */
+ * lines are printable, identical but for their ids, carry the exe escaped
+ * once, and end in the alert's id, this host's name and the user (the
+ * record's uid, 0: root, as getpwuid() names it). */
 static void test_replay_alert_lines_are_printable_and_the_same_at_exec_and_exit(void **state)
 {
 	struct fixture *f = *state;
 	char *argv[] = { "replay", f->records, "--rules", f->rules, NULL };
-	const char *want = "ALERT Notice " NAME_ESCAPED ": exe=" EXE_ESCAPED " cmd=/tmp/x --arg \\xFF\n";
-	char *out;
+	const char *want = "ALERT Notice " NAME_ESCAPED ": exe=" EXE_ESCAPED " cmd=/tmp/x --arg \\xFF (id ";
+	char host[256] = "", tail[512];
+	struct passwd *pw = getpwuid(0);
+	char *out, *line2;
+	size_t len1;
 	int r;
 
+	assert_non_null(pw);
+	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+	snprintf(tail, sizeof(tail), ", host %s, user %s uid 0)\n", host, pw->pw_name);
 	out = capture(cmd_replay, argv, &r);
 	assert_int_equal(r, 0);
 	assert_printable(out);
 	assert_int_equal(count_lines(out), 2);
-	assert_int_equal(strlen(out), 2 * strlen(want));
+	line2 = strchr(out, '\n') + 1;
+	len1 = (size_t)(line2 - out);
+	/* "<16 hex>-<16 hex>": 33 characters of id between the two */
+	assert_int_equal(len1, strlen(want) + 33 + strlen(tail));
+	assert_int_equal(strlen(line2), len1);
 	assert_memory_equal(out, want, strlen(want));
-	assert_memory_equal(out + strlen(want), want, strlen(want));
+	assert_memory_equal(line2, want, strlen(want));
+	assert_memory_equal(out + len1 - strlen(tail), tail, strlen(tail));
+	assert_memory_equal(line2 + len1 - strlen(tail), tail, strlen(tail));
 	free(out);
 }
 

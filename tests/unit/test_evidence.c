@@ -16,6 +16,9 @@
 
 #include <cmocka.h>
 
+#include "alert.h"
+#include "alert_json.h"
+#include "alert_ocsf.h"
 #include "evidence.h"
 #include "flamegraph.h"
 #include "sample.h"
@@ -257,14 +260,76 @@ static void test_evidence_reads_back_what_the_sensor_writes(void **state)
 	evidence__free(&ev);
 }
 
+/* An alert's OCSF finding (alert_ocsf__finding(), what --ocsf writes) reads
+ * back as its native record does: the same id, rule and stacks; a summary's
+ * Update finding, or any other record, is no alert. */
+static void test_evidence_reads_an_alert_back_from_its_ocsf_finding(void **state)
+{
+	const struct pl_frame user[] = {{.object = "/usr/bin/burn", .function = "spin", .offset = 4, .build_id = "b1"}};
+	const struct pl_stack st = {.samples = 9, .user = user, .nuser = 1};
+	struct pl_oncpu oc = {.samples = 9, .rate_hz = 49, .stacks = &st, .nstacks = 1};
+	struct pl_sample s = {.pid = 42, .exe = "/usr/bin/burn", .moment = PL_AT_EXIT, .oncpu = &oc};
+	struct pl_alert_ids ids = {.instance = 0xabc};
+	struct json_object *f, *nat, *native, *other;
+	struct evidence ev, evn;
+	struct pl_alert a;
+	char err[128];
+
+	(void)state;
+	pl_alert__init(&a, PL_ALERT_RULE, &ids, 7000000000ull, "burner", "Warning", 4);
+	snprintf(a.output, sizeof(a.output), "burn spun");
+	a.when = "exit";
+	a.pid = 42;
+	a.exe = s.exe;
+	a.evidence = PL_EVIDENCE_STACKS;
+	a.sample = &s;
+	f = alert_ocsf__finding(&a);
+	native = alert_json__record(&a);
+	assert_non_null(f);
+	nat = evidence__alert_record(f);
+	assert_non_null(nat);
+	assert_int_equal(evidence__parse(nat, &ev, err, sizeof(err)), 0);
+	assert_int_equal(evidence__parse(native, &evn, err, sizeof(err)), 0);
+	assert_string_equal(ev.id, "0000000000000abc-0000000000000001");
+	assert_string_equal(ev.rule, evn.rule);
+	assert_string_equal(ev.priority, "Warning");
+	assert_string_equal(ev.when, "exit");
+	assert_string_equal(ev.exe, "/usr/bin/burn");
+	assert_int_equal(ev.pid, 42);
+	assert_int_equal(ev.time_ns, 7000000000ll);
+	assert_int_equal(ev.samples, evn.samples);
+	assert_int_equal(ev.nstacks, 1);
+	assert_string_equal(ev.stacks[0].frames[0].function, "spin");
+	evidence__free(&ev);
+	evidence__free(&evn);
+	json_object_put(nat);
+	/* the native record is itself */
+	other = evidence__alert_record(native);
+	assert_ptr_equal(other, native);
+	json_object_put(other);
+	json_object_put(native);
+	json_object_put(f);
+	/* a summary's finding updates an alert: none itself */
+	pl_alert__init(&a, PL_ALERT_SUMMARY, &ids, 8000000000ull, "burner", "Warning", 4);
+	a.summary.alert_id = "0000000000000abc-0000000000000001";
+	f = alert_ocsf__finding(&a);
+	assert_non_null(f);
+	assert_null(evidence__alert_record(f));
+	json_object_put(f);
+	other = json_tokener_parse("{\"type\":\"process\",\"id\":\"x\"}");
+	assert_null(evidence__alert_record(other));
+	json_object_put(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_evidence_parse_reads_stacks_and_unescapes_once),
-		cmocka_unit_test(test_evidence_parse_tells_no_stacks_apart),
-		cmocka_unit_test(test_evidence_parse_names_the_wrong_field),
-		cmocka_unit_test(test_evidence_parse_bounds_stacks_and_frames),
-		cmocka_unit_test(test_evidence_reads_back_what_the_sensor_writes),
+	    cmocka_unit_test(test_evidence_reads_an_alert_back_from_its_ocsf_finding),
+	    cmocka_unit_test(test_evidence_parse_reads_stacks_and_unescapes_once),
+	    cmocka_unit_test(test_evidence_parse_tells_no_stacks_apart),
+	    cmocka_unit_test(test_evidence_parse_names_the_wrong_field),
+	    cmocka_unit_test(test_evidence_parse_bounds_stacks_and_frames),
+	    cmocka_unit_test(test_evidence_reads_back_what_the_sensor_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

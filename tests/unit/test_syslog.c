@@ -296,7 +296,8 @@ static void test_syslog_5424_exact_bytes_of_an_alert(void **state)
 				 "[plumbline@32473 id=\"a-1\" time_ns=\"1767582245123456789\" rule=\"Open retry storm\" "
 				 "priority=\"Warning\" severity=\"4\" when=\"window\" pid=\"77\" exe=\"/usr/bin/x\" "
 				 "binary_id=\"b1\" suppressed_before=\"2\" regex_skipped=\"false\" "
-				 "rule_file=\"/etc/plumbline/rules.d/r.yaml\" rule_line=\"12\"] x failed 4800 opens/s");
+				 "rule_file=\"/etc/plumbline/rules.d/r.yaml\" rule_line=\"12\"] [WARNING] id=a-1 x failed "
+				 "4800 opens/s");
 	assert_int_equal(n, strlen(buf));
 	assert_false(cut);
 
@@ -339,7 +340,21 @@ static void test_syslog_5424_summary_output_is_a_parameter(void **state)
 				 "[plumbline@32473 id=\"00000000000000ab-0000000000000001\" time_ns=\"5\" rule=\"r\" "
 				 "priority=\"Notice\" severity=\"5\" output=\"3 more alerts of r for /bin/x held back "
 				 "(repeats of alert x-1)\" alert_id=\"x-1\" exe=\"/bin/x\" count=\"3\" first_ns=\"6\" "
-				 "last_ns=\"7\" window_start_ns=\"1\" window_end_ns=\"9\" reason=\"window_end\"]");
+				 "last_ns=\"7\" window_start_ns=\"1\" window_end_ns=\"9\" reason=\"window_end\"] "
+				 "[NOTICE] id=00000000000000ab-0000000000000001 3 more alerts of r for /bin/x held back "
+				 "(repeats of alert x-1)");
+	/* the rule's desc is a parameter, after rule_line, its folded newline dropped */
+	pl_alert__init(&a, PL_ALERT_RULE, &ids, 5, "r", "Notice", 5);
+	a.desc = "A \"quoted\" desc\n";
+	snprintf(a.output, sizeof(a.output), "o");
+	fmt_alert(buf, sizeof(buf), &hdr, &a, NULL);
+	assert_non_null(strstr(buf, " rule_line=\"0\" rule_desc=\"A \\\"quoted\\\" desc\"] "
+				    "[NOTICE] id=00000000000000ab-0000000000000002 o"));
+	/* an empty output: MSG is the lead alone, nothing after the id */
+	a.output[0] = '\0';
+	fmt_alert(buf, sizeof(buf), &hdr, &a, NULL);
+	assert_non_null(strstr(buf, "\"] [NOTICE] id=00000000000000ab-0000000000000002"));
+	assert_int_equal(buf[strlen(buf) - 1], '2');
 }
 
 static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
@@ -359,7 +374,8 @@ static void test_syslog_5424_sd_escaping_is_rfc5424s(void **state)
 	a->exe = "/t/q\"b\\s]e\nE\x1b\xff\xc3\xa9\xc2\x85]";
 	fmt_alert(buf, sizeof(buf), &hdr, a, NULL);
 	assert_non_null(strstr(buf, " exe=\"/t/q\\\"b\\\\x5Cs\\]e\\\\x0AE\\\\x1B\\\\xFF\xc3\xa9\\\\xC2\\\\x85\\]\" "));
-	assert_non_null(strstr(buf, "\"] m \"q\" ]\\ \\x07"));
+	assert_non_null(strstr(buf, "\"] [WARNING] id="));
+	assert_non_null(strstr(buf, " m \"q\" ]\\ \\x07"));
 	json_object_put(r);
 	free(a);
 }
@@ -476,7 +492,8 @@ static void test_syslog_5424_cut_at_the_limit_on_a_utf8_boundary(void **state)
 	assert_int_equal(strlen(buf), n);
 	assert_true(valid_utf8((unsigned char *)buf, n));
 	assert_memory_equal(buf + n - 3, "\xe2\x82\xac", 3);
-	assert_non_null(strstr(buf, " rule_line=\"0\"] \xe2\x82\xac"));
+	assert_non_null(strstr(buf, " rule_line=\"0\"] [WARNING] id="));
+	assert_non_null(strstr(buf, " \xe2\x82\xac\xe2\x82\xac"));
 
 	/* an SD value too long: cut there, never inside an escape, the
 	 * element still closed, and nothing after it */
@@ -528,7 +545,9 @@ static void test_syslog_unix_one_datagram_per_alert(void **state)
 	snprintf(want, sizeof(want), " plumbline %d alert [plumbline@32473 id=\"", (int)getpid());
 	assert_non_null(strstr(buf, want));
 	snprintf(want, sizeof(want), " rule=\"Open retry storm\" priority=\"Warning\" severity=\"4\"" TAIL_PARAMS
-				     "] x failed 4800 opens/s");
+				     "] [WARNING] id=");
+	assert_non_null(strstr(buf, want));
+	snprintf(want, sizeof(want), " x failed 4800 opens/s");
 	assert_non_null(strstr(buf, want));
 	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1); /* exactly one */
 	WAIT_FOR(o, st, st.sent == 1, 5000);
@@ -574,7 +593,7 @@ static void test_syslog_unix_missing_socket_queues_then_delivers_in_order(void *
 	f->fd = bind_dgram(f->path);
 	for (int i = 0; i < 5; i++) {
 		assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
-		snprintf(want, sizeof(want), "] alert %d", i);
+		snprintf(want, sizeof(want), " alert %d", i);
 		assert_non_null(strstr(buf, want));
 	}
 	WAIT_FOR(o, st, st.sent == 5 && h.up == 1, 5000);
@@ -624,7 +643,7 @@ static void test_syslog_full_buffer_drops_the_newest_counts_and_reports(void **s
 		if (i == 3 || i == 4)
 			continue; /* refused */
 		assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
-		snprintf(want, sizeof(want), "] alert %d", i);
+		snprintf(want, sizeof(want), " alert %d", i);
 		assert_non_null(strstr(buf, want));
 	}
 	assert_int_equal(recv_one(f->fd, buf, sizeof(buf), 50), -1);
@@ -655,7 +674,8 @@ static void test_syslog_daemon_restart_loses_nothing_and_backs_off(void **state)
 	assert_int_equal(write_alert(o, "r", "two", 4), 0);
 	assert_true(recv_one(f->fd, buf, sizeof(buf), 5000) > 0);
 	assert_true(now_ms() - t0 >= 900);
-	assert_non_null(strstr(buf, "] two"));
+	assert_non_null(strstr(buf, "] [WARNING] id="));
+	assert_non_null(strstr(buf, " two"));
 	/* gone again, nobody listens: it waits, and is lost (counted) at exit */
 	close(f->fd);
 	f->fd = -1;
@@ -752,7 +772,7 @@ static void test_syslog_tcp_octet_frames_survive_a_slow_collector(void **state)
 			off = (size_t)(end - got) + 1;
 			assert_true(off + len <= glen);
 			assert_memory_equal(got + off, "<28>1 ", 6);
-			snprintf(want, sizeof(want), "] alert %05d ", i);
+			snprintf(want, sizeof(want), " alert %05d ", i);
 			assert_non_null(memmem(got + off, len, want, strlen(want)));
 			off += len;
 			i++;

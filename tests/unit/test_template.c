@@ -49,6 +49,22 @@ static const char *render(const char *src)
 	return buf;
 }
 
+/* The text output's rendering (rl_template__render_text()). */
+static const char *render_text(const char *src)
+{
+	static char buf[1024];
+	struct rl_template *t = NULL;
+	struct rl_error err;
+	size_t n;
+
+	if (rl_template__compile(src, &t, &err) != 0)
+		fail_msg("'%s' failed at %zu: %s", src, err.offset, err.msg);
+	n = rl_template__render_text(t, &ev, buf, sizeof(buf));
+	assert_int_equal(n, strlen(buf));
+	rl_template__free(t);
+	return buf;
+}
+
 static void check_error(const char *src, size_t off, const char *msg)
 {
 	struct rl_template *t = NULL;
@@ -127,6 +143,21 @@ static void test_template_escapes_literal_text_and_drops_trailing_space(void **s
 	assert_string_equal(render("line one\nline two %proc.pid \t\r\n\n"), "line one\\x0Aline two 4242");
 	assert_string_equal(render("C:\\dir \x1b[2J"), "C:\\x5Cdir \\x1B[2J");
 	assert_string_equal(render(" \n"), "");
+}
+
+/* For people, an absent value is said in words and its unit left out;
+ * a present one renders as in the record's output. */
+static void test_template_text_says_absent_values_in_words(void **state)
+{
+	(void)state;
+	assert_string_equal(render("baseline p99 %baseline.cpu_ms.p99 ms per lifetime"),
+			    "baseline p99 <NA> ms per lifetime");
+	assert_string_equal(render_text("baseline p99 %baseline.cpu_ms.p99 ms per lifetime"),
+			    "baseline p99 (none learned) per lifetime");
+	assert_string_equal(
+	    render_text("%proc.exe|%proc.exit_code s|%proc.pid ms|%baseline.ready %%|x %baseline.ready msec"),
+	    "(unknown)|(unknown)|4242 ms|(none learned)|x (none learned) msec");
+	assert_string_equal(render_text("%baseline.cpu_ms.p99 ms"), "(none learned)");
 }
 
 static void test_template_renders_absent_bools_and_lists(void **state)
@@ -264,6 +295,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_template_escapes_hostile_strings, setup),
 	    cmocka_unit_test_setup(test_template_uses_the_one_escaping, setup),
 	    cmocka_unit_test_setup(test_template_escapes_literal_text_and_drops_trailing_space, setup),
+	    cmocka_unit_test_setup(test_template_text_says_absent_values_in_words, setup),
 	    cmocka_unit_test_setup(test_template_renders_absent_bools_and_lists, setup),
 	    cmocka_unit_test_setup(test_template_formats_numbers, setup),
 	    cmocka_unit_test_setup(test_template_says_deviation_in_plain_words, setup),
