@@ -10,6 +10,7 @@
  */
 #include "fields.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,9 @@ const struct rl_field_info *rl_field__info(enum rl_field f)
 		/* the parameterized ones are named in their descriptions as NAME[...] */
 		for (int i = 0; i < RL_NFIELDS; i++) {
 			with_param[i] = table[i];
-			with_param[i].param = i == RL_F_PROC_SYSCALL || i == RL_F_WIN_SYSCALL_PER_S;
+			with_param[i].param = i == RL_F_PROC_SYSCALL || i == RL_F_WIN_SYSCALL_PER_S ||
+					      i == RL_F_PROC_OPEN_FAILURES_UNDER;
+			with_param[i].param_path = i == RL_F_PROC_OPEN_FAILURES_UNDER;
 		}
 		init = true;
 	}
@@ -91,11 +94,121 @@ const char *rl_field__suggest(const char *name, size_t len)
 	return best;
 }
 
+/* Falco's fields (falco.org/docs/reference/rules/supported-fields) with a
+ * plumbline counterpart, or none: a name ending in '.' is a family. */
+static const struct {
+	const char *falco, *here;
+} falco_hints[] = {
+	{ "fd.name", "file.path (a watched file's event), map.path (an executable mapping), proc.top_fail_path or "
+		     "proc.open_failures_under[PREFIX] (failed opens)" },
+	{ "fd.nameraw", "file.path, map.path, proc.top_fail_path" },
+	{ "fd.filename", "file.name, map.name" },
+	{ "fd.directory", "map.dir, or proc.open_failures_under[DIR/] for failed opens" },
+	{ "fd.sip", "net.addr (a connect's peer)" },
+	{ "fd.rip", "net.addr (a connect's peer)" },
+	{ "fd.cip", "net.addr (a connect's peer)" },
+	{ "fd.sport", "net.port (a connect's peer)" },
+	{ "fd.rport", "net.port (a connect's peer)" },
+	{ "fd.cport", "net.port" },
+	{ "fd.lport", "none: a connect's own port is not kept (net.port is the peer's)" },
+	{ "fd.l4proto", "net.family (TCP connects only)" },
+	{ "fd.typechar", "evt.when = file, map or connect" },
+	{ "fd.type", "evt.when = file, map or connect" },
+	{ "fd.", "file.* (watched files), map.* (executable mappings), net.* (connects), proc.top_fail_path" },
+	{ "evt.type", "evt.when (exec, window, exit, connect, file, map); calls by syscall: proc.syscall[NAME]" },
+	{ "evt.dir", "evt.when" },
+	{ "evt.", "evt.when" },
+	{ "user.name", "proc.uid (the alert names the user)" },
+	{ "user.uid", "proc.uid" },
+	{ "user.loginuid", "no such field yet; proc.uid" },
+	{ "user.", "proc.uid" },
+	{ "group.", "no such field yet" },
+	{ "proc.exepath", "proc.exe" },
+	{ "proc.args", "proc.cmdline" },
+	{ "proc.pcmdline", "proc.pexe, proc.pname" },
+	{ "proc.vpid", "proc.pid" },
+	{ "proc.duration", "proc.wall_ms" },
+	{ "proc.is_exe_from_memfd", "proc.exe_kind, proc.exe_memfd_copy_of" },
+	{ "proc.is_exe_upper_layer", "proc.exe_kind" },
+	{ "proc.tty", "no such field yet" },
+	{ "proc.cwd", "no such field yet" },
+	{ "proc.sname", "no such field yet; proc.aname names an ancestor" },
+	{ "container.", "proc.cgroup (containers are not named yet)" },
+	{ "k8s.", "proc.cgroup (pods are not named yet)" },
+	{ "spawned_process", "evt.when = exec (a Falco macro)" },
+};
+
+const char *rl_field__falco_hint(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(falco_hints) / sizeof(falco_hints[0]); i++) {
+		size_t n = strlen(falco_hints[i].falco);
+		bool family = falco_hints[i].falco[n - 1] == '.';
+
+		if (family ? len > n && memcmp(name, falco_hints[i].falco, n) == 0
+			   : len == n && memcmp(name, falco_hints[i].falco, n) == 0)
+			return falco_hints[i].here;
+	}
+	return NULL;
+}
+
+const char *rl_field__unknown_msg(const char *name, size_t len, char *buf, size_t size)
+{
+	const char *hint = rl_field__falco_hint(name, len), *sug = hint ? NULL : rl_field__suggest(name, len);
+	int shown = (int)(len < 100 ? len : 100);
+
+	if (hint)
+		snprintf(buf, size, "unknown field '%.*s': a Falco field; here: %s", shown, name, hint);
+	else if (sug)
+		snprintf(buf, size, "unknown field '%.*s' (did you mean '%s'?)", shown, name, sug);
+	else
+		snprintf(buf, size, "unknown field '%.*s'", shown, name);
+	return buf;
+}
+
 int rl_field__syscall_number(const char *name)
 {
 	int nr = syscall_number(name);
 
 	return nr >= 0 && nr < 512 ? nr : -1;
+}
+
+static char path_params[RL_PATH_PARAMS][RL_PATH_PARAM_LEN + 1];
+static int npath_params;
+
+int rl_field__path_param(const char *prefix, size_t len)
+{
+	if (len > RL_PATH_PARAM_LEN)
+		return -ENAMETOOLONG;
+	for (int i = 0; i < npath_params; i++)
+		if (strlen(path_params[i]) == len && memcmp(path_params[i], prefix, len) == 0)
+			return i;
+	if (npath_params == RL_PATH_PARAMS)
+		return -ENOSPC;
+	memcpy(path_params[npath_params], prefix, len);
+	path_params[npath_params][len] = '\0';
+	return npath_params++;
+}
+
+const char *rl_field__path_of(int param)
+{
+	return param >= 0 && param < npath_params ? path_params[param] : NULL;
+}
+
+bool rl_field__path_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("/._-+@:~", c);
+}
+
+/* Failed opens of s's kept paths that start with prefix. */
+static uint64_t failures_under(const struct pl_sample *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < s->nfails; i++)
+		if (s->fails[i].path && strncmp(s->fails[i].path, prefix, n) == 0)
+			sum += s->fails[i].count;
+	return sum;
 }
 
 const char *rl_type__name(enum rl_type t)
@@ -374,6 +487,8 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return param >= 0 && param < PL_SAMPLE_NR_SYSCALLS && s->life.sc && val(s->life.sc[param], ret);
 	case RL_F_PROC_OPEN_FAILURES:
 		return val(s->life.open_fail, ret);
+	case RL_F_PROC_OPEN_FAILURES_UNDER:
+		return rl_field__path_of(param) && val((double)failures_under(s, rl_field__path_of(param)), ret);
 	case RL_F_PROC_FAIL_PATHS:
 		return val(s->fail_paths, ret);
 	case RL_F_PROC_TOP_FAIL_COUNT:

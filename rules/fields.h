@@ -96,6 +96,10 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(PROC_SYSCALLS, "proc.syscalls", NUM, RL_WX, "", "syscalls made")                                       \
 	X(PROC_SYSCALL, "proc.syscall", NUM, RL_WX, "", "proc.syscall[NAME]: calls of one syscall")              \
 	X(PROC_OPEN_FAILURES, "proc.open_failures", NUM, RL_WX, "", "failed open/openat/openat2/creat")         \
+	X(PROC_OPEN_FAILURES_UNDER, "proc.open_failures_under", NUM, RL_X, "",                                    \
+	  "proc.open_failures_under[PREFIX]: failed opens of paths that start with PREFIX (/etc/ssh/: under that " \
+	  "directory), of the lifetime's kept paths (its record's open_fail_paths; at exit: a window record "     \
+	  "lists only the top path, proc.top_fail_path)")                                                           \
 	X(PROC_FAIL_PATHS, "proc.fail_paths", NUM, RL_WX, "", "distinct paths whose open failed")                \
 	X(PROC_TOP_FAIL_PATH, "proc.top_fail_path", STR, RL_WX, "", "the path that failed most")                 \
 	X(PROC_TOP_FAIL_COUNT, "proc.top_fail_count", NUM, RL_WX, "", "failures of proc.top_fail_path")          \
@@ -261,6 +265,7 @@ struct rl_field_info {
 	const char *unit;
 	const char *desc;
 	bool param;      /* takes [NAME]: proc.syscall[openat] */
+	bool param_path; /* ... a path prefix: proc.open_failures_under[/etc/ssh/] */
 };
 
 const struct rl_field_info *rl_field__info(enum rl_field f);
@@ -288,8 +293,37 @@ int rl_field__lookup(const char *name, size_t len);
 /* The known field name closest to name (edit distance <= 3), or NULL. */
 const char *rl_field__suggest(const char *name, size_t len);
 
+/*
+ * What to write here for a Falco field name (name[0..len), one of Falco's
+ * that plumbline does not have: fd.name, evt.type, user.name, container.id,
+ * ...): "file.path (a watched file), map.path (...)", or NULL for a name
+ * that is not Falco's. The text names plumbline fields, or says there is
+ * none yet.
+ */
+const char *rl_field__falco_hint(const char *name, size_t len);
+
+/* The "unknown field" message for name[0..len) into buf: with the closest
+ * field, or the Falco hint, or neither. Returns buf. */
+const char *rl_field__unknown_msg(const char *name, size_t len, char *buf, size_t size);
+
 /* Syscall number of a name for [NAME] parameters, or -1. */
 int rl_field__syscall_number(const char *name);
+
+#define RL_PATH_PARAMS 256  /* distinct [PREFIX]es of path fields, over every load of the process */
+#define RL_PATH_PARAM_LEN 256
+
+/*
+ * The parameter of a path field's [PREFIX] (prefix[0..len)): the same
+ * number for the same prefix, kept for the process's life (a reload's
+ * rules get the same numbers). -ENAMETOOLONG past RL_PATH_PARAM_LEN bytes,
+ * -ENOSPC past RL_PATH_PARAMS distinct prefixes. Not thread-safe: rules are
+ * compiled on one thread.
+ */
+int rl_field__path_param(const char *prefix, size_t len);
+/* The prefix of a path parameter, or NULL. */
+const char *rl_field__path_of(int param);
+/* A character a path prefix may hold in [...]: letters, digits, and / . _ - + @ : ~ */
+bool rl_field__path_char(char c);
 
 const char *rl_type__name(enum rl_type t);
 

@@ -7,6 +7,7 @@
  */
 #include "lexer.h"
 #include "hex.h"
+#include "fields.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,7 +188,8 @@ static void scan_ident(const char *src, size_t srclen, size_t pos, struct x_toke
 	if (i < srclen && src[i] == '[') {
 		size_t j = i + 1;
 
-		while (j < srclen && (is_alpha(src[j]) || is_digit(src[j])))
+		/* a syscall name, or a path prefix (proc.open_failures_under[/etc/ssh/]) */
+		while (j < srclen && (is_alpha(src[j]) || is_digit(src[j]) || rl_field__path_char(src[j])))
 			j++;
 		if (j == i + 1 || j >= srclen || src[j] != ']') {
 			char msg[80];

@@ -101,11 +101,18 @@ static int parse_name(struct x_parser *p, bool operand, struct x_node **ret)
 		int nr = -1;
 
 		if (info->param && !t->param_off)
-			return x_parse__fail(p, t->off, "field '%s' needs a syscall name: %s[NAME]", info->name,
-					     info->name);
+			return x_parse__fail(p, t->off, "field '%s' needs a %s: %s[%s]", info->name,
+					     info->param_path ? "path prefix" : "syscall name", info->name,
+					     info->param_path ? "PREFIX" : "NAME");
 		if (!info->param && t->param_off)
 			return x_parse__fail(p, t->param_off - 1, "field '%s' takes no [parameter]", info->name);
-		if (info->param) {
+		if (info->param_path) {
+			nr = rl_field__path_param(p->src + t->param_off, t->param_len);
+			if (nr < 0)
+				return x_parse__fail(p, t->param_off, "%s[PREFIX]: %s", info->name,
+						     nr == -ENOSPC ? "too many distinct path prefixes (at most 256)"
+								   : "a prefix of at most 256 bytes");
+		} else if (info->param) {
 			char sc[64];
 
 			if (t->param_len >= sizeof(sc))
@@ -146,12 +153,9 @@ static int parse_name(struct x_parser *p, bool operand, struct x_node **ret)
 		return x_parse__fail(p, t->off, "undefined macro '%.*s'", (int)(t->name_len < 100 ? t->name_len : 100),
 				     name);
 	{
-		const char *sug = rl_field__suggest(name, t->name_len);
-		int shown = (int)(t->name_len < 100 ? t->name_len : 100);
+		char msg[400];
 
-		if (sug)
-			return x_parse__fail(p, t->off, "unknown field '%.*s' (did you mean '%s'?)", shown, name, sug);
-		return x_parse__fail(p, t->off, "unknown field '%.*s'", shown, name);
+		return x_parse__fail(p, t->off, "%s", rl_field__unknown_msg(name, t->name_len, msg, sizeof(msg)));
 	}
 }
 

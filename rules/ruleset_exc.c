@@ -36,7 +36,6 @@ static int check_field(struct rs_loader *L, const struct yd_file *f, const struc
 		       const char *exc)
 {
 	size_t len = strcspn(n->str, "[");
-	const char *s;
 
 	if (!yd_node__is_str(n)) {
 		ERR(L, f, n, item, "exception '%s': 'fields' must be a field name or a sequence of them", exc);
@@ -44,11 +43,11 @@ static int check_field(struct rs_loader *L, const struct yd_file *f, const struc
 	}
 	if (rl_field__lookup(n->str, len) >= 0)
 		return 0;
-	s = rl_field__suggest(n->str, len);
-	if (s)
-		ERR(L, f, n, item, "exception '%s': unknown field '%s' (did you mean '%s'?)", exc, n->str, s);
-	else
-		ERR(L, f, n, item, "exception '%s': unknown field '%s'", exc, n->str);
+	{
+		char msg[400];
+
+		ERR(L, f, n, item, "exception '%s': %s", exc, rl_field__unknown_msg(n->str, len, msg, sizeof(msg)));
+	}
 	return -EINVAL;
 }
 

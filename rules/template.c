@@ -55,11 +55,13 @@ __attribute__((format(printf, 3, 4))) static int fail(struct rl_error *err, size
 
 static int unknown(struct rl_error *err, size_t off, const char *name, size_t len)
 {
-	const char *sug = rl_field__suggest(name, len);
+	const char *sug = rl_field__suggest(name, len), *hint = rl_field__falco_hint(name, len);
 	int shown = (int)(len < 100 ? len : 100);
 
 	if (!len)
 		return fail(err, off, "'%%' must be followed by a field name, {field} or '%%' (%%%% is a literal %%)");
+	if (hint)
+		return fail(err, off, "unknown field '%.*s' after '%%': a Falco field; here: %s", shown, name, hint);
 	if (sug)
 		return fail(err, off, "unknown field '%.*s' after '%%' (did you mean '%s'?)", shown, name, sug);
 	return fail(err, off, "unknown field '%.*s' after '%%'", shown, name);
@@ -82,14 +84,45 @@ static int field_at(const char *src, size_t pos, bool braced, size_t pct, struct
 	} else {
 		for (len = run - pos; len > 0 && (f = rl_field__lookup(src + pos, len)) < 0; len--)
 			;
+		/* "%proc.exe_nam": the known proc.exe, then "_nam" glued to it is a
+		 * typo, not text (text after a field starts with a character no
+		 * name holds, or is a sentence's final dots: "pid %proc.pid.") */
+		if (f >= 0 && len < run - pos) {
+			size_t k = pos + len;
+
+			while (k < run && src[k] == '.')
+				k++;
+			if (k < run)
+				f = -1, len = run - pos;
+		}
 	}
-	if (f < 0)
-		return unknown(err, pct, src + pos, run - pos);
+	if (f < 0) {
+		if (!len)
+			len = run - pos;
+		while (len > 1 && !braced && src[pos + len - 1] == '.')
+			len--; /* the final dots are the sentence's */
+		return unknown(err, pct, src + pos, len ? len : run - pos);
+	}
 	info = rl_field__info((enum rl_field)f);
 	pos += len;
 	part->field = f;
 	part->param = -1;
-	if (info->param) {
+	if (info->param_path) {
+		size_t q = pos + 1;
+
+		if (src[pos] != '[')
+			return fail(err, pct, "field '%s' needs a path prefix: %%%s[PREFIX]", info->name, info->name);
+		while (rl_field__path_char(src[q]))
+			q++;
+		if (src[q] != ']' || q == pos + 1)
+			return fail(err, pos, "expected PREFIX] after '[' at offset %zu", pos);
+		part->param = rl_field__path_param(src + pos + 1, q - pos - 1);
+		if (part->param < 0)
+			return fail(err, pos + 1, "%s[PREFIX]: %s", info->name,
+				    part->param == -ENOSPC ? "too many distinct path prefixes (at most 256)"
+							   : "a prefix of at most 256 bytes");
+		pos = q + 1;
+	} else if (info->param) {
 		size_t q = pos + 1;
 		char sc[64];
 

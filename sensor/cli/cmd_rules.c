@@ -216,7 +216,7 @@ static int cmd_fields(int argc, char **argv)
 		char when[64], name[96];
 
 		kinds_str(fi->kinds, when, sizeof(when));
-		snprintf(name, sizeof(name), "%s%s", fi->name, fi->param ? "[NAME]" : "");
+		snprintf(name, sizeof(name), "%s%s", fi->name, fi->param_path ? "[PREFIX]" : fi->param ? "[NAME]" : "");
 		if (md)
 			printf("| `%s` | %s | %s | %s | %s |\n", name, rl_type__name(fi->type), fi->unit[0] ? fi->unit : "",
 			       when, fi->desc);
@@ -349,6 +349,50 @@ static bool replay_one(struct alerts *a, struct json_object *rec, struct sample_
 	return true;
 }
 
+/* The records a replay read but judges nothing of, by type: a file of
+ * alerts and stats is not what the rules see. */
+struct skipped {
+	char type[8][24];
+	size_t count[8], other, total;
+};
+
+static void skip_type(struct skipped *k, struct json_object *rec)
+{
+	struct json_object *t = NULL;
+	const char *type = json_object_object_get_ex(rec, "type", &t) && json_object_is_type(t, json_type_string)
+				   ? json_object_get_string(t)
+			   : json_object_object_get_ex(rec, "class_uid", NULL) ? "OCSF finding"
+									      : "untyped";
+	size_t i = 0;
+
+	k->total++;
+	while (i < 8 && k->type[i][0] && strcmp(k->type[i], type) != 0)
+		i++;
+	if (i == 8 || strlen(type) >= sizeof(k->type[0])) {
+		k->other++;
+		return;
+	}
+	if (!k->type[i][0])
+		snprintf(k->type[i], sizeof(k->type[i]), "%s", type);
+	k->count[i]++;
+}
+
+/* "3 alert, 1 stats" into buf */
+static const char *skipped_text(const struct skipped *k, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < 8 && k->type[i][0] && len < size; i++) {
+		_cleanup_free_ char *t = text_escape_str(k->type[i]);
+
+		len += (size_t)snprintf(buf + len, size - len, "%s%zu %s", i ? ", " : "", k->count[i], t ? t : "?");
+	}
+	if (k->other && len < size)
+		snprintf(buf + len, size - len, ", %zu of other types", k->other);
+	return buf;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -360,6 +404,8 @@ int cmd_replay(int argc, char **argv)
 	const char *paths[MAX_PATHS], *en[64], *dis[64], *file = NULL, *def = run_opts__default_rules();
 	struct alerts_opts ao = { .enable = en, .disable = dis };
 	size_t np = 0, lineno = 0, bad = 0, too_long = 0, records = 0;
+	struct skipped skipped = { 0 };
+	char kinds[512];
 	struct pl_output *out = NULL;
 	_cleanup_fclose_ FILE *in = NULL;
 	_cleanup_free_ char *line = NULL;
@@ -445,13 +491,22 @@ int cmd_replay(int argc, char **argv)
 			continue;
 		}
 		rec = json_tokener_parse(line);
+		if (rec && json_object_is_type(rec, json_type_object) &&
+		    !json_object_object_get_ex(rec, "type", &type)) { /* JSON, but no record of ours: OCSF? */
+			skip_type(&skipped, rec);
+			json_object_put(rec);
+			continue;
+		}
 		if (!rec || !json_object_object_get_ex(rec, "type", &type)) {
 			if (bad++ < 10)
 				log_warn("%s:%zu: not a JSON record, skipped", file, lineno);
 			json_object_put(rec);
 			continue;
 		}
-		records += replay_one(a, rec, buf, &seen_exec, &out, &last_ns);
+		if (replay_one(a, rec, buf, &seen_exec, &out, &last_ns))
+			records++;
+		else
+			skip_type(&skipped, rec);
 		json_object_put(rec);
 	}
 	alerts__finish(a, last_ns, &out, 1);
@@ -471,5 +526,17 @@ int cmd_replay(int argc, char **argv)
 	if (r == 0 && too_long)
 		r = log_error_errno(E2BIG, "%zu lines of %s were longer than %u MiB and not replayed", too_long, file,
 				    REPLAY_LINE_MAX >> 20);
+	/* what the rules judge is samples: say so when the file held none, or
+	 * what it held beside them */
+	if (r == 0 && !records)
+		r = log_error_errno(ENODATA,
+				    "%s holds no record the rules judge (%s): they judge the samples `plumbline run --json "
+				    "FILE` writes with --process-records (exec, process, connect and file records), "
+				    "--window-records and --map-records; alerts, stats and OCSF findings are what a "
+				    "replay makes, not what it reads",
+				    file, skipped.total ? skipped_text(&skipped, kinds, sizeof(kinds)) : "it is empty");
+	else if (skipped.total)
+		log_info("replay: %zu records not judged, as they are no samples: %s", skipped.total,
+			 skipped_text(&skipped, kinds, sizeof(kinds)));
 	return r;
 }

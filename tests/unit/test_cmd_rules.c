@@ -7,6 +7,7 @@
  * alert lines must be printable, one line per line meant, and a rule must
  * see (and print) the same string at exec and at exit.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -186,6 +187,60 @@ static void test_replay_alert_lines_are_printable_and_the_same_at_exec_and_exit(
 	free(out);
 }
 
+/* A file of what replay writes (alerts, stats, OCSF findings) holds nothing
+ * the rules judge: replay says so, names what it held and what it needs, and
+ * fails; beside samples, such records are named and skipped. */
+static void test_replay_says_why_it_found_nothing(void **state)
+{
+	struct fixture *f = *state;
+	char path[128], epath[] = "/tmp/plumbline-cmderr-XXXXXX", *err, *out;
+	char *argv[] = { "replay", path, "--rules", f->rules, NULL };
+	int efd = mkstemp(epath), saved, r;
+
+	assert_true(efd >= 0);
+	snprintf(path, sizeof(path), "%s/alerts.jsonl", f->dir);
+	write_file(path, "{\"type\":\"alert\",\"rule\":\"x\"}\n{\"type\":\"stats\"}\n{\"type\":\"alert\"}\n"
+			 "{\"class_uid\":2004,\"finding_info\":{}}\n");
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0 && dup2(efd, STDERR_FILENO) >= 0);
+	out = capture(cmd_replay, argv, &r);
+	free(out);
+	/* and a file with samples too: they are judged, the rest named */
+	{
+		char *text = ut_read_file(f->records, NULL);
+		FILE *w;
+
+		assert_non_null(text);
+		w = fopen(path, "ae");
+		assert_non_null(w);
+		fputs(text, w);
+		fclose(w);
+		free(text);
+	}
+	{
+		int r2;
+
+		out = capture(cmd_replay, argv, &r2);
+		assert_int_equal(r2, 0);
+		assert_int_equal(count_lines(out), 2); /* the record's two alerts */
+		free(out);
+	}
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	close(efd);
+	assert_int_equal(r, -ENODATA);
+	err = ut_read_file(epath, NULL);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "alerts.jsonl holds no record the rules judge (2 alert, 1 stats, 1 OCSF finding): "
+				    "they judge the samples `plumbline run --json FILE` writes with --process-records"));
+	assert_non_null(strstr(err, "replay: 4 records not judged, as they are no samples: 2 alert, 1 stats, 1 OCSF finding"));
+	free(err);
+	unlink(epath);
+	unlink(path);
+}
+
 /* In JSON, the alert's strings are escaped like the record's: output_fields
  * holds the record's exe exactly as the record has it. */
 static void test_replay_json_alert_fields_match_the_record(void **state)
@@ -224,6 +279,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_alert_lines_are_printable_and_the_same_at_exec_and_exit,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_json_alert_fields_match_the_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_says_why_it_found_nothing, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("cmd_rules", tests, NULL, NULL);

@@ -278,6 +278,20 @@ static void test_expr_reports_unknown_names(void **state)
 	ERR("foo", 0, "undefined macro 'foo'");
 	ERR("proc.pid = 1 and not foo", 21, "undefined macro 'foo'");
 	ERR("zzzzzzzzzzzz = 1", 0, "unknown field 'zzzzzzzzzzzz'");
+	/* the names a Falco user types first: what to write here instead */
+	ERR("fd.name startswith /etc", 0,
+	    "unknown field 'fd.name': a Falco field; here: file.path (a watched file's event), map.path (an "
+	    "executable mapping), proc.top_fail_path or proc.open_failures_under[PREFIX] (failed opens)");
+	ERR("proc.pid = 1 and evt.type = open", 17,
+	    "unknown field 'evt.type': a Falco field; here: evt.when (exec, window, exit, connect, file, map); calls "
+	    "by syscall: proc.syscall[NAME]");
+	ERR("user.name = root", 0, "unknown field 'user.name': a Falco field; here: proc.uid (the alert names the user)");
+	ERR("container.image.repository = x", 0,
+	    "unknown field 'container.image.repository': a Falco field; here: proc.cgroup (containers are not named yet)");
+	ERR("fd.sport = 22", 0, "unknown field 'fd.sport': a Falco field; here: net.port (a connect's peer)");
+	/* a path prefix is a [PREFIX]: the failed opens under it */
+	ERR("proc.open_failures_under > 1", 0,
+	    "field 'proc.open_failures_under' needs a path prefix: proc.open_failures_under[PREFIX]");
 	ERR("proc.cpu_ms > 4 * zork", 18, "unknown field 'zork'");
 	ERR("totally.unknown.thing", 0, "unknown field 'totally.unknown.thing'");
 	ERR("proc.syscall > 1", 0, "field 'proc.syscall' needs a syscall name: proc.syscall[NAME]");

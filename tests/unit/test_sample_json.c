@@ -1015,13 +1015,19 @@ static void round_trip(struct fx *f, const struct pl_sample *s)
 	free(again);
 }
 
+/* A parameter a [..] field has a value for: openat, or the root for a path prefix. */
+static int param_for(const struct rl_field_info *fi)
+{
+	return fi->param_path ? rl_field__path_param("/", 1) : fi->param ? syscall_number("openat") : -1;
+}
+
 /* How many fields have a value in s (so that a comparison isn't of absences only). */
 static int present(const struct pl_sample *s)
 {
 	int n = 0;
 
 	for (int fid = 0; fid < RL_NFIELDS; fid++)
-		n += rl_field__exists(s, fid, rl_field__info(fid)->param ? syscall_number("openat") : -1);
+		n += rl_field__exists(s, fid, param_for(rl_field__info(fid)));
 	return n;
 }
 
@@ -1035,7 +1041,7 @@ static void assert_rich(const struct pl_sample *s, const enum rl_field *absent, 
 		for (size_t i = 0; i < nabsent; i++)
 			if (absent[i] == (enum rl_field)fid)
 				want = false;
-		has = rl_field__exists(s, fid, fi->param ? syscall_number("openat") : -1);
+		has = rl_field__exists(s, fid, param_for(fi));
 		if (has != want)
 			fail_msg("%s at %s: %s", fi->name, pl_moment__name(s->moment), has ? "present" : "absent");
 	}

@@ -80,7 +80,7 @@ static void test_template_substitutes_longest_field_name(void **state)
 {
 	assert_string_equal(render("%proc.name started (pid %proc.pid)"), "sshd started (pid 4242)");
 	assert_string_equal(render("%proc.name."), "sshd.");
-	assert_string_equal(render("%proc.names"), "sshds");
+	/* text glued to a field is written with braces: a name's tail is a typo (below) */
 	assert_string_equal(render("%{proc.name}s and %{proc.pid}0"), "sshds and 42420");
 	assert_string_equal(render("100%% of %proc.name%%"), "100% of sshd%");
 	assert_string_equal(render("%%proc.name"), "%proc.name");
@@ -93,6 +93,15 @@ static void test_template_reports_errors_with_offsets(void **state)
 {
 	check_error("pid %proc.pdi here", 4, "unknown field 'proc.pdi' after '%' (did you mean 'proc.pid'?)");
 	check_error("x %zzzzzzzzzzzz", 2, "unknown field 'zzzzzzzzzzzz' after '%'");
+	/* a known field with a name's tail glued on is that typo, not the field and text */
+	check_error("ran %proc.exe_nam now", 4, "unknown field 'proc.exe_nam' after '%' (did you mean 'proc.exe_name'?)");
+	check_error("%proc.names", 0, "unknown field 'proc.names' after '%' (did you mean 'proc.name'?)");
+	check_error("by %user.name", 3, "unknown field 'user.name' after '%': a Falco field; here: proc.uid (the alert names the user)");
+	check_error("%proc.pid.x", 0, "unknown field 'proc.pid.x' after '%' (did you mean 'proc.pid'?)");
+	check_error("%proc.pdi.", 0, "unknown field 'proc.pdi' after '%' (did you mean 'proc.pid'?)");
+	check_error("%proc.open_failures_under", 0,
+		    "field 'proc.open_failures_under' needs a path prefix: %proc.open_failures_under[PREFIX]");
+	check_error("%proc.open_failures_under[/etc ssh]", 25, "expected PREFIX] after '[' at offset 25");
 	check_error("50% done", 2, "'%' must be followed by a field name, {field} or '%' (%% is a literal %)");
 	check_error("end %", 4, "'%' must be followed by a field name, {field} or '%' (%% is a literal %)");
 	check_error("%{proc.name", 11, "expected '}' to close '{' at offset 1");
@@ -268,6 +277,32 @@ static void test_template_param_fields(void **state)
 	assert_int_equal(f[2], RL_F_PROC_PID);
 	assert_int_equal(rl_template__fields(t, f, NULL, 2), 2);
 	rl_template__free(t);
+
+	/* a path prefix: the failed opens of the kept paths under it, exactly */
+	{
+		static const struct pl_fail fails[] = {
+			{ .path = "/etc/ssh/ssh_host_rsa_key", .err = 13, .count = 3 },
+			{ .path = "/etc/ssh/sshd_config.d/x.conf", .err = 2, .count = 2 },
+			{ .path = "/etc/sshd", .err = 2, .count = 7 }, /* not under /etc/ssh/ */
+			{ .path = "/root/.ssh/id_rsa", .err = 13, .count = 1 },
+		};
+
+		ev.fails = fails;
+		ev.nfails = 4;
+		ev.moment = PL_AT_EXIT; /* a lifetime's paths: its exit */
+		assert_string_equal(render("%proc.open_failures_under[/etc/ssh/] %{proc.open_failures_under[/etc/ssh]} "
+					   "%proc.open_failures_under[/root/.ssh/]. %proc.open_failures_under[/var/]"),
+				    "5 12 1. 0");
+		assert_int_equal(rl_template__compile("%proc.open_failures_under[/etc/ssh/]", &t, &err), 0);
+		assert_int_equal(rl_template__fields(t, f, params, 4), 1);
+		assert_int_equal(f[0], RL_F_PROC_OPEN_FAILURES_UNDER);
+		assert_string_equal(rl_field__path_of(params[0]), "/etc/ssh/");
+		/* the same prefix, the same parameter: a reload does not use up the table */
+		assert_int_equal(rl_field__path_param("/etc/ssh/", 9), params[0]);
+		rl_template__free(t);
+		ev.fails = NULL;
+		ev.nfails = 0;
+	}
 }
 
 static void test_template_truncates_like_snprintf(void **state)
