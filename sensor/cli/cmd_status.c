@@ -281,12 +281,14 @@ static void print_learning(FILE *out, struct json_object *l)
 		fprintf(out, "  closest to ready:\n");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *t = json_object_array_get_idx(top, i);
-		char exe[256], parent[256];
+		char exe[256], parent[256], id[32];
 		uint64_t have = u64(t, "samples"), need = u64(t, "needed");
 
-		fprintf(out, "    %7llu/%-7llu %3u%%  %s (parent %s)\n", (unsigned long long)have,
+		/* the id tells apart two baselines of one exe and parent label (versions, parents) */
+		fprintf(out, "    %7llu/%-7llu %3u%%  %s (parent %s) %s\n", (unsigned long long)have,
 			(unsigned long long)need, need ? (unsigned)(have * 100 / need) : 0,
-			str(t, "exe", exe, sizeof(exe)) ?: "?", str(t, "parent_exe", parent, sizeof(parent)) ?: "?");
+			str(t, "exe", exe, sizeof(exe)) ?: "?", str(t, "parent_exe", parent, sizeof(parent)) ?: "?",
+			str(t, "id", id, sizeof(id)) ?: "");
 	}
 	print_families(out, l);
 }

@@ -427,6 +427,7 @@ static struct json_object *status_learning(const struct snapshot *s)
 
 		add_str(t, "exe", l->top[i].exe[0] ? l->top[i].exe : NULL);
 		add_str(t, "parent_exe", l->top[i].parent_exe[0] ? l->top[i].parent_exe : NULL);
+		add_str(t, "id", l->top[i].id);
 		add_u64(t, "samples", l->top[i].samples);
 		add_u64(t, "needed", l->min_samples);
 		json_object_array_add(top, t);
