@@ -33,9 +33,8 @@ static void usage(FILE *f)
 	      "be the first characters of the id, if only one alert's id starts with them.\n"
 	      "\n"
 	      "  --records FILE  the file to read (or give it after ALERT_ID)\n"
-	      "  -o, --output OUT.html\n"
-	      "                  write the page to OUT.html (replaced atomically; a symbolic\n"
-	      "                  link is refused), not to stdout\n"
+	      "  -o, --output OUT.html  write the page to OUT.html (replaced atomically; a\n"
+	      "                  symbolic link is refused), not to stdout\n"
 	      "  -h, --help      this help\n"
 	      "See docs/cli.md, \"REPORT\".\n",
 	      f);
