@@ -84,10 +84,10 @@ static int write_page(struct json_object *alert, const char *out)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "records", required_argument, NULL, 'r' },
-						  { "output", required_argument, NULL, 'o' },
-						  { "help", no_argument, NULL, 'h' },
-						  {} };
+	static const struct option longopts[] = {{"records", required_argument, NULL, 'r'},
+						 {"output", required_argument, NULL, 'o'},
+						 {"help", no_argument, NULL, 'h'},
+						 {}};
 	const char *file = NULL, *out = NULL, *id;
 	struct json_object *alert = NULL;
 	int c, r;
@@ -106,8 +106,9 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return log_error_errno(EINVAL, "unknown option or missing argument '%s' (see plumbline report "
-						       "--help)",
+			return log_error_errno(EINVAL,
+					       "unknown option or missing argument '%s' (see plumbline report "
+					       "--help)",
 					       argv[optind - 1]);
 		}
 	}

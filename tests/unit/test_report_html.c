@@ -24,27 +24,27 @@
 /* A hostile record: the sensor escapes control bytes as \xNN (in JSON
  * "\\x0A"); a forged file may hold them raw ("\n", "\u0007") too. */
 static const char hostile[] =
-	"{\"type\":\"alert\",\"id\":\"a-<b>id</b>\",\"time_ns\":1796030011000000000,"
-	"\"rule\":\"Evil <i>rule</i>\\n\\u0007\",\"priority\":\"Critical\",\"severity\":2,\"when\":\"exit\","
-	"\"output\":\"<script>alert(1)</script> used 612 ms, wanting <NA> % over <NA> s; cmdline \\\"<NA>\\\"\","
-	"\"tags\":[\"t<1>\"],\"pid\":4242,\"exe\":\"/tmp/<script>alert(1)</script>\\\"q'\\\\x0Anl\","
-	"\"binary_id\":\"build-id:00aa\",\"rule_desc\":\"desc <img src=x onerror=alert(2)>\","
-	"\"rule_file\":\"/r\\\".yaml\",\"rule_line\":7,"
-	"\"output_fields\":{\"proc.cmdline\":\"sh -c '<svg onload=alert(3)>'\",\"proc.cgroup\":null,"
-	"\"proc.cpu_ms\":612,\"x<y>\":\"</td></tr></table><script>\"},"
-	"\"evidence\":{\"syscalls\":{\"read<\":400},\"ancestry\":[\"/usr/lib/systemd/systemd\",null,"
-	"\"/usr/sbin/<p>sshd\"],"
-	"\"fail_paths\":[{\"path\":\"/etc/<x>\",\"errno\":2,\"errno_name\":null,\"count\":9,\"truncated\":false}],"
-	"\"baseline\":{\"key\":\"build-id:00aa@-\",\"ready\":true,\"samples\":212,\"max_score\":9.4,"
-	"\"max_feature\":\"cpu_ns\",\"features\":{\"cpu_ns\":{\"value\":612000000.0,\"p50\":11800000.0,"
-	"\"p99\":19500000.0,\"ratio_p50\":51.9,\"ratio_p99\":31.4,\"score\":9.4}},"
-	"\"new_fail_paths\":[\"/tmp/<new>\"],\"new_syscalls\":[],"
-	"\"quantiles\":{\"cpu_ms\":{\"p50\":11.8,\"p90\":14.0,\"p99\":19.5},\"<q>\":{\"p<9>\":3}}},"
-	"\"stacks\":{\"samples\":10,\"rate_hz\":49,\"unattributed\":0,"
-	"\"top\":[{\"samples\":10,\"frames\":[{\"object\":\"/tmp/<o>.so\",\"function\":\"<script>f</script>\","
-	"\"offset\":1,\"build_id\":null,\"kernel\":false}]}]}},"
-	"\"host\":{\"name\":\"web-<3>\",\"id\":\"3d12\",\"boot_id\":\"6a09\","
-	"\"psi\":{\"cpu_some_avg10\":0.93}},\"user\":{\"uid\":0,\"name\":\"ro\\\"ot\"}}";
+    "{\"type\":\"alert\",\"id\":\"a-<b>id</b>\",\"time_ns\":1796030011000000000,"
+    "\"rule\":\"Evil <i>rule</i>\\n\\u0007\",\"priority\":\"Critical\",\"severity\":2,\"when\":\"exit\","
+    "\"output\":\"<script>alert(1)</script> used 612 ms, wanting <NA> % over <NA> s; cmdline \\\"<NA>\\\"\","
+    "\"tags\":[\"t<1>\"],\"pid\":4242,\"exe\":\"/tmp/<script>alert(1)</script>\\\"q'\\\\x0Anl\","
+    "\"binary_id\":\"build-id:00aa\",\"rule_desc\":\"desc <img src=x onerror=alert(2)>\","
+    "\"rule_file\":\"/r\\\".yaml\",\"rule_line\":7,"
+    "\"output_fields\":{\"proc.cmdline\":\"sh -c '<svg onload=alert(3)>'\",\"proc.cgroup\":null,"
+    "\"proc.cpu_ms\":612,\"x<y>\":\"</td></tr></table><script>\"},"
+    "\"evidence\":{\"syscalls\":{\"read<\":400},\"ancestry\":[\"/usr/lib/systemd/systemd\",null,"
+    "\"/usr/sbin/<p>sshd\"],"
+    "\"fail_paths\":[{\"path\":\"/etc/<x>\",\"errno\":2,\"errno_name\":null,\"count\":9,\"truncated\":false}],"
+    "\"baseline\":{\"key\":\"build-id:00aa@-\",\"ready\":true,\"samples\":212,\"max_score\":9.4,"
+    "\"max_feature\":\"cpu_ns\",\"features\":{\"cpu_ns\":{\"value\":612000000.0,\"p50\":11800000.0,"
+    "\"p99\":19500000.0,\"ratio_p50\":51.9,\"ratio_p99\":31.4,\"score\":9.4}},"
+    "\"new_fail_paths\":[\"/tmp/<new>\"],\"new_syscalls\":[],"
+    "\"quantiles\":{\"cpu_ms\":{\"p50\":11.8,\"p90\":14.0,\"p99\":19.5},\"<q>\":{\"p<9>\":3}}},"
+    "\"stacks\":{\"samples\":10,\"rate_hz\":49,\"unattributed\":0,"
+    "\"top\":[{\"samples\":10,\"frames\":[{\"object\":\"/tmp/<o>.so\",\"function\":\"<script>f</script>\","
+    "\"offset\":1,\"build_id\":null,\"kernel\":false}]}]}},"
+    "\"host\":{\"name\":\"web-<3>\",\"id\":\"3d12\",\"boot_id\":\"6a09\","
+    "\"psi\":{\"cpu_some_avg10\":0.93}},\"user\":{\"uid\":0,\"name\":\"ro\\\"ot\"}}";
 
 static char *render(const char *text, int *ret)
 {
@@ -76,7 +76,7 @@ static size_t count(const char *hay, const char *needle)
 /* Every section once, in order. */
 static void assert_sections(const char *page)
 {
-	static const char *const ids[] = { REPORT_SECTIONS };
+	static const char *const ids[] = {REPORT_SECTIONS};
 	const char *at = page;
 	char want[64];
 
@@ -208,10 +208,10 @@ static void test_report_fails_on_a_full_disk(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_escapes_every_string_of_a_hostile_alert),
-		cmocka_unit_test(test_report_says_what_a_bare_alert_lacks),
-		cmocka_unit_test(test_report_plots_a_baseline_not_ready_in_words),
-		cmocka_unit_test(test_report_fails_on_a_full_disk),
+	    cmocka_unit_test(test_report_escapes_every_string_of_a_hostile_alert),
+	    cmocka_unit_test(test_report_says_what_a_bare_alert_lacks),
+	    cmocka_unit_test(test_report_plots_a_baseline_not_ready_in_words),
+	    cmocka_unit_test(test_report_fails_on_a_full_disk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
