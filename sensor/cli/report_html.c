@@ -63,6 +63,58 @@ static void put_output(FILE *f, const char *esc)
 	}
 }
 
+/* "used 612 ms of CPU in one lifetime, where its baseline's p99 is 19.5 ms
+ * (31.4x)": v and p99 (NAN: none) in d's unit; name when d is NULL. */
+static void put_compare(FILE *f, const struct feature *d, const char *name, double v, double p99, double ratio,
+			const char *when)
+{
+	fprintf(f, " %s ", d ? d->verb : "had");
+	rh_put_num(f, v);
+	if (d) {
+		fprintf(f, " %s%s%s", d->unit, *d->what ? " " : "", d->what);
+	} else {
+		fputs(" of ", f);
+		rh_put_rec(f, name);
+	}
+	if (when && strcmp(when, "exit") == 0)
+		fputs(" in one lifetime", f);
+	if (isfinite(p99)) {
+		fputs(", where its baseline&apos;s p99 is ", f);
+		rh_put_num(f, p99);
+		if (d)
+			fprintf(f, " %s", d->unit);
+		if (!isfinite(ratio) && p99 > 0)
+			ratio = v / p99;
+		if (isfinite(ratio)) {
+			fputs(" (", f);
+			rh_put_num(f, ratio);
+			fputs("x)", f);
+		}
+	}
+	fputs(".", f);
+}
+
+/* Without a scored feature: a distribution the baseline has quantiles for
+ * whose value the output names (proc.cpu_ms), compared with its p99. */
+static bool put_compare_quantiles(FILE *f, struct json_object *a, struct json_object *bl, const char *when)
+{
+	struct json_object *qs = rh_get(bl, "quantiles");
+	double v, p99;
+
+	if (!qs || !json_object_is_type(qs, json_type_object))
+		return false;
+	json_object_object_foreach(qs, key, val)
+	{
+		const struct feature *d = rh_feature_of(key, true);
+
+		if (d && d->field && rh_num(rh_get(a, "output_fields"), d->field, &v) && rh_num(val, "p99", &p99)) {
+			put_compare(f, d, key, v, p99, NAN, when);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void put_sentence(FILE *f, struct json_object *a)
 {
 	struct json_object *bl = rh_get(rh_get(a, "evidence"), "baseline"), *ft, *user = rh_get(a, "user");
@@ -93,29 +145,9 @@ static void put_sentence(FILE *f, struct json_object *a)
 		const struct feature *d = rh_feature_of(fname, false);
 		double scale = d ? d->scale : 1;
 
-		fprintf(f, " %s ", d ? d->verb : "had");
-		rh_put_num(f, v * scale);
-		if (d) {
-			fprintf(f, " %s%s%s", d->unit, *d->what ? " " : "", d->what);
-		} else {
-			fputs(" of ", f);
-			rh_put_rec(f, fname);
-		}
-		if (when && strcmp(when, "exit") == 0)
-			fputs(" in one lifetime", f);
-		if (rh_num(ft, "p99", &p99)) {
-			fputs(", where its baseline&apos;s p99 is ", f);
-			rh_put_num(f, p99 * scale);
-			if (d)
-				fprintf(f, " %s", d->unit);
-			if (rh_num(ft, "ratio_p99", &ratio) || (p99 > 0 && (ratio = v / p99, true))) {
-				fputs(" (", f);
-				rh_put_num(f, ratio);
-				fputs("x)", f);
-			}
-		}
-		fputs(".", f);
-	} else {
+		put_compare(f, d, fname, v * scale, rh_num(ft, "p99", &p99) ? p99 * scale : NAN,
+			    rh_num(ft, "ratio_p99", &ratio) ? ratio : NAN, when);
+	} else if (!put_compare_quantiles(f, a, bl, when)) {
 		fputs(" matched the rule ", f);
 		rh_put_rec(f, rule ? rule : "?");
 		if (when) {

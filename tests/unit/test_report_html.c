@@ -190,6 +190,28 @@ static void test_report_plots_a_baseline_not_ready_in_words(void **state)
 	free(page);
 }
 
+static void test_report_compares_the_output_value_with_the_quantiles(void **state)
+{
+	int r;
+	char *page = render("{\"type\":\"alert\",\"id\":\"x3\",\"rule\":\"CPU runaway\",\"when\":\"window\","
+			    "\"pid\":6003,\"exe\":\"/usr/bin/regexd\",\"output_fields\":{\"proc.cpu_ms\":7000},"
+			    "\"evidence\":{\"baseline\":{\"key\":\"k\",\"ready\":true,\"samples\":400,"
+			    "\"quantiles\":{\"cpu_ms\":{\"p50\":40.0,\"p90\":90.0,\"p99\":120.0}}}}}",
+			    &r);
+
+	(void)state;
+	assert_int_equal(r, 0);
+	assert_no_placeholders(page);
+	/* no scored feature: the output's value against the quantiles' p99 */
+	assert_non_null(strstr(page, "<p class=\"what\">regexd (pid 6003) used 7000 ms of CPU, where its "
+				     "baseline&apos;s p99 is 120 ms (58.3x).</p>"));
+	assert_int_equal(count(page, "<line class=\"marker\" data-value=\"7000\""), 1);
+	assert_non_null(strstr(page, ">p50 40</text>"));
+	assert_non_null(strstr(page, ">p90 90</text>"));
+	assert_non_null(strstr(page, ">p99 120</text>"));
+	free(page);
+}
+
 static void test_report_fails_on_a_full_disk(void **state)
 {
 	struct json_object *o = json_tokener_parse(hostile);
@@ -211,6 +233,7 @@ int main(void)
 	    cmocka_unit_test(test_report_escapes_every_string_of_a_hostile_alert),
 	    cmocka_unit_test(test_report_says_what_a_bare_alert_lacks),
 	    cmocka_unit_test(test_report_plots_a_baseline_not_ready_in_words),
+	    cmocka_unit_test(test_report_compares_the_output_value_with_the_quantiles),
 	    cmocka_unit_test(test_report_fails_on_a_full_disk),
 	};
 
