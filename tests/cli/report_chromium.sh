@@ -14,7 +14,8 @@
 # tests/rules/replay/auth.jsonl with the shipped rules - the first one with a
 # scored baseline - and the alert a-burn of the fixture
 # tests/cli/evidence/alerts.jsonl (stacks with hostile names), named by the
-# prefix a-bu;
+# prefix a-bu, and report/hostile.jsonl: markup, quotes and control bytes in
+# every string the page shows, the exe's among them;
 # test_stacks passes a live sensor's output and alert)
 set -u
 bin=$1
@@ -68,7 +69,7 @@ for line in open(sys.argv[1]):
 		echo "FAIL: no alert with a scored baseline from the replay of auth.jsonl" >&2
 		exit 1
 	}
-	set -- "$tmp/auth.jsonl" "$auth" "$here/evidence/alerts.jsonl" a-bu
+	set -- "$tmp/auth.jsonl" "$auth" "$here/evidence/alerts.jsonl" a-bu "$here/report/hostile.jsonl" h-
 fi
 
 fails=0
