@@ -279,9 +279,11 @@ static void copy(struct json_object *dst, const char *name, struct json_object *
 
 struct json_object *evidence__alert_record(struct json_object *rec)
 {
-	static const char *const unmapped[] = { "time_ns", "priority", "severity", "when",
-						"pid",	   "exe",      "binary_id", "evidence" };
-	struct json_object *um, *o;
+	static const char *const unmapped[] = { "time_ns",   "priority",	  "severity",	  "when",
+						"pid",	     "exe",		  "binary_id",	  "evidence",
+						"host",	     "output_fields",	  "rule_file",	  "rule_line",
+						"suppressed_before", "regex_skipped" };
+	struct json_object *um, *o, *ev, *u, *uid;
 
 	if (has_str(rec, "type", "alert"))
 		return json_object_get(rec);
@@ -299,6 +301,27 @@ struct json_object *evidence__alert_record(struct json_object *rec)
 	um = field(rec, "unmapped");
 	for (size_t i = 0; i < sizeof(unmapped) / sizeof(unmapped[0]); i++)
 		copy(o, unmapped[i], um, unmapped[i]);
+	copy(o, "rule_desc", field(rec, "finding_info"), "desc");
+	/* the user: evidences[0].actor.user, its uid a string in OCSF */
+	ev = field(rec, "evidences");
+	u = json_object_is_type(ev, json_type_array) && json_object_array_length(ev) > 0
+		    ? field(field(json_object_array_get_idx(ev, 0), "actor"), "user")
+		    : NULL;
+	if (json_object_is_type(u, json_type_object)) {
+		struct json_object *nu = json_object_new_object();
+		const char *s = json_object_is_type(uid = field(u, "uid"), json_type_string)
+					? json_object_get_string(uid)
+					: NULL;
+		char *end;
+		unsigned long long n = s && *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+
+		if (nu) {
+			if (s && *s >= '0' && *s <= '9' && !*end && n <= UINT32_MAX)
+				json_object_object_add(nu, "uid", json_object_new_int64((int64_t)n));
+			copy(nu, "name", u, "name");
+			json_object_object_add(o, "user", nu);
+		}
+	}
 	return o;
 }
 

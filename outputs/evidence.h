@@ -80,8 +80,10 @@ struct evidence {
  * (class_uid 2004, activity_id 1: Create; docs/outputs.md, "OCSF"), a new
  * object with the native fields it carries: `id` (metadata.uid), `rule`
  * (finding_info.title), `output` (message), and `time_ns`, `priority`,
- * `severity`, `when`, `pid`, `exe`, `binary_id`, `evidence` from its
- * `unmapped`. NULL for anything else (other records, a summary's Update
+ * `severity`, `when`, `pid`, `exe`, `binary_id`, `evidence`, `host`,
+ * `output_fields`, `rule_file`, `rule_line`, `suppressed_before`,
+ * `regex_skipped` from its `unmapped`, `rule_desc` (finding_info.desc) and
+ * `user` ({uid, name} of evidences[0].actor.user, the uid as an integer). NULL for anything else (other records, a summary's Update
  * finding) or when out of memory.
  */
 struct json_object *evidence__alert_record(struct json_object *rec);

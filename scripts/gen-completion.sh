@@ -24,7 +24,7 @@ options() {
 # options taking a file or directory: the completion offers file names after them
 file_options() {
 	awk '/^ +-/ { n = split($0, w, /[] ,=[]+/); for (i = 1; i < n; i++)
-		if (w[i] ~ /^--?[A-Za-z]/ && w[i + 1] ~ /^(PATH|FILE|DIR|OUT|PATH\|-|OUT\.svg|HEADS_FILE)$/) print w[i] }' "$1" |
+		if (w[i] ~ /^--?[A-Za-z]/ && w[i + 1] ~ /^(PATH|FILE|DIR|OUT|PATH\|-|OUT\.svg|OUT\.html|HEADS_FILE)$/) print w[i] }' "$1" |
 		sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 # the subcommands of a command: "  NAME ..." lines of its help, or the

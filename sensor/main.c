@@ -13,6 +13,7 @@
 #include "cli/cmd_audit.h"
 #include "cli/cmd_baseline.h"
 #include "cli/cmd_evidence.h"
+#include "cli/cmd_report.h"
 #include "cli/cmd_rules.h"
 #include "config/config.h"
 #include "cli/cmd_status.h"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 	      "  replay     evaluate rules on recorded records, offline\n"
 	      "  audit      verify the hash chain of an audit log (run --audit-log)\n"
 	      "  evidence   an alert's stack evidence: text, folded stacks, a flame graph SVG\n"
+	      "  report     an alert as one self-contained HTML page, for a ticket\n"
 	      "  config     check a config file, or show the configuration `run` would use\n"
 	      "  status     the running sensor: what it watches and learns, losses, last alerts\n"
 	      "  version    print the version\n"
@@ -95,6 +97,8 @@ static int run(int argc, char **argv)
 		return cmd_replay(argc - 1, argv + 1);
 	if (strcmp(cmd, "evidence") == 0)
 		return cmd_evidence(argc - 1, argv + 1);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
 		return cmd_config(argc - 1, argv + 1);
 	if (strcmp(cmd, "status") == 0)

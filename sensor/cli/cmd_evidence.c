@@ -173,8 +173,9 @@ static int ambiguous(const struct matches *m, const char *id_esc, const char *fi
  * unique, when a prefix names several alerts (listing them), and what was
  * skipped. 0 or -errno (logged).
  */
-static int find_alert(const char *file, const char *id, const char *id_esc, struct json_object **ret)
+int evidence_find_alert(const char *file, const char *id, struct json_object **ret)
 {
+	_cleanup_free_ char *id_esc = text_escape_str(id);
 	_cleanup_fclose_ FILE *in = NULL;
 	_cleanup_free_ char *line = NULL;
 	struct matches m = { 0 };
@@ -183,6 +184,8 @@ static int find_alert(const char *file, const char *id, const char *id_esc, stru
 	ssize_t len;
 	int r;
 
+	if (!id_esc)
+		return log_error_errno(ENOMEM, "Out of memory");
 	if (!*id)
 		return log_error_errno(EINVAL,
 				       "An empty alert id matches nothing: give the id, or its first characters");
@@ -629,16 +632,13 @@ static int check_output(const char *path)
 	return 0;
 }
 
-static int write_svg(const struct evidence *ev, const char *out)
+int evidence_write_flamegraph(const struct evidence *ev, FILE *f, const char *name, size_t *ret_frames,
+			      uint64_t *ret_samples)
 {
-	_cleanup_free_ char *title = NULL, *sub = NULL, *buf = NULL;
+	_cleanup_free_ char *title = NULL, *sub = NULL;
 	struct flamegraph *fg = NULL;
-	size_t len = 0;
-	FILE *f;
 	int r;
 
-	if ((r = check_output(out)) < 0)
-		return r;
 	if (asprintf(&title, "%s (%s)", ev->rule ? ev->rule : "alert", ev->priority ? ev->priority : "?") < 0)
 		title = NULL;
 	if (ev->has_unatt_by && ev->unattributed
@@ -660,23 +660,38 @@ static int write_svg(const struct evidence *ev, const char *out)
 		return log_error_errno(r, "Cannot draw the stacks: more than %d frames to draw", FG_MAX_NODES);
 	if (r < 0)
 		return log_error_errno(r, "Cannot draw the stacks: %m");
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		flamegraph__free(fg);
-		return log_error_errno(errno, "Cannot draw the stacks: %m");
-	}
 	r = flamegraph__write_svg(fg, &(struct fg_svg_opts){ .title = title, .subtitle = sub }, f);
-	if (fclose(f) == EOF && r == 0)
-		r = -ENOMEM;
-	if (r == 0)
-		r = atomic_write_file(out, buf, len, 0644);
-	if (r < 0) {
-		flamegraph__free(fg);
-		return log_error_errno(r, "Cannot write '%s': %m", out);
-	}
-	log_info("wrote %s: %zu frames, %llu samples", out, flamegraph__count(fg) - 1,
-		 (unsigned long long)flamegraph__total(fg));
+	if (r < 0)
+		log_error_errno(r, "Cannot write '%s': %m", name);
+	if (r == 0 && ret_frames)
+		*ret_frames = flamegraph__count(fg) - 1;
+	if (r == 0 && ret_samples)
+		*ret_samples = flamegraph__total(fg);
 	flamegraph__free(fg);
+	return r;
+}
+
+static int write_svg(const struct evidence *ev, const char *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint64_t samples = 0;
+	size_t len = 0, frames = 0;
+	FILE *f;
+	int r;
+
+	if ((r = check_output(out)) < 0)
+		return r;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return log_error_errno(errno, "Cannot draw the stacks: %m");
+	r = evidence_write_flamegraph(ev, f, out, &frames, &samples);
+	if (fclose(f) == EOF && r == 0)
+		r = log_error_errno(ENOMEM, "Cannot write '%s': %m", out);
+	if (r < 0)
+		return r; /* said */
+	if ((r = atomic_write_file(out, buf, len, 0644)) < 0)
+		return log_error_errno(r, "Cannot write '%s': %m", out);
+	log_info("wrote %s: %zu frames, %llu samples", out, frames, (unsigned long long)samples);
 	return 0;
 }
 
@@ -729,7 +744,7 @@ int cmd_evidence(int argc, char **argv)
 	id_esc = text_escape_str(id);
 	if (!id_esc)
 		return log_error_errno(ENOMEM, "Out of memory");
-	if ((r = find_alert(file, id, id_esc, &rec)) < 0)
+	if ((r = evidence_find_alert(file, id, &rec)) < 0)
 		return r;
 	/* the alert's whole id from here on (ALERT_ID may be a prefix of it) */
 	free(id_esc);

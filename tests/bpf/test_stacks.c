@@ -162,6 +162,7 @@ static void test_alert_names_library_and_function(void **state)
 		const char *id = json_object_get_string(get(a, "id"));
 		const char *fold[] = { PL_SENSOR_BIN, "evidence", sensor.json, id, "--folded", NULL };
 		const char *svg[] = { "/bin/sh", PL_EVIDENCE_CHROMIUM, PL_SENSOR_BIN, sensor.json, id, NULL };
+		const char *report[] = { "/bin/sh", PL_REPORT_CHROMIUM, PL_SENSOR_BIN, sensor.json, id, NULL };
 		const char *fold_ocsf[] = {PL_SENSOR_BIN, "evidence", ocsf, id, "--folded", NULL};
 		static char out[65536], out_ocsf[65536];
 		int rc;
@@ -175,6 +176,11 @@ static void test_alert_names_library_and_function(void **state)
 		assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
 		assert_string_equal(out_ocsf, out);
 		run_capture(svg, out, sizeof(out), &rc);
+		if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0)
+			fprintf(stderr, "%s\n", out);
+		assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+		/* and the alert's HTML report (plumbline report), as Chromium shows it */
+		run_capture(report, out, sizeof(out), &rc);
 		if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0)
 			fprintf(stderr, "%s\n", out);
 		assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
