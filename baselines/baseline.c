@@ -352,30 +352,12 @@ double baseline__set_new_chance(const struct baseline *b, enum bl_set set)
 
 bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns)
 {
-	uint64_t newest;
-	double chance;
+	struct bl_set_state st;
 
-	if (!b || set >= BL_SET_MAX || baseline__set_draws(b, set) < p->min_samples)
-		return false;
-	if ((set == BL_SET_ONCPU && b->oncpu_procs < p->min_samples) ||
-	    (set == BL_SET_ONCPU_FUNCS && b->oncpu_fn_procs < p->min_samples))
-		return false;
-	chance = baseline__set_new_chance(b, set);
-	if (!(chance <= p->set_new_max))
-		return false;
-	/* on-CPU objects: sampling brings a rare object (a library run for a
-	 * few microseconds) now and then forever, so no quiet time is asked:
-	 * the chance is per sample, and the rules weigh how many samples ran
-	 * in a new object (baseline.new_oncpu_samples) */
-	if (set == BL_SET_ONCPU || set == BL_SET_ONCPU_FUNCS) /* functions: the same */
-		return true;
-	newest = b->created_ns;
-	for (uint32_t i = 0; i < b->set[set].n; i++)
-		if (b->set[set].m[i].first_ns > newest)
-			newest = b->set[set].m[i].first_ns;
-	if (!now_ns)
-		now_ns = b->updated_ns;
-	return now_ns >= newest && now_ns - newest >= p->set_quiet_ns;
+	/* one walk of the conditions, for this answer and for the words of
+	 * baseline__set_state() (readiness.c): the two cannot disagree */
+	baseline__set_state(b, set, p, now_ns, &st);
+	return st.wait == BL_WAIT_NONE;
 }
 
 bool baseline__ready(const struct baseline *b, const struct bl_policy *p)

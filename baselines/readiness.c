@@ -5,8 +5,8 @@
  * baseline__set_ready() answers yes or no, many times a second; people
  * (`baseline list`, `baseline show`, `status`) ask what is missing: how many
  * more samples, whether new members still arrive, how much longer the set
- * must stay quiet. This walks the same conditions in the same order and
- * says which one is unmet; a unit test holds the two to the same answer.
+ * must stay quiet. Both are this one walk of the conditions, in their order,
+ * which stops at the first unmet one (set_ready() is a wrapper).
  */
 #include "baseline.h"
 
@@ -19,7 +19,7 @@ void baseline__set_state(const struct baseline *b, enum bl_set set, const struct
 			 struct bl_set_state *ret)
 {
 	bool oncpu = set == BL_SET_ONCPU || set == BL_SET_ONCPU_FUNCS;
-	uint64_t newest;
+	uint64_t newest = 0;
 
 	*ret = (struct bl_set_state){.need = p->min_samples, .chance = NAN, .chance_max = p->set_new_max};
 	if (!b || set >= BL_SET_MAX) {
@@ -28,8 +28,16 @@ void baseline__set_state(const struct baseline *b, enum bl_set set, const struct
 	}
 	ret->draws = baseline__set_draws(b, set);
 	ret->procs = set == BL_SET_ONCPU ? b->oncpu_procs : set == BL_SET_ONCPU_FUNCS ? b->oncpu_fn_procs : 0;
+	if (ret->draws < p->min_samples) { /* the cheap answer first: this is asked at every sample */
+		ret->wait = BL_WAIT_DRAWS;
+		return;
+	}
+	if (oncpu && ret->procs < p->min_samples) {
+		ret->wait = BL_WAIT_PROCS;
+		return;
+	}
 	ret->chance = baseline__set_new_chance(b, set);
-	if (!oncpu) { /* the on-CPU sets ask no quiet time (baseline__set_ready) */
+	if (!oncpu) { /* the on-CPU sets ask no quiet time: sampling brings a rare object now and then forever */
 		newest = b->created_ns;
 		for (uint32_t i = 0; i < b->set[set].n; i++)
 			if (b->set[set].m[i].first_ns > newest)
@@ -39,11 +47,7 @@ void baseline__set_state(const struct baseline *b, enum bl_set set, const struct
 		ret->quiet_ns = now_ns >= newest ? now_ns - newest : 0;
 		ret->quiet_need_ns = p->set_quiet_ns;
 	}
-	if (ret->draws < p->min_samples)
-		ret->wait = BL_WAIT_DRAWS;
-	else if (oncpu && ret->procs < p->min_samples)
-		ret->wait = BL_WAIT_PROCS;
-	else if (!(ret->chance <= p->set_new_max))
+	if (!(ret->chance <= p->set_new_max))
 		ret->wait = BL_WAIT_CHANCE;
 	else if (!oncpu && (now_ns < newest || ret->quiet_ns < p->set_quiet_ns))
 		ret->wait = BL_WAIT_QUIET;

@@ -618,7 +618,7 @@ static int build_graph(const struct evidence *ev, struct flamegraph **ret)
 /* OUT may be replaced only if it is a regular file or not there: a symlink
  * is refused, not followed (and the rename would replace the link itself,
  * never its target, whatever is swapped in after this check). */
-static int check_output(const char *path)
+int evidence_check_output(const char *path)
 {
 	struct stat st;
 
@@ -679,7 +679,7 @@ static int write_svg(const struct evidence *ev, const char *out)
 	FILE *f;
 	int r;
 
-	if ((r = check_output(out)) < 0)
+	if ((r = evidence_check_output(out)) < 0)
 		return r;
 	f = open_memstream(&buf, &len);
 	if (!f)

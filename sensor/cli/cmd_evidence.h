@@ -26,6 +26,10 @@ int cmd_evidence(int argc, char **argv);
  */
 int evidence_find_alert(const char *file, const char *id, struct json_object **ret);
 
+/* Whether OUT may be replaced: 0 when it is a regular file or not there; a
+ * symlink (refused, not followed) or another kind of file is -errno, logged. */
+int evidence_check_output(const char *path);
+
 /*
  * ev's stacks as the flame graph SVG of `evidence --svg`, written to f
  * (name: what f is, for the messages). *ret_frames and *ret_samples (each

@@ -12,13 +12,11 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "cleanup.h"
 #include "cli/cmd_evidence.h"
 #include "cli/report_html.h"
 #include "fileio.h"
-#include "filekind.h"
 #include "log.h"
 
 static void usage(FILE *f)
@@ -40,20 +38,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* As `evidence --svg`: OUT is replaced only if a regular file or not there. */
-static int check_output(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : log_error_errno(errno, "Cannot write '%s': %m", path);
-	if (S_ISLNK(st.st_mode))
-		return log_error_errno(ELOOP, "Cannot write '%s': it is a symbolic link (not followed)", path);
-	if (!S_ISREG(st.st_mode))
-		return log_error_errno(EINVAL, "Cannot write '%s': it is %s, not a regular file", path,
-				       file_kind(st.st_mode));
-	return 0;
-}
 
 static int write_page(struct json_object *alert, const char *out)
 {
@@ -62,7 +46,7 @@ static int write_page(struct json_object *alert, const char *out)
 	FILE *m;
 	int r;
 
-	if (out && (r = check_output(out)) < 0)
+	if (out && (r = evidence_check_output(out)) < 0)
 		return r;
 	if (!(m = open_memstream(&buf, &len)))
 		return log_error_errno(ENOMEM, "Out of memory");
