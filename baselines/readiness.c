@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * readiness.c - why a baseline's set is, or is not yet, saturated.
+ * readiness.c - whether a baseline's set is saturated, and why not yet:
+ * its draws, the Good-Turing chance of a new member, the walk of the
+ * conditions (docs/baselines.md, "Sets: ready when saturated").
  *
  * baseline__set_ready() answers yes or no, many times a second; people
  * (`baseline list`, `baseline show`, `status`) ask what is missing: how many
@@ -12,8 +14,94 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define NS_PER_S 1000000000ull
+
+uint64_t baseline__set_draws(const struct baseline *b, enum bl_set set)
+{
+	uint64_t execs = 0;
+
+	switch (set) {
+	case BL_SET_CHILDREN:
+		/* execs, and processes that ran none (a leaf binary's empty set saturates too) */
+		for (uint32_t i = 0; i < b->set[set].n; i++)
+			execs += b->set[set].m[i].count;
+		return execs > b->samples ? execs : b->samples;
+	case BL_SET_ONCPU:
+		return b->oncpu_samples;
+	case BL_SET_ONCPU_FUNCS:
+		return b->oncpu_fn_samples;
+	case BL_SET_PEERS:
+		/* lifetimes learned since peers were (a baseline older than the set has none) */
+		for (uint32_t i = 0; i < b->set[set].n; i++)
+			execs += b->set[set].m[i].count;
+		return execs;
+	default:
+		return b->samples;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The draws that brought the on-CPU functions set's singletons. One CPU
+ * sample brings a whole stack: the loader's or an error path's stack, sampled
+ * once, is a dozen functions of count 1 at once, and counting each as a draw
+ * would keep the set from ever saturating (one such sample in 200 would read
+ * as a chance of 0.06). The functions one lifetime brought share their
+ * first_ns, so singletons are counted once per first_ns: per lifetime that
+ * brought any. singles: the ungrouped count, the bound. -ENOMEM leaves it.
+ */
+static uint64_t function_single_draws(const struct strset *set, uint64_t singles)
+{
+	uint64_t *first, groups = 0;
+	uint32_t k = 0;
+
+	if (singles < 2 || !(first = malloc(singles * sizeof(*first))))
+		return singles;
+	for (uint32_t i = 0; i < set->n && k < singles; i++)
+		if (set->m[i].count == 1)
+			first[k++] = set->m[i].first_ns;
+	qsort(first, k, sizeof(*first), cmp_u64);
+	for (uint32_t i = 0; i < k; i++)
+		groups += !i || first[i] != first[i - 1];
+	free(first);
+	return groups;
+}
+
+double baseline__set_new_chance(const struct baseline *b, enum bl_set set)
+{
+	uint64_t draws, singles = 0;
+
+	if (!b || set >= BL_SET_MAX)
+		return NAN;
+	draws = baseline__set_draws(b, set);
+	if (!draws)
+		return NAN;
+	for (uint32_t i = 0; i < b->set[set].n; i++)
+		singles += b->set[set].m[i].count == 1;
+	if (set == BL_SET_ONCPU_FUNCS)
+		singles = function_single_draws(&b->set[set], singles);
+	/* a refused member (the bound) was new: count it as a singleton */
+	singles += b->set[set].overflow;
+	return (double)singles / (double)draws;
+}
+
+bool baseline__set_ready(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns)
+{
+	struct bl_set_state st;
+
+	/* one walk of the conditions, for this answer and for the words of
+	 * baseline__set_state() (readiness.c): the two cannot disagree */
+	baseline__set_state(b, set, p, now_ns, &st);
+	return st.wait == BL_WAIT_NONE;
+}
 
 void baseline__set_state(const struct baseline *b, enum bl_set set, const struct bl_policy *p, uint64_t now_ns,
 			 struct bl_set_state *ret)
