@@ -24,31 +24,7 @@ src=$(cd "$here/../.." && pwd)
 width=1280
 height=2000
 
-skip() {
-	if [ "${PLUMBLINE_REQUIRE_BPF:-0}" = 1 ]; then
-		echo "FAIL: $* (PLUMBLINE_REQUIRE_BPF=1: no skipping)" >&2
-		exit 1
-	fi
-	echo "SKIP: $*"
-	exit 77
-}
-
-browser=$(command -v chromium || command -v chromium-browser) ||
-	skip "no chromium: scripts/install-deps.sh --tests installs Debian's chromium package"
-command -v python3 >/dev/null || skip "no python3 to check what chromium shows"
-
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-# Its own profile, caches and home: nothing of the machine's, nothing left.
-# --no-sandbox: the sandbox cannot run as root. Each run is bounded.
-browse() {
-	url=$1
-	shift
-	HOME=$tmp XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache timeout 60 "$browser" --headless \
-		--no-sandbox --disable-gpu --no-first-run --disable-extensions --disable-sync \
-		--user-data-dir="$tmp/profile" "$@" "file://$url" 2>>"$tmp/chromium.log"
-}
+. "$here/chromium_lib.sh"
 
 if [ $# -ge 3 ]; then
 	set -- "$2" "$3"
