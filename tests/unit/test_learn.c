@@ -605,6 +605,18 @@ static void test_learn_family_armed_when_what_runs_is_mostly_ready(void **state)
 	assert_int_equal(cost->weight_ready, 3);
 	assert_int_equal(cost->weight_all, 5);
 	assert_false(cost->armed); /* 60 % */
+	/* closest to ready: the learning ones, each with its id as baseline list shows it */
+	{
+		bool rare = false;
+
+		for (size_t i = 0; i < p->ntop; i++)
+			if (!strcmp(p->top[i].exe, "/usr/bin/rare")) {
+				rare = true;
+				assert_int_equal(strncmp(p->top[i].id, "bb@", 3), 0);
+				assert_int_equal(p->top[i].samples, 2);
+			}
+		assert_true(rare);
+	}
 	for (int i = 0; i < 5; i++) {
 		exit_of(f, &s, 10 * MS);
 		observe(f, a, &s, false);
