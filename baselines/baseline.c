@@ -94,6 +94,32 @@ const char *bl_dist__name(enum pl_dist d)
 	return d < PL_DIST_MAX ? dist_names[d] : NULL;
 }
 
+/* id's hex digits after its "kind:", or all of it */
+static const char *id_digits(const char *id)
+{
+	const char *c = strchr(id, ':');
+
+	return c ? c + 1 : id;
+}
+
+void baseline__short_id(const struct baseline *b, char buf[BL_SHORT_ID_SIZE])
+{
+	snprintf(buf, BL_SHORT_ID_SIZE, "%.8s@%.8s", id_digits(b->binary_id), id_digits(b->parent_id));
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+}
+
+bool baseline__short_id_matches(const struct baseline *b, const char *what)
+{
+	const char *at = strchr(what, '@');
+	size_t nb = at ? (size_t)(at - what) : 0, np = at ? strlen(at + 1) : 0;
+
+	if (nb < 8 || np < 8 || strchr(what, ':'))
+		return false;
+	return strncmp(id_digits(b->binary_id), what, nb) == 0 && strncmp(id_digits(b->parent_id), at + 1, np) == 0;
+}
+
 const char *bl_set__name(enum bl_set s)
 {
 	return s < BL_SET_MAX ? set_names[s] : NULL;

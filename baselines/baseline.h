@@ -362,6 +362,18 @@ const char *bl_dist__name(enum pl_dist d);
 double bl_dist__noise_floor(enum pl_dist d);
 const char *bl_set__name(enum bl_set s);
 
+/*
+ * A baseline's short id, "b39fcce3@135afc8c": the first 8 hex digits of the
+ * binary's and of the parent's ids (after their "kind:"), what tells apart
+ * two baselines of one exe label (another version, another parent) in
+ * `baseline list` and `status`; bytes outside printable ASCII become '?'.
+ */
+#define BL_SHORT_ID_SIZE 18
+void baseline__short_id(const struct baseline *b, char buf[BL_SHORT_ID_SIZE]);
+/* Whether what, "HEX@HEX" with 8 digits or more on each side, names b:
+ * prefixes of its binary's and parent's ids, as a short id shows them. */
+bool baseline__short_id_matches(const struct baseline *b, const char *what);
+
 /* Serialize (strings escaped with text_escape(); NULL on ENOMEM) / parse
  * and validate (every field and bound; strings unescaped back to bytes). */
 struct json_object *baseline__to_json(const struct baseline *b);

@@ -386,6 +386,12 @@ size_t rl_ruleset__enable_tag(struct rl_ruleset *rs, const char *tag, bool enabl
 	return n;
 }
 
+size_t rl_ruleset__switch(struct rl_ruleset *rs, const char *what, bool enabled)
+{
+	return strncmp(what, "tag:", 4) == 0 ? rl_ruleset__enable_tag(rs, what + 4, enabled)
+					     : rl_ruleset__enable_name(rs, what, enabled);
+}
+
 size_t rl_ruleset__count(const struct rl_ruleset *rs)
 {
 	return rs->n;

@@ -106,6 +106,8 @@ void rl_ruleset__free(struct rl_ruleset *rs);
 /* Enable or disable rules by name or by tag. Returns how many rules matched. */
 size_t rl_ruleset__enable_name(struct rl_ruleset *rs, const char *name, bool enabled);
 size_t rl_ruleset__enable_tag(struct rl_ruleset *rs, const char *tag, bool enabled);
+/* An --enable-rule/--disable-rule entry: "NAME", or "tag:T" for every rule tagged T. */
+size_t rl_ruleset__switch(struct rl_ruleset *rs, const char *what, bool enabled);
 
 size_t rl_ruleset__count(const struct rl_ruleset *rs);
 

@@ -140,20 +140,6 @@ static size_t waiting_for(const struct baseline *b, const struct bl_policy *p, u
 	return parts;
 }
 
-/* The first 8 hex digits of the binary's and the parent's ids, "b39fcce3@135afc8c":
- * what tells apart two baselines of one exe (an upgrade, another parent) */
-static void short_id(const struct baseline *b, char *buf, size_t size)
-{
-	const char *bin = strchr(b->binary_id, ':'), *par = strchr(b->parent_id, ':');
-
-	bin = bin ? bin + 1 : b->binary_id;
-	par = par ? par + 1 : b->parent_id;
-	snprintf(buf, size, "%.8s@%.8s", bin, par);
-	for (char *c = buf; *c; c++)
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
-			*c = '?';
-}
-
 static int cmp_listed(const void *x, const void *y)
 {
 	const struct baseline *a = *(const struct baseline *const *)x, *b = *(const struct baseline *const *)y;
@@ -251,9 +237,9 @@ int baseline_view__list(const struct baseline *const *bs, size_t n, const struct
 		size_t sat, parts = waiting_for(b, p, now_ns, wait, sizeof(wait), &sat);
 		char sets[16];
 
-		char id[24];
+		char id[BL_SHORT_ID_SIZE];
 
-		short_id(b, id, sizeof(id));
+		baseline__short_id(b, id);
 		snprintf(sets, sizeof(sets), "%zu/%zu", sat, NSHOWN);
 		printf("%-*s  %-*s  %-17s %8llu %8llu %5s  %s\n", wexe, OR_Q(e), wpar, OR_Q(pe), id,
 		       (unsigned long long)b->samples, (unsigned long long)b->windows, sets,

@@ -114,25 +114,6 @@ static char *esc(const char *raw)
 
 #define OR_Q(s) ((s) ? (s) : "?")
 
-/* id's hex digits after its "kind:", or all of it */
-static const char *id_digits(const char *id)
-{
-	const char *c = strchr(id, ':');
-
-	return c ? c + 1 : id;
-}
-
-/* "HEX@HEX" (baseline list's ID, 8 digits or more each) against b's ids */
-static bool id_pair_matches(const struct baseline *b, const char *what)
-{
-	const char *at = strchr(what, '@');
-	size_t nb = at ? (size_t)(at - what) : 0, np = at ? strlen(at + 1) : 0;
-
-	if (nb < 8 || np < 8 || strchr(what, ':'))
-		return false;
-	return strncmp(id_digits(b->binary_id), what, nb) == 0 && strncmp(id_digits(b->parent_id), at + 1, np) == 0;
-}
-
 static bool matches_exactly(const struct baseline *b, const char *what, size_t n)
 {
 	const char *base = strrchr(b->exe, '/');
@@ -140,7 +121,7 @@ static bool matches_exactly(const struct baseline *b, const char *what, size_t n
 	if (strcmp(b->key, what) == 0 || strcmp(b->exe, what) == 0 || (base && strcmp(base + 1, what) == 0))
 		return true;
 	/* the ID column of a listing: prefixes of the binary's and the parent's ids */
-	if (id_pair_matches(b, what))
+	if (baseline__short_id_matches(b, what))
 		return true;
 	/* a binary id, or an unambiguous-looking prefix of one */
 	if (n >= 8 && strncmp(b->binary_id, what, n) == 0)

@@ -105,10 +105,7 @@ static void apply_switches(struct rl_ruleset *rs, const struct run_opts *o)
 		bool en = i < o->nenable;
 		const char *what = en ? o->enable[i] : o->disable[i - o->nenable];
 
-		if (strncmp(what, "tag:", 4) == 0)
-			rl_ruleset__enable_tag(rs, what + 4, en);
-		else
-			rl_ruleset__enable_name(rs, what, en);
+		rl_ruleset__switch(rs, what, en);
 	}
 }
 

@@ -133,10 +133,7 @@ static int load(const struct alerts_opts *o, struct rl_ruleset **ret)
 	for (size_t i = 0; i < o->nenable + o->ndisable; i++) {
 		bool en = i < o->nenable;
 		const char *what = en ? o->enable[i] : o->disable[i - o->nenable];
-		size_t n = strncmp(what, "tag:", 4) == 0 ? rl_ruleset__enable_tag(rs, what + 4, en)
-							  : rl_ruleset__enable_name(rs, what, en);
-
-		if (n == 0)
+		if (rl_ruleset__switch(rs, what, en) == 0)
 			log_warn("--%s-rule %s: no rule matches", en ? "enable" : "disable", what);
 	}
 	*ret = rs;

@@ -890,15 +890,7 @@ void learner__progress(const struct learner *l, struct learn_progress *ret)
 		label(ret->top[i].exe, sizeof(ret->top[i].exe), top[i]->exe);
 		label(ret->top[i].parent_exe, sizeof(ret->top[i].parent_exe), top[i]->parent_exe);
 		ret->top[i].samples = top[i]->samples;
-		{
-			const char *bin = strchr(top[i]->binary_id, ':'), *par = strchr(top[i]->parent_id, ':');
-
-			snprintf(ret->top[i].id, sizeof(ret->top[i].id), "%.8s@%.8s", bin ? bin + 1 : top[i]->binary_id,
-				 par ? par + 1 : top[i]->parent_id);
-			for (char *c = ret->top[i].id; *c; c++)
-				if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
-					*c = '?';
-		}
+		baseline__short_id(top[i], ret->top[i].id);
 	}
 	ret->ntop = ntop;
 	progress_families(l, ret);

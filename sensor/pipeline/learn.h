@@ -189,7 +189,7 @@ struct learn_progress {
 	struct {
 		char exe[256];       /* the baseline's exe label, escaped (text_escape) */
 		char parent_exe[256];
-		char id[20]; /* "HEX8@HEX8": binary and parent ids, as `baseline list` shows them */
+		char id[BL_SHORT_ID_SIZE]; /* baseline__short_id(), as `baseline list` shows it */
 		uint64_t samples;    /* of min_samples */
 	} top[LEARN_TOP_MAX];   /* learning baselines with the most samples first */
 	size_t ntop;
