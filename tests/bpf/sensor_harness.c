@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,7 +80,7 @@ bool harness_have_bpf(void)
 
 static struct live {
 	const struct sensor_proc *s; /* identity only: never dereferenced */
-	pid_t pid;                   /* 0 once stopped */
+	pid_t pid;		     /* 0 once stopped */
 	bool shared;
 	char dir[64];
 } live[MAX_LIVE];
@@ -155,7 +156,7 @@ static void live_cleanup(bool keep_shared)
 		if (!l->s || (keep_shared && l->shared))
 			continue;
 		if (l->pid > 0) {
-			struct sensor_proc tmp = { .pid = l->pid };
+			struct sensor_proc tmp = {.pid = l->pid};
 
 			fprintf(stderr, "a sensor left running (pid %d, %s): stopped\n", (int)l->pid, l->dir);
 			snprintf(tmp.log, sizeof(tmp.log), "%s/sensor.log", l->dir);
@@ -240,7 +241,7 @@ int sensor_start(struct sensor_proc *s, const char *const *extra)
 
 int sensor_restart(struct sensor_proc *s, const char *const *extra)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	const char *argv[40];
 	char buf[64];
 	int n = 0, sock;
@@ -289,7 +290,7 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
 	live_add(s);
 	deadline = harness_now_ms() + 30000 * HARNESS_SLOWDOWN;
 	for (;;) {
-		struct pollfd p = { .fd = sock, .events = POLLIN };
+		struct pollfd p = {.fd = sock, .events = POLLIN};
 		int st;
 
 		if (poll(&p, 1, 200) == 1) {
@@ -324,8 +325,8 @@ int sensor_restart(struct sensor_proc *s, const char *const *extra)
  */
 static void fail_on_sanitizer_report(const struct sensor_proc *s)
 {
-	static const char *const marks[] = { "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
-					     "SUMMARY: UndefinedBehaviorSanitizer" };
+	static const char *const marks[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+					    "SUMMARY: UndefinedBehaviorSanitizer"};
 	static char buf[1 << 20];
 	const char *hit = NULL;
 	ssize_t n;
@@ -420,7 +421,8 @@ static void keep_records(const struct sensor_proc *s)
 		snprintf(src, sizeof(src), "%s/%s", s->dir, de->d_name);
 		if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		snprintf(dst, sizeof(dst), "%s/%s-%d-%u.jsonl", dir, program_invocation_short_name, (int)getpid(), seq++);
+		snprintf(dst, sizeof(dst), "%s/%s-%d-%u.jsonl", dir, program_invocation_short_name, (int)getpid(),
+			 seq++);
 		in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
@@ -452,6 +454,18 @@ void sensor_cleanup(struct sensor_proc *s)
 
 pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
 {
+	return run_capture_cpu(argv, out, size, status, NULL);
+}
+
+long long rusage_cpu_ns(const struct rusage *ru)
+{
+	return ((long long)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000000ll +
+	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000ll;
+}
+
+pid_t run_capture_cpu(const char *const *argv, char *out, size_t size, int *status, long long *ret_cpu_ns)
+{
+	struct rusage ru = {0};
 	int p[2];
 	size_t got = 0;
 	pid_t pid;
@@ -478,7 +492,9 @@ pid_t run_capture(const char *const *argv, char *out, size_t size, int *status)
 	}
 	out[got] = '\0';
 	close(p[0]);
-	waitpid(pid, status, 0);
+	wait4(pid, status, 0, &ru);
+	if (ret_cpu_ns)
+		*ret_cpu_ns = rusage_cpu_ns(&ru);
 	return pid;
 }
 
@@ -502,7 +518,7 @@ int run_capture_err(const char *const *argv, char *err, size_t size, int timeout
 	}
 	close(p[1]);
 	for (;;) {
-		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+		struct pollfd pf = {.fd = p[0], .events = POLLIN};
 		long long left = deadline - harness_now_ms();
 		ssize_t n;
 

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 /*
@@ -22,7 +23,7 @@
  * machine it is late rather than short of records.
  */
 #if defined(__SANITIZE_ADDRESS__)
-#define HARNESS_SLOWDOWN 3
+#define HARNESS_SLOWDOWN   3
 #define HARNESS_RINGBUF_KB "16384"
 #else
 #define HARNESS_SLOWDOWN 1
@@ -30,12 +31,12 @@
 
 struct sensor_proc {
 	pid_t pid;
-	char dir[64];   /* private temp dir */
-	char json[128]; /* the sensor's --json file */
-	char log[128];  /* its stderr */
-	char out[128];  /* its stdout (the live view, with --live) */
-	char state[128]; /* its --state-dir */
-	long read_off;   /* records_load() has parsed the file up to here */
+	char dir[64];		   /* private temp dir */
+	char json[128];		   /* the sensor's --json file */
+	char log[128];		   /* its stderr */
+	char out[128];		   /* its stdout (the live view, with --live) */
+	char state[128];	   /* its --state-dir */
+	long read_off;		   /* records_load() has parsed the file up to here */
 	struct json_object *cache; /* ... into these records */
 };
 
@@ -53,12 +54,12 @@ int harness_group_setup(void **state);
 /* What harness_group_setup found. */
 bool harness_have_bpf(void);
 /* First in a test that needs BPF: skips it (cmocka's skip()) without. */
-#define NEED_BPF()                                                                          \
-	do {                                                                                \
-		if (!harness_have_bpf()) {                                                  \
-			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n"); \
-			skip();                                                             \
-		}                                                                           \
+#define NEED_BPF()                                                                                                     \
+	do {                                                                                                           \
+		if (!harness_have_bpf()) {                                                                             \
+			fprintf(stderr, "skipped: BPF unavailable (not root or no BTF)\n");                            \
+			skip();                                                                                        \
+		}                                                                                                      \
 	} while (0)
 
 /*
@@ -94,6 +95,17 @@ void sensor_cleanup(struct sensor_proc *s);
 /* Run argv (NULL-terminated) with stdout captured into out (NUL-terminated).
  * Returns its pid; *status gets the wait(2) status. */
 pid_t run_capture(const char *const *argv, char *out, size_t size, int *status);
+/*
+ * The same, and the CPU the child used by the kernel's account of it as its
+ * parent reaps it (wait4's rusage: user + system, all its images, its exit
+ * included) into *ret_cpu_ns (NULL: not wanted). That is the span a
+ * process record covers, from fork to the task's last switch; what a child
+ * reports of itself (getrusage before it exits) misses its exit, which a
+ * busy machine can stretch by milliseconds (interrupts charged to it).
+ */
+pid_t run_capture_cpu(const char *const *argv, char *out, size_t size, int *status, long long *ret_cpu_ns);
+/* user + system time of ru, in ns */
+long long rusage_cpu_ns(const struct rusage *ru);
 /* The same for stderr, killed (SIGKILL) past timeout_ms: then *status says
  * so (WIFSIGNALED) and the function returns -ETIMEDOUT, else 0. */
 int run_capture_err(const char *const *argv, char *err, size_t size, int timeout_ms, int *status);
