@@ -44,7 +44,15 @@ run() { # $1: run number
 		--no-live --no-syslog --state-dir "$tmp/state" --rules "$tmp/rules.yaml" --stats-interval 1 \
 		--duration 4 2>"$tmp/log$1" &
 	pid=$!
-	sleep 1.5
+	# the markers only once every program is attached (--duration counts
+	# from then): loading and verifying them takes seconds on a busy machine
+	n=0
+	until grep -q 'attached: watching every process' "$tmp/log$1"; do
+		kill -0 "$pid" 2>/dev/null || { echo "run $1: the sensor exited before attaching:"; cat "$tmp/log$1"; exit 1; }
+		n=$((n + 1))
+		[ "$n" -le 600 ] || { echo "run $1: not attached after 60 s:"; cat "$tmp/log$1"; exit 1; }
+		sleep 0.1
+	done
 	for i in 1 2 3 4 5; do
 		# a shell whose cmdline carries the marker, failing an open and spinning a little
 		sh -c ": $marker; cat /nonexistent/$marker 2>/dev/null; i=0; while [ \$i -lt 20000 ]; do i=\$((i+1)); done" || true
