@@ -3,8 +3,8 @@
 """
 test_relay_chain.py - the fleet's relay chain of docs/fleet.md, as shipped.
 
-    sensor --RELP--> local rsyslogd --RELP over mutual TLS, disk-assisted queue--> central
-    rsyslogd --> central's alerts.jsonl (the file standing for the SIEM)
+    sensor --RELP--> local rsyslogd (the relay) --RELP over mutual TLS, disk-assisted
+    queue--> central rsyslogd --> central's alerts.jsonl (the file standing for the SIEM)
 
 The two rsyslogd run the very files docs/fleet/rsyslog-local.conf and
 docs/fleet/rsyslog-central.conf, changed only by the textual rule of
@@ -12,19 +12,28 @@ docs/fleet.md#what-to-change (their ports, the central's address, the certificat
 spool and output directories; each default must be in the file, or the test fails);
 the certificates are made by docs/fleet/make-certs.sh (the openssl command) for the
 names the files permit. Each rsyslogd is the test's own: a main config that includes
-the drop-in and writes rsyslog's own messages to a file, its own pidfile and
-directories, run in the foreground as a child, ports from free_port.
+the drop-in, writes rsyslog's own messages to a file and its queues' counters
+(impstats) to another, its own pidfile and directories, run in the foreground as a
+child, ports from free_port. Before the sensor starts, central's mutual TLS is
+probed: the fleet's relay certificate opens a RELP session; a certificate of the
+fleet's CA for a name central does not permit, one of another CA and none at all are
+refused, each said in central's log.
 
-The run: alerts raised (a copy of the ground-truth helper exiting 73 under a rule of
-the test) until central has them all; then central stopped (SIGTERM) for 60 s while
-alerts go on being raised, one every 3 s, and halfway through the local rsyslogd
-stopped and started again: its queue must then be on disk (the .qi file and a queue
-file in its spool directory), and read back. Central started again, the sensor stopped
-(it delivers what waits), and a bounded poll until central's file has every alert id
-of the sensor's own JSON output. Asserted: that exact set (none lost, nothing else),
-each line's fields as the sensor sent them (host, pid, MSGID, priority, the id in the
-structured data and MSG), nothing counted lost by the sensor. Duplicates are allowed
-(RELP is at-least-once) and counted, and printed with the other figures.
+Scenarios (argv[1]):
+
+  outage    alerts raised until central has them all; central stopped (SIGTERM) for
+            60 s while an alert is raised every 3 s, the relay's queue seen holding
+            them; central started again, the sensor stopped (it delivers what waits),
+            and a bounded poll until central's file has every alert id of the
+            sensor's JSON output. Asserted: that exact set (none lost, nothing else),
+            each line's fields as the sensor sent them (host, pid, MSGID, severity,
+            structured data, MSG), nothing counted lost by the sensor. Duplicates are
+            allowed (RELP is at-least-once), counted and printed.
+  impostor  central's port held by a TLS server with a certificate for central's name
+            from another CA: the relay refuses it, sends it nothing and says why; then
+            what rsyslog 8.2302 does next, as docs/fleet.md says: the relay's action
+            is disabled, the alerts it takes are dropped, even with the real central
+            back, until the relay is restarted.
 
 Needs root and BPF (the sensor), rsyslogd with imrelp/omrelp (Debian's rsyslog-relp)
 and openssl; without them it skips (exit 77) with the reason, unless
@@ -36,8 +45,10 @@ import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -49,6 +60,7 @@ SCENARIO, SENSOR, HELPER = sys.argv[1], sys.argv[2], sys.argv[3]
 FLEET = os.path.join(HERE, "..", "..", "docs", "fleet")
 EXIT_CODE = 73
 CENTRAL_NAME, HOST_NAME = "central.example.org", "host1.example.org"  # the names the files permit
+ROGUE_NAME = "rogue.example.net"  # a name of the fleet's CA that central does not permit
 OUTAGE_S, EVERY_S = 60.0, 3.0
 SD_ID = "plumbline@32473"
 ID = re.compile(r'\[plumbline@32473 id="([0-9a-f]{16}-[0-9a-f]{16})"')
@@ -148,6 +160,86 @@ class Rsyslog:
             return ""
 
 
+def relp_open(port, ca, cert_dir):
+    """A RELP client's open over TLS to central, with the relay certificate
+    of cert_dir: what central answers (b"" if it closed the connection), or
+    the TLS error that refused it."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.load_verify_locations(ca)
+    if cert_dir:
+        ctx.load_cert_chain(os.path.join(cert_dir, "relay-cert.pem"), os.path.join(cert_dir, "relay-key.pem"))
+    offer = b"relp_version=0\nrelp_software=test_relay_chain\ncommands=syslog"
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            with ctx.wrap_socket(s, server_hostname=CENTRAL_NAME) as t:
+                t.sendall(b"1 open %d %s\n" % (len(offer), offer))
+                return t.recv(4096)
+    except (ssl.SSLError, OSError) as e:
+        return e
+
+
+def check_central_refuses(central, port, certs):
+    """Mutual TLS on central's side: the fleet's relay certificate opens a
+    session; one of the fleet's CA for a name not permitted, one of another
+    CA, and none at all are refused, each said in central's log."""
+    ca = os.path.join(certs, "ca", "ca.pem")
+    got = relp_open(port, ca, os.path.join(certs, HOST_NAME))
+    if not isinstance(got, bytes) or not got.startswith(b"1 rsp ") or b" 200 OK" not in got:
+        fail(f"central did not open a session for {HOST_NAME}'s certificate: {got!r}")
+    cases = [(ROGUE_NAME, os.path.join(certs, ROGUE_NAME), "no permited name found', peer is 'DNSname: %s" % ROGUE_NAME),
+             ("another CA", os.path.join(certs + "-other", HOST_NAME), "certificate verify failed"),
+             ("no certificate", None, "peer did not return a certificate")]
+    for what, cert_dir, said in cases:
+        got = relp_open(port, ca, cert_dir)
+        if isinstance(got, bytes) and b" 200 OK" in got:
+            fail(f"central opened a session for {what}: {got!r}")
+        wait_for(f"central's log to say it refused {what} ({said!r})", lambda: said in central.text("own.log"),
+                 timeout=10)
+        log(f"central refused {what}: {got!r}")
+
+
+class Impostor:
+    """A TLS server on central's port while central is down, with a
+    certificate for central's name from another CA: the relay must refuse it
+    and send it nothing. Counts the connections it gets and
+    what came through any of them."""
+
+    def __init__(self, port, cert_dir):
+        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.ctx.load_cert_chain(os.path.join(cert_dir, "central-cert.pem"), os.path.join(cert_dir, "central-key.pem"))
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.connections, self.handshakes, self.data = 0, 0, b""
+        self.running = True
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while self.running:
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            self.connections += 1
+            conn.settimeout(5)
+            try:
+                with self.ctx.wrap_socket(conn, server_side=True) as t:
+                    self.handshakes += 1
+                    self.data += t.recv(4096)
+            except (ssl.SSLError, OSError):
+                pass  # refused by the relay, as it must be
+            finally:
+                conn.close()
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+        self.sock.close()
+
+
 def raise_alert(bindir):
     p = os.path.join(bindir, "plrelay-probe")
     if not os.path.exists(p):
@@ -167,6 +259,12 @@ def probes(alerts):
     return [a for a in alerts if a.get("when") != "sensor"]
 
 
+def syslog_stats(sensor):
+    """The syslog counters of the sensor's last stats record ({} before the first)."""
+    stats = [r for r in sensor.records() if r.get("type") == "stats"]
+    return stats[-1]["syslog"] if stats else {}
+
+
 def central_lines(path):
     """central's file: one JSON object per line (the last may be half-written)."""
     return sl.read_records(path)
@@ -184,7 +282,74 @@ def check_line(rec, alert, sensor_pid):
         fail(f"structured data {rec['sd']!r} is not alert {alert['id']}'s")
 
 
+def impostor(local, central, port, certs, sensor, bindir, central_ids):
+    """Central's port held by a server with a certificate for central's name
+    from another CA: the relay refuses it and sends it nothing (not even its
+    RELP open), and says so. rsyslog 8.2302's omrelp then disables the action:
+    what the relay takes afterwards is not forwarded, even to the real
+    central, until the relay is restarted (docs/fleet.md). Measured here."""
+    imp = Impostor(port, os.path.join(certs + "-other", CENTRAL_NAME))
+    try:
+        raise_alert(bindir)
+        wait_for("the relay to refuse the impostor",
+                 lambda: "DISABLING action" in local.text("own.log") and imp.connections >= 1)
+    finally:
+        imp.stop()
+    said = [l for l in local.text("own.log").splitlines() if "authentication error" in l]
+    log(f"the impostor: {imp.connections} connections from the relay, {imp.handshakes} handshakes done, "
+        f"{len(imp.data)} bytes; the relay said: {said[:1]}")
+    # librelp checks the certificate once the handshake is done (the
+    # impostor sees it done) and closes before its RELP open
+    if imp.data:
+        fail(f"the relay sent the impostor {imp.data[:200]!r}")
+    if not any("unable to get local issuer certificate" in l and "subject = /CN=%s" % CENTRAL_NAME in l
+               for l in said):
+        fail(f"the relay did not say why it refused the impostor: {said}")
+    # the real central back: the disabled action sends nothing more
+    central.start()
+    central.wait_listening(port)
+    for _ in range(3):
+        raise_alert(bindir)
+    wait_for("the alerts in the sensor's JSON output", lambda: len(probes(alerts_of(sensor))) >= 4)
+    wait_for("the sensor to hand them to the relay",
+             lambda: syslog_stats(sensor).get("sent", 0) >= 4)
+    # the relay's retry interval is 5 s: two of them and nothing has come
+    t0 = time.monotonic()
+    wait_for("12 s", lambda: central_ids() or time.monotonic() - t0 > 12, timeout=20)
+    lost_while_disabled = 4 - len(central_ids())
+    # a restart of the relay enables the action again
+    local.stop()
+    t_restart_ns = time.time_ns()
+    local.start()
+    local.wait_listening(local.port)
+    raise_alert(bindir)
+    wait_for("the sensor to hand the 5th to the relay",
+             lambda: len(probes(alerts_of(sensor))) >= 5 and
+             syslog_stats(sensor).get("sent", 0) >= 5, timeout=30)
+    want = {a["id"] for a in probes(alerts_of(sensor))}
+    last = probes(alerts_of(sensor))[-1]["id"]
+    wait_for("the alert raised after the relay's restart in central's file", lambda: last in central_ids(), timeout=30)
+    alerts = alerts_of(sensor)
+    got = central_ids()
+    # the first alert (the one being sent when the relay refused the
+    # impostor) is kept in the queue and arrives after the restart; those the
+    # relay took while its action was disabled are dropped; those after the
+    # restart arrive
+    first = alerts[0]["id"]
+    dropped = [a["id"] for a in alerts[1:] if a["time_ns"] < t_restart_ns]
+    after = {a["id"] for a in alerts if a["time_ns"] >= t_restart_ns}
+    print(f"relay impostor: refused ({imp.connections} connections, {imp.handshakes} TLS handshakes, 0 bytes); "
+          f"{lost_while_disabled} of 4 alerts not forwarded while the action was disabled; after the relay's "
+          f"restart central has the first alert: {first in got}, {len(set(dropped) & got)} of the {len(dropped)} "
+          f"taken while disabled, {len(after & got)} of the {len(after)} raised after")
+    if lost_while_disabled != 4 or first not in got or set(dropped) & got or last not in got or not got <= after | {first}:
+        fail("not what docs/fleet.md says of a relay that refused central's certificate")
+
+
 def main():
+    if SCENARIO not in ("outage", "impostor"):
+        print(f"FAIL: no scenario {SCENARIO!r} (outage, impostor)", file=sys.stderr)
+        sys.exit(1)
     sl.need_bpf()
     for prog, why in (("rsyslogd", "no rsyslogd (Debian's rsyslog)"), ("openssl", "no openssl command")):
         if not shutil.which(prog):
@@ -197,10 +362,10 @@ def main():
     ok = False
     try:
         certs = os.path.join(d, "certs")
-        r = subprocess.run([os.path.join(FLEET, "make-certs.sh"), certs, CENTRAL_NAME, HOST_NAME],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            fail(f"make-certs.sh exited {r.returncode}: {r.stderr}")
+        for pki, names in ((certs, [CENTRAL_NAME, HOST_NAME, ROGUE_NAME]), (certs + "-other", [CENTRAL_NAME, HOST_NAME])):
+            r = subprocess.run([os.path.join(FLEET, "make-certs.sh"), pki, *names], capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"make-certs.sh exited {r.returncode}: {r.stderr}")
         local_port, central_port = free_port(), free_port()
         while central_port == local_port:
             central_port = free_port()
@@ -216,11 +381,13 @@ def main():
             ('port="20514"', 'port="%d"' % central_port),
             ("/etc/plumbline/fleet/", os.path.join(certs, HOST_NAME) + "/"),
             ("/var/spool/rsyslog", "{spool}")])
+        local.port = local_port
         siem_file = os.path.join(siem, "alerts.jsonl")
         central.start()
         local.start()
         central.wait_listening(central_port)
         local.wait_listening(local_port)
+        check_central_refuses(central, central_port, certs)
 
         rules = os.path.join(d, "rules.yaml")
         with open(rules, "w") as f:
@@ -238,6 +405,12 @@ def main():
 
         def central_ids():
             return {m.group(1) for m in (ID.search(r.get("sd", "")) for r in central_lines(siem_file)) if m}
+
+        if SCENARIO == "impostor":
+            central.stop()
+            impostor(local, central, central_port, certs, sensor, bindir, central_ids)
+            ok = True
+            return
 
         # 1. the chain works: alerts raised, all in central's file
         n = 0
@@ -294,7 +467,7 @@ def main():
             seen.add(m.group(1))
         if seen != want:
             fail(f"central's ids differ: {len(want - seen)} missing, {len(seen - want)} unknown")
-        st = [r for r in sensor.records() if r.get("type") == "stats"][-1]["syslog"]
+        st = syslog_stats(sensor)
         suspended = local.text("own.log").count("plumbline_to_central' suspended")
         print(f"relay chain: {len(alerts)} alerts emitted ({n} probes, {len(alerts) - n} the sensor's own), "
               f"{len(lines)} lines in central's file, {dups} duplicates, 0 missing; "
