@@ -104,10 +104,8 @@ class Rsyslog:
                     # the default ruleset gets nothing but rsyslog's own messages here
                     '*.* action(type="omfile" file="%s")\n' % self.own)
         self.p = None
-        self.starts = 0
 
     def start(self):
-        self.starts += 1
         self.p = subprocess.Popen(["rsyslogd", "-n", "-f", self.conf, "-i", self.pidfile],
                                   stdin=subprocess.DEVNULL, stdout=open(os.path.join(self.d, "stderr.log"), "a"),
                                   stderr=subprocess.STDOUT)
@@ -424,6 +422,7 @@ def main():
 
         # 2. central down for 60 s while alerts are raised, one every 3 s; the
         #    relay holds them in its queue (impstats says its size each second)
+        t_stop_ns = time.time_ns()
         central.stop()
         t_down = time.monotonic()
         during = 0
@@ -434,12 +433,17 @@ def main():
             during += 1
             time.sleep(max(0.0, t_down + during * EVERY_S - time.monotonic()))
         wait_for("every alert in the sensor's JSON output", lambda: len(probes(alerts_of(sensor))) >= n)
-        # the sensor has handed every alert to the relay, which holds them all
-        # but the one (or few) its retrying worker holds: its queue's size
-        # reaches that and stays there until central is back
-        held = wait_for("the relay's queue holding the outage's alerts",
-                        lambda: max(local.queue_sizes("plumbline_to_central") or [0]) >= during - 2, timeout=10)
-        held = max(local.queue_sizes("plumbline_to_central"))
+        # the relay holds every alert of the outage but the first, which its
+        # worker holds while it retries: the probes raised since the stop, and
+        # any alert of the sensor's own emitted meanwhile (one emitted as
+        # central stopped may have reached it)
+        lo = during - 1
+        hi = len([a for a in alerts_of(sensor) if a["time_ns"] >= t_stop_ns]) - 1
+        wait_for(f"the relay's queue to hold the outage's {lo} alerts (impstats)",
+                 lambda: (local.queue_sizes("plumbline_to_central") or [0])[-1] >= lo, timeout=10)
+        held = local.queue_sizes("plumbline_to_central")[-1]
+        if not lo <= held <= hi:
+            fail(f"the relay's queue holds {held}, not {lo}..{hi}")
         before = len(central_ids())
         central.start()
         central.wait_listening(central_port)
@@ -472,7 +476,7 @@ def main():
         print(f"relay chain: {len(alerts)} alerts emitted ({n} probes, {len(alerts) - n} the sensor's own), "
               f"{len(lines)} lines in central's file, {dups} duplicates, 0 missing; "
               f"{before} in central before its restart; all there {t_converged:.1f} s after central "
-              f"was back; the relay's queue held up to {held} during the outage ({during} raised then); "
+              f"was back; the relay's queue held {held} at the outage's end ({during} raised, 1 in its worker); "
               f"suspensions said by the relay {suspended}; "
               f"sensor's syslog stats {json.dumps(st)}")
         if st["dropped"] or st["written"] != len(alerts):
