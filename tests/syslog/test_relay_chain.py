@@ -387,19 +387,21 @@ def main():
         local.wait_listening(local_port)
         check_central_refuses(central, central_port, certs)
 
+        # the rule fires on this run's copy of the helper only (its own
+        # directory), whatever other tests run meanwhile
+        bindir = os.path.join(d, "bin")
         rules = os.path.join(d, "rules.yaml")
         with open(rules, "w") as f:
             f.write("- rule: relay probe\n"
                     "  desc: a copy of the helper exited with %d\n"
-                    "  condition: proc.exit_code = %d and proc.exe contains /plrelay-\n"
+                    "  condition: proc.exit_code = %d and proc.exe contains %s\n"
                     "  output: \"probe %%proc.exe_name exited %%proc.exit_code (pid %%proc.pid)\"\n"
-                    "  priority: ERROR\n" % (EXIT_CODE, EXIT_CODE))
+                    "  priority: ERROR\n" % (EXIT_CODE, EXIT_CODE, os.path.join(bindir, "plrelay-")))
         # the sensor's own alerts (when="sensor") go the same way and are
         # counted like the probes' (the exact set is every alert emitted)
         sensor = sl.Sensor(d, "sensor", SENSOR, defaults=False, extra=[
             "--no-baselines", "--rules", rules, "--syslog", "relp:127.0.0.1:%d" % local_port,
             "--stats-interval", "1"])
-        bindir = os.path.join(d, "bin")
 
         def central_ids():
             return {m.group(1) for m in (ID.search(r.get("sd", "")) for r in central_lines(siem_file)) if m}
