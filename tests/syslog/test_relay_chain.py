@@ -32,8 +32,9 @@ Scenarios (argv[1]):
   impostor  central's port held by a TLS server with a certificate for central's name
             from another CA: the relay refuses it, sends it nothing and says why; then
             what rsyslog 8.2302 does next, as docs/fleet.md says: the relay's action
-            is disabled, the alerts it takes are dropped, even with the real central
-            back, until the relay is restarted.
+            is disabled, the alerts it takes are dropped (not in its queue: impstats),
+            even with the real central back, until the relay is restarted; the one it
+            was sending stays queued and arrives after the restart.
 
 Needs root and BPF (the sensor), rsyslogd with imrelp/omrelp (Debian's rsyslog-relp)
 and openssl; without them it skips (exit 77) with the reason, unless
@@ -315,6 +316,9 @@ def impostor(local, central, port, certs, sensor, bindir, central_ids):
     t0 = time.monotonic()
     wait_for("12 s", lambda: central_ids() or time.monotonic() - t0 > 12, timeout=20)
     lost_while_disabled = 4 - len(central_ids())
+    # nor waiting in its queue, but the first (impstats' last word on the
+    # queue, a second old at most): the rest were dropped
+    waiting = (local.queue_sizes("plumbline_to_central") or [None])[-1]
     # a restart of the relay enables the action again
     local.stop()
     t_restart_ns = time.time_ns()
@@ -337,10 +341,11 @@ def impostor(local, central, port, certs, sensor, bindir, central_ids):
     dropped = [a["id"] for a in alerts[1:] if a["time_ns"] < t_restart_ns]
     after = {a["id"] for a in alerts if a["time_ns"] >= t_restart_ns}
     print(f"relay impostor: refused ({imp.connections} connections, {imp.handshakes} TLS handshakes, 0 bytes); "
-          f"{lost_while_disabled} of 4 alerts not forwarded while the action was disabled; after the relay's "
+          f"{lost_while_disabled} of 4 alerts not forwarded while the action was disabled ({waiting} in its "
+          f"queue); after the relay's "
           f"restart central has the first alert: {first in got}, {len(set(dropped) & got)} of the {len(dropped)} "
           f"taken while disabled, {len(after & got)} of the {len(after)} raised after")
-    if lost_while_disabled != 4 or first not in got or set(dropped) & got or last not in got or not got <= after | {first}:
+    if lost_while_disabled != 4 or waiting != 1 or first not in got or set(dropped) & got or last not in got or not got <= after | {first}:
         fail("not what docs/fleet.md says of a relay that refused central's certificate")
 
 
