@@ -55,6 +55,7 @@ struct run_opts {
 	size_t nenable, ndisable;
 	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
 	uint32_t syslog_buffer_bytes;   /* --syslog-buffer: the bound of what waits for it (0: the default) */
+	struct pl_syslog_tls syslog_tls; /* --syslog-ca, -cert, -key, -peer: a tls: or relp+tls: target's */
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
 	const char *audit_key;     /* its sealing key file (--audit-key), NULL: unkeyed */
