@@ -45,12 +45,12 @@
 #define PL_SYSLOG_STOP_GRACE_MS 5000	  /* at stop, past the drain's time: one transport call in flight */
 
 enum pl_syslog_kind {
-	PL_SYSLOG_OFF = 0, /* no syslog output */
-	PL_SYSLOG_UNIX,	   /* datagrams to a local socket (unix:PATH) */
-	PL_SYSLOG_TCP,	   /* octet-counted frames over TCP (tcp:HOST:PORT) */
-	PL_SYSLOG_UDP,	   /* one datagram a message (udp:HOST:PORT) */
-	PL_SYSLOG_RELP,	   /* RELP, acknowledged (relp:HOST:PORT) */
-	PL_SYSLOG_TLS,	   /* RFC 5425: octet-counted frames over TLS (tls:HOST:PORT) */
+	PL_SYSLOG_OFF = 0,  /* no syslog output */
+	PL_SYSLOG_UNIX,	    /* datagrams to a local socket (unix:PATH) */
+	PL_SYSLOG_TCP,	    /* octet-counted frames over TCP (tcp:HOST:PORT) */
+	PL_SYSLOG_UDP,	    /* one datagram a message (udp:HOST:PORT) */
+	PL_SYSLOG_RELP,	    /* RELP, acknowledged (relp:HOST:PORT) */
+	PL_SYSLOG_TLS,	    /* RFC 5425: octet-counted frames over TLS (tls:HOST:PORT) */
 	PL_SYSLOG_RELP_TLS, /* RELP over librelp's TLS (relp+tls:HOST:PORT) */
 };
 
@@ -98,8 +98,7 @@ void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t s
  * nothing. Returns 0, or -EINVAL with what is wrong, in words naming the
  * option and the file, in msg.
  */
-int syslog_tls__check(const struct pl_syslog_target *t, const struct pl_syslog_tls *tls, char *msg,
-		      size_t msgsize);
+int syslog_tls__check(const struct pl_syslog_target *t, const struct pl_syslog_tls *tls, char *msg, size_t msgsize);
 
 /* ---- the format (syslog_fmt.c) ---- */
 

@@ -84,8 +84,10 @@ static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
 	if (!r || r->refused || r->err[0])
 		return; /* the first words of an attempt are the most precise */
 	if (r->tls && (code == RELP_RET_ERR_TLS_HANDS || code == RELP_RET_ERR_TLS || code == RELP_RET_ERR_TLS_SETUP))
-		snprintf(r->err, sizeof(r->err), "the TLS handshake failed, the server may refuse our certificate "
-			 "(librelp error %d: %s)", (int)code, errmsg ? errmsg : "?");
+		snprintf(r->err, sizeof(r->err),
+			 "the TLS handshake failed, the server may refuse our certificate "
+			 "(librelp error %d: %s)",
+			 (int)code, errmsg ? errmsg : "?");
 	else
 		snprintf(r->err, sizeof(r->err), "%s (librelp error %d)", errmsg ? errmsg : "?", (int)code);
 	one_line(r->err);

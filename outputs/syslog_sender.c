@@ -11,13 +11,9 @@
  * reaches the loop any more.
  *
  * Every failure waits a backoff before the next attempt: 1 s, doubling to
- * 30 s, whether a connect failed or a connection broke (a collector that
- * takes a session and then never acknowledges would otherwise be
- * reconnected to at once, forever). One exception: a connection that
- * delivered messages and did not stall is tried again at once when it is
- * lost, and only the failure of that attempt begins the outage, so the
- * outage is said with why the target is unreachable now (a collector
- * restarted with another certificate, a closed port). The backoff is reset only
+ * 30 s, whether a connect failed or a connection that had delivered broke
+ * (a collector that takes a session and then never acknowledges would
+ * otherwise be reconnected to at once, forever). The backoff is reset only
  * when an outage ends. A stall is a connection that took nothing for
  * STALL_NS while messages waited: a RELP send that failed after waiting out
  * its timeout, or a stream whose socket stayed full. It is counted, and it
@@ -108,10 +104,7 @@ static void connected(struct syslog_sender *s, uint64_t now)
 }
 
 /* Under lock: a connect failed or a connection was lost (why in s->st.why):
- * the next attempt after the backoff. A connection that delivered and did
- * not stall is tried again at once, and the outage begins only if that
- * fails: its words are then why the target cannot be reached (a refused
- * certificate, a closed port), not only that the last connection closed. */
+ * the next attempt after the backoff. */
 static void failed(struct syslog_sender *s, bool connecting, uint64_t now)
 {
 	uint64_t max = s->drain ? DRAIN_BACKOFF_NS : BACKOFF_MAX_NS;
@@ -119,11 +112,6 @@ static void failed(struct syslog_sender *s, bool connecting, uint64_t now)
 	if (connecting)
 		s->st.connect_failures++;
 	s->st.state = PL_SYSLOG_DISCONNECTED;
-	if (!connecting && !s->down && !s->stalled && s->sent_on_conn > 0) {
-		s->sent_on_conn = 0;
-		s->next_try_ns = now;
-		return;
-	}
 	if (s->backoff_ns > max)
 		s->backoff_ns = max;
 	s->next_try_ns = now + s->backoff_ns;

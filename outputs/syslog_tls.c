@@ -50,7 +50,7 @@
 #include "clock.h"
 #include "fileread.h"
 
-#define TLS_FILE_MAX	   (1u << 20) /* a PEM file: a CA bundle is ~200 KiB */
+#define TLS_FILE_MAX	     (1u << 20) /* a PEM file: a CA bundle is ~200 KiB */
 #define HANDSHAKE_TIMEOUT_NS (5ull * 1000000000ull)
 
 /* ---- the files ---- */
@@ -168,7 +168,8 @@ static int load_own(SSL_CTX *ctx, const char *cert, const char *key, char *msg, 
 	if (r == 0)
 		ERR_clear_error(); /* the end of the file */
 	if (r < 0) {
-		snprintf(msg, msgsize, "--syslog-cert %s: OpenSSL refuses it (%s)", cert, ssl_words(words, sizeof(words)));
+		snprintf(msg, msgsize, "--syslog-cert %s: OpenSSL refuses it (%s)", cert,
+			 ssl_words(words, sizeof(words)));
 		return r;
 	}
 	r = pem_open(&b, "--syslog-key", key, msg, msgsize);
@@ -196,8 +197,9 @@ static bool peer_valid(const char *s)
 {
 	size_t n = strlen(s);
 
-	return n > 0 && n < PL_SYSLOG_HOST_MAX && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-							  "0123456789-._:") == n;
+	return n > 0 && n < PL_SYSLOG_HOST_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789-._:") == n;
 }
 
 /* TLS_SETTLE: TLS 1.3's handshake is over for us, not yet for the server
@@ -213,7 +215,7 @@ struct syslog_tls {
 	SSL *ssl;
 	int fd; /* -1 while down */
 	enum tls_phase phase;
-	uint64_t start_ns; /* the connect began: the TCP connect and the handshake have 5 s */
+	uint64_t start_ns;  /* the connect began: the TCP connect and the handshake have 5 s */
 	uint64_t settle_ns; /* TLS_SETTLE began */
 	bool ticket;	    /* the server sent a session ticket: it took our certificate */
 	char host[PL_SYSLOG_HOST_MAX];
@@ -245,11 +247,13 @@ static int ctx_new(const struct pl_syslog_tls *tls, SSL_CTX **ret, char *msg, si
 	int r;
 
 	if (!tls->ca || !tls->ca[0]) {
-		snprintf(msg, msgsize, "a TLS target needs --syslog-ca FILE: the CA that signs the collector's certificate");
+		snprintf(msg, msgsize,
+			 "a TLS target needs --syslog-ca FILE: the CA that signs the collector's certificate");
 		return -EINVAL;
 	}
 	if (!tls->cert != !tls->key) {
-		snprintf(msg, msgsize, "--syslog-cert and --syslog-key go together (the sensor's certificate and its key)");
+		snprintf(msg, msgsize,
+			 "--syslog-cert and --syslog-key go together (the sensor's certificate and its key)");
 		return -EINVAL;
 	}
 	ctx = SSL_CTX_new(TLS_client_method());
@@ -419,8 +423,9 @@ static void handshake_why(struct syslog_tls *s, int ret, int err, char *why, siz
 			 s->names[0] ? s->names : "another host", s->peer, X509_verify_cert_error_string(v));
 		return;
 	default:
-		snprintf(why, whysize, "%s: the server's certificate is refused (OpenSSL: certificate verify failed: %s)",
-			 s->name, X509_verify_cert_error_string(v));
+		snprintf(why, whysize,
+			 "%s: the server's certificate is refused (OpenSSL: certificate verify failed: %s)", s->name,
+			 X509_verify_cert_error_string(v));
 		return;
 	}
 	if (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)

@@ -95,7 +95,6 @@ int syslog_tls__new(const struct pl_syslog_target *t, const struct pl_syslog_tls
 /* RELP (relp+tls: inside librelp's TLS, the OpenSSL backend, with tls's
  * files and peer) to t's host and port, through librelp. 0 and *ret,
  * -EINVAL (librelp has no TLS), or -ENOMEM. */
-int syslog_relp__new(const struct pl_syslog_target *t, const struct pl_syslog_tls *tls,
-		     struct syslog_transport **ret);
+int syslog_relp__new(const struct pl_syslog_target *t, const struct pl_syslog_tls *tls, struct syslog_transport **ret);
 
 #endif

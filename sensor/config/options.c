@@ -156,16 +156,6 @@ static int check_combination(struct run_opts *o)
 			return -EINVAL;
 		}
 	}
-	if (o->syslog.kind != PL_SYSLOG_OFF || o->syslog_tls.ca || o->syslog_tls.cert || o->syslog_tls.key) {
-		char target[PL_SYSLOG_HOST_MAX + 16], msg[512];
-
-		/* the TLS files read and checked now, as the transport will: before anything starts */
-		if (syslog_tls__check(&o->syslog, &o->syslog_tls, msg, sizeof(msg)) < 0) {
-			syslog_target__format(&o->syslog, target, sizeof(target));
-			log_error("--syslog %s: %s", target, msg);
-			return -EINVAL;
-		}
-	}
 	if (o->ocsf_path && !o->rules) {
 		log_error("--ocsf writes alerts, and --no-rules raises none");
 		return -EINVAL;
@@ -175,6 +165,19 @@ static int check_combination(struct run_opts *o)
 			   (o->ocsf_path && strcmp(o->ocsf_path, "-") == 0))
 				  ? LIVE_OFF
 				  : LIVE_ON;
+	return 0;
+}
+
+int run_opts__check_files(const struct run_opts *o)
+{
+	char target[PL_SYSLOG_HOST_MAX + 16], msg[512];
+
+	/* the TLS files read and checked now, as the transport will: before anything starts */
+	if (syslog_tls__check(&o->syslog, &o->syslog_tls, msg, sizeof(msg)) < 0) {
+		syslog_target__format(&o->syslog, target, sizeof(target));
+		log_error("--syslog %s: %s", target, msg);
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -17,13 +17,19 @@ The sensor connects to 127.0.0.1 with --syslog-peer server.example.
 
 Scenarios (argv[1]):
   tls, relp-tls: every alert arrives, as over tcp: and relp:.
-  tls-refused, relp-tls-refused: the sensor starts against a server whose
+  tls-refused, relp-tls-refused: a sensor starts against a server whose
     certificate is from the other CA: refused, said once in the log in words
     (not signed by CA FILE), the alerts wait and are counted not delivered
     (stats record, status.json, metrics); a correct server on the same port
-    gets them all; then one whose certificate names other.example: refused
-    again, in words (names 'other.example', not 'server.example'), counted;
-    the correct server again gets every alert. None lost, none twice.
+    gets them all, none lost, none twice. Then a second sensor against a
+    server whose certificate names other.example, likewise (names
+    'other.example', not 'server.example').
+  tls-files: the start-up checks, without a server: a TLS target without a
+    CA, an unreadable CA, a CA file that is no PEM, a certificate without its
+    key, a key that is not the certificate's, an encrypted key, TLS files for
+    a target in clear: `run` exits 1 before loading BPF with the error in
+    words, and `config check` says the same of a config file; `config show`
+    lists the files.
 
 Needs root and BPF (the sensor), rsyslogd with rsyslog-openssl (lmnsd_ossl)
 and rsyslog-relp (imrelp), and openssl; without them it skips (exit 77).
@@ -44,7 +50,7 @@ import scenario_lib as sl  # noqa: E402
 from scenario_lib import Failure, fail, finish, free_port, skip, wait_for  # noqa: E402
 import test_rsyslog as tr  # noqa: E402
 
-SCENARIO = sys.argv[1]
+SCENARIO, SENSOR = sys.argv[1], sys.argv[2]
 RELP = SCENARIO.startswith("relp")
 LIBDIRS = ("/usr/lib/x86_64-linux-gnu/rsyslog", "/usr/lib/aarch64-linux-gnu/rsyslog", "/usr/lib/rsyslog")
 
@@ -129,11 +135,9 @@ def status(d):
 
 
 def check_waiting(sensor, d, mport, delivered):
-    """The alerts raised since the refusal wait, counted as not delivered: the
-    stats record's queued is exactly the JSON output's alerts not sent (over
-    tls: not at rsyslogd; over RELP, an alert librelp took into a session the
-    old server never acknowledged is sent, and comes again on the next), the
-    metrics' queue the same, status.json's state disconnected."""
+    """The alerts wait, counted as not delivered: the stats record's queued is
+    exactly the JSON output's alerts not sent, sent is what rsyslogd has, the
+    metrics' queue is the stats record's, status.json's state disconnected."""
     def settled():
         st = stats(sensor)
         n = len(alerts_of(sensor))
@@ -141,8 +145,7 @@ def check_waiting(sensor, d, mport, delivered):
                 and st[-1]["syslog"]["queued"] > 0)
     wait_for("a stats record with every alert not sent queued", settled, 10)
     st = stats(sensor)[-1]["syslog"]
-    if st["state"] == "connected" or st["connect_failures"] < 1 or \
-            (st["sent"] != delivered if not RELP else not delivered <= st["sent"] <= delivered + 1):
+    if st["state"] == "connected" or st["connect_failures"] < 1 or st["sent"] != delivered:
         fail(f"the refused server is counted as taking alerts ({delivered} at rsyslogd): {st}")
     out = wait_for("status.json saying the syslog target is down",
                    lambda: (lambda o: o if o.get("state") == "disconnected" else None)(status(d)), 5)
@@ -150,10 +153,82 @@ def check_waiting(sensor, d, mport, delivered):
         "syslog"]["queued"] else None)(metric(mport, "plumbline_syslog_queued_messages")), 5)
     if metric(mport, "plumbline_syslog_connected") != 0:
         fail("the metrics say connected while the server is refused")
-    return st, out, queued, delivered
+    return st, out, queued
+
+
+def files(d):
+    """The start-up checks of the TLS files: run refuses, in words, before BPF."""
+    certs = make_certs(d)
+    ca, cert, key = certs["ca"] + ".pem", certs["client"] + ".pem", certs["client"] + ".key"
+    junk = os.path.join(d, "junk.pem")
+    with open(junk, "w") as f:
+        f.write("not a certificate\n")
+    enc = os.path.join(d, "encrypted.key")
+    r = subprocess.run(["openssl", "pkey", "-in", key, "-aes256", "-passout", "pass:secret", "-out", enc],
+                       capture_output=True, text=True)
+    if r.returncode:
+        fail("openssl pkey: " + r.stderr)
+    target = "tls:127.0.0.1:6514"
+    cases = [
+        ([], "a TLS target needs --syslog-ca FILE"),
+        (["--syslog-ca", os.path.join(d, "nonexistent.pem")],
+         "--syslog-ca %s: cannot read it: No such file or directory" % os.path.join(d, "nonexistent.pem")),
+        (["--syslog-ca", junk], "--syslog-ca %s: holds no PEM certificate" % junk),
+        (["--syslog-ca", ca, "--syslog-cert", cert], "--syslog-cert and --syslog-key go together"),
+        (["--syslog-ca", ca, "--syslog-cert", cert, "--syslog-key", certs["other"] + ".key"],
+         "--syslog-key %s.key: does not match the certificate of --syslog-cert %s" % (certs["other"], cert)),
+        (["--syslog-ca", ca, "--syslog-cert", cert, "--syslog-key", enc],
+         "--syslog-key %s: holds no unencrypted PEM private key" % enc),
+        (["--syslog-ca", ca, "--syslog-peer", "bad name"], "--syslog-peer 'bad name': not a host name or an address"),
+    ]
+    said = []
+    for extra, words in cases:
+        for tgt in (target, "relp+tls:127.0.0.1:2514"):
+            r = subprocess.run([SENSOR, "run", "--no-live", "--no-baselines", "--duration", "1", "--runtime-dir",
+                                os.path.join(d, "rt"), "--json", os.path.join(d, "out.jsonl"), "--syslog", tgt,
+                                *extra], capture_output=True, text=True, timeout=30)
+            if r.returncode != 1 or ("--syslog %s: %s" % (tgt, words)) not in r.stderr or "attached" in r.stderr:
+                fail(f"run --syslog {tgt} {extra}: exit {r.returncode}, not the error {words!r}:\n{r.stderr}")
+        said.append(r.stderr.strip().splitlines()[-1])
+    r = subprocess.run([SENSOR, "run", "--no-live", "--duration", "1", "--syslog", "tcp:127.0.0.1:514",
+                        "--syslog-ca", ca], capture_output=True, text=True, timeout=30)
+    if r.returncode != 1 or "are for a tls: or relp+tls: target" not in r.stderr:
+        fail(f"TLS files for a target in clear: exit {r.returncode}: {r.stderr}")
+    # config check and show
+    conf = os.path.join(d, "plumbline.conf")
+    with open(conf, "w") as f:
+        f.write("syslog = relp+tls:127.0.0.1:2514\nsyslog-ca = %s\nsyslog-cert = %s\nsyslog-key = %s\n"
+                % (ca, cert, certs["other"] + ".key"))
+    r = subprocess.run([SENSOR, "config", "check", conf], capture_output=True, text=True, timeout=30)
+    if r.returncode != 1 or "does not match the certificate" not in r.stdout + r.stderr:
+        fail(f"config check of a mismatched key: exit {r.returncode}: {r.stdout}{r.stderr}")
+    with open(conf, "w") as f:
+        f.write("syslog = relp+tls:127.0.0.1:2514\nsyslog-ca = %s\nsyslog-cert = %s\nsyslog-key = %s\n"
+                "syslog-peer = logs.example\n" % (ca, cert, key))
+    r = subprocess.run([SENSOR, "config", "check", conf], capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        fail(f"config check of good TLS files: exit {r.returncode}: {r.stdout}{r.stderr}")
+    r = subprocess.run([SENSOR, "config", "show", conf], capture_output=True, text=True, timeout=30)
+    shown = {l.split("=")[0].strip(): l for l in r.stdout.splitlines() if l.startswith("syslog")}
+    for k, v in (("syslog-ca", ca), ("syslog-cert", cert), ("syslog-key", key), ("syslog-peer", "logs.example")):
+        if k not in shown or v not in shown[k] or "file:" not in shown[k]:
+            fail(f"config show does not list {k} = {v}: {r.stdout}")
+    print("tls-files: %d refusals in words, e.g.\n  %s" % (len(cases) * 2 + 2, "\n  ".join(said)))
 
 
 def main():
+    if SCENARIO == "tls-files":
+        if not shutil.which("openssl"):
+            skip("no openssl", bpf=False)
+        d = sl.temp_dir("pl-syslog-tls-")
+        ok = False
+        try:
+            files(d)
+            ok = True
+        except Failure as e:
+            print(f"FAIL: {e}", file=sys.stderr)
+        finally:
+            finish([], d, ok)
     sl.need_bpf()
     if not shutil.which("rsyslogd") or not shutil.which("openssl"):
         skip("no rsyslogd (Debian's rsyslog) or no openssl")
@@ -162,87 +237,86 @@ def main():
         skip(f"no {mod} (Debian's {'rsyslog-relp' if RELP else 'rsyslog-openssl'})")
     t_begin = time.monotonic()
     d = sl.temp_dir("pl-syslog-tls-")
-    rs = sensor = None
+    live = {"rs": None, "sensors": []}
     ok = False
     try:
         certs = make_certs(d)
-        port, mport = free_port(), free_port()
-        target = "%s:127.0.0.1:%d" % ("relp+tls" if RELP else "tls", port)
-        refused = SCENARIO.endswith("-refused")
-        rs = TlsRsyslog(d, port, certs, "rogue" if refused else "server")
-        rs.start()
-        sensor = tr.Sensor(d, target, ["--syslog-ca", certs["ca"] + ".pem", "--syslog-cert", certs["client"] + ".pem",
-                                       "--syslog-key", certs["client"] + ".key", "--syslog-peer", "server.example",
-                                       "--runtime-dir", os.path.join(d, "rt"),
-                                       "--metrics", "127.0.0.1:%d" % mport])
-        n = tr.run_helpers(d, len(tr.HOSTILE))
-        tr.wait_alerts(sensor, n)
-        figures = []
-        if refused:
-            # the other CA: refused, said once, counted
-            ca_words = "%s: the server's certificate is not signed by CA %s.pem" % (target, certs["ca"])
-            wait_for("the refusal in the log", lambda: ca_words in sensor.log_text(), 10)
-            figures.append(check_waiting(sensor, d, mport, 0))
-            # a correct server on the same port gets them all
-            rs.stop()
-            rs = TlsRsyslog(d, port, certs, "server")
-            rs.start()
-            wait_for("every alert at rsyslogd", lambda: len(tr.match(rs.received(), alerts_of(sensor),
-                                                                       sensor.p.pid)[0]) == len(alerts_of(sensor)), 20)
-            wait_for("the end of the outage in the log", lambda: "takes alerts again" in sensor.log_text(), 5)
-            delivered = len(rs.received())
-            # the wrong name: refused, said in its words, counted
-            rs.stop()
-            rs = TlsRsyslog(d, port, certs, "other")
-            rs.start()
-            n += tr.run_helpers(d, len(tr.HOSTILE))
-            tr.wait_alerts(sensor, n)
-            name_words = "%s: the server's certificate names 'other.example', not 'server.example'" % target
-            wait_for("the second refusal in the log", lambda: name_words in sensor.log_text(), 15)
-            figures.append(check_waiting(sensor, d, mport, delivered))
-            rs.stop()
-            rs = TlsRsyslog(d, port, certs, "server")
-            rs.start()
-        wait_for("every alert at rsyslogd", lambda: len(tr.match(rs.received(), alerts_of(sensor),
-                                                                   sensor.p.pid)[0]) == len(alerts_of(sensor)), 20)
-        sensor.stop()
-        time.sleep(0.5)
-        rs.stop()
-
-        alerts = alerts_of(sensor)
-        if len(tr.probe_alerts(alerts)) != n:
-            fail(f"{len(tr.probe_alerts(alerts))} alerts in the JSON output for {n} helper runs")
-        received = rs.received()
-        seen, dups = tr.match(received, alerts, sensor.p.pid)
-        nplain = tr.check_plain(rs.plain_lines(), alerts, seen, sensor.p.pid)
-        st = tr.final_stats(sensor)
-        log = sensor.log_text()
-        print(f"{SCENARIO}: {len(alerts)} alerts, {len(received)} messages received ({dups} duplicates), "
-              f"{nplain} plain lines; while refused (stats, status, metrics): "
-              f"{[(f[0]['queued'], f[1].get('state'), f[2], f[0]['sent'] - f[3]) for f in figures]}; syslog stats {json.dumps(st)}; "
-              f"{time.monotonic() - t_begin:.1f} s")
-        # RELP is at-least-once: what librelp had not seen acknowledged when its
-        # server went (acknowledgements it had not read yet, too) comes again
-        if len(seen) != len(alerts) or (dups and not RELP):
-            fail(f"{len(alerts) - len(seen)} alerts missing, {dups} twice")
-        if st["queued"] != 0 or st["dropped"] != 0 or st["sent"] != len(seen):
-            fail(f"stats at exit: {st}")
-        if refused:
-            if log.count("is not taking alerts") != 2 or log.count("takes alerts again") != 2:
-                fail("each refusal not said once at its start and once at its end:\n" + log)
-            if st["outages"] != 2 or st["connects"] != 2:
-                fail(f"two refusals, two connections to the correct server, counted otherwise: {st}")
-        elif st["outages"] != 0 or st["connects"] != 1:
-            fail(f"an outage or a reconnect with a correct server: {st}")
-        if "seccomp refused" in log:
-            fail("the sender thread made a syscall the seccomp filter refuses:\n" + log)
+        runs = [("server", None)]
+        if SCENARIO.endswith("-refused"):
+            runs = [("rogue", "the server's certificate is not signed by CA %s.pem (" % certs["ca"]),
+                    ("other", "the server's certificate names 'other.example', not 'server.example' (")]
+        for i, (first, words) in enumerate(runs):
+            one_run(os.path.join(d, "run%d" % (i + 1)), certs, first, words, live)
+        print(f"{SCENARIO}: {time.monotonic() - t_begin:.1f} s")
         ok = True
     except Failure as e:
         print(f"FAIL: {e}", file=sys.stderr)
     finally:
-        if rs:
-            rs.stop()
-        finish([sensor], d, ok)
+        if live["rs"]:
+            live["rs"].stop()
+        finish(live["sensors"], d, ok)
+
+
+def one_run(d, certs, first, words, live):
+    """A sensor and its rsyslogd serving certificate first: refused in words
+    (when words) and counted, then a correct server on the same port; every
+    alert arrives."""
+    os.makedirs(d)
+    port, mport = free_port(), free_port()
+    target = "%s:127.0.0.1:%d" % ("relp+tls" if RELP else "tls", port)
+    rs = live["rs"] = TlsRsyslog(d, port, certs, first)
+    rs.start()
+    sensor = tr.Sensor(d, target, ["--syslog-ca", certs["ca"] + ".pem", "--syslog-cert", certs["client"] + ".pem",
+                                   "--syslog-key", certs["client"] + ".key", "--syslog-peer", "server.example",
+                                   "--runtime-dir", os.path.join(d, "rt"), "--metrics", "127.0.0.1:%d" % mport])
+    live["sensors"].append(sensor)
+    n = tr.run_helpers(d, len(tr.HOSTILE))
+    tr.wait_alerts(sensor, n)
+    waiting = None
+    if words:
+        # refused, said once in words, the alerts counted as not delivered
+        wait_for("the refusal in the log", lambda: "%s: %s" % (target, words) in sensor.log_text(), 10)
+        waiting = check_waiting(sensor, d, mport, 0)
+        # a correct server on the same port gets them all
+        rs.stop()
+        rs = live["rs"] = TlsRsyslog(d, port, certs, "server")
+        rs.start()
+    wait_for("every alert at rsyslogd", lambda: len(tr.match(rs.received(), alerts_of(sensor),
+                                                               sensor.p.pid)[0]) == len(alerts_of(sensor)), 20)
+    if words:
+        wait_for("the end of the outage in the log", lambda: "takes alerts again" in sensor.log_text(), 5)
+    sensor.stop()
+    time.sleep(0.5)
+    rs.stop()
+    live["rs"] = None
+
+    alerts = alerts_of(sensor)
+    if len(tr.probe_alerts(alerts)) != n:
+        fail(f"{len(tr.probe_alerts(alerts))} alerts in the JSON output for {n} helper runs")
+    received = rs.received()
+    seen, dups = tr.match(received, alerts, sensor.p.pid)
+    nplain = tr.check_plain(rs.plain_lines(), alerts, seen, sensor.p.pid)
+    st = tr.final_stats(sensor)
+    log = sensor.log_text()
+    print(f"{SCENARIO} ({first}'s certificate first): {len(alerts)} alerts, {len(received)} messages received "
+          f"({dups} duplicates), {nplain} plain lines; while refused: "
+          f"{'queued %d (stats), %s (status.json), queued %d (metrics)' % (waiting[0]['queued'], waiting[1]['state'], waiting[2]) if waiting else '-'}; "
+          f"syslog stats {json.dumps(st)}")
+    if words:
+        print("  said: " + next(line for line in log.splitlines() if "is not taking alerts" in line))
+    if len(seen) != len(alerts) or dups:
+        fail(f"{len(alerts) - len(seen)} alerts missing, {dups} twice")
+    if st["queued"] != 0 or st["dropped"] != 0 or st["sent"] != len(seen) or st["connects"] != 1:
+        fail(f"stats at exit: {st}")
+    if words:
+        if log.count("is not taking alerts") != 1 or log.count("takes alerts again") != 1:
+            fail("the refusal not said once at its start and once at its end:\n" + log)
+        if st["outages"] != 1 or st["connect_failures"] < 1:
+            fail(f"the refusal counted otherwise: {st}")
+    elif st["outages"] != 0:
+        fail(f"an outage with a correct server: {st}")
+    if "seccomp refused" in log:
+        fail("the sender thread made a syscall the seccomp filter refuses:\n" + log)
 
 
 if __name__ == "__main__":

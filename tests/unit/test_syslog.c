@@ -172,7 +172,7 @@ static size_t fmt_event(char *buf, size_t size, const struct pl_syslog_header *h
 struct heard {
 	int failing, still, recovered, down, up;
 	uint64_t lost;
-	char why[192];
+	char why[sizeof(((struct pl_output *)0)->why)];
 };
 
 static void reporter(struct pl_output *o, enum pl_output_event ev, void *ctx)
