@@ -57,9 +57,10 @@ struct syslog_relp {
 	char host[PL_SYSLOG_HOST_MAX];
 	char port[6];
 	char name[PL_SYSLOG_HOST_MAX + 16];
-	char err[280]; /* librelp's last words, from on_err() / on_auth_err() */
+	char err[320]; /* librelp's last words, from on_err() / on_auth_err() */
 	bool tls;
-	bool refused; /* err is a refusal of the server's certificate, in our words */
+	bool worded;  /* err is in our words (a refused certificate, a failed handshake): said as NAME: err */
+	bool refused; /* librelp refused the server's certificate (on_auth_err()) */
 	char *ca, *cert, *key, *peer;
 };
 
@@ -79,18 +80,21 @@ static void one_line(char *s)
 static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
 {
 	struct syslog_relp *r = usr;
+	char words[160];
 
 	(void)objinfo;
-	if (!r || r->refused || r->err[0])
+	if (!r || r->worded || r->err[0])
 		return; /* the first words of an attempt are the most precise */
-	if (r->tls && (code == RELP_RET_ERR_TLS_HANDS || code == RELP_RET_ERR_TLS || code == RELP_RET_ERR_TLS_SETUP))
+	snprintf(words, sizeof(words), "%s", errmsg ? errmsg : "?");
+	one_line(words);
+	if (r->tls && (code == RELP_RET_ERR_TLS_HANDS || code == RELP_RET_ERR_TLS || code == RELP_RET_ERR_TLS_SETUP)) {
+		r->worded = true;
 		snprintf(r->err, sizeof(r->err),
-			 "the TLS handshake failed, the server may refuse our certificate "
-			 "(librelp error %d: %s)",
-			 (int)code, errmsg ? errmsg : "?");
-	else
-		snprintf(r->err, sizeof(r->err), "%s (librelp error %d)", errmsg ? errmsg : "?", (int)code);
-	one_line(r->err);
+			 "the TLS handshake failed, the server may refuse our certificate%s (librelp error %d: %.150s)",
+			 r->cert ? "" : " (none given: --syslog-cert, --syslog-key)", (int)code, words);
+	} else {
+		snprintf(r->err, sizeof(r->err), "%s (librelp error %d)", words, (int)code);
+	}
 }
 
 /* A name in authinfo ("DNSname: a; DNSname: b; ") as 'a', 'b', into buf. */
@@ -123,7 +127,7 @@ static void on_auth_err(void *usr, char *authinfo, char *errmsg, relpRetVal code
 	if (!r)
 		return;
 	(void)code;
-	r->refused = true;
+	r->worded = r->refused = true;
 	/* librelp 1.11 says "no permited name found" for a name, "certificate
 	 * validation failed: ..." for a chain that is not the CA's */
 	if (errmsg && strstr(errmsg, "name")) {
@@ -139,7 +143,7 @@ static void on_auth_err(void *usr, char *authinfo, char *errmsg, relpRetVal code
 
 static void say(struct syslog_relp *r, const char *what, relpRetVal code, char *why, size_t whysize)
 {
-	if (r->refused)
+	if (r->worded)
 		snprintf(why, whysize, "%s: %s", r->name, r->err);
 	else if (r->err[0])
 		snprintf(why, whysize, "%s %s: %s", what, r->name, r->err);
@@ -173,7 +177,7 @@ static int relp_connect(struct syslog_transport *t, char *why, size_t whysize)
 	relpRetVal rc;
 
 	r->err[0] = '\0';
-	r->refused = false;
+	r->worded = r->refused = false;
 	if (!r->clt) {
 		if (relpEngineCltConstruct(r->eng, &r->clt) != RELP_RET_OK) {
 			snprintf(why, whysize, "cannot make a RELP client");
@@ -196,6 +200,12 @@ static int relp_connect(struct syslog_transport *t, char *why, size_t whysize)
 		rc = relpCltConnect(r->clt, AF_UNSPEC, (unsigned char *)r->port, (unsigned char *)r->host);
 	if (rc != RELP_RET_OK) {
 		say(r, "cannot connect to", rc, why, whysize);
+		if (r->tls && !r->worded && strlen(why) + 80 < whysize)
+			/* TLS 1.3: a server that refuses our certificate does so after our
+			 * handshake, so librelp sees the session break at its "open" */
+			snprintf(why + strlen(why), whysize - strlen(why),
+				 "; over TLS, the server may refuse our certificate%s",
+				 r->cert ? "" : " (none given: --syslog-cert, --syslog-key)");
 		return -ECONNREFUSED;
 	}
 	if (r->refused) {

@@ -23,7 +23,9 @@ Scenarios (argv[1]):
     (stats record, status.json, metrics); a correct server on the same port
     gets them all, none lost, none twice. Then a second sensor against a
     server whose certificate names other.example, likewise (names
-    'other.example', not 'server.example').
+    'other.example', not 'server.example'). Then a third without a
+    certificate of its own: the server refuses it (mutual TLS), said in
+    words; its alerts wait, and are counted lost at exit.
   tls-files: the start-up checks, without a server: a TLS target without a
     CA, an unreadable CA, a CA file that is no PEM, a certificate without its
     key, a key that is not the certificate's, an encrypted key, TLS files for
@@ -247,6 +249,9 @@ def main():
                     ("other", "the server's certificate names 'other.example', not 'server.example' (")]
         for i, (first, words) in enumerate(runs):
             one_run(os.path.join(d, "run%d" % (i + 1)), certs, first, words, live)
+        if SCENARIO.endswith("-refused"):
+            # mutual TLS: the server refuses a sensor that has no certificate to show
+            no_cert(os.path.join(d, "run%d" % (len(runs) + 1)), certs, live)
         print(f"{SCENARIO}: {time.monotonic() - t_begin:.1f} s")
         ok = True
     except Failure as e:
@@ -255,6 +260,39 @@ def main():
         if live["rs"]:
             live["rs"].stop()
         finish(live["sensors"], d, ok)
+
+
+def no_cert(d, certs, live):
+    """A sensor without --syslog-cert against a server that wants one: refused,
+    said in words, the alerts wait (counted) and are lost at exit, counted."""
+    os.makedirs(d)
+    port, mport = free_port(), free_port()
+    target = "%s:127.0.0.1:%d" % ("relp+tls" if RELP else "tls", port)
+    rs = live["rs"] = TlsRsyslog(d, port, certs, "server")
+    rs.start()
+    sensor = tr.Sensor(d, target, ["--syslog-ca", certs["ca"] + ".pem", "--syslog-peer", "server.example",
+                                   "--runtime-dir", os.path.join(d, "rt"), "--metrics", "127.0.0.1:%d" % mport])
+    live["sensors"].append(sensor)
+    n = tr.run_helpers(d, 2)
+    tr.wait_alerts(sensor, n)
+    words = ("the server may refuse our certificate (none given: --syslog-cert, --syslog-key)" if RELP else
+             "the server ended the session after the TLS handshake: it wants our certificate (--syslog-cert, "
+             "--syslog-key)")
+    wait_for("the refusal in the log", lambda: (target in sensor.log_text() and words in sensor.log_text()), 10)
+    waiting = check_waiting(sensor, d, mport, 0)
+    sensor.stop()
+    rs.stop()
+    live["rs"] = None
+    st = tr.final_stats(sensor)
+    alerts = alerts_of(sensor)
+    log = sensor.log_text()
+    print(f"{SCENARIO} (no client certificate): {len(alerts)} alerts, {len(rs.received())} received; queued "
+          f"{waiting[0]['queued']} while refused; syslog stats {json.dumps(st)}")
+    print("  said: " + next(line for line in log.splitlines() if "is not taking alerts" in line))
+    if rs.received() or st["sent"] != 0 or st["dropped_at_exit"] != len(alerts) or st["dropped"] != len(alerts):
+        fail(f"a refused session took alerts, or they were not counted lost at exit: {st}")
+    if log.count("is not taking alerts") != 1:
+        fail("the refusal not said once:\n" + log)
 
 
 def one_run(d, certs, first, words, live):
