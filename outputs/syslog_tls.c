@@ -343,7 +343,7 @@ static void cert_names(X509 *x, char *buf, size_t size)
 		} else if (g->type == GEN_IPADD) {
 			len = ASN1_STRING_length(g->d.iPAddress);
 			p = ASN1_STRING_get0_data(g->d.iPAddress);
-			if (!inet_ntop(len == 16 ? AF_INET6 : AF_INET, p, one, sizeof(one)))
+			if ((len != 4 && len != 16) || !inet_ntop(len == 16 ? AF_INET6 : AF_INET, p, one, sizeof(one)))
 				continue;
 		} else {
 			continue;
