@@ -26,6 +26,9 @@ Scenarios (argv[1]):
     'other.example', not 'server.example'). Then a third without a
     certificate of its own: the server refuses it (mutual TLS), said in
     words; its alerts wait, and are counted lost at exit.
+  tls-restart: rsyslogd stopped and started again (the same certificate)
+    while alerts are raised: the closed session is noticed before the next
+    frame, said once, and every alert arrives once over the new session.
   tls-files: the start-up checks, without a server: a TLS target without a
     CA, an unreadable CA, a CA file that is no PEM, a certificate without its
     key, a key that is not the certificate's, an encrypted key, TLS files for
@@ -39,7 +42,6 @@ and rsyslog-relp (imrelp), and openssl; without them it skips (exit 77).
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -244,6 +246,9 @@ def main():
     try:
         certs = make_certs(d)
         runs = [("server", None)]
+        if SCENARIO == "tls-restart":
+            restart(os.path.join(d, "run1"), certs, live)
+            runs = []
         if SCENARIO.endswith("-refused"):
             runs = [("rogue", "the server's certificate is not signed by CA %s.pem (" % certs["ca"]),
                     ("other", "the server's certificate names 'other.example', not 'server.example' (")]
@@ -260,6 +265,45 @@ def main():
         if live["rs"]:
             live["rs"].stop()
         finish(live["sensors"], d, ok)
+
+
+def restart(d, certs, live):
+    """The collector restarts while the sensor is connected: nothing lost, nothing twice."""
+    os.makedirs(d)
+    port = free_port()
+    target = "tls:127.0.0.1:%d" % port
+    rs = live["rs"] = TlsRsyslog(d, port, certs, "server")
+    rs.start()
+    sensor = tr.Sensor(d, target, ["--syslog-ca", certs["ca"] + ".pem", "--syslog-cert", certs["client"] + ".pem",
+                                   "--syslog-key", certs["client"] + ".key", "--syslog-peer", "server.example",
+                                   "--runtime-dir", os.path.join(d, "rt")])
+    live["sensors"].append(sensor)
+    n = tr.run_helpers(d, len(tr.HOSTILE))
+    wait_for("the first alerts at rsyslogd", lambda: len(rs.received()) >= n, 10)
+    rs.stop()
+    n += tr.run_helpers(d, len(tr.HOSTILE))  # while it is down
+    tr.wait_alerts(sensor, n)
+    rs = live["rs"] = TlsRsyslog(d, port, certs, "server")
+    rs.start()
+    n += tr.run_helpers(d, len(tr.HOSTILE))
+    tr.wait_alerts(sensor, n)
+    wait_for("every alert at rsyslogd", lambda: len(tr.match(rs.received(), alerts_of(sensor),
+                                                               sensor.p.pid)[0]) == len(alerts_of(sensor)), 20)
+    sensor.stop()
+    time.sleep(0.5)
+    rs.stop()
+    live["rs"] = None
+    alerts = alerts_of(sensor)
+    seen, dups = tr.match(rs.received(), alerts, sensor.p.pid)
+    st = tr.final_stats(sensor)
+    log = sensor.log_text()
+    print(f"tls-restart: {len(alerts)} alerts, {len(seen)} at rsyslogd, {dups} twice; syslog stats {json.dumps(st)}")
+    if len(tr.probe_alerts(alerts)) != n or len(seen) != len(alerts) or dups:
+        fail(f"{n} helper runs, {len(alerts)} alerts, {len(seen)} received, {dups} twice")
+    if st["reconnects"] != 1 or st["outages"] != 1 or st["sent"] != len(seen) or st["dropped"]:
+        fail(f"stats at exit: {st}")
+    if log.count("closed the TLS session") != 1 or log.count("takes alerts again") != 1:
+        fail("the restart not said once at its start and once at its end:\n" + log)
 
 
 def no_cert(d, certs, live):
