@@ -28,9 +28,10 @@
  * backend (Debian's librelp links GnuTLS too; the engine is told which):
  * the server's certificate verified against the CA file, its name against
  * the peer (librelp's authmode "name", one permitted peer), our certificate
- * and key offered (mutual TLS). librelp reads the files at each connect, on
- * the sender thread (after the privilege drop: they must stay readable by
- * the sensor's user); syslog_tls__check() read them once at start. A
+ * and key offered (mutual TLS). librelp reads the files at its first
+ * connect, on the sender thread (after the privilege drop: they must be
+ * readable by the sensor's user), and keeps them for its reconnects;
+ * syslog_tls__check() read them once at start. A
  * refusal reaches us through librelp's error callbacks, which are turned
  * into the words tls: says (syslog_tls.c): whose CA, or which names.
  */
