@@ -114,7 +114,7 @@ struct pl_output {
 	uint64_t written; /* records delivered */
 	uint64_t dropped; /* records lost to errors */
 	int last_err;     /* negative errno of the last failure, 0 if none */
-	char why[192];    /* the backend's words for the last failure, "" when the errno says it all */
+	char why[384];	  /* the backend's words for the last failure, "" when the errno says it all */
 	/* the failure episode (output.c) */
 	bool failing;		      /* the last record was lost (or the target was unusable at open) */
 	uint64_t episode_base;	      /* `dropped` when the current (or last) episode began */

@@ -23,6 +23,9 @@
  * which is treated as a lost connection (the message waits and is sent
  * again after a reconnect).
  *
+ * The dial and the background connect are syslog_tls.c's too (its TLS runs
+ * over the same kind of socket).
+ *
  * HOST is resolved by getaddrinfo() at every connect attempt, so a name
  * costs a DNS query then (which may block up to the resolver's timeout); a
  * literal address costs nothing.
@@ -69,69 +72,92 @@ static void inet_disconnect(struct syslog_inet *n)
 	n->done = 0;
 }
 
-static int inet_connect(struct syslog_transport *t, char *why, size_t whysize)
+int syslog_inet__dial(const char *host, const char *port, int socktype, const char *name, int *ret_fd, char *why,
+		      size_t whysize)
 {
-	struct syslog_inet *n = (struct syslog_inet *)t;
-	struct addrinfo hints = {.ai_socktype = n->tcp ? SOCK_STREAM : SOCK_DGRAM}, *res = NULL;
-	int r, err = 0;
+	struct addrinfo hints = {.ai_socktype = socktype}, *res = NULL;
+	int r, err = 0, fd = -1;
+	bool connecting = false;
 
-	inet_disconnect(n);
-	r = getaddrinfo(n->host, n->port, &hints, &res);
+	r = getaddrinfo(host, port, &hints, &res);
 	if (r != 0) {
-		snprintf(why, whysize, "cannot resolve %s: %s", n->host, gai_strerror(r));
+		snprintf(why, whysize, "cannot resolve %s: %s", host, gai_strerror(r));
 		return r == EAI_MEMORY ? -ENOMEM : -EHOSTUNREACH;
 	}
 	for (struct addrinfo *a = res; a; a = a->ai_next) {
-		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
 		if (fd < 0) {
 			err = errno;
 			continue;
 		}
-		if (n->tcp)
+		if (socktype == SOCK_STREAM)
 			setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &(int){1}, sizeof(int));
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-			n->fd = fd;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
 			break;
-		}
 		if (errno == EINPROGRESS) {
-			n->fd = fd;
-			n->connecting = true;
-			n->connect_start_ns = mono_ns();
+			connecting = true;
 			break;
 		}
 		err = errno;
 		close(fd);
+		fd = -1;
 	}
 	freeaddrinfo(res);
-	if (n->fd < 0) {
-		snprintf(why, whysize, "cannot connect to %s: %s", n->name, strerror(err ? err : ENOTCONN));
+	if (fd < 0) {
+		snprintf(why, whysize, "cannot connect to %s: %s", name, strerror(err ? err : ENOTCONN));
 		return -(err ? err : ENOTCONN);
 	}
 	why[0] = '\0';
-	return n->connecting ? -EINPROGRESS : 0;
+	*ret_fd = fd;
+	return connecting ? -EINPROGRESS : 0;
+}
+
+int syslog_inet__connect_done(int fd, uint64_t start_ns, const char *name, char *why, size_t whysize)
+{
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+	int err = 0;
+	socklen_t elen = sizeof(err);
+
+	if (poll(&p, 1, 0) == 0) {
+		if (mono_ns() - start_ns < CONNECT_TIMEOUT_NS) {
+			snprintf(why, whysize, "connecting to %s", name);
+			return -EAGAIN;
+		}
+		err = ETIMEDOUT;
+	} else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0) {
+		err = errno;
+	}
+	if (err) {
+		snprintf(why, whysize, "cannot connect to %s: %s", name, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+static int inet_connect(struct syslog_transport *t, char *why, size_t whysize)
+{
+	struct syslog_inet *n = (struct syslog_inet *)t;
+	int r;
+
+	inet_disconnect(n);
+	r = syslog_inet__dial(n->host, n->port, n->tcp ? SOCK_STREAM : SOCK_DGRAM, n->name, &n->fd, why, whysize);
+	if (r == -EINPROGRESS) {
+		n->connecting = true;
+		n->connect_start_ns = mono_ns();
+	}
+	return r;
 }
 
 /* The background connect: 0 when done, -EAGAIN while under way, or -errno (closed). */
 static int connect_done(struct syslog_inet *n, char *why, size_t whysize)
 {
-	struct pollfd p = {.fd = n->fd, .events = POLLOUT};
-	int err = 0;
-	socklen_t elen = sizeof(err);
+	int r = syslog_inet__connect_done(n->fd, n->connect_start_ns, n->name, why, whysize);
 
-	if (poll(&p, 1, 0) == 0) {
-		if (mono_ns() - n->connect_start_ns < CONNECT_TIMEOUT_NS) {
-			snprintf(why, whysize, "connecting to %s", n->name);
-			return -EAGAIN;
-		}
-		err = ETIMEDOUT;
-	} else if (getsockopt(n->fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0) {
-		err = errno;
-	}
-	if (err) {
-		snprintf(why, whysize, "cannot connect to %s: %s", n->name, strerror(err));
+	if (r == -EAGAIN)
+		return r;
+	if (r < 0) {
 		inet_disconnect(n);
-		return -err;
+		return r;
 	}
 	n->connecting = false;
 	return 0;

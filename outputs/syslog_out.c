@@ -3,7 +3,7 @@
  * syslog_out.c - records to syslog: the --syslog TARGET parser, and the
  * backend that joins the RFC 5424 formatter (syslog_fmt.c), a bounded buffer
  * (syslog_queue.c) and a transport (syslog_unix.c, syslog_inet.c,
- * syslog_relp.c).
+ * syslog_tls.c, syslog_relp.c).
  *
  * Every record is formatted when it is written (its TIMESTAMP is when the
  * sensor emitted it, not when the collector came back) and pushed into the
@@ -106,7 +106,11 @@ int syslog_target__parse(const char *spec, struct pl_syslog_target *ret, char *m
 	static const struct {
 		const char *prefix;
 		enum pl_syslog_kind kind;
-	} nets[] = {{"tcp:", PL_SYSLOG_TCP}, {"udp:", PL_SYSLOG_UDP}, {"relp:", PL_SYSLOG_RELP}};
+	} nets[] = {{"tcp:", PL_SYSLOG_TCP},
+		    {"udp:", PL_SYSLOG_UDP},
+		    {"relp:", PL_SYSLOG_RELP},
+		    {"tls:", PL_SYSLOG_TLS},
+		    {"relp+tls:", PL_SYSLOG_RELP_TLS}};
 	struct pl_syslog_target t = {.kind = PL_SYSLOG_OFF};
 	const char *path;
 	int r;
@@ -126,7 +130,9 @@ int syslog_target__parse(const char *spec, struct pl_syslog_target *ret, char *m
 		return 0;
 	}
 	if (strncmp(spec, "unix:", 5) != 0) {
-		snprintf(msg, msgsize, "expected unix:PATH, tcp:HOST:PORT, udp:HOST:PORT, relp:HOST:PORT or off");
+		snprintf(msg, msgsize,
+			 "expected unix:PATH, tcp:HOST:PORT, udp:HOST:PORT, relp:HOST:PORT, tls:HOST:PORT, "
+			 "relp+tls:HOST:PORT or off");
 		return -EINVAL;
 	}
 	path = spec + 5;
@@ -147,8 +153,11 @@ int syslog_target__parse(const char *spec, struct pl_syslog_target *ret, char *m
 
 void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t size)
 {
-	static const char *const scheme[] = {
-	    [PL_SYSLOG_TCP] = "tcp", [PL_SYSLOG_UDP] = "udp", [PL_SYSLOG_RELP] = "relp"};
+	static const char *const scheme[] = {[PL_SYSLOG_TCP] = "tcp",
+					     [PL_SYSLOG_UDP] = "udp",
+					     [PL_SYSLOG_RELP] = "relp",
+					     [PL_SYSLOG_TLS] = "tls",
+					     [PL_SYSLOG_RELP_TLS] = "relp+tls"};
 
 	switch (t->kind) {
 	case PL_SYSLOG_UNIX:
@@ -157,6 +166,8 @@ void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t s
 	case PL_SYSLOG_TCP:
 	case PL_SYSLOG_UDP:
 	case PL_SYSLOG_RELP:
+	case PL_SYSLOG_TLS:
+	case PL_SYSLOG_RELP_TLS:
 		snprintf(buf, size, strchr(t->host, ':') ? "%s:[%s]:%s" : "%s:%s:%s", scheme[t->kind], t->host,
 			 t->port);
 		break;
@@ -325,12 +336,14 @@ int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog
 		snprintf(s->hostname, sizeof(s->hostname), "-");
 	if (t->kind == PL_SYSLOG_UNIX)
 		r = syslog_unix__new(t->path, &tr);
-	else if (t->kind == PL_SYSLOG_RELP)
-		r = syslog_relp__new(t, &tr);
+	else if (t->kind == PL_SYSLOG_RELP || t->kind == PL_SYSLOG_RELP_TLS)
+		r = syslog_relp__new(t, &opts->tls, &tr);
+	else if (t->kind == PL_SYSLOG_TLS)
+		r = syslog_tls__new(t, &opts->tls, &tr);
 	else
 		r = syslog_inet__new(t, &tr);
 	if (r == 0)
-		r = syslog_sender__new(tr, t->kind == PL_SYSLOG_RELP,
+		r = syslog_sender__new(tr, t->kind == PL_SYSLOG_RELP || t->kind == PL_SYSLOG_RELP_TLS,
 				       opts->buffer_bytes ? opts->buffer_bytes : PL_SYSLOG_BUFFER_BYTES,
 				       opts->buffer_msgs ? opts->buffer_msgs : PL_SYSLOG_BUFFER_MSGS, &s->snd);
 	if (r < 0) {

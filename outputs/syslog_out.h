@@ -8,8 +8,11 @@
  * --syslog TARGET text: unix:PATH (a local datagram socket, /dev/log by
  * default), tcp:HOST:PORT (octet-counted framing, RFC 6587), udp:HOST:PORT
  * (one datagram a message, RFC 5426), relp:HOST:PORT (librelp: the collector
- * acknowledges each message) or off. Every target carries the same RFC 5424
- * message (syslog_format__5424()).
+ * acknowledges each message), tls:HOST:PORT (RFC 5425: tcp:'s framing inside
+ * TLS, syslog_tls.c), relp+tls:HOST:PORT (RELP inside librelp's TLS) or off.
+ * Every target carries the same RFC 5424 message (syslog_format__5424()). The
+ * TLS targets take their files and the peer's name from struct pl_syslog_tls,
+ * checked by syslog_tls__check() before anything starts.
  *
  * Messages wait in a bounded in-order buffer while the target cannot take
  * them (down, connecting, or its socket full), and leave it in order once it
@@ -42,11 +45,27 @@
 #define PL_SYSLOG_STOP_GRACE_MS 5000	  /* at stop, past the drain's time: one transport call in flight */
 
 enum pl_syslog_kind {
-	PL_SYSLOG_OFF = 0, /* no syslog output */
-	PL_SYSLOG_UNIX,	   /* datagrams to a local socket (unix:PATH) */
-	PL_SYSLOG_TCP,	   /* octet-counted frames over TCP (tcp:HOST:PORT) */
-	PL_SYSLOG_UDP,	   /* one datagram a message (udp:HOST:PORT) */
-	PL_SYSLOG_RELP,	   /* RELP, acknowledged (relp:HOST:PORT) */
+	PL_SYSLOG_OFF = 0,  /* no syslog output */
+	PL_SYSLOG_UNIX,	    /* datagrams to a local socket (unix:PATH) */
+	PL_SYSLOG_TCP,	    /* octet-counted frames over TCP (tcp:HOST:PORT) */
+	PL_SYSLOG_UDP,	    /* one datagram a message (udp:HOST:PORT) */
+	PL_SYSLOG_RELP,	    /* RELP, acknowledged (relp:HOST:PORT) */
+	PL_SYSLOG_TLS,	    /* RFC 5425: octet-counted frames over TLS (tls:HOST:PORT) */
+	PL_SYSLOG_RELP_TLS, /* RELP over librelp's TLS (relp+tls:HOST:PORT) */
+};
+
+/* The target's kind is one of TLS's (it needs a struct pl_syslog_tls with a CA). */
+static inline bool syslog_kind__tls(enum pl_syslog_kind k)
+{
+	return k == PL_SYSLOG_TLS || k == PL_SYSLOG_RELP_TLS;
+}
+
+/* What a TLS target checks and shows: file paths, as given (docs/outputs.md). */
+struct pl_syslog_tls {
+	const char *ca;	  /* PEM: the CA certificate(s) the collector's certificate must chain to */
+	const char *cert; /* PEM: the sensor's own certificate (and its chain), NULL: none (no mutual TLS) */
+	const char *key;  /* PEM: its private key, unencrypted; given with cert */
+	const char *peer; /* the name the collector's certificate must carry, NULL: the target's HOST */
 };
 
 struct pl_syslog_target {
@@ -58,8 +77,8 @@ struct pl_syslog_target {
 
 /*
  * Parse a --syslog TARGET: "unix:PATH" (PATH absolute, shorter than
- * PL_SYSLOG_PATH_MAX), "tcp:HOST:PORT", "udp:HOST:PORT", "relp:HOST:PORT"
- * (HOST a name, an IPv4 address or an IPv6 address in brackets, PORT
+ * PL_SYSLOG_PATH_MAX), "tcp:HOST:PORT", "udp:HOST:PORT", "relp:HOST:PORT",
+ * "tls:HOST:PORT", "relp+tls:HOST:PORT" (HOST a name, an IPv4 address or an IPv6 address in brackets, PORT
  * 1-65535) or "off". Returns 0 and *ret, or -EINVAL with what is wrong in
  * msg (*ret untouched).
  */
@@ -67,6 +86,19 @@ int syslog_target__parse(const char *spec, struct pl_syslog_target *ret, char *m
 
 /* The target as --syslog takes it ("unix:/dev/log", "tcp:[::1]:514", "off"), into buf. */
 void syslog_target__format(const struct pl_syslog_target *t, char *buf, size_t size);
+
+/*
+ * Check what a TLS target t will use, as the transport will (syslog_tls.c),
+ * before anything starts: a CA file is given; each file is a regular,
+ * readable file of at most 1 MiB; the CA file holds PEM certificates; cert
+ * and key come together, cert holds a PEM certificate, key an unencrypted
+ * PEM private key that matches it; peer (or t's HOST) is a name or an
+ * address. Files given for a target that is not TLS are an error too (the
+ * operator believes the alerts are encrypted). An `off` target checks
+ * nothing. Returns 0, or -EINVAL with what is wrong, in words naming the
+ * option and the file, in msg.
+ */
+int syslog_tls__check(const struct pl_syslog_target *t, const struct pl_syslog_tls *tls, char *msg, size_t msgsize);
 
 /* ---- the format (syslog_fmt.c) ---- */
 
@@ -129,6 +161,7 @@ struct pl_syslog_opts {
 	int facility;	      /* LOG_DAEMON */
 	size_t buffer_bytes;  /* 0: PL_SYSLOG_BUFFER_BYTES */
 	size_t buffer_msgs;   /* 0: PL_SYSLOG_BUFFER_MSGS */
+	struct pl_syslog_tls tls; /* a TLS target's files and peer (syslog_tls__check() passed) */
 };
 
 enum pl_syslog_state {
@@ -151,7 +184,7 @@ struct pl_syslog_stats {
 	uint64_t stalls;	     /* connections that took nothing for 1.5 s while messages waited */
 	uint64_t outages;	     /* times the target stopped taking messages (failed, lost or stalled) */
 	enum pl_syslog_state state;
-	char why[192]; /* why the target is not connected, "" when it is */
+	char why[384]; /* why the target is not connected, "" when it is */
 };
 
 /* "connected", "connecting", "disconnected". */
@@ -162,7 +195,9 @@ static inline const char *syslog_state__name(enum pl_syslog_state s)
 
 /*
  * Records to the syslog target t (not `off`), as RFC 5424 messages. Returns 0
- * and *ret, -EINVAL for an `off` target, or -ENOMEM (*ret untouched).
+ * and *ret, -EINVAL for an `off` target or a TLS target whose files do not
+ * pass syslog_tls__check() (read here, once: a TLS target's connections use
+ * what was read now), or -ENOMEM (*ret untouched).
  * Nothing is sent before syslog_output__start(): records written until then
  * wait in the buffer. output__write() only formats and buffers a record;
  * output__flush() reports what the sender thread learnt (an outage's edges,

@@ -25,7 +25,7 @@ struct syslog_sender;
 struct syslog_sender_state {
 	struct pl_syslog_stats st; /* sent, queued, the connection's counters, stalls, outages, state, why */
 	bool down;		   /* an outage is under way */
-	char down_why[192];	   /* why the current (or last) outage began */
+	char down_why[384];	   /* why the current (or last) outage began */
 };
 
 /*

@@ -39,6 +39,10 @@ for arg in "$@"; do
 		# (fonts-dejavu-core: outputs/flamegraph.c).
 		PKGS="$PKGS rsyslog rsyslog-relp openssh-server openssh-client pcre2-utils python3 python3-jsonschema chromium"
 		PKGS="$PKGS fonts-dejavu-core"
+		# The syslog TLS tests (tests/syslog/test_tls.py): rsyslogd's imtcp
+		# in TLS mode needs its OpenSSL stream driver (lmnsd_ossl), and the
+		# test makes its certificates with the openssl command.
+		PKGS="$PKGS rsyslog-openssl openssl"
 		# The Quiet scenario's ordinary work (tests/scenario/quiet_workload.sh):
 		# git, compression, ps/top, ip/ss.
 		PKGS="$PKGS git xz-utils zstd gzip tar procps iproute2"

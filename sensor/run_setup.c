@@ -233,7 +233,7 @@ static int load_rules(struct sensor *s)
 static int open_syslog_output(struct sensor *s)
 {
 	struct pl_syslog_opts so = { .app_name = "plumbline", .facility = LOG_DAEMON,
-				     .buffer_bytes = s->opts->syslog_buffer_bytes };
+				     .buffer_bytes = s->opts->syslog_buffer_bytes, .tls = s->opts->syslog_tls };
 	char target[PL_SYSLOG_HOST_MAX + 16];
 	int r;
 

@@ -49,7 +49,7 @@ int config__view(const char *path, bool no_config, struct gen **ret, const struc
 	free(c.argv);
 	if (r < 0)
 		return log_error_errno(r, "Cannot read %s: %m", path ? path : PL_CONFIG_DEFAULT);
-	if (!g->cf.errors && parse_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
+	if (!g->cf.errors && parse_whole_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
 		conffile__error(&g->cf, 0, 0, "%s", sink.errors ? sink.msg : "invalid settings");
 	if (g->cf.errors) {
 		print_errors(g, path ? path : g->path ? g->path : PL_CONFIG_DEFAULT, stderr);
@@ -112,7 +112,7 @@ static int cmd_check(int argc, char **argv)
 	if (r < 0)
 		return log_error_errno(r, "Cannot check %s: %m", path);
 	/* the settings together, as run reads them (a combination may be wrong) */
-	if (!g->cf.errors && parse_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
+	if (!g->cf.errors && parse_whole_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
 		conffile__error(&g->cf, 0, 0, "%s", sink.errors ? sink.msg : "invalid settings");
 	print_errors(g, path, stdout);
 	errors = g->cf.errors;
@@ -196,7 +196,7 @@ static int cmd_show(int argc, char **argv)
 		free(c.argv);
 		return 1;
 	}
-	r = parse_quietly(g->argc, g->argv, &o, &sink);
+	r = parse_whole_quietly(g->argc, g->argv, &o, &sink);
 	if (r) {
 		log_error("%s", sink.errors ? sink.msg : "invalid options");
 		gen_free(g);

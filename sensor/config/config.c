@@ -274,6 +274,18 @@ int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
 	return r;
 }
 
+int parse_whole_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
+{
+	int r = parse_quietly(argc, argv, o, s);
+
+	if (r == 0) {
+		log_set_sink(on_log, s);
+		r = run_opts__check_files(o);
+		log_set_sink(NULL, NULL);
+	}
+	return r;
+}
+
 /* Check each setting, and make its argument. Errors go to g->cf. */
 static int gen_settings(struct gen *g)
 {
@@ -544,6 +556,8 @@ int config__parse_run(int argc, char **argv, struct run_opts *ret)
 		return -EINVAL;
 	}
 	r = run_opts__parse(g->argc, g->argv, ret);
+	if (r == 0)
+		r = run_opts__check_files(ret);
 	if (r) {
 		gen_free(g);
 		return r;
@@ -601,7 +615,7 @@ int config__reload(struct alerts *a, int *ret_rules)
 	if (!g->cf.errors) {
 		struct sink sink;
 
-		if (parse_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
+		if (parse_whole_quietly(g->argc, g->argv, &g->opts, &sink) != 0)
 			conffile__error(&g->cf, 0, 0, "with the command line: %s",
 					sink.errors ? sink.msg : "invalid settings");
 	}

@@ -69,6 +69,9 @@ void gen_free(struct gen *g);
 /* run_opts__parse() with its errors collected in *s, not printed. */
 int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s);
 
+/* parse_quietly(), then run_opts__check_files(): the whole configuration's. */
+int parse_whole_quietly(int argc, char **argv, struct run_opts *o, struct sink *s);
+
 /* g's errors as `rules check` prints them, to out; logged when out is NULL. */
 void print_errors(struct gen *g, const char *path, FILE *out);
 

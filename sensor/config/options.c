@@ -168,6 +168,19 @@ static int check_combination(struct run_opts *o)
 	return 0;
 }
 
+int run_opts__check_files(const struct run_opts *o)
+{
+	char target[PL_SYSLOG_HOST_MAX + 16], msg[512];
+
+	/* the TLS files read and checked now, as the transport will: before anything starts */
+	if (syslog_tls__check(&o->syslog, &o->syslog_tls, msg, sizeof(msg)) < 0) {
+		syslog_target__format(&o->syslog, target, sizeof(target));
+		log_error("--syslog %s: %s", target, msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int run_opts__parse(int argc, char **argv, struct run_opts *o)
 {
 	int c;

@@ -55,6 +55,7 @@ struct run_opts {
 	size_t nenable, ndisable;
 	struct pl_syslog_target syslog; /* where alerts go to syslog (--syslog), kind OFF: nowhere */
 	uint32_t syslog_buffer_bytes;   /* --syslog-buffer: the bound of what waits for it (0: the default) */
+	struct pl_syslog_tls syslog_tls; /* --syslog-ca, -cert, -key, -peer: a tls: or relp+tls: target's */
 	uint32_t regex_budget_ms;  /* PCRE2 time allowed per second, over all rules' regexes */
 	const char *audit_log;     /* the hash-chained audit log (--audit-log), NULL: none */
 	const char *audit_key;     /* its sealing key file (--audit-key), NULL: unkeyed */
@@ -154,6 +155,15 @@ void run_opts__resolve_rules(struct run_opts *o);
  * printed (the caller exits 0), or -EINVAL after printing the error.
  */
 int run_opts__parse(int argc, char **argv, struct run_opts *ret);
+
+/*
+ * What the files named by the options of the whole configuration (file and
+ * command line merged, after run_opts__parse()) must be: the syslog TLS
+ * target's CA, certificate and key (syslog_tls__check()). Not part of
+ * run_opts__parse(), which also checks a config file's settings one by one
+ * and the file without its command line. 0, or -EINVAL (logged).
+ */
+int run_opts__check_files(const struct run_opts *o);
 void run_opts__usage(FILE *out);
 
 /* the long options of `run` for getopt_long(), made of the table, ended by

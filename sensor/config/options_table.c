@@ -362,10 +362,33 @@ static const struct run_opt table[] = {
 	  "where alerts go to syslog, as RFC 5424: unix:PATH (a local\n"
 	  "datagram socket; default {def}), tcp:HOST:PORT\n"
 	  "(octet-counted), udp:HOST:PORT, relp:HOST:PORT (acknowledged),\n"
-	  "or off (they still go to --json); HOST a name, an IPv4\n"
-	  "address or [IPv6]",
-	  "where alerts go to syslog (`unix:PATH`, `tcp:`, `udp:`, `relp:HOST:PORT`, `off`)", "unix:/dev/log", NULL,
-	  NULL, 0, .set = set_syslog },
+	  "tls:HOST:PORT (RFC 5425), relp+tls:HOST:PORT (both need\n"
+	  "--syslog-ca), or off (they still go to --json); HOST a name,\n"
+	  "an IPv4 address or [IPv6]",
+	  "where alerts go to syslog (`unix:PATH`, `tcp:`, `udp:`, `relp:`, `tls:`, `relp+tls:HOST:PORT`, `off`)",
+	  "unix:/dev/log", NULL, NULL, 0, .set = set_syslog },
+	{ "syslog-ca", 0, "FILE", RUN_SEC_RULES, NULL,
+	  "tls: and relp+tls: targets: the PEM CA certificate(s) the\n"
+	  "collector's certificate must be signed by (required; the\n"
+	  "system's CAs are not used)",
+	  "a TLS target's CA file (PEM): the collector's certificate must chain to it", NULL,
+	  "none (a TLS target needs it)", "/etc/plumbline/syslog-ca.pem", 0, set_text, FIELD(syslog_tls.ca),
+	  .need = "a PEM file" },
+	{ "syslog-cert", 0, "FILE", RUN_SEC_RULES, NULL,
+	  "the sensor's own PEM certificate (and chain), offered to a\n"
+	  "TLS collector that asks for one (mutual TLS); with --syslog-key",
+	  "the sensor's certificate for mutual TLS (PEM), with `syslog-key`", NULL, "no client certificate",
+	  "/etc/plumbline/syslog-cert.pem", 0, set_text, FIELD(syslog_tls.cert), .need = "a PEM file" },
+	{ "syslog-key", 0, "FILE", RUN_SEC_RULES, NULL,
+	  "the unencrypted PEM private key of --syslog-cert (checked at\n"
+	  "start: it must match)",
+	  "the private key of `syslog-cert` (PEM, unencrypted)", NULL, "no client certificate",
+	  "/etc/plumbline/syslog-key.pem", 0, set_text, FIELD(syslog_tls.key), .need = "a PEM file" },
+	{ "syslog-peer", 0, "NAME", RUN_SEC_RULES, NULL,
+	  "the name the TLS collector's certificate must carry (default:\n"
+	  "the target's HOST)",
+	  "the name a TLS collector's certificate must carry", NULL, "the target's HOST", "logs.example.org", 0,
+	  set_text, FIELD(syslog_tls.peer), .need = "a host name or an address" },
 	{ "syslog-buffer", 0, "BYTES", RUN_SEC_RULES, NULL,
 	  "what may wait for the syslog target while it is down\n"
 	  "(default {def}, and at most 10000 messages); beyond it\n"

@@ -186,7 +186,7 @@ static const char *mode_name(enum bl_mode m)
 void audit_trail__start(struct audit_trail *t, const struct alerts *a)
 {
 	const struct run_opts *o = t ? t->opts : NULL;
-	char syslog[PL_SYSLOG_PATH_MAX + 8];
+	char syslog[PL_SYSLOG_HOST_MAX + 16]; /* "relp+tls:[HOST]:PORT" is the longest */
 	struct pl_ruleset_id rs;
 	struct pl_start_options opt;
 

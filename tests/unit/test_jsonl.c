@@ -398,7 +398,7 @@ struct heard {
 	int failing, still, recovered;
 	uint64_t lost_at_recovery;
 	int last_err;
-	char why[192];
+	char why[sizeof(((struct pl_output *)0)->why)];
 };
 
 static void reporter(struct pl_output *o, enum pl_output_event ev, void *ctx)

@@ -239,7 +239,19 @@ static void test_options_syslog_target(void **state)
 	assert_int_equal(PARSE(&o, "--syslog", "relp:[::1]:2514"), 0);
 	assert_int_equal(o.syslog.kind, PL_SYSLOG_RELP);
 	assert_string_equal(o.syslog.host, "::1");
-	assert_int_equal(PARSE(&o, "--syslog", "tls:logs:514"), -EINVAL);
+	/* a TLS target parses; its files are the whole configuration's check, and it needs a CA */
+	assert_int_equal(PARSE(&o, "--syslog", "relp+tls:logs:2514"), 0);
+	assert_int_equal(o.syslog.kind, PL_SYSLOG_RELP_TLS);
+	assert_int_equal(run_opts__check_files(&o), -EINVAL);
+	assert_int_equal(PARSE(&o, "--syslog", "tls:logs:6514", "--syslog-ca", "/nonexistent/ca.pem"), 0);
+	assert_string_equal(o.syslog_tls.ca, "/nonexistent/ca.pem");
+	assert_int_equal(run_opts__check_files(&o), -EINVAL);
+	/* TLS files for a target in clear are refused; with none, nothing is read */
+	assert_int_equal(PARSE(&o, "--syslog", "tcp:logs:514", "--syslog-peer", "logs"), 0);
+	assert_int_equal(run_opts__check_files(&o), -EINVAL);
+	assert_int_equal(PARSE(&o, "--syslog", "tcp:logs:514"), 0);
+	assert_int_equal(run_opts__check_files(&o), 0);
+	assert_int_equal(PARSE(&o, "--syslog", "tls+relp:logs:514"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--syslog", "tcp:logs:0"), -EINVAL);
 	assert_int_equal(PARSE(&o, "--syslog", "unix:log"), -EINVAL);
 	/* what may wait for the target */

@@ -172,7 +172,7 @@ static size_t fmt_event(char *buf, size_t size, const struct pl_syslog_header *h
 struct heard {
 	int failing, still, recovered, down, up;
 	uint64_t lost;
-	char why[192];
+	char why[sizeof(((struct pl_output *)0)->why)];
 };
 
 static void reporter(struct pl_output *o, enum pl_output_event ev, void *ctx)
@@ -215,12 +215,14 @@ static void test_syslog_target_parse(void **state)
 		{ "udp:192.0.2.7:514", "udp:192.0.2.7:514" },
 		{ "relp:[2001:db8::1]:2514", "relp:[2001:db8::1]:2514" },
 		{ "tcp:[::1]:00514", "tcp:[::1]:514" },
+		{ "tls:logs.example:6514", "tls:logs.example:6514" },
+		{ "relp+tls:[::1]:2514", "relp+tls:[::1]:2514" },
 		{ "off", "off" },
 	};
 	static const char *const bad[] = {
 		"tcp:logs:0",	   "tcp:logs:65536", "tcp:logs",	  "tcp::514",	    "tcp:::1:514",
 		"udp:[::1]514",	   "relp:[]:514",    "tcp:lo gs:514", "tcp:logs:51x4", "tcp:logs:",
-		"unix:dev/log",	   "unix:",	     "/dev/log",      "tls:logs:6514", "tcp:[x]:514",
+		"unix:dev/log",	   "unix:",	     "/dev/log",      "tls+relp:logs:6514", "tcp:[x]:514", "tls:logs",
 	};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -243,8 +245,11 @@ static void test_syslog_target_parse(void **state)
 		assert_true(msg[0] != '\0');
 		assert_memory_equal(&t, &keep, sizeof(t)); /* untouched on failure */
 	}
-	assert_int_equal(syslog_target__parse("tls:logs:6514", &t, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "expected unix:PATH, tcp:HOST:PORT, udp:HOST:PORT, relp:HOST:PORT or off");
+	assert_int_equal(syslog_target__parse("relp+tls:[::1]:2514", &t, msg, sizeof(msg)), 0);
+	assert_int_equal(t.kind, PL_SYSLOG_RELP_TLS);
+	assert_int_equal(syslog_target__parse("tls+relp:logs:6514", &t, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "expected unix:PATH, tcp:HOST:PORT, udp:HOST:PORT, relp:HOST:PORT, tls:HOST:PORT, "
+				 "relp+tls:HOST:PORT or off");
 	assert_int_equal(syslog_target__parse("tcp:::1:514", &t, msg, sizeof(msg)), -EINVAL);
 	assert_string_equal(msg, "an IPv6 HOST is written in brackets: [ADDRESS]:PORT");
 	snprintf(longpath, sizeof(longpath), "unix:/%0150d", 0);
