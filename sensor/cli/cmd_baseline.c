@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "cli/baseline_fleet.h"
+#include "cli/baseline_merge.h"
 #include "cli/baseline_view.h"
 #include "config/config.h"
 #include "identity/hostinfo.h"
@@ -377,61 +378,19 @@ static int cmd_import(struct bopts *o, const char *file)
 	return 0;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp((*(struct baseline *const *)a)->key, (*(struct baseline *const *)b)->key);
-}
-
-/*
- * Merge the n baselines of one bundle (consumed, and freed) into *acc, an
- * array of *nacc baselines sorted by key with no key twice; the result is
- * the same. Sorted merging keeps a fleet's merge O(n log n): 65536 keys
- * are compared a million times, not two billion.
- */
-static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs, size_t n)
-{
-	struct baseline **out = malloc((*nacc + n ? *nacc + n : 1) * sizeof(*out));
-	size_t i = 0, j = 0, k = 0;
-	int r = 0;
-
-	if (!out) {
-		for (size_t x = 0; x < n; x++)
-			baseline__free(bs[x]);
-		return -ENOMEM;
-	}
-	qsort(bs, n, sizeof(*bs), cmp_key);
-	while (i < *nacc || j < n) {
-		struct baseline *next =
-		    j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++] : bs[j++];
-
-		if (k > 0 && strcmp(out[k - 1]->key, next->key) == 0) {
-			if (!r)
-				r = baseline__merge(out[k - 1], next);
-			baseline__free(next);
-		} else {
-			out[k++] = next;
-		}
-	}
-	free(*acc);
-	*acc = out;
-	*nacc = k;
-	return r;
-}
-
 static int cmd_merge(struct bopts *o, char **files, int nfiles)
 {
 	struct baseline **acc = NULL;
 	struct bl_keyring *trust = NULL;
 	struct bl_signkey *key = NULL;
-	_cleanup_free_ struct bl_bundle_meta *out = calloc(1, sizeof(*out)), *in = calloc(1, sizeof(*in));
+	_cleanup_free_ struct bl_bundle_meta *out = calloc(1, sizeof(*out));
 	char key_id[BL_KEY_ID_LEN + 1] = "";
-	uint64_t hosts = 0;
 	size_t nacc = 0;
 	int r = 0;
 
 	if (!o->out)
 		return log_error_errno(EINVAL, "merge needs -o OUT");
-	if (!out || !in)
+	if (!out)
 		return log_error_errno(ENOMEM, "Out of memory");
 	if ((r = baseline_fleet__check_role(o->role)) < 0 || (r = baseline_fleet__load_trust(o->trust, &trust)) < 0)
 		return r;
@@ -439,35 +398,10 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 		bl_keyring__free(trust);
 		return r;
 	}
-	/* one input at a time into the sorted accumulator: memory is the merge
-	 * plus the largest input, whatever the number of inputs */
-	for (int f = 0; f < nfiles && !r; f++) {
-		struct baseline **bs;
-		char id[BL_KEY_ID_LEN + 1];
-		size_t n;
-
-		/* without --role, the first input's role is the one all must have */
-		r = baseline_fleet__read(files[f], trust, o->role ? o->role : f ? out->role : NULL, in, id, &bs, &n);
-		if (r < 0)
-			break;
-		if (f == 0)
-			snprintf(out->role, sizeof(out->role), "%s", in->role);
-		hosts += in->hosts;
-		bl_bundle_meta__add_hosts(out, in);
-		r = merge_into(&acc, &nacc, bs, n);
-		free(bs);
-		if (r < 0)
-			log_error_errno(r, "Cannot merge '%s': %m", files[f]);
-		else if (nacc > BL_STORE_MAX)
-			r = log_error_errno(EFBIG,
-					    "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
-					    files[f], nacc, BL_STORE_MAX);
-		else if (hosts > UINT32_MAX)
-			r = log_error_errno(EOVERFLOW, "With '%s', the merge holds more than %u hosts", files[f],
-					    UINT32_MAX);
-	}
+	/* one input at a time per worker into a sorted accumulator: memory is
+	 * the merge plus one input per worker, whatever the number of inputs */
+	r = baseline_merge__run(files, nfiles, trust, o->role, 0, out, &acc, &nacc);
 	if (!r) {
-		out->hosts = (uint32_t)hosts;
 		out->created_ns = real_ns();
 		if (key)
 			bl_signkey__id(key, key_id);
