@@ -7,6 +7,11 @@
  * writer lock (statedir.h) and are refused while a sensor holds it, whose
  * next save would write its in-memory copy back over theirs.
  *
+ * Bundles carry their role, host, time and host count, and may be signed
+ * (Ed25519, baselines/signing.h): keygen makes a key pair, export and merge
+ * sign with --sign, and verify, import and merge take --trust: then only a
+ * bundle a trusted key signed is read at all.
+ *
  * Labels, keys and set members were learned from processes or imported from
  * bundles: whatever they hold, they are printed through text_escape(), so a
  * listing is printable text that no exe name can add a line to.
@@ -21,8 +26,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/baseline_fleet.h"
+#include "cli/baseline_merge.h"
 #include "cli/baseline_view.h"
 #include "config/config.h"
+#include "identity/hostinfo.h"
 #include "telemetry/audit_trail.h"
 #include "bundle.h"
 #include "cleanup.h"
@@ -41,6 +49,11 @@ struct bopts {
 	struct bl_policy pol;
 	const char *audit_log; /* import and forget are recorded there (--audit-log) */
 	const char *audit_key; /* ... sealed with this key (--audit-key) */
+	const char *role;      /* export: the bundle's role; merge, import: the one the inputs must have */
+	const char *host;      /* export: the host named (default: this machine's name) */
+	const char *sign;      /* export, merge: sign with this private key */
+	const char *trust;     /* verify, import, merge: trusted public keys (a .pub file or a directory) */
+	uint32_t min_hosts;    /* merge: leave out keys fewer hosts back (0, 1: none left out) */
 };
 
 static void usage(FILE *f)
@@ -51,8 +64,13 @@ static void usage(FILE *f)
 	      "  list                     every baseline: binary, context, samples, readiness\n"
 	      "  show BINARY              counts, quantiles, readiness and sets of the matching baselines\n"
 	      "  export FILE              write every baseline into one bundle file\n"
+	      "                           [--role ROLE] [--host NAME] [--sign KEY]\n"
 	      "  import FILE              merge a bundle into the state directory (sensor stopped)\n"
+	      "                           [--trust KEYS] [--role ROLE]\n"
 	      "  merge A B... -o OUT      merge bundles (fleet learning) into OUT\n"
+	      "                           [--role ROLE] [--sign KEY] [--trust KEYS] [--min-hosts N]\n"
+	      "  verify FILE              a bundle's role, hosts, time and signature [--trust KEYS]\n"
+	      "  keygen KEY               a new Ed25519 key pair: KEY (private, 0600) and KEY.pub\n"
 	      "  forget BINARY            delete the matching baseline (--all: every match)\n"
 	      "\n"
 	      "BINARY is a baseline key, a binary id (build-id:HEX, sha256:HEX, or a prefix of\n"
@@ -69,6 +87,13 @@ static void usage(FILE *f)
 	      "  --min-samples N          readiness threshold to report (default: the config's, as run)\n"
 	      "  --min-windows N          window readiness threshold (default: the config's, as run)\n"
 	      "  -o, --output FILE        merge: where to write\n"
+	      "  --role ROLE              export: the bundle's role (1 to 63 of A-Z a-z 0-9 . _ -);\n"
+	      "                           merge, import: every input must be of it\n"
+	      "  --host NAME              export: the host the bundle names (default: this machine's)\n"
+	      "  --sign FILE              export, merge: sign the bundle with this private key\n"
+	      "  --min-hosts N            merge: leave out the keys fewer than N hosts back (default 1)\n"
+	      "  --trust PATH             verify, import, merge: the trusted public keys (a .pub file,\n"
+	      "                           or a directory of them); a bundle must be signed by one\n"
 	      "  --all                    forget: every matching baseline\n"
 	      "  --audit-log FILE         import, forget: record the change in this audit log\n"
 	      "                           (refused, and nothing changed, if it cannot be)\n"
@@ -143,7 +168,8 @@ static bool matches(const struct baseline *b, const char *what)
 
 /* What a changing command did: a line for people on stderr, or with
  * --json one object on stdout. */
-static void done(const struct bopts *o, const char *what, const char *file, size_t n)
+static void done_meta(const struct bopts *o, const char *what, const char *file, size_t n,
+		      const struct bl_bundle_meta *m, const char *key_id)
 {
 	if (o->json) {
 		struct json_object *j = json_object_new_object();
@@ -151,11 +177,28 @@ static void done(const struct bopts *o, const char *what, const char *file, size
 		json_object_object_add(j, "command", json_object_new_string(what));
 		json_object_object_add(j, "file", file ? json_object_new_string(file) : NULL);
 		json_object_object_add(j, "baselines", json_object_new_uint64(n));
+		if (m) {
+			json_object_object_add(j, "role", json_object_new_string(m->role));
+			json_object_object_add(j, "hosts", json_object_new_uint64(m->hosts));
+			json_object_object_add(j, "key_id", key_id && *key_id ? json_object_new_string(key_id) : NULL);
+		}
 		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	} else {
-		fprintf(stderr, "%s: %zu baselines%s%s\n", what, n, file ? ", " : "", file ? file : "");
+		fprintf(stderr, "%s: %zu baselines%s%s", what, n, file ? ", " : "", file ? file : "");
+		if (m && m->role[0])
+			fprintf(stderr, ", role %s", m->role);
+		if (m)
+			fprintf(stderr, ", %u host%s", m->hosts, m->hosts == 1 ? "" : "s");
+		if (key_id && *key_id)
+			fprintf(stderr, ", signed by key %s", key_id);
+		fputc('\n', stderr);
 	}
+}
+
+static void done(const struct bopts *o, const char *what, const char *file, size_t n)
+{
+	done_meta(o, what, file, n, NULL, NULL);
 }
 
 static int cmd_list(struct bopts *o)
@@ -215,24 +258,52 @@ static int cmd_export(struct bopts *o, const char *file)
 {
 	struct bl_store *st;
 	struct baseline **all;
+	struct bl_signkey *key = NULL;
+	_cleanup_free_ struct bl_bundle_meta *meta = calloc(1, sizeof(*meta));
+	char key_id[BL_KEY_ID_LEN + 1] = "";
+	const char *host = o->host ? o->host : hostinfo__get()->name;
 	size_t n;
-	int r = open_store(o, true, &st);
+	int r = baseline_fleet__check_role(o->role);
 
 	if (r < 0)
 		return r;
+	if (!meta)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if (!bl_bundle__valid_host(host))
+		return log_error_errno(EINVAL,
+				       "'%s' is not a host name a bundle carries (1 to %d of A-Z a-z 0-9 . _ -): "
+				       "give one with --host NAME",
+				       host, BL_HOST_MAX);
+	snprintf(meta->role, sizeof(meta->role), "%s", o->role ? o->role : "");
+	snprintf(meta->host, sizeof(meta->host), "%s", host);
+	meta->hosts = 1;
+	r = baseline_fleet__load_signkey(o->sign, &key);
+	if (r < 0)
+		return r;
+	if (key)
+		bl_signkey__id(key, key_id);
+	r = open_store(o, true, &st);
+	if (r < 0) {
+		bl_signkey__free(key);
+		return r;
+	}
 	n = bl_store__count(st);
 	all = calloc(n ? n : 1, sizeof(*all));
 	for (size_t i = 0; all && i < n; i++)
 		all[i] = bl_store__at(st, i);
-	r = all ? bl_bundle__write(file, all, n) : -ENOMEM;
+	meta->created_ns = real_ns();
+	r = all ? bl_bundle__write_meta(file, all, n, meta, key) : -ENOMEM;
 	free(all);
 	bl_store__free(st);
+	bl_signkey__free(key);
 	if (r == -EFBIG)
-		return log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
-					  "merge read", file, BL_BUNDLE_MAX >> 20);
+		return log_error_errno(r,
+				       "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+				       "merge read",
+				       file, BL_BUNDLE_MAX >> 20);
 	if (r < 0)
 		return log_error_errno(r, "Cannot write '%s': %m", file);
-	done(o, "export", file, n);
+	done_meta(o, "export", file, n, meta, key_id);
 	return 0;
 }
 
@@ -241,20 +312,28 @@ static int cmd_import(struct bopts *o, const char *file)
 	_cleanup_close_ int lock = lock_store(o, true);
 	struct baseline **bs;
 	struct bl_store *st = NULL;
-	char err[256];
 	size_t n;
 	int r;
 
 	_cleanup_(output_freep) struct pl_output *audit = NULL;
-	char sha[65];
+	_cleanup_free_ struct bl_bundle_meta *meta = calloc(1, sizeof(*meta));
+	char sha[65], key_id[BL_KEY_ID_LEN + 1] = "";
+	struct bl_keyring *trust = NULL;
 
 	if (lock < 0)
 		return lock;
+	if (!meta)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if ((r = baseline_fleet__check_role(o->role)) < 0)
+		return r;
 	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, o->audit_key, &audit)) < 0)
 		return r;
-	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
+	if ((r = baseline_fleet__load_trust(o->trust, &trust)) < 0)
+		return r;
+	r = baseline_fleet__read(file, trust, o->role, meta, key_id, &bs, &n);
+	bl_keyring__free(trust);
 	if (r < 0)
-		return log_error_errno(r, "Cannot import '%s': %s", file, err);
+		return r;
 	/* the bundle was validated as a regular file: hashing it cannot block */
 	if (audit && (r = audit_trail__file_sha256(file, sha)) < 0) {
 		for (size_t i = 0; i < n; i++)
@@ -267,8 +346,9 @@ static int cmd_import(struct bopts *o, const char *file)
 		if (r < 0)
 			baseline__free(bs[i]);
 		else if ((r = bl_store__absorb(st, bs[i])) < 0)
-			log_error_errno(r, "Cannot import baseline #%zu (%m): it and the %zu after it were not imported", i,
-					n - i - 1);
+			log_error_errno(r,
+					"Cannot import baseline #%zu (%m): it and the %zu after it were not imported",
+					i, n - i - 1);
 	}
 	free(bs);
 	if (r < 0) {
@@ -286,96 +366,76 @@ static int cmd_import(struct bopts *o, const char *file)
 		json_object_object_add(rec, "file", sample_json__str(file));
 		json_object_object_add(rec, "sha256", json_object_new_string(sha));
 		json_object_object_add(rec, "baselines", json_object_new_uint64(n));
+		json_object_object_add(rec, "role", json_object_new_string(meta->role));
+		json_object_object_add(rec, "hosts", json_object_new_uint64(meta->hosts));
+		json_object_object_add(rec, "key_id", key_id[0] ? json_object_new_string(key_id) : NULL);
+		json_object_object_add(rec, "signature", json_object_new_string(o->trust ? "good" : "not checked"));
 		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
 		r = audit_trail__cli_append(audit, o->audit_log, "baseline_import", rec);
 		json_object_put(rec);
 		if (r < 0)
 			return r;
 	}
-	done(o, "import", file, n);
+	done_meta(o, "import", file, n, meta, key_id);
 	return 0;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp((*(struct baseline *const *)a)->key, (*(struct baseline *const *)b)->key);
-}
-
-/*
- * Merge the n baselines of one bundle (consumed, and freed) into *acc, an
- * array of *nacc baselines sorted by key with no key twice; the result is
- * the same. Sorted merging keeps a fleet's merge O(n log n): 65536 keys
- * are compared a million times, not two billion.
- */
-static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs, size_t n)
-{
-	struct baseline **out = malloc((*nacc + n ? *nacc + n : 1) * sizeof(*out));
-	size_t i = 0, j = 0, k = 0;
-	int r = 0;
-
-	if (!out) {
-		for (size_t x = 0; x < n; x++)
-			baseline__free(bs[x]);
-		return -ENOMEM;
-	}
-	qsort(bs, n, sizeof(*bs), cmp_key);
-	while (i < *nacc || j < n) {
-		struct baseline *next = j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++]
-													   : bs[j++];
-
-		if (k > 0 && strcmp(out[k - 1]->key, next->key) == 0) {
-			if (!r)
-				r = baseline__merge(out[k - 1], next);
-			baseline__free(next);
-		} else {
-			out[k++] = next;
-		}
-	}
-	free(*acc);
-	*acc = out;
-	*nacc = k;
-	return r;
 }
 
 static int cmd_merge(struct bopts *o, char **files, int nfiles)
 {
 	struct baseline **acc = NULL;
-	size_t nacc = 0;
+	struct bl_keyring *trust = NULL;
+	struct bl_signkey *key = NULL;
+	_cleanup_free_ struct bl_bundle_meta *out = calloc(1, sizeof(*out));
+	char key_id[BL_KEY_ID_LEN + 1] = "";
+	size_t nacc = 0, kept = 0, dropped = 0;
 	int r = 0;
 
 	if (!o->out)
 		return log_error_errno(EINVAL, "merge needs -o OUT");
-	for (int f = 0; f < nfiles && !r; f++) {
-		struct baseline **bs;
-		char err[256];
-		size_t n;
-
-		r = bl_bundle__read(files[f], &bs, &n, err, sizeof(err));
-		if (r < 0) {
-			log_error("Cannot read '%s': %s", files[f], err);
-			break;
-		}
-		r = merge_into(&acc, &nacc, bs, n);
-		free(bs);
-		if (r < 0)
-			log_error_errno(r, "Cannot merge '%s': %m", files[f]);
-		else if (nacc > BL_STORE_MAX)
-			r = log_error_errno(EFBIG, "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
-					    files[f], nacc, BL_STORE_MAX);
+	if (!out)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if ((r = baseline_fleet__check_role(o->role)) < 0 || (r = baseline_fleet__load_trust(o->trust, &trust)) < 0)
+		return r;
+	if ((r = baseline_fleet__load_signkey(o->sign, &key)) < 0) {
+		bl_keyring__free(trust);
+		return r;
 	}
+	/* one input at a time per worker into a sorted accumulator: memory is
+	 * the merge plus one input per worker, whatever the number of inputs */
+	r = baseline_merge__run(files, nfiles, trust, o->role, 0, out, &acc, &nacc);
+	/* a key only a few hosts have (a local build, one host's tool) is no role's normal */
+	for (size_t i = 0; !r && o->min_hosts > 1 && i < nacc; i++) {
+		if (acc[i]->hosts >= o->min_hosts) {
+			acc[kept++] = acc[i];
+			continue;
+		}
+		baseline__free(acc[i]);
+		dropped++;
+	}
+	if (!r && o->min_hosts > 1)
+		nacc = kept;
+	if (dropped && !o->json)
+		fprintf(stderr, "merge: %zu baselines backed by fewer than %u hosts left out\n", dropped, o->min_hosts);
 	if (!r) {
-		r = bl_bundle__write(o->out, acc, nacc);
+		out->created_ns = real_ns();
+		if (key)
+			bl_signkey__id(key, key_id);
+		r = bl_bundle__write_meta(o->out, acc, nacc, out, key);
 		if (r == -EFBIG)
-			log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
-					   "merge read", o->out, BL_BUNDLE_MAX >> 20);
+			log_error_errno(r,
+					"Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					"merge read",
+					o->out, BL_BUNDLE_MAX >> 20);
 		else if (r < 0)
 			log_error_errno(r, "Cannot write '%s': %m", o->out);
 		else
-			done(o, "merge", o->out, nacc);
+			done_meta(o, "merge", o->out, nacc, out, key_id);
 	}
 	for (size_t i = 0; i < nacc; i++)
 		baseline__free(acc[i]);
 	free(acc);
+	bl_keyring__free(trust);
+	bl_signkey__free(key);
 	return r;
 }
 
@@ -472,15 +532,24 @@ static int cmd_forget(struct bopts *o, const char *what)
 
 int cmd_baseline(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "state-dir", required_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },    { "all", no_argument, NULL, 'a' },
-		{ "min-samples", required_argument, NULL, 'm' }, { "min-windows", required_argument, NULL, 'w' },
-		{ "audit-log", required_argument, NULL, 'A' }, { "audit-key", required_argument, NULL, 'K' },
-		{ "config", required_argument, NULL, 'c' },    { "no-config", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },            {}
-	};
-	struct bopts o = { .state_dir = NULL };
+	static const struct option longopts[] = {{"state-dir", required_argument, NULL, 's'},
+						 {"json", no_argument, NULL, 'j'},
+						 {"output", required_argument, NULL, 'o'},
+						 {"all", no_argument, NULL, 'a'},
+						 {"min-samples", required_argument, NULL, 'm'},
+						 {"min-windows", required_argument, NULL, 'w'},
+						 {"audit-log", required_argument, NULL, 'A'},
+						 {"audit-key", required_argument, NULL, 'K'},
+						 {"config", required_argument, NULL, 'c'},
+						 {"no-config", no_argument, NULL, 'n'},
+						 {"role", required_argument, NULL, 'R'},
+						 {"host", required_argument, NULL, 'H'},
+						 {"sign", required_argument, NULL, 'S'},
+						 {"trust", required_argument, NULL, 'T'},
+						 {"min-hosts", required_argument, NULL, 'M'},
+						 {"help", no_argument, NULL, 'h'},
+						 {}};
+	struct bopts o = {.state_dir = NULL};
 	const char *cmd, *config = NULL;
 	uint32_t min_samples = 0, min_windows = 0;
 	bool no_config = false;
@@ -509,6 +578,27 @@ int cmd_baseline(int argc, char **argv)
 		case 'A':
 			o.audit_log = optarg;
 			break;
+		case 'R':
+			o.role = optarg;
+			break;
+		case 'H':
+			o.host = optarg;
+			break;
+		case 'S':
+			o.sign = optarg;
+			break;
+		case 'T':
+			o.trust = optarg;
+			break;
+		case 'M': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || *optarg == '-' || v == 0 || v > UINT32_MAX)
+				return log_error_errno(EINVAL, "invalid value '%s' for --min-hosts (1 to %u)", optarg,
+						       UINT32_MAX);
+			o.min_hosts = (uint32_t)v;
+			break;
+		}
 		case 'K':
 			o.audit_key = optarg;
 			break;
@@ -535,7 +625,8 @@ int cmd_baseline(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return log_error_errno(EINVAL, "unknown or incomplete option '%s' (see plumbline baseline --help)",
+			return log_error_errno(EINVAL,
+					       "unknown or incomplete option '%s' (see plumbline baseline --help)",
 					       argv[optind - 1]);
 		}
 	}
@@ -568,6 +659,10 @@ int cmd_baseline(int argc, char **argv)
 		return cmd_import(&o, argv[0]);
 	if (strcmp(cmd, "merge") == 0 && argc >= 1)
 		return cmd_merge(&o, argv, argc);
+	if (strcmp(cmd, "verify") == 0 && argc == 1)
+		return baseline_fleet__verify(argv[0], o.trust, o.json);
+	if (strcmp(cmd, "keygen") == 0 && argc == 1)
+		return baseline_fleet__keygen(argv[0], o.json);
 	if (strcmp(cmd, "forget") == 0 && argc == 1)
 		return cmd_forget(&o, argv[0]);
 	return log_error_errno(EINVAL, "bad use of 'baseline %s' (see plumbline baseline --help)", cmd);
