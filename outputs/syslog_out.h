@@ -129,6 +129,7 @@ struct pl_syslog_opts {
 	int facility;	      /* LOG_DAEMON */
 	size_t buffer_bytes;  /* 0: PL_SYSLOG_BUFFER_BYTES */
 	size_t buffer_msgs;   /* 0: PL_SYSLOG_BUFFER_MSGS */
+	const char *hostname; /* HOSTNAME (--host-name); NULL: gethostname() */
 };
 
 enum pl_syslog_state {

@@ -156,6 +156,25 @@ static int check_combination(struct run_opts *o)
 			return -EINVAL;
 		}
 	}
+	if (o->fleet_dir && !o->role) {
+		log_error("--fleet-dir needs --role: the bundles taken are the role's");
+		return -EINVAL;
+	}
+	if (o->fleet_dir && !o->baselines) {
+		log_error("--fleet-dir gives baselines, and --no-baselines uses none");
+		return -EINVAL;
+	}
+	if (o->fleet_dir && !o->fleet_keys) {
+		struct stat st;
+
+		if (stat(PL_FLEET_KEYS_DEFAULT, &st) < 0) {
+			log_error(
+			    "--fleet-dir needs trusted keys (fleet bundles must be signed): give --fleet-keys, or put "
+			    "them at " PL_FLEET_KEYS_DEFAULT " (docs/fleet.md)");
+			return -EINVAL;
+		}
+		o->fleet_keys = PL_FLEET_KEYS_DEFAULT;
+	}
 	if (o->ocsf_path && !o->rules) {
 		log_error("--ocsf writes alerts, and --no-rules raises none");
 		return -EINVAL;

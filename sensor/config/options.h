@@ -66,6 +66,11 @@ struct run_opts {
 	const char *metrics;       /* --metrics ADDR:PORT, NULL: no endpoint */
 	bool metrics_allow_remote; /* --metrics-allow-remote: a non-loopback ADDR is allowed */
 	const char *runtime_dir;   /* --runtime-dir: where status.json goes */
+	/* the host in its fleet (docs/fleet.md) */
+	const char *host_name;     /* --host-name: alerts' host.name, status, exports; NULL: gethostname() */
+	const char *role;          /* --role: the fleet role this host plays; NULL: none */
+	const char *fleet_dir;     /* --fleet-dir: where the role's bundles arrive; NULL: no fleet view */
+	const char *fleet_keys;    /* --fleet-keys: trusted public keys (PL_FLEET_KEYS_DEFAULT when unset) */
 };
 
 /* The sections of `run --help`, the example config and the docs tables. */
@@ -144,6 +149,12 @@ const char *run_opts__default_rules(void);
  */
 #ifndef PL_LOCAL_RULES_DEFAULT
 #define PL_LOCAL_RULES_DEFAULT "/etc/plumbline/rules.d"
+#endif
+
+/* The trusted fleet keys read when no --fleet-keys is given: a PEM public
+ * key, or a directory of *.pub (docs/fleet.md). From CMake, beside the config. */
+#ifndef PL_FLEET_KEYS_DEFAULT
+#define PL_FLEET_KEYS_DEFAULT "/etc/plumbline/fleet-keys"
 #endif
 
 /* Fill o->rule_list from o's rules and local rules (run_opts__parse() does). */
