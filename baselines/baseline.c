@@ -265,6 +265,7 @@ struct baseline *baseline__new(const char *binary_id, const char *parent_id, con
 	snprintf(b->key, klen, "%s@%s", binary_id, parent_id);
 	b->created_ns = b->updated_ns = b->seen_ns = now_ns;
 	b->uid = BL_UID_NONE;
+	b->hosts = 1;
 	b->tokens = -1; /* filled on first use, from the policy */
 	b->recur_tokens = -1;
 	b->dirty = true;
@@ -743,6 +744,7 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 	dst->quarantined += src->quarantined;
 	dst->rate_limited += src->rate_limited;
 	dst->recurred += src->recurred;
+	dst->hosts = src->hosts > UINT32_MAX - dst->hosts ? UINT32_MAX : dst->hosts + src->hosts;
 	if (src->created_ns < dst->created_ns)
 		dst->created_ns = src->created_ns;
 	if (src->updated_ns > dst->updated_ns)

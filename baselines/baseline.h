@@ -104,6 +104,7 @@ struct baseline {
 	uint64_t seen_saved_ns; /* seen_ns as last saved or loaded (not in the file) */
 	uint32_t users;       /* processes attached to it now (not in the file): never evicted while > 0 */
 	uint32_t uid;         /* the user whose process made it (BL_UID_NONE: unknown, files without it) */
+	uint32_t hosts;       /* hosts whose learning it holds: 1 when learned here, a merge sums (files without it: 1) */
 	uint64_t samples;     /* process samples learned */
 	uint64_t windows;     /* window samples learned */
 	uint64_t quarantined; /* samples scored anomalous and not learned */
@@ -352,7 +353,7 @@ int baseline__function_member(const char *object, const char *function, char *bu
 uint32_t baseline__mark_new_frames(const struct baseline *b, const struct baseline *prior, const struct bl_policy *p,
 				   uint64_t now_ns, struct pl_oncpu *oc);
 
-/* dst += src (same key). 0, -EINVAL for different keys, -ENOMEM. */
+/* dst += src (same key); hosts add up (saturating). 0, -EINVAL for different keys, -ENOMEM. */
 int baseline__merge(struct baseline *dst, const struct baseline *src);
 
 /* The class of a syscall by name (file, net, ...). */

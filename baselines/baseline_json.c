@@ -55,6 +55,7 @@ struct json_object *baseline__to_json(const struct baseline *b)
 	json_object_object_add(o, "seen_ns", json_object_new_uint64(b->seen_ns));
 	if (b->uid != BL_UID_NONE)
 		json_object_object_add(o, "uid", json_object_new_uint64(b->uid));
+	json_object_object_add(o, "hosts", json_object_new_uint64(b->hosts));
 	json_object_object_add(o, "samples", json_object_new_uint64(b->samples));
 	json_object_object_add(o, "windows", json_object_new_uint64(b->windows));
 	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples));
@@ -205,6 +206,19 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 			goto fail;
 		}
 		b->uid = (uint32_t)uid;
+	}
+	/* absent from files written before fleets: learned on one host */
+	b->hosts = 1;
+	if (json_object_object_get_ex(o, "hosts", NULL)) {
+		uint64_t hosts;
+
+		if ((r = get_u64(o, "hosts", &hosts, err, errlen)) < 0)
+			goto fail;
+		if (hosts == 0 || hosts > UINT32_MAX) {
+			r = jf_fail(err, errlen, "\"hosts\" is not a count of hosts (1 to %u)", UINT32_MAX);
+			goto fail;
+		}
+		b->hosts = (uint32_t)hosts;
 	}
 	if (json_object_object_get_ex(o, "recur_tokens", &v)) {
 		if (!(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) ||
