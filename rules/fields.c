@@ -262,10 +262,16 @@ static bool score(const struct pl_sample *s, enum pl_dist d, bool ratio, double 
 	return s->bl.key && s->bl.scored && f->valid && val(ratio ? f->ratio_p50 : f->score, ret);
 }
 
+/* The fleet's view of the key is known (it comes with the host's own baseline's key). */
+static bool fleet_on(const struct pl_sample *s)
+{
+	return s->bl.key && s->bl.fleet.present;
+}
+
 /* The fleet's quantile k of d (fleet.*), when the loaded bundle holds the key and it is ready. */
 static bool fleet_quantile(const struct pl_sample *s, enum pl_dist d, int k, double div, double *ret)
 {
-	return s->bl.fleet.present && val(s->bl.fleet.q[d][k] / div, ret);
+	return fleet_on(s) && val(s->bl.fleet.q[d][k] / div, ret);
 }
 
 /* A score of feature d against the fleet's baseline, when it was scored against it. */
@@ -273,7 +279,7 @@ static bool fleet_score(const struct pl_sample *s, enum pl_dist d, bool ratio, d
 {
 	const struct pl_score *f = &s->bl.fleet.f[d];
 
-	return s->bl.fleet.present && s->bl.fleet.scored && f->valid && val(ratio ? f->ratio_p50 : f->score, ret);
+	return fleet_on(s) && s->bl.fleet.scored && f->valid && val(ratio ? f->ratio_p50 : f->score, ret);
 }
 
 /*
@@ -672,13 +678,13 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->map && s->map->objects_known && val(s->map->object_new, ret);
 	/* the fleet's view (struct pl_fleet_verdict), absent when the loaded bundle lacks the key */
 	case RL_F_FL_READY:
-		return s->bl.fleet.present && val(s->bl.fleet.ready, ret);
+		return fleet_on(s) && val(s->bl.fleet.ready, ret);
 	case RL_F_FL_WINDOWS_READY:
-		return s->bl.fleet.present && val(s->bl.fleet.windows_ready, ret);
+		return fleet_on(s) && val(s->bl.fleet.windows_ready, ret);
 	case RL_F_FL_SAMPLES:
-		return s->bl.fleet.present && val((double)s->bl.fleet.samples, ret);
+		return fleet_on(s) && val((double)s->bl.fleet.samples, ret);
 	case RL_F_FL_HOSTS:
-		return s->bl.fleet.present && val(s->bl.fleet.hosts, ret);
+		return fleet_on(s) && val(s->bl.fleet.hosts, ret);
 	case RL_F_FL_CPU_MS_P50:
 		return fleet_quantile(s, PL_LIFE_CPU, 0, 1e6, ret);
 	case RL_F_FL_CPU_MS_P90:
@@ -814,7 +820,7 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 	case RL_F_BL_SOURCE:
 		return s->bl.key ? pl_bl_source__name(s->bl.source) : NULL;
 	case RL_F_FL_ROLE:
-		return s->bl.fleet.present ? s->bl.fleet.role : NULL;
+		return fleet_on(s) ? s->bl.fleet.role : NULL;
 	case RL_F_BL_MAX_FEATURE:
 		return s->bl.key && s->bl.scored && s->bl.max_dist >= 0 ? pl_dist__feature(s->bl.max_dist) : NULL;
 	case RL_F_BL_MAX_FEATURE_TEXT:
