@@ -389,8 +389,7 @@ void bl_bundle_meta__add_hosts(struct bl_bundle_meta *merge, const struct bl_bun
 	}
 }
 
-/* RFC 3339 UTC with nanoseconds: 2026-12-03T14:00:00.123456789Z (31 bytes). */
-static void format_time(uint64_t ns, char ret[40])
+void bl_bundle__format_time(uint64_t ns, char ret[BL_TIME_LEN])
 {
 	time_t sec = (time_t)(ns / 1000000000u);
 	struct tm tm;
@@ -511,7 +510,7 @@ static int parse_meta(struct json_tokener *tok, const struct top *t, struct bl_b
 	if (!r && (!t->v[F_CREATED].len != !t->v[F_CREATED_NS].len))
 		r = jf_fail(err, errlen, "\"created\" and \"created_ns\" come together");
 	if (!r && t->v[F_CREATED_NS].len) {
-		char want[40];
+		char want[BL_TIME_LEN];
 
 		if (!(o = parse_small(tok, &t->v[F_CREATED_NS], "created_ns", err, errlen)))
 			return -EINVAL;
@@ -521,7 +520,7 @@ static int parse_meta(struct json_tokener *tok, const struct top *t, struct bl_b
 			return r;
 		if (!(o = parse_small(tok, &t->v[F_CREATED], "created", err, errlen)))
 			return -EINVAL;
-		format_time(m->created_ns, want);
+		bl_bundle__format_time(m->created_ns, want);
 		if (!json_object_is_type(o, json_type_string) || strcmp(json_object_get_string(o), want) != 0)
 			r = jf_fail(err, errlen, "\"created\" is not created_ns in RFC 3339 (%s)", want);
 		json_object_put(o);
@@ -679,7 +678,7 @@ static int putf(struct out *o, const char *fmt, ...)
 /* The members after "version": role, host (or the list), created, hosts. Names are plain ASCII: no escaping. */
 static int put_meta(struct out *o, const struct bl_bundle_meta *m)
 {
-	char when[40];
+	char when[BL_TIME_LEN];
 	int r = 0;
 
 	if (m->hosts == 0 || (m->role[0] && !bl_bundle__valid_role(m->role)) ||
@@ -710,7 +709,7 @@ static int put_meta(struct out *o, const struct bl_bundle_meta *m)
 		if (!r)
 			r = put(o, "]", 1);
 	}
-	format_time(m->created_ns, when);
+	bl_bundle__format_time(m->created_ns, when);
 	if (!r)
 		r = putf(o, ",\"created\":\"%s\",\"created_ns\":%llu,\"hosts\":%u", when,
 			 (unsigned long long)m->created_ns, m->hosts);

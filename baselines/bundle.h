@@ -78,6 +78,11 @@ bool bl_bundle__valid_role(const char *s);
 /* Whether s is a host name as a bundle carries it: 1 to 255 of [A-Za-z0-9._-]. */
 bool bl_bundle__valid_host(const char *s);
 
+/* ns (CLOCK_REALTIME) in RFC 3339 UTC with nanoseconds, as "created" is:
+ * 2026-12-03T14:00:00.123456789Z. */
+#define BL_TIME_LEN 40
+void bl_bundle__format_time(uint64_t ns, char ret[BL_TIME_LEN]);
+
 /*
  * Add the hosts of a bundle (its meta) to a merge's list (meta->host_list),
  * each once, until BL_BUNDLE_HOSTS_LISTED are listed; the count is the

@@ -7,6 +7,11 @@
  * writer lock (statedir.h) and are refused while a sensor holds it, whose
  * next save would write its in-memory copy back over theirs.
  *
+ * Bundles carry their role, host, time and host count, and may be signed
+ * (Ed25519, baselines/signing.h): keygen makes a key pair, export and merge
+ * sign with --sign, and verify, import and merge take --trust: then only a
+ * bundle a trusted key signed is read at all.
+ *
  * Labels, keys and set members were learned from processes or imported from
  * bundles: whatever they hold, they are printed through text_escape(), so a
  * listing is printable text that no exe name can add a line to.
@@ -23,6 +28,7 @@
 
 #include "cli/baseline_view.h"
 #include "config/config.h"
+#include "identity/hostinfo.h"
 #include "telemetry/audit_trail.h"
 #include "bundle.h"
 #include "cleanup.h"
@@ -41,6 +47,10 @@ struct bopts {
 	struct bl_policy pol;
 	const char *audit_log; /* import and forget are recorded there (--audit-log) */
 	const char *audit_key; /* ... sealed with this key (--audit-key) */
+	const char *role;      /* export: the bundle's role; merge, import: the one the inputs must have */
+	const char *host;      /* export: the host named (default: this machine's name) */
+	const char *sign;      /* export, merge: sign with this private key */
+	const char *trust;     /* verify, import, merge: trusted public keys (a .pub file or a directory) */
 };
 
 static void usage(FILE *f)
@@ -51,8 +61,13 @@ static void usage(FILE *f)
 	      "  list                     every baseline: binary, context, samples, readiness\n"
 	      "  show BINARY              counts, quantiles, readiness and sets of the matching baselines\n"
 	      "  export FILE              write every baseline into one bundle file\n"
+	      "                           [--role ROLE] [--host NAME] [--sign KEY]\n"
 	      "  import FILE              merge a bundle into the state directory (sensor stopped)\n"
+	      "                           [--trust KEYS] [--role ROLE]\n"
 	      "  merge A B... -o OUT      merge bundles (fleet learning) into OUT\n"
+	      "                           [--role ROLE] [--sign KEY] [--trust KEYS]\n"
+	      "  verify FILE              a bundle's role, hosts, time and signature [--trust KEYS]\n"
+	      "  keygen KEY               a new Ed25519 key pair: KEY (private, 0600) and KEY.pub\n"
 	      "  forget BINARY            delete the matching baseline (--all: every match)\n"
 	      "\n"
 	      "BINARY is a baseline key, a binary id (build-id:HEX, sha256:HEX, or a prefix of\n"
@@ -69,6 +84,12 @@ static void usage(FILE *f)
 	      "  --min-samples N          readiness threshold to report (default: the config's, as run)\n"
 	      "  --min-windows N          window readiness threshold (default: the config's, as run)\n"
 	      "  -o, --output FILE        merge: where to write\n"
+	      "  --role ROLE              export: the bundle's role (1 to 63 of A-Z a-z 0-9 . _ -);\n"
+	      "                           merge, import: every input must be of it\n"
+	      "  --host NAME              export: the host the bundle names (default: this machine's)\n"
+	      "  --sign FILE              export, merge: sign the bundle with this private key\n"
+	      "  --trust PATH             verify, import, merge: the trusted public keys (a .pub file,\n"
+	      "                           or a directory of them); a bundle must be signed by one\n"
 	      "  --all                    forget: every matching baseline\n"
 	      "  --audit-log FILE         import, forget: record the change in this audit log\n"
 	      "                           (refused, and nothing changed, if it cannot be)\n"
@@ -143,7 +164,8 @@ static bool matches(const struct baseline *b, const char *what)
 
 /* What a changing command did: a line for people on stderr, or with
  * --json one object on stdout. */
-static void done(const struct bopts *o, const char *what, const char *file, size_t n)
+static void done_meta(const struct bopts *o, const char *what, const char *file, size_t n,
+		      const struct bl_bundle_meta *m, const char *key_id)
 {
 	if (o->json) {
 		struct json_object *j = json_object_new_object();
@@ -151,11 +173,104 @@ static void done(const struct bopts *o, const char *what, const char *file, size
 		json_object_object_add(j, "command", json_object_new_string(what));
 		json_object_object_add(j, "file", file ? json_object_new_string(file) : NULL);
 		json_object_object_add(j, "baselines", json_object_new_uint64(n));
+		if (m) {
+			json_object_object_add(j, "role", json_object_new_string(m->role));
+			json_object_object_add(j, "hosts", json_object_new_uint64(m->hosts));
+			json_object_object_add(j, "key_id", key_id && *key_id ? json_object_new_string(key_id) : NULL);
+		}
 		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(j);
 	} else {
-		fprintf(stderr, "%s: %zu baselines%s%s\n", what, n, file ? ", " : "", file ? file : "");
+		fprintf(stderr, "%s: %zu baselines%s%s", what, n, file ? ", " : "", file ? file : "");
+		if (m && m->role[0])
+			fprintf(stderr, ", role %s", m->role);
+		if (m)
+			fprintf(stderr, ", %u host%s", m->hosts, m->hosts == 1 ? "" : "s");
+		if (key_id && *key_id)
+			fprintf(stderr, ", signed by key %s", key_id);
+		fputc('\n', stderr);
 	}
+}
+
+static void done(const struct bopts *o, const char *what, const char *file, size_t n)
+{
+	done_meta(o, what, file, n, NULL, NULL);
+}
+
+/* --sign's key into *ret (NULL without --sign); logged. */
+static int load_signkey(const struct bopts *o, struct bl_signkey **ret)
+{
+	char err[512];
+	int r;
+
+	*ret = NULL;
+	if (!o->sign)
+		return 0;
+	r = bl_signkey__load(o->sign, ret, err, sizeof(err));
+	return r < 0 ? log_error_errno(r, "Cannot use the signing key %s", err) : 0;
+}
+
+/* --trust's keys into *ret (NULL without --trust); logged. */
+static int load_trust(const struct bopts *o, struct bl_keyring **ret)
+{
+	char err[512];
+	int r;
+
+	*ret = NULL;
+	if (!o->trust)
+		return 0;
+	r = bl_keyring__load(o->trust, ret, err, sizeof(err));
+	return r < 0 ? log_error_errno(r, "Cannot use the trusted keys %s", err) : 0;
+}
+
+static int check_role_opt(const struct bopts *o)
+{
+	if (o->role && !bl_bundle__valid_role(o->role))
+		return log_error_errno(EINVAL, "invalid role '%s': 1 to %d of A-Z a-z 0-9 . _ -", o->role, BL_ROLE_MAX);
+	return 0;
+}
+
+/*
+ * Read a bundle for import or merge: with --trust its signature must be
+ * good, and with role (not NULL) its role must be that one. 0 with the
+ * baselines and meta, or -errno, logged naming the file.
+ */
+static int read_checked(const char *file, const struct bl_keyring *trust, const char *role,
+			struct bl_bundle_meta *ret_meta, char ret_key_id[BL_KEY_ID_LEN + 1], struct baseline ***ret,
+			size_t *ret_n)
+{
+	struct bl_bundle_meta *m = calloc(1, sizeof(*m));
+	struct baseline **bs = NULL;
+	enum bl_sig sig;
+	char err[512];
+	size_t n = 0;
+	int r;
+
+	if (!m)
+		return log_error_errno(ENOMEM, "Out of memory");
+	r = bl_bundle__read_meta(file, trust, m, &sig, ret_key_id, &bs, &n, err, sizeof(err));
+	if (r < 0) {
+		free(m);
+		return log_error_errno(r, "Cannot read '%s': %s", file, err);
+	}
+	if (trust && sig != BL_SIG_GOOD)
+		r = log_error_errno(EBADMSG, "Refusing '%s': %s%s%s%s", file, bl_sig__text(sig),
+				    *ret_key_id ? " (key " : "", ret_key_id, *ret_key_id ? ")" : "");
+	else if (role && strcmp(m->role, role) != 0)
+		r = log_error_errno(EINVAL, "Refusing '%s': its role is %s%s%s, not %s", file, m->role[0] ? "'" : "",
+				    m->role[0] ? m->role : "not set", m->role[0] ? "'" : "", role);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			baseline__free(bs[i]);
+		free(bs);
+		free(m);
+		return r;
+	}
+	*ret_meta = *m;
+	free(m);
+	*ret = bs;
+	*ret_n = n;
+	return 0;
 }
 
 static int cmd_list(struct bopts *o)
@@ -215,24 +330,52 @@ static int cmd_export(struct bopts *o, const char *file)
 {
 	struct bl_store *st;
 	struct baseline **all;
+	struct bl_signkey *key = NULL;
+	_cleanup_free_ struct bl_bundle_meta *meta = calloc(1, sizeof(*meta));
+	char key_id[BL_KEY_ID_LEN + 1] = "";
+	const char *host = o->host ? o->host : hostinfo__get()->name;
 	size_t n;
-	int r = open_store(o, true, &st);
+	int r = check_role_opt(o);
 
 	if (r < 0)
 		return r;
+	if (!meta)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if (!bl_bundle__valid_host(host))
+		return log_error_errno(EINVAL,
+				       "'%s' is not a host name a bundle carries (1 to %d of A-Z a-z 0-9 . _ -): "
+				       "give one with --host NAME",
+				       host, BL_HOST_MAX);
+	snprintf(meta->role, sizeof(meta->role), "%s", o->role ? o->role : "");
+	snprintf(meta->host, sizeof(meta->host), "%s", host);
+	meta->hosts = 1;
+	r = load_signkey(o, &key);
+	if (r < 0)
+		return r;
+	if (key)
+		bl_signkey__id(key, key_id);
+	r = open_store(o, true, &st);
+	if (r < 0) {
+		bl_signkey__free(key);
+		return r;
+	}
 	n = bl_store__count(st);
 	all = calloc(n ? n : 1, sizeof(*all));
 	for (size_t i = 0; all && i < n; i++)
 		all[i] = bl_store__at(st, i);
-	r = all ? bl_bundle__write(file, all, n) : -ENOMEM;
+	meta->created_ns = real_ns();
+	r = all ? bl_bundle__write_meta(file, all, n, meta, key) : -ENOMEM;
 	free(all);
 	bl_store__free(st);
+	bl_signkey__free(key);
 	if (r == -EFBIG)
-		return log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
-					  "merge read", file, BL_BUNDLE_MAX >> 20);
+		return log_error_errno(r,
+				       "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+				       "merge read",
+				       file, BL_BUNDLE_MAX >> 20);
 	if (r < 0)
 		return log_error_errno(r, "Cannot write '%s': %m", file);
-	done(o, "export", file, n);
+	done_meta(o, "export", file, n, meta, key_id);
 	return 0;
 }
 
@@ -241,20 +384,28 @@ static int cmd_import(struct bopts *o, const char *file)
 	_cleanup_close_ int lock = lock_store(o, true);
 	struct baseline **bs;
 	struct bl_store *st = NULL;
-	char err[256];
 	size_t n;
 	int r;
 
 	_cleanup_(output_freep) struct pl_output *audit = NULL;
-	char sha[65];
+	_cleanup_free_ struct bl_bundle_meta *meta = calloc(1, sizeof(*meta));
+	char sha[65], key_id[BL_KEY_ID_LEN + 1] = "";
+	struct bl_keyring *trust = NULL;
 
 	if (lock < 0)
 		return lock;
+	if (!meta)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if ((r = check_role_opt(o)) < 0)
+		return r;
 	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, o->audit_key, &audit)) < 0)
 		return r;
-	r = bl_bundle__read(file, &bs, &n, err, sizeof(err));
+	if ((r = load_trust(o, &trust)) < 0)
+		return r;
+	r = read_checked(file, trust, o->role, meta, key_id, &bs, &n);
+	bl_keyring__free(trust);
 	if (r < 0)
-		return log_error_errno(r, "Cannot import '%s': %s", file, err);
+		return r;
 	/* the bundle was validated as a regular file: hashing it cannot block */
 	if (audit && (r = audit_trail__file_sha256(file, sha)) < 0) {
 		for (size_t i = 0; i < n; i++)
@@ -267,8 +418,9 @@ static int cmd_import(struct bopts *o, const char *file)
 		if (r < 0)
 			baseline__free(bs[i]);
 		else if ((r = bl_store__absorb(st, bs[i])) < 0)
-			log_error_errno(r, "Cannot import baseline #%zu (%m): it and the %zu after it were not imported", i,
-					n - i - 1);
+			log_error_errno(r,
+					"Cannot import baseline #%zu (%m): it and the %zu after it were not imported",
+					i, n - i - 1);
 	}
 	free(bs);
 	if (r < 0) {
@@ -286,13 +438,17 @@ static int cmd_import(struct bopts *o, const char *file)
 		json_object_object_add(rec, "file", sample_json__str(file));
 		json_object_object_add(rec, "sha256", json_object_new_string(sha));
 		json_object_object_add(rec, "baselines", json_object_new_uint64(n));
+		json_object_object_add(rec, "role", json_object_new_string(meta->role));
+		json_object_object_add(rec, "hosts", json_object_new_uint64(meta->hosts));
+		json_object_object_add(rec, "key_id", key_id[0] ? json_object_new_string(key_id) : NULL);
+		json_object_object_add(rec, "signature", json_object_new_string(o->trust ? "good" : "not checked"));
 		json_object_object_add(rec, "state_dir", sample_json__str(o->state_dir));
 		r = audit_trail__cli_append(audit, o->audit_log, "baseline_import", rec);
 		json_object_put(rec);
 		if (r < 0)
 			return r;
 	}
-	done(o, "import", file, n);
+	done_meta(o, "import", file, n, meta, key_id);
 	return 0;
 }
 
@@ -320,8 +476,8 @@ static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs
 	}
 	qsort(bs, n, sizeof(*bs), cmp_key);
 	while (i < *nacc || j < n) {
-		struct baseline *next = j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++]
-													   : bs[j++];
+		struct baseline *next =
+		    j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++] : bs[j++];
 
 		if (k > 0 && strcmp(out[k - 1]->key, next->key) == 0) {
 			if (!r)
@@ -340,43 +496,177 @@ static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs
 static int cmd_merge(struct bopts *o, char **files, int nfiles)
 {
 	struct baseline **acc = NULL;
+	struct bl_keyring *trust = NULL;
+	struct bl_signkey *key = NULL;
+	_cleanup_free_ struct bl_bundle_meta *out = calloc(1, sizeof(*out)), *in = calloc(1, sizeof(*in));
+	char key_id[BL_KEY_ID_LEN + 1] = "";
+	uint64_t hosts = 0;
 	size_t nacc = 0;
 	int r = 0;
 
 	if (!o->out)
 		return log_error_errno(EINVAL, "merge needs -o OUT");
+	if (!out || !in)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if ((r = check_role_opt(o)) < 0 || (r = load_trust(o, &trust)) < 0)
+		return r;
+	if ((r = load_signkey(o, &key)) < 0) {
+		bl_keyring__free(trust);
+		return r;
+	}
+	/* one input at a time into the sorted accumulator: memory is the merge
+	 * plus the largest input, whatever the number of inputs */
 	for (int f = 0; f < nfiles && !r; f++) {
 		struct baseline **bs;
-		char err[256];
+		char id[BL_KEY_ID_LEN + 1];
 		size_t n;
 
-		r = bl_bundle__read(files[f], &bs, &n, err, sizeof(err));
-		if (r < 0) {
-			log_error("Cannot read '%s': %s", files[f], err);
+		/* without --role, the first input's role is the one all must have */
+		r = read_checked(files[f], trust, o->role ? o->role : f ? out->role : NULL, in, id, &bs, &n);
+		if (r < 0)
 			break;
-		}
+		if (f == 0)
+			snprintf(out->role, sizeof(out->role), "%s", in->role);
+		hosts += in->hosts;
+		bl_bundle_meta__add_hosts(out, in);
 		r = merge_into(&acc, &nacc, bs, n);
 		free(bs);
 		if (r < 0)
 			log_error_errno(r, "Cannot merge '%s': %m", files[f]);
 		else if (nacc > BL_STORE_MAX)
-			r = log_error_errno(EFBIG, "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
+			r = log_error_errno(EFBIG,
+					    "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
 					    files[f], nacc, BL_STORE_MAX);
+		else if (hosts > UINT32_MAX)
+			r = log_error_errno(EOVERFLOW, "With '%s', the merge holds more than %u hosts", files[f],
+					    UINT32_MAX);
 	}
 	if (!r) {
-		r = bl_bundle__write(o->out, acc, nacc);
+		out->hosts = (uint32_t)hosts;
+		out->created_ns = real_ns();
+		if (key)
+			bl_signkey__id(key, key_id);
+		r = bl_bundle__write_meta(o->out, acc, nacc, out, key);
 		if (r == -EFBIG)
-			log_error_errno(r, "Cannot write '%s': the bundle would be larger than the %u MiB that import and "
-					   "merge read", o->out, BL_BUNDLE_MAX >> 20);
+			log_error_errno(r,
+					"Cannot write '%s': the bundle would be larger than the %u MiB that import and "
+					"merge read",
+					o->out, BL_BUNDLE_MAX >> 20);
 		else if (r < 0)
 			log_error_errno(r, "Cannot write '%s': %m", o->out);
 		else
-			done(o, "merge", o->out, nacc);
+			done_meta(o, "merge", o->out, nacc, out, key_id);
 	}
 	for (size_t i = 0; i < nacc; i++)
 		baseline__free(acc[i]);
 	free(acc);
+	bl_keyring__free(trust);
+	bl_signkey__free(key);
 	return r;
+}
+
+/*
+ * What a bundle says of itself and whether a trusted key signed it. Exit 0
+ * when the signature is good; without --trust nothing can be checked, and
+ * 0 says only that the bundle is well formed (the verdict line says so).
+ */
+static int cmd_verify(struct bopts *o, const char *file)
+{
+	_cleanup_free_ struct bl_bundle_meta *m = calloc(1, sizeof(*m));
+	struct bl_keyring *trust = NULL;
+	char key_id[BL_KEY_ID_LEN + 1] = "", when[BL_TIME_LEN] = "", err[512], verdict[128];
+	enum bl_sig sig;
+	int r;
+
+	if (!m)
+		return log_error_errno(ENOMEM, "Out of memory");
+	if ((r = load_trust(o, &trust)) < 0)
+		return r;
+	r = bl_bundle__read_meta(file, trust, m, &sig, key_id, NULL, NULL, err, sizeof(err));
+	bl_keyring__free(trust);
+	if (r < 0)
+		return log_error_errno(r, "Cannot read '%s': %s", file, err);
+	if (m->created_ns)
+		bl_bundle__format_time(m->created_ns, when);
+	if (!o->trust && sig != BL_SIG_NONE)
+		snprintf(verdict, sizeof(verdict), "not checked (no --trust)");
+	else
+		snprintf(verdict, sizeof(verdict), "%s", bl_sig__text(sig));
+	if (o->json) {
+		struct json_object *j = json_object_new_object(), *hl = json_object_new_array();
+
+		for (const char *p = m->host_list; *p; p = strchr(p, ',') + 1)
+			json_object_array_add(hl, json_object_new_string_len(p, (int)(strchr(p, ',') - p)));
+		json_object_object_add(j, "file", sample_json__str(file));
+		json_object_object_add(j, "role", json_object_new_string(m->role));
+		json_object_object_add(j, "host", json_object_new_string(m->host));
+		json_object_object_add(j, "host_list", hl);
+		json_object_object_add(j, "created", json_object_new_string(when));
+		json_object_object_add(j, "created_ns", json_object_new_uint64(m->created_ns));
+		json_object_object_add(j, "hosts", json_object_new_uint64(m->hosts));
+		json_object_object_add(j, "baselines", json_object_new_uint64(m->nbaselines));
+		json_object_object_add(j, "signature", json_object_new_string(verdict));
+		json_object_object_add(j, "key_id", key_id[0] ? json_object_new_string(key_id) : NULL);
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else {
+		_cleanup_free_ char *f = esc(file);
+		size_t listed = 0;
+
+		for (const char *p = m->host_list; *p; p++)
+			listed += *p == ',';
+		printf("file:       %s\n", OR_Q(f));
+		printf("role:       %s\n", m->role[0] ? m->role : "(none)");
+		if (m->host[0])
+			printf("host:       %s\n", m->host);
+		else if (listed) {
+			fputs("hosts seen: ", stdout);
+			for (const char *p = m->host_list; *p; p = strchr(p, ',') + 1)
+				printf("%s%.*s", p == m->host_list ? "" : ", ", (int)(strchr(p, ',') - p), p);
+			printf("%s\n", listed < m->hosts ? ", ..." : "");
+		} else
+			printf("host:       (not said)\n");
+		printf("created:    %s\n", when[0] ? when : "(not said)");
+		printf("hosts:      %u\n", m->hosts);
+		printf("baselines:  %zu\n", m->nbaselines);
+		printf("signature:  %s%s%s%s\n", verdict, key_id[0] ? " (key " : "", key_id, key_id[0] ? ")" : "");
+	}
+	if (o->trust && sig != BL_SIG_GOOD)
+		return -EBADMSG; /* said on stdout: a result, not an error to log */
+	return 0;
+}
+
+static int cmd_keygen(struct bopts *o, const char *key)
+{
+	_cleanup_free_ char *pub = NULL;
+	struct bl_signkey *k;
+	char err[512], id[BL_KEY_ID_LEN + 1];
+	int r;
+
+	if (asprintf(&pub, "%s.pub", key) < 0)
+		return log_error_errno(ENOMEM, "Out of memory");
+	r = bl_signkey__generate(key, pub, err, sizeof(err));
+	if (r < 0)
+		return log_error_errno(r, "Cannot make a key pair: %s", err);
+	r = bl_signkey__load(key, &k, err, sizeof(err));
+	if (r < 0)
+		return log_error_errno(r, "Cannot read the new key: %s", err);
+	bl_signkey__id(k, id);
+	bl_signkey__free(k);
+	if (o->json) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "command", json_object_new_string("keygen"));
+		json_object_object_add(j, "private", sample_json__str(key));
+		json_object_object_add(j, "public", sample_json__str(pub));
+		json_object_object_add(j, "key_id", json_object_new_string(id));
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else {
+		fprintf(stderr, "keygen: key %s: %s (private, keep it secret), %s (public: give it to --trust)\n", id,
+			key, pub);
+	}
+	return 0;
 }
 
 /* The baselines what matches, a line each on stderr: key, exe, parent, samples. */
@@ -472,15 +762,23 @@ static int cmd_forget(struct bopts *o, const char *what)
 
 int cmd_baseline(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "state-dir", required_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },    { "all", no_argument, NULL, 'a' },
-		{ "min-samples", required_argument, NULL, 'm' }, { "min-windows", required_argument, NULL, 'w' },
-		{ "audit-log", required_argument, NULL, 'A' }, { "audit-key", required_argument, NULL, 'K' },
-		{ "config", required_argument, NULL, 'c' },    { "no-config", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },            {}
-	};
-	struct bopts o = { .state_dir = NULL };
+	static const struct option longopts[] = {{"state-dir", required_argument, NULL, 's'},
+						 {"json", no_argument, NULL, 'j'},
+						 {"output", required_argument, NULL, 'o'},
+						 {"all", no_argument, NULL, 'a'},
+						 {"min-samples", required_argument, NULL, 'm'},
+						 {"min-windows", required_argument, NULL, 'w'},
+						 {"audit-log", required_argument, NULL, 'A'},
+						 {"audit-key", required_argument, NULL, 'K'},
+						 {"config", required_argument, NULL, 'c'},
+						 {"no-config", no_argument, NULL, 'n'},
+						 {"role", required_argument, NULL, 'R'},
+						 {"host", required_argument, NULL, 'H'},
+						 {"sign", required_argument, NULL, 'S'},
+						 {"trust", required_argument, NULL, 'T'},
+						 {"help", no_argument, NULL, 'h'},
+						 {}};
+	struct bopts o = {.state_dir = NULL};
 	const char *cmd, *config = NULL;
 	uint32_t min_samples = 0, min_windows = 0;
 	bool no_config = false;
@@ -509,6 +807,18 @@ int cmd_baseline(int argc, char **argv)
 		case 'A':
 			o.audit_log = optarg;
 			break;
+		case 'R':
+			o.role = optarg;
+			break;
+		case 'H':
+			o.host = optarg;
+			break;
+		case 'S':
+			o.sign = optarg;
+			break;
+		case 'T':
+			o.trust = optarg;
+			break;
 		case 'K':
 			o.audit_key = optarg;
 			break;
@@ -535,7 +845,8 @@ int cmd_baseline(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return log_error_errno(EINVAL, "unknown or incomplete option '%s' (see plumbline baseline --help)",
+			return log_error_errno(EINVAL,
+					       "unknown or incomplete option '%s' (see plumbline baseline --help)",
 					       argv[optind - 1]);
 		}
 	}
@@ -568,6 +879,10 @@ int cmd_baseline(int argc, char **argv)
 		return cmd_import(&o, argv[0]);
 	if (strcmp(cmd, "merge") == 0 && argc >= 1)
 		return cmd_merge(&o, argv, argc);
+	if (strcmp(cmd, "verify") == 0 && argc == 1)
+		return cmd_verify(&o, argv[0]);
+	if (strcmp(cmd, "keygen") == 0 && argc == 1)
+		return cmd_keygen(&o, argv[0]);
 	if (strcmp(cmd, "forget") == 0 && argc == 1)
 		return cmd_forget(&o, argv[0]);
 	return log_error_errno(EINVAL, "bad use of 'baseline %s' (see plumbline baseline --help)", cmd);

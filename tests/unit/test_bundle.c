@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -139,6 +140,25 @@ static void write_text(const char *path, const char *text, size_t len)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, len), (ssize_t)len);
 	close(fd);
+}
+
+/* A file in memory for the loops that write thousands of variants: a regular file, as a bundle must be. */
+struct memfile {
+	int fd;
+	char path[64];
+};
+
+static void memfile_open(struct memfile *m)
+{
+	m->fd = memfd_create("bundle", MFD_CLOEXEC);
+	assert_true(m->fd >= 0);
+	snprintf(m->path, sizeof(m->path), "/proc/self/fd/%d", m->fd);
+}
+
+static void memfile_set(struct memfile *m, const char *text, size_t len)
+{
+	assert_int_equal(ftruncate(m->fd, 0), 0);
+	assert_int_equal(pwrite(m->fd, text, len, 0), (ssize_t)len);
 }
 
 /* read_meta with trust; r, and the verdict and baselines when r is 0. */
@@ -314,12 +334,13 @@ static void test_signed_bundle_verifies_good_and_round_trips(void **state)
 static void test_one_flipped_byte_anywhere_is_bad(void **state)
 {
 	struct ctx *c = *state;
-	char path[PATH_MAX], flipped[PATH_MAX], err[256];
+	char path[PATH_MAX], err[256];
+	struct memfile flipped;
 	size_t len = 0, bad = 0, refused = 0, unknown = 0, unsigned_ = 0, sig_at;
 	char *text;
 
 	write_signed(c, "signed.json", path, sizeof(path));
-	path_in(c, "flipped.json", flipped, sizeof(flipped));
+	memfile_open(&flipped);
 	text = ut_read_file(path, &len);
 	assert_non_null(text);
 	sig_at = (size_t)(strstr(text, ",\"signature\":") - text);
@@ -331,9 +352,9 @@ static void test_one_flipped_byte_anywhere_is_bad(void **state)
 		int r;
 
 		text[i] ^= 0x01;
-		write_text(flipped, text, len);
+		memfile_set(&flipped, text, len);
 		text[i] ^= 0x01;
-		r = read_back(flipped, c->trust, &m, &sig, NULL, &bs, &n, err, sizeof(err));
+		r = read_back(flipped.path, c->trust, &m, &sig, NULL, &bs, &n, err, sizeof(err));
 		if (r < 0) {
 			refused++; /* no longer a well-formed bundle */
 			continue;
@@ -357,6 +378,7 @@ static void test_one_flipped_byte_anywhere_is_bad(void **state)
 	assert_true(bad > len / 2);
 	assert_int_equal(bad + refused + unknown + unsigned_, len);
 	assert_true(unknown <= BL_KEY_ID_LEN); /* only a flip in key_id names another key */
+	close(flipped.fd);
 	free(text);
 }
 
@@ -510,24 +532,26 @@ static void test_signature_misplaced_or_malformed_is_refused(void **state)
 static void test_truncated_file_is_refused_at_every_length(void **state)
 {
 	struct ctx *c = *state;
-	char path[PATH_MAX], cut[PATH_MAX], err[256];
+	char path[PATH_MAX], err[256];
+	struct memfile cut;
 	size_t len = 0;
 	char *text;
 
 	write_signed(c, "signed.json", path, sizeof(path));
-	path_in(c, "cut.json", cut, sizeof(cut));
+	memfile_open(&cut);
 	text = ut_read_file(path, &len);
 	for (size_t l = 0; l < len; l++) {
 		struct bl_bundle_meta m = {.hosts = 7};
 		enum bl_sig sig = BL_SIG_GOOD;
 		int r;
 
-		write_text(cut, text, l);
-		r = bl_bundle__read_meta(cut, c->trust, &m, &sig, NULL, NULL, NULL, err, sizeof(err));
+		memfile_set(&cut, text, l);
+		r = bl_bundle__read_meta(cut.path, c->trust, &m, &sig, NULL, NULL, NULL, err, sizeof(err));
 		if (r != -EINVAL)
 			fail_msg("cut at %zu of %zu: %d", l, len, r);
 		assert_int_equal(m.hosts, 7); /* untouched */
 	}
+	close(cut.fd);
 	free(text);
 }
 
