@@ -3,10 +3,12 @@
  * fleet.c - the fleet's view and the watch on its directory (see fleet.h).
  *
  * Judging a file costs a read of it (the signature covers every byte) but
- * parses only its header; only the one file loaded has its baselines
- * parsed, once. A realistic role bundle (an SSH server's store: tens of
- * baselines) loads in a few milliseconds on the event loop; the figures are
- * in docs/fleet.md.
+ * parses only its header, on the event loop; only the one file loaded has
+ * its baselines parsed, once, on a loader thread of its own (a role bundle
+ * of a few MB, hundreds of baselines, takes hundreds of milliseconds to
+ * parse: docs/fleet.md has the figures), which hands the new view over
+ * through an eventfd. The event loop never waits for it: until it is done
+ * the old view serves, and files that arrive meanwhile are judged after.
  */
 #include "pipeline/fleet.h"
 
@@ -17,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +34,7 @@
 #include "probes/hostctx.h"
 #include "signing.h"
 #include "textsafe.h"
+#include "thread.h"
 
 /* A file judged: what it was when judged, and the results said of it. */
 struct seen {
@@ -41,11 +47,42 @@ struct seen {
 	bool present;  /* still in the directory at the last look */
 };
 
+/* A candidate: a file good for our role, by its header. */
+struct cand {
+	struct seen *s;
+	struct bl_bundle_meta meta;
+	char key_id[17];
+	uint64_t arrival_ns;
+};
+
+/* A load on the loader thread: what it was asked, and what it found. */
+struct load_job {
+	char *path;
+	struct cand c;			 /* the candidate, as judged by its header */
+	const struct bl_keyring *keys;	 /* read-only while the job runs */
+	const char *role;
+	/* the thread's */
+	int r;
+	struct bl_bundle_meta meta;
+	enum bl_sig sig;
+	char key_id[17];
+	struct baseline **bs;
+	size_t n;
+	char err[512];
+	uint64_t load_ns;
+	int efd;
+};
+
 struct fleet {
 	char *dir, *keys_path;
 	char role[64];
 	struct bl_keyring *keys;
-	int ifd; /* inotify */
+	int ifd;   /* inotify */
+	int efd;   /* the loader thread's "done" */
+	int epfd;  /* both, for the event loop's one fd */
+	pthread_t loader;
+	struct load_job *job; /* the load under way, NULL: none */
+	bool rescan;	      /* files arrived (or were put off) while it ran */
 	/* the view: baselines sorted by key */
 	struct baseline **bs;
 	size_t n;
@@ -100,6 +137,19 @@ int fleet__open(const char *dir, const char *keys, const char *role, struct flee
 		close(f->ifd);
 		goto fail;
 	}
+	f->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	f->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (f->efd < 0 || f->epfd < 0 ||
+	    epoll_ctl(f->epfd, EPOLL_CTL_ADD, f->ifd, &(struct epoll_event){ .events = EPOLLIN }) < 0 ||
+	    epoll_ctl(f->epfd, EPOLL_CTL_ADD, f->efd, &(struct epoll_event){ .events = EPOLLIN }) < 0) {
+		r = log_error_errno(errno, "fleet: the loader's eventfd and epoll: %m");
+		close(f->ifd);
+		if (f->efd >= 0)
+			close(f->efd);
+		if (f->epfd >= 0)
+			close(f->epfd);
+		goto fail;
+	}
 	{
 		_cleanup_free_ char *d = text_escape_str(dir);
 
@@ -123,11 +173,26 @@ static void free_view(struct baseline **bs, size_t n)
 	free(bs);
 }
 
+static void job_free(struct load_job *j)
+{
+	if (!j)
+		return;
+	free_view(j->bs, j->n);
+	free(j->path);
+	free(j);
+}
+
 void fleet__free(struct fleet *f)
 {
 	if (!f)
 		return;
+	if (f->job) {
+		pthread_join(f->loader, NULL); /* a parse of a few MB at most */
+		job_free(f->job);
+	}
 	free_view(f->bs, f->n);
+	close(f->epfd);
+	close(f->efd);
 	if (f->ifd >= 0)
 		close(f->ifd);
 	bl_keyring__free(f->keys);
@@ -138,7 +203,7 @@ void fleet__free(struct fleet *f)
 
 int fleet__epoll_fd(const struct fleet *f)
 {
-	return f->ifd;
+	return f->epfd;
 }
 
 const char *fleet__role(const struct fleet *f)
@@ -191,13 +256,6 @@ void fleet__counts(const struct fleet *f, struct fleet_counts *ret)
 
 /* ---- judging ---- */
 
-/* A candidate: a file good for our role, by its header. */
-struct cand {
-	struct seen *s;
-	struct bl_bundle_meta meta;
-	char key_id[17];
-	uint64_t arrival_ns;
-};
 
 static uint64_t ts_ns(const struct timespec *t)
 {
@@ -282,8 +340,8 @@ static struct seen *seen_of(struct fleet *f, const char *name, const struct stat
 			s->present = true;
 			return s;
 		}
-		if (!free_slot && (!s->name[0] || !s->present))
-			free_slot = s;
+		if (!free_slot && !s->name[0])
+			free_slot = s; /* those gone from the directory are emptied after the look */
 	}
 	if (!free_slot)
 		return NULL;
@@ -294,51 +352,43 @@ static struct seen *seen_of(struct fleet *f, const char *name, const struct stat
 	return free_slot;
 }
 
-/* Read the candidate's baselines and make them the view. 0, or the verdict's -errno with why. */
-static int load(struct fleet *f, struct cand *c, char *why, size_t size)
+/* The loader thread: read the candidate whole, verify it again, index it. */
+static void *load_worker(void *arg)
 {
-	_cleanup_free_ char *path = NULL;
-	struct bl_bundle_meta meta;
-	struct baseline **bs = NULL;
-	char key_id[17] = "", err[512];
-	uint64_t t0 = mono_ns();
-	enum bl_sig sig;
-	size_t n = 0;
+	struct load_job *j = arg;
+	uint64_t t0 = mono_ns(), one = 1;
+
+	j->r = bl_bundle__read_meta(j->path, j->keys, &j->meta, &j->sig, j->key_id, &j->bs, &j->n, j->err,
+				    sizeof(j->err));
+	if (j->r == 0 && j->bs)
+		qsort(j->bs, j->n, sizeof(j->bs[0]), cmp_key);
+	j->load_ns = mono_ns() - t0;
+	if (write(j->efd, &one, sizeof(one)) < 0) {
+		/* a full counter is already readable: the loop sees it */
+	}
+	return NULL;
+}
+
+/* Start loading c on the loader thread. 0, or -errno (c is then looked at again at the next change). */
+static int load_start(struct fleet *f, const struct cand *c)
+{
+	struct load_job *j = calloc(1, sizeof(*j));
 	int r;
 
-	if (asprintf(&path, "%s/%s", f->dir, c->s->name) < 0)
+	if (!j || asprintf(&j->path, "%s/%s", f->dir, c->s->name) < 0) {
+		free(j);
 		return -ENOMEM;
-	r = bl_bundle__read_meta(path, f->keys, &meta, &sig, key_id, &bs, &n, err, sizeof(err));
+	}
+	j->c = *c;
+	j->keys = f->keys;
+	j->role = f->role;
+	j->efd = f->efd;
+	r = pl_thread_start(&f->loader, load_worker, j);
 	if (r < 0) {
-		snprintf(why, size, "%s", err);
+		job_free(j);
 		return r;
 	}
-	/* read again, whole: what was judged by its header may have been replaced since */
-	if (judge_sig(f, sig, &meta, why, size) != FLEET_LOADED || meta.created_ns != c->meta.created_ns) {
-		free_view(bs, n);
-		if (!why[0] || meta.created_ns != c->meta.created_ns)
-			snprintf(why, size, "changed while it was read");
-		return -EAGAIN;
-	}
-	qsort(bs, n, sizeof(bs[0]), cmp_key);
-	free_view(f->bs, f->n);
-	f->bs = bs;
-	f->n = n;
-	f->bundle_hosts = meta.hosts;
-	f->loaded = true;
-	f->generation++;
-	f->bundle = (struct fleet_bundle){
-	    .created_ns = meta.created_ns,
-	    .hosts = meta.hosts,
-	    .baselines = n,
-	    .loaded_ns = real_ns(),
-	    .arrival_ns = c->arrival_ns,
-	    .load_ns = mono_ns() - t0,
-	};
-	snprintf(f->bundle.file, sizeof(f->bundle.file), "%s", c->s->name);
-	snprintf(f->bundle.role, sizeof(f->bundle.role), "%s", meta.role);
-	snprintf(f->bundle.key_id, sizeof(f->bundle.key_id), "%s", key_id);
-	c->meta = meta;
+	f->job = j;
 	return 0;
 }
 
@@ -389,7 +439,6 @@ void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
 	_cleanup_close_ int dfd = -1;
 	DIR *d;
 	struct dirent *e;
-	bool loaded_now = false;
 
 	dfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd))) {
@@ -422,6 +471,9 @@ void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
 			nc++;
 	}
 	closedir(d);
+	for (size_t i = 0; i < FLEET_MAX_FILES; i++)
+		if (!f->seen[i].present)
+			f->seen[i].name[0] = '\0'; /* gone: its slot is free, its verdicts forgotten */
 	if (passed && !f->overflow_said) {
 		log_warn("fleet: more than %d files in the fleet directory: %zu passed over", FLEET_MAX_FILES, passed);
 		f->overflow_said = true;
@@ -432,20 +484,16 @@ void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
 		struct cand *c = &cands[i];
 		char why[640] = "";
 
-		if (!loaded_now && (!f->loaded || c->meta.created_ns > f->bundle.created_ns)) {
-			int r = load(f, c, why, sizeof(why));
+		if (!f->loaded || c->meta.created_ns > f->bundle.created_ns) {
+			int r = f->job ? -EBUSY : load_start(f, c);
 
-			if (r == 0) {
-				loaded_now = true;
-				report(f, c->s, FLEET_LOADED, "", &c->meta, c->key_id, c->arrival_ns, f->bundle.load_ns,
-				       fn, ctx);
-				continue;
+			if (r < 0) {
+				/* judged again once the load under way is done (or at the next change) */
+				c->s->mtime = (struct timespec){ 0 };
+				f->rescan = true;
+				if (r != -EBUSY)
+					log_warn_errno(r, "fleet: cannot start the loader thread: %m");
 			}
-			if (r == -EAGAIN) {
-				c->s->mtime = (struct timespec){0}; /* looked at again at the next change */
-				continue;
-			}
-			report(f, c->s, FLEET_INVALID, why, &c->meta, c->key_id, c->arrival_ns, 0, fn, ctx);
 			continue;
 		}
 		{
@@ -453,8 +501,8 @@ void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
 
 			snprintf(why, sizeof(why), "created %.3f s %s the bundle in use (%s)",
 				 c->meta.created_ns < f->bundle.created_ns
-				     ? (f->bundle.created_ns - c->meta.created_ns) / 1e9
-				     : 0.0,
+					 ? (f->bundle.created_ns - c->meta.created_ns) / 1e9
+					 : 0.0,
 				 c->meta.created_ns < f->bundle.created_ns ? "before" : "as late as, not after",
 				 cur ? cur : "?");
 		}
@@ -462,18 +510,75 @@ void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
 	}
 }
 
+/* The loader thread is done: the new view in use, or the file refused. */
+static void load_done(struct fleet *f, fleet_report_fn fn, void *ctx)
+{
+	struct load_job *j = f->job;
+	struct seen *s = NULL;
+	char why[640] = "";
+
+	pthread_join(f->loader, NULL);
+	f->job = NULL;
+	for (size_t i = 0; i < FLEET_MAX_FILES && !s; i++)
+		if (f->seen[i].name[0] && strcmp(f->seen[i].name, j->c.s->name) == 0)
+			s = &f->seen[i];
+	if (!s) {
+		job_free(j); /* gone from the directory meanwhile */
+		return;
+	}
+	if (j->r < 0) {
+		snprintf(why, sizeof(why), "not a bundle plumbline can read: %s", j->err);
+		report(f, s, FLEET_INVALID, why, &j->c.meta, j->c.key_id, j->c.arrival_ns, 0, fn, ctx);
+	} else if (judge_sig(f, j->sig, &j->meta, why, sizeof(why)) != FLEET_LOADED ||
+		   j->meta.created_ns != j->c.meta.created_ns) {
+		s->mtime = (struct timespec){ 0 }; /* replaced while it was read: judged again */
+		f->rescan = true;
+	} else {
+		free_view(f->bs, f->n);
+		f->bs = j->bs;
+		f->n = j->n;
+		j->bs = NULL;
+		j->n = 0;
+		f->bundle_hosts = j->meta.hosts;
+		f->loaded = true;
+		f->generation++;
+		f->bundle = (struct fleet_bundle){
+			.created_ns = j->meta.created_ns,
+			.hosts = j->meta.hosts,
+			.baselines = f->n,
+			.loaded_ns = real_ns(),
+			.arrival_ns = j->c.arrival_ns,
+			.load_ns = j->load_ns,
+		};
+		snprintf(f->bundle.file, sizeof(f->bundle.file), "%s", s->name);
+		snprintf(f->bundle.role, sizeof(f->bundle.role), "%s", j->meta.role);
+		snprintf(f->bundle.key_id, sizeof(f->bundle.key_id), "%s", j->key_id);
+		report(f, s, FLEET_LOADED, "", &j->meta, j->key_id, j->c.arrival_ns, j->load_ns, fn, ctx);
+	}
+	job_free(j);
+}
+
 void fleet__changed(struct fleet *f, fleet_report_fn fn, void *ctx)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool any = false;
+	uint64_t done;
 	ssize_t n;
 
 	while ((n = read(f->ifd, buf, sizeof(buf))) > 0)
 		any = true;
 	if (n < 0 && errno != EAGAIN && errno != EINTR)
 		log_warn_errno(errno, "fleet: reading the directory's events: %m");
-	if (any)
+	if (f->job && read(f->efd, &done, sizeof(done)) == sizeof(done))
+		load_done(f, fn, ctx);
+	if (f->job) {
+		f->rescan |= any; /* judged once the load under way is done */
+		return;
+	}
+	if (any || f->rescan) {
+		f->rescan = false;
 		fleet__scan(f, fn, ctx);
+	}
 }
 
 /* ---- the alert ---- */

@@ -101,14 +101,19 @@ int fleet__open(const char *dir, const char *keys, const char *role, struct flee
 /* NULL-safe. */
 void fleet__free(struct fleet *f);
 
-/* The inotify fd: readable when the directory changed (then fleet__changed()). */
+/* The fd for the event loop: readable when the directory changed or the
+ * loader thread finished (then fleet__changed()). */
 int fleet__epoll_fd(const struct fleet *f);
 
-/* Judge the directory's files now (at start), each verdict logged and
- * handed to fn (once per file and result), loading the newest good one. */
+/* Judge the directory's files now (at start, after the privilege drop: it
+ * may start the loader thread), each verdict logged and handed to fn (once
+ * per file and result); the newest good one newer than the bundle in use is
+ * loaded on the loader thread, its verdict given by fleet__changed(). */
 void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx);
 
-/* The directory changed: read the fd's events, then fleet__scan(). */
+/* The fd was readable: a finished load's view put in use (or the file
+ * refused), then, unless a load is still under way, fleet__scan() when the
+ * directory changed. */
 void fleet__changed(struct fleet *f, fleet_report_fn fn, void *ctx);
 
 /* The fleet's baseline of key, read-only, valid until the next scan
