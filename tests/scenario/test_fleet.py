@@ -24,8 +24,9 @@ with a bad signature"), one for another role (other_role), an older one (h1's
 own export: not_newer), and a newer good merge (loaded, its time from the
 rename to its use printed); status.json says the same counts.
 
-depart: a fifth host, h5, learns implant logins alone (its own baseline says
-the slow login is normal), then runs again on its store with the fleet's
+depart: a fifth host, h5, learns implant logins alone in --mode learn (its
+own baseline says the slow login is normal), then runs again on its store
+(mode auto) with the fleet's
 bundle: its next implant login raises "Authentication costs more here than
 across its fleet" (fleet.hosts 3), and "Unexpected CPU in authentication"
 does not fire.
@@ -49,7 +50,7 @@ MODE, SENSOR, LIB = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(s
 COST = "Unexpected CPU in authentication"
 FLEET_RULE = "Authentication costs more here than across its fleet"
 BAD_SIG = "Fleet bundle with a bad signature"
-MIN_SAMPLES, LEARN_LOGINS, SAMPLE_HZ = 10, 12, 199
+MIN_SAMPLES, LEARN_LOGINS, MAX_LEARN_LOGINS, SAMPLE_HZ = 10, 12, 20, 199
 ROLE = "ssh"
 SENSORS = []  # every sensor started: finish() stops those still running
 
@@ -86,18 +87,30 @@ def learn_fleet(d, sshd, key):
     """h1, h2, h3 learn the same clean logins; their signed exports, and the role bundle of the three."""
     hosts = [host(d, f"h{i}") for i in (1, 2, 3)]
     listener = sshd.start()
-    for _ in range(LEARN_LOGINS):
-        sshd.login()
+    n = 0
+
+    def ready(h):
+        kids = sl.login_children(h.records(), listener)
+        return kids and kids[-1]["baseline"].get("ready") and kids[-1]["baseline"].get("source") == "host"
+
+    # the same logins for the three; a record lost under load (counted in the sensor's losses)
+    # costs a login more, not the test
+    while n < MAX_LEARN_LOGINS:
+        for _ in range(LEARN_LOGINS if n == 0 else 2):
+            sshd.login()
+            n += 1
+        try:
+            wait_for("h1, h2 and h3's login child baselines ready", lambda: all(ready(h) for h in hosts), timeout=5)
+            break
+        except Failure:
+            log(f"after {n} logins: ready {[bool(ready(h)) for h in hosts]}")
     for h in hosts:
-        kids = wait_login_children(h, listener, LEARN_LOGINS)
-        if len(kids) != LEARN_LOGINS:
-            fail(f"{h.name}: {len(kids)} records of login children for {LEARN_LOGINS} logins")
+        kids = sl.login_children(h.records(), listener)
+        if not ready(h):
+            fail(f"{h.name}: the login child's baseline is not ready after {n} logins ({len(kids)} records)")
         b = kids[-1]["baseline"]
-        if not b.get("ready") or b.get("source") != "host":
-            fail(f"{h.name}: the login child's baseline after {LEARN_LOGINS} logins: ready {b.get('ready')} "
-                 f"source {b.get('source')}")
-        log(f"{h.name}: {LEARN_LOGINS} clean logins learned; login child cpu_ms p50 "
-            f"{b['quantiles']['cpu_ms']['p50']}, key {b['key'][:24]}..")
+        log(f"{h.name}: {n} clean logins ({len(kids)} login child records), baseline ready at "
+            f"{b['samples']} samples; cpu_ms p50 {b['quantiles']['cpu_ms']['p50']:.1f}, key {b['key'][:24]}..")
     sshd.stop()
     exports = []
     for h in hosts:
@@ -213,15 +226,18 @@ def join(d, sshd, key, fleet_dir):
 def depart(d, sshd, key, fleet_dir):
     _, _, bundle = learn_fleet(d, sshd, key)
     publish(bundle, fleet_dir, "ssh-1.bundle")
-    # h5 alone learns the implant's logins: its own baseline calls them normal
-    h5 = host(d, "h5")
+    # h5 alone learns the implant's logins: its own baseline calls them normal. In --mode learn, a
+    # host's first days: in auto the preload's own rules (75-code.yaml) alert on every such login,
+    # and what a rule at Warning alerted on is never learned
+    h5 = host(d, "h5", ["--mode", "learn"])
     evil = sshd.start(preload=LIB)
     for _ in range(LEARN_LOGINS):
         sshd.login()
-    kids = wait_login_children(h5, evil, LEARN_LOGINS)
+    kids = wait_login_children(h5, evil, LEARN_LOGINS, timeout=10)
     b = kids[-1]["baseline"] if kids else {}
-    if len(kids) != LEARN_LOGINS or not b.get("ready"):
-        fail(f"h5: {len(kids)} login children, the last baseline ready {b.get('ready')}")
+    if not b.get("ready"):
+        fail(f"h5: {len(kids)} login child records for {LEARN_LOGINS} logins, the last baseline ready "
+             f"{b.get('ready')}")
     own = alerts_for(h5, COST)
     if own:
         fail(f"h5 alerted {COST!r} while it learned: {[x['pid'] for x in own]}")
