@@ -165,6 +165,10 @@ void run_opts__resolve_rules(struct run_opts *o);
  * printed (the caller exits 0), or -EINVAL after printing the error.
  */
 int run_opts__parse(int argc, char **argv, struct run_opts *ret);
+/* The same for one setting of a config file checked alone (config.c): the
+ * checks that need another key (--fleet-dir needs --role) are the whole
+ * file's. */
+int run_opts__parse_setting(int argc, char **argv, struct run_opts *ret);
 void run_opts__usage(FILE *out);
 
 /* the long options of `run` for getopt_long(), made of the table, ended by
