@@ -154,11 +154,20 @@ static EVP_PKEY *parse_pem(const char *buf, size_t len, bool priv)
 	return pk;
 }
 
-/* data (len bytes) into a new file at path, mode, never over anything there. */
+/*
+ * data (len bytes) into a new file at path, mode, never over anything
+ * there: written and fsynced as a temp file beside it, then linked into
+ * place (link(2) fails on an existing name, so nothing is overwritten, and
+ * a crash leaves the whole file or none), the directory fsynced.
+ */
 static int write_new(const char *path, const char *data, size_t len, unsigned mode)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode), r;
+	char tmp[4096], dir[4096], *slash;
+	int fd, dfd, r;
 
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	r = fchmod(fd, mode) < 0 ? -errno : 0; /* whatever the umask */
@@ -168,9 +177,21 @@ static int write_new(const char *path, const char *data, size_t len, unsigned mo
 		r = -errno;
 	if (close(fd) < 0 && !r)
 		r = -errno;
+	if (!r && link(tmp, path) < 0)
+		r = -errno;
+	unlink(tmp);
 	if (r)
-		unlink(path);
-	return r;
+		return r;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
 }
 
 /* The PEM text of a key, private or public, into *ret (malloc'd). */

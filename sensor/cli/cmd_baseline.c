@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/baseline_fleet.h"
+#include "cli/baseline_merge.h"
 #include "cli/baseline_view.h"
 #include "config/config.h"
 #include "identity/hostinfo.h"
@@ -197,82 +199,6 @@ static void done(const struct bopts *o, const char *what, const char *file, size
 	done_meta(o, what, file, n, NULL, NULL);
 }
 
-/* --sign's key into *ret (NULL without --sign); logged. */
-static int load_signkey(const struct bopts *o, struct bl_signkey **ret)
-{
-	char err[512];
-	int r;
-
-	*ret = NULL;
-	if (!o->sign)
-		return 0;
-	r = bl_signkey__load(o->sign, ret, err, sizeof(err));
-	return r < 0 ? log_error_errno(r, "Cannot use the signing key %s", err) : 0;
-}
-
-/* --trust's keys into *ret (NULL without --trust); logged. */
-static int load_trust(const struct bopts *o, struct bl_keyring **ret)
-{
-	char err[512];
-	int r;
-
-	*ret = NULL;
-	if (!o->trust)
-		return 0;
-	r = bl_keyring__load(o->trust, ret, err, sizeof(err));
-	return r < 0 ? log_error_errno(r, "Cannot use the trusted keys %s", err) : 0;
-}
-
-static int check_role_opt(const struct bopts *o)
-{
-	if (o->role && !bl_bundle__valid_role(o->role))
-		return log_error_errno(EINVAL, "invalid role '%s': 1 to %d of A-Z a-z 0-9 . _ -", o->role, BL_ROLE_MAX);
-	return 0;
-}
-
-/*
- * Read a bundle for import or merge: with --trust its signature must be
- * good, and with role (not NULL) its role must be that one. 0 with the
- * baselines and meta, or -errno, logged naming the file.
- */
-static int read_checked(const char *file, const struct bl_keyring *trust, const char *role,
-			struct bl_bundle_meta *ret_meta, char ret_key_id[BL_KEY_ID_LEN + 1], struct baseline ***ret,
-			size_t *ret_n)
-{
-	struct bl_bundle_meta *m = calloc(1, sizeof(*m));
-	struct baseline **bs = NULL;
-	enum bl_sig sig;
-	char err[512];
-	size_t n = 0;
-	int r;
-
-	if (!m)
-		return log_error_errno(ENOMEM, "Out of memory");
-	r = bl_bundle__read_meta(file, trust, m, &sig, ret_key_id, &bs, &n, err, sizeof(err));
-	if (r < 0) {
-		free(m);
-		return log_error_errno(r, "Cannot read '%s': %s", file, err);
-	}
-	if (trust && sig != BL_SIG_GOOD)
-		r = log_error_errno(EBADMSG, "Refusing '%s': %s%s%s%s", file, bl_sig__text(sig),
-				    *ret_key_id ? " (key " : "", ret_key_id, *ret_key_id ? ")" : "");
-	else if (role && strcmp(m->role, role) != 0)
-		r = log_error_errno(EINVAL, "Refusing '%s': its role is %s%s%s, not %s", file, m->role[0] ? "'" : "",
-				    m->role[0] ? m->role : "not set", m->role[0] ? "'" : "", role);
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			baseline__free(bs[i]);
-		free(bs);
-		free(m);
-		return r;
-	}
-	*ret_meta = *m;
-	free(m);
-	*ret = bs;
-	*ret_n = n;
-	return 0;
-}
-
 static int cmd_list(struct bopts *o)
 {
 	struct bl_store *st;
@@ -335,7 +261,7 @@ static int cmd_export(struct bopts *o, const char *file)
 	char key_id[BL_KEY_ID_LEN + 1] = "";
 	const char *host = o->host ? o->host : hostinfo__get()->name;
 	size_t n;
-	int r = check_role_opt(o);
+	int r = baseline_fleet__check_role(o->role);
 
 	if (r < 0)
 		return r;
@@ -349,7 +275,7 @@ static int cmd_export(struct bopts *o, const char *file)
 	snprintf(meta->role, sizeof(meta->role), "%s", o->role ? o->role : "");
 	snprintf(meta->host, sizeof(meta->host), "%s", host);
 	meta->hosts = 1;
-	r = load_signkey(o, &key);
+	r = baseline_fleet__load_signkey(o->sign, &key);
 	if (r < 0)
 		return r;
 	if (key)
@@ -396,13 +322,13 @@ static int cmd_import(struct bopts *o, const char *file)
 		return lock;
 	if (!meta)
 		return log_error_errno(ENOMEM, "Out of memory");
-	if ((r = check_role_opt(o)) < 0)
+	if ((r = baseline_fleet__check_role(o->role)) < 0)
 		return r;
 	if (o->audit_log && (r = audit_trail__cli_open(o->audit_log, o->audit_key, &audit)) < 0)
 		return r;
-	if ((r = load_trust(o, &trust)) < 0)
+	if ((r = baseline_fleet__load_trust(o->trust, &trust)) < 0)
 		return r;
-	r = read_checked(file, trust, o->role, meta, key_id, &bs, &n);
+	r = baseline_fleet__read(file, trust, o->role, meta, key_id, &bs, &n);
 	bl_keyring__free(trust);
 	if (r < 0)
 		return r;
@@ -452,97 +378,30 @@ static int cmd_import(struct bopts *o, const char *file)
 	return 0;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp((*(struct baseline *const *)a)->key, (*(struct baseline *const *)b)->key);
-}
-
-/*
- * Merge the n baselines of one bundle (consumed, and freed) into *acc, an
- * array of *nacc baselines sorted by key with no key twice; the result is
- * the same. Sorted merging keeps a fleet's merge O(n log n): 65536 keys
- * are compared a million times, not two billion.
- */
-static int merge_into(struct baseline ***acc, size_t *nacc, struct baseline **bs, size_t n)
-{
-	struct baseline **out = malloc((*nacc + n ? *nacc + n : 1) * sizeof(*out));
-	size_t i = 0, j = 0, k = 0;
-	int r = 0;
-
-	if (!out) {
-		for (size_t x = 0; x < n; x++)
-			baseline__free(bs[x]);
-		return -ENOMEM;
-	}
-	qsort(bs, n, sizeof(*bs), cmp_key);
-	while (i < *nacc || j < n) {
-		struct baseline *next =
-		    j == n || (i < *nacc && strcmp((*acc)[i]->key, bs[j]->key) <= 0) ? (*acc)[i++] : bs[j++];
-
-		if (k > 0 && strcmp(out[k - 1]->key, next->key) == 0) {
-			if (!r)
-				r = baseline__merge(out[k - 1], next);
-			baseline__free(next);
-		} else {
-			out[k++] = next;
-		}
-	}
-	free(*acc);
-	*acc = out;
-	*nacc = k;
-	return r;
-}
-
 static int cmd_merge(struct bopts *o, char **files, int nfiles)
 {
 	struct baseline **acc = NULL;
 	struct bl_keyring *trust = NULL;
 	struct bl_signkey *key = NULL;
-	_cleanup_free_ struct bl_bundle_meta *out = calloc(1, sizeof(*out)), *in = calloc(1, sizeof(*in));
+	_cleanup_free_ struct bl_bundle_meta *out = calloc(1, sizeof(*out));
 	char key_id[BL_KEY_ID_LEN + 1] = "";
-	uint64_t hosts = 0;
 	size_t nacc = 0;
 	int r = 0;
 
 	if (!o->out)
 		return log_error_errno(EINVAL, "merge needs -o OUT");
-	if (!out || !in)
+	if (!out)
 		return log_error_errno(ENOMEM, "Out of memory");
-	if ((r = check_role_opt(o)) < 0 || (r = load_trust(o, &trust)) < 0)
+	if ((r = baseline_fleet__check_role(o->role)) < 0 || (r = baseline_fleet__load_trust(o->trust, &trust)) < 0)
 		return r;
-	if ((r = load_signkey(o, &key)) < 0) {
+	if ((r = baseline_fleet__load_signkey(o->sign, &key)) < 0) {
 		bl_keyring__free(trust);
 		return r;
 	}
-	/* one input at a time into the sorted accumulator: memory is the merge
-	 * plus the largest input, whatever the number of inputs */
-	for (int f = 0; f < nfiles && !r; f++) {
-		struct baseline **bs;
-		char id[BL_KEY_ID_LEN + 1];
-		size_t n;
-
-		/* without --role, the first input's role is the one all must have */
-		r = read_checked(files[f], trust, o->role ? o->role : f ? out->role : NULL, in, id, &bs, &n);
-		if (r < 0)
-			break;
-		if (f == 0)
-			snprintf(out->role, sizeof(out->role), "%s", in->role);
-		hosts += in->hosts;
-		bl_bundle_meta__add_hosts(out, in);
-		r = merge_into(&acc, &nacc, bs, n);
-		free(bs);
-		if (r < 0)
-			log_error_errno(r, "Cannot merge '%s': %m", files[f]);
-		else if (nacc > BL_STORE_MAX)
-			r = log_error_errno(EFBIG,
-					    "With '%s', the merge holds %zu baselines, more than the %u a store keeps",
-					    files[f], nacc, BL_STORE_MAX);
-		else if (hosts > UINT32_MAX)
-			r = log_error_errno(EOVERFLOW, "With '%s', the merge holds more than %u hosts", files[f],
-					    UINT32_MAX);
-	}
+	/* one input at a time per worker into a sorted accumulator: memory is
+	 * the merge plus one input per worker, whatever the number of inputs */
+	r = baseline_merge__run(files, nfiles, trust, o->role, 0, out, &acc, &nacc);
 	if (!r) {
-		out->hosts = (uint32_t)hosts;
 		out->created_ns = real_ns();
 		if (key)
 			bl_signkey__id(key, key_id);
@@ -563,110 +422,6 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 	bl_keyring__free(trust);
 	bl_signkey__free(key);
 	return r;
-}
-
-/*
- * What a bundle says of itself and whether a trusted key signed it. Exit 0
- * when the signature is good; without --trust nothing can be checked, and
- * 0 says only that the bundle is well formed (the verdict line says so).
- */
-static int cmd_verify(struct bopts *o, const char *file)
-{
-	_cleanup_free_ struct bl_bundle_meta *m = calloc(1, sizeof(*m));
-	struct bl_keyring *trust = NULL;
-	char key_id[BL_KEY_ID_LEN + 1] = "", when[BL_TIME_LEN] = "", err[512], verdict[128];
-	enum bl_sig sig;
-	int r;
-
-	if (!m)
-		return log_error_errno(ENOMEM, "Out of memory");
-	if ((r = load_trust(o, &trust)) < 0)
-		return r;
-	r = bl_bundle__read_meta(file, trust, m, &sig, key_id, NULL, NULL, err, sizeof(err));
-	bl_keyring__free(trust);
-	if (r < 0)
-		return log_error_errno(r, "Cannot read '%s': %s", file, err);
-	if (m->created_ns)
-		bl_bundle__format_time(m->created_ns, when);
-	if (!o->trust && sig != BL_SIG_NONE)
-		snprintf(verdict, sizeof(verdict), "not checked (no --trust)");
-	else
-		snprintf(verdict, sizeof(verdict), "%s", bl_sig__text(sig));
-	if (o->json) {
-		struct json_object *j = json_object_new_object(), *hl = json_object_new_array();
-
-		for (const char *p = m->host_list; *p; p = strchr(p, ',') + 1)
-			json_object_array_add(hl, json_object_new_string_len(p, (int)(strchr(p, ',') - p)));
-		json_object_object_add(j, "file", sample_json__str(file));
-		json_object_object_add(j, "role", json_object_new_string(m->role));
-		json_object_object_add(j, "host", json_object_new_string(m->host));
-		json_object_object_add(j, "host_list", hl);
-		json_object_object_add(j, "created", json_object_new_string(when));
-		json_object_object_add(j, "created_ns", json_object_new_uint64(m->created_ns));
-		json_object_object_add(j, "hosts", json_object_new_uint64(m->hosts));
-		json_object_object_add(j, "baselines", json_object_new_uint64(m->nbaselines));
-		json_object_object_add(j, "signature", json_object_new_string(verdict));
-		json_object_object_add(j, "key_id", key_id[0] ? json_object_new_string(key_id) : NULL);
-		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(j);
-	} else {
-		_cleanup_free_ char *f = esc(file);
-		size_t listed = 0;
-
-		for (const char *p = m->host_list; *p; p++)
-			listed += *p == ',';
-		printf("file:       %s\n", OR_Q(f));
-		printf("role:       %s\n", m->role[0] ? m->role : "(none)");
-		if (m->host[0])
-			printf("host:       %s\n", m->host);
-		else if (listed) {
-			fputs("hosts seen: ", stdout);
-			for (const char *p = m->host_list; *p; p = strchr(p, ',') + 1)
-				printf("%s%.*s", p == m->host_list ? "" : ", ", (int)(strchr(p, ',') - p), p);
-			printf("%s\n", listed < m->hosts ? ", ..." : "");
-		} else
-			printf("host:       (not said)\n");
-		printf("created:    %s\n", when[0] ? when : "(not said)");
-		printf("hosts:      %u\n", m->hosts);
-		printf("baselines:  %zu\n", m->nbaselines);
-		printf("signature:  %s%s%s%s\n", verdict, key_id[0] ? " (key " : "", key_id, key_id[0] ? ")" : "");
-	}
-	if (o->trust && sig != BL_SIG_GOOD)
-		return -EBADMSG; /* said on stdout: a result, not an error to log */
-	return 0;
-}
-
-static int cmd_keygen(struct bopts *o, const char *key)
-{
-	_cleanup_free_ char *pub = NULL;
-	struct bl_signkey *k;
-	char err[512], id[BL_KEY_ID_LEN + 1];
-	int r;
-
-	if (asprintf(&pub, "%s.pub", key) < 0)
-		return log_error_errno(ENOMEM, "Out of memory");
-	r = bl_signkey__generate(key, pub, err, sizeof(err));
-	if (r < 0)
-		return log_error_errno(r, "Cannot make a key pair: %s", err);
-	r = bl_signkey__load(key, &k, err, sizeof(err));
-	if (r < 0)
-		return log_error_errno(r, "Cannot read the new key: %s", err);
-	bl_signkey__id(k, id);
-	bl_signkey__free(k);
-	if (o->json) {
-		struct json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "command", json_object_new_string("keygen"));
-		json_object_object_add(j, "private", sample_json__str(key));
-		json_object_object_add(j, "public", sample_json__str(pub));
-		json_object_object_add(j, "key_id", json_object_new_string(id));
-		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(j);
-	} else {
-		fprintf(stderr, "keygen: key %s: %s (private, keep it secret), %s (public: give it to --trust)\n", id,
-			key, pub);
-	}
-	return 0;
 }
 
 /* The baselines what matches, a line each on stderr: key, exe, parent, samples. */
@@ -880,9 +635,9 @@ int cmd_baseline(int argc, char **argv)
 	if (strcmp(cmd, "merge") == 0 && argc >= 1)
 		return cmd_merge(&o, argv, argc);
 	if (strcmp(cmd, "verify") == 0 && argc == 1)
-		return cmd_verify(&o, argv[0]);
+		return baseline_fleet__verify(argv[0], o.trust, o.json);
 	if (strcmp(cmd, "keygen") == 0 && argc == 1)
-		return cmd_keygen(&o, argv[0]);
+		return baseline_fleet__keygen(argv[0], o.json);
 	if (strcmp(cmd, "forget") == 0 && argc == 1)
 		return cmd_forget(&o, argv[0]);
 	return log_error_errno(EINVAL, "bad use of 'baseline %s' (see plumbline baseline --help)", cmd);
