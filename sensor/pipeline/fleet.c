@@ -507,12 +507,12 @@ void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
 		{
 			_cleanup_free_ char *cur = text_escape_str(f->bundle.file);
 
-			snprintf(why, sizeof(why), "created %.3f s %s the bundle in use (%s)",
-				 c->meta.created_ns < f->bundle.created_ns
-					 ? (f->bundle.created_ns - c->meta.created_ns) / 1e9
-					 : 0.0,
-				 c->meta.created_ns < f->bundle.created_ns ? "before" : "as late as, not after",
-				 cur ? cur : "?");
+			if (c->meta.created_ns < f->bundle.created_ns)
+				snprintf(why, sizeof(why), "created %.3f s before the bundle in use (%s)",
+					 (f->bundle.created_ns - c->meta.created_ns) / 1e9, cur ? cur : "?");
+			else
+				snprintf(why, sizeof(why), "created when the bundle in use (%s) was, not after",
+					 cur ? cur : "?");
 		}
 		report(f, c->s, FLEET_NOT_NEWER, why, &c->meta, c->key_id, c->arrival_ns, 0, fn, ctx);
 	}
