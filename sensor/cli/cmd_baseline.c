@@ -53,6 +53,7 @@ struct bopts {
 	const char *host;      /* export: the host named (default: this machine's name) */
 	const char *sign;      /* export, merge: sign with this private key */
 	const char *trust;     /* verify, import, merge: trusted public keys (a .pub file or a directory) */
+	uint32_t min_hosts;    /* merge: leave out keys fewer hosts back (0, 1: none left out) */
 };
 
 static void usage(FILE *f)
@@ -67,7 +68,7 @@ static void usage(FILE *f)
 	      "  import FILE              merge a bundle into the state directory (sensor stopped)\n"
 	      "                           [--trust KEYS] [--role ROLE]\n"
 	      "  merge A B... -o OUT      merge bundles (fleet learning) into OUT\n"
-	      "                           [--role ROLE] [--sign KEY] [--trust KEYS]\n"
+	      "                           [--role ROLE] [--sign KEY] [--trust KEYS] [--min-hosts N]\n"
 	      "  verify FILE              a bundle's role, hosts, time and signature [--trust KEYS]\n"
 	      "  keygen KEY               a new Ed25519 key pair: KEY (private, 0600) and KEY.pub\n"
 	      "  forget BINARY            delete the matching baseline (--all: every match)\n"
@@ -90,6 +91,7 @@ static void usage(FILE *f)
 	      "                           merge, import: every input must be of it\n"
 	      "  --host NAME              export: the host the bundle names (default: this machine's)\n"
 	      "  --sign FILE              export, merge: sign the bundle with this private key\n"
+	      "  --min-hosts N            merge: leave out the keys fewer than N hosts back (default 1)\n"
 	      "  --trust PATH             verify, import, merge: the trusted public keys (a .pub file,\n"
 	      "                           or a directory of them); a bundle must be signed by one\n"
 	      "  --all                    forget: every matching baseline\n"
@@ -385,7 +387,7 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 	struct bl_signkey *key = NULL;
 	_cleanup_free_ struct bl_bundle_meta *out = calloc(1, sizeof(*out));
 	char key_id[BL_KEY_ID_LEN + 1] = "";
-	size_t nacc = 0;
+	size_t nacc = 0, kept = 0, dropped = 0;
 	int r = 0;
 
 	if (!o->out)
@@ -401,6 +403,19 @@ static int cmd_merge(struct bopts *o, char **files, int nfiles)
 	/* one input at a time per worker into a sorted accumulator: memory is
 	 * the merge plus one input per worker, whatever the number of inputs */
 	r = baseline_merge__run(files, nfiles, trust, o->role, 0, out, &acc, &nacc);
+	/* a key only a few hosts have (a local build, one host's tool) is no role's normal */
+	for (size_t i = 0; !r && o->min_hosts > 1 && i < nacc; i++) {
+		if (acc[i]->hosts >= o->min_hosts) {
+			acc[kept++] = acc[i];
+			continue;
+		}
+		baseline__free(acc[i]);
+		dropped++;
+	}
+	if (!r && o->min_hosts > 1)
+		nacc = kept;
+	if (dropped && !o->json)
+		fprintf(stderr, "merge: %zu baselines backed by fewer than %u hosts left out\n", dropped, o->min_hosts);
 	if (!r) {
 		out->created_ns = real_ns();
 		if (key)
@@ -531,6 +546,7 @@ int cmd_baseline(int argc, char **argv)
 						 {"host", required_argument, NULL, 'H'},
 						 {"sign", required_argument, NULL, 'S'},
 						 {"trust", required_argument, NULL, 'T'},
+						 {"min-hosts", required_argument, NULL, 'M'},
 						 {"help", no_argument, NULL, 'h'},
 						 {}};
 	struct bopts o = {.state_dir = NULL};
@@ -574,6 +590,15 @@ int cmd_baseline(int argc, char **argv)
 		case 'T':
 			o.trust = optarg;
 			break;
+		case 'M': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || *optarg == '-' || v == 0 || v > UINT32_MAX)
+				return log_error_errno(EINVAL, "invalid value '%s' for --min-hosts (1 to %u)", optarg,
+						       UINT32_MAX);
+			o.min_hosts = (uint32_t)v;
+			break;
+		}
 		case 'K':
 			o.audit_key = optarg;
 			break;

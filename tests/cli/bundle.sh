@@ -154,6 +154,24 @@ diff -u "$tmp/want" "$tmp/got" >&2 || fail "merged hosts are not 3"
 # a merge of merges sums their hosts
 run merge_of_merges 0 merge "$tmp/ssh.json" "$tmp/a.json" -o "$tmp/ssh4.json" --trust "$tmp/fleet.key.pub"
 expect merge_of_merges err "role ssh, 4 hosts"
+# --min-hosts: a host that learned only the two learned_* keys; the others are backed by one host
+python3 - "$tmp/old.json" "$tmp/part.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["baselines"] = d["baselines"][-2:]
+open(sys.argv[2], "w").write(json.dumps(d, separators=(",", ":")))
+P
+mkdir -m 0700 "$tmp/st_p"
+run import_part 0 --state-dir "$tmp/st_p" import "$tmp/part.json"
+run export_part 0 --state-dir "$tmp/st_p" export "$tmp/p.json" --role ssh --host host-p --sign "$tmp/fleet.key"
+run merge_min_hosts 0 merge "$tmp/a.json" "$tmp/p.json" -o "$tmp/min2.json" --min-hosts 2 --trust "$tmp/fleet.key.pub"
+expect merge_min_hosts err "merge: $((nb - 2)) baselines backed by fewer than 2 hosts left out"
+expect merge_min_hosts err "merge: 2 baselines, $tmp/min2.json, role ssh, 2 hosts"
+fields "$tmp/part.json" hosts | awk '{ print $1, 2 }' >"$tmp/want"
+fields "$tmp/min2.json" hosts >"$tmp/got"
+diff -u "$tmp/want" "$tmp/got" >&2 || fail "--min-hosts kept other keys"
+run merge_min_hosts_bad 1 merge "$tmp/a.json" -o "$tmp/no.json" --min-hosts 0
+expect merge_min_hosts_bad err "invalid value '0' for --min-hosts"
 # refusals: each names the file, and OUT is not written
 run merge_tampered 1 merge "$tmp/a.json" "$tmp/tampered.json" -o "$tmp/no.json" --role ssh --trust "$tmp/fleet.key.pub"
 expect merge_tampered err "Refusing '$tmp/tampered.json': bad signature (key $id)"
