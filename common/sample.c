@@ -17,7 +17,7 @@ void pl_sample__init(struct pl_sample *s, enum pl_moment m)
 	s->bin.top_fail_share = NAN;
 	for (int d = 0; d < PL_DIST_MAX; d++)
 		for (int k = 0; k < 3; k++)
-			s->bl.q[d][k] = NAN;
+			s->bl.q[d][k] = s->bl.fleet.q[d][k] = NAN;
 }
 
 double pl_sample__win_seconds(const struct pl_sample *s)

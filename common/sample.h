@@ -197,6 +197,31 @@ struct pl_score {
 	double score;     /* robust log-space score, MAD units */
 };
 
+/* The fleet's view of a sample's key (fleet.* in rules): the baseline of
+ * the same key in the role bundle the sensor loaded (--fleet-dir), beside
+ * the host's own. Present whether or not the host's own is ready. */
+struct pl_fleet_verdict {
+	bool present;        /* the loaded bundle holds this key (every other field 0 when not) */
+	bool ready, windows_ready;
+	uint64_t samples;    /* process samples behind it, over every host */
+	uint32_t hosts;      /* hosts that learned it */
+	const char *role;    /* the bundle's role */
+	double q[PL_DIST_MAX][3]; /* p50, p90, p99 (NaN when not ready) */
+	bool scored;         /* this window or exit was scored against it (it was ready) */
+	struct pl_score f[PL_DIST_MAX];
+};
+
+/* Which baseline the sample's baseline.* readiness, quantiles and scores
+ * are of: its own; the prior of a rebuilt binary; the fleet's, when its
+ * own (and any prior) is not ready and the fleet's is. */
+enum pl_bl_source { PL_BL_SOURCE_HOST = 0, PL_BL_SOURCE_PRIOR, PL_BL_SOURCE_FLEET };
+
+/* "host", "prior", "fleet" */
+static inline const char *pl_bl_source__name(enum pl_bl_source s)
+{
+	return s == PL_BL_SOURCE_FLEET ? "fleet" : s == PL_BL_SOURCE_PRIOR ? "prior" : "host";
+}
+
 /* What the image's baseline says, and, once scored, its verdict. */
 struct pl_verdict {
 	const char *key;       /* NULL: no baseline attached (every baseline.* field is absent) */
@@ -238,6 +263,10 @@ struct pl_verdict {
 	bool peers_ready;
 	bool peers_never;
 	bool peer_new;
+	/* PL_BL_SOURCE_FLEET: ready, windows_ready and the quantiles above are
+	 * the fleet's (the host's own not ready), and so are the scores */
+	enum pl_bl_source source;
+	struct pl_fleet_verdict fleet;
 };
 
 /* ---- what a process off-CPU waits on, read from /proc

@@ -333,42 +333,87 @@ static struct json_object *oncpu_summary(const struct pl_sample *s)
 	return o;
 }
 
+/* The quantiles of q that are ready, by their rule names ("cpu_ms": {"p50", "p90", "p99"}). */
+static struct json_object *quantiles(const double q[PL_DIST_MAX][3])
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; o && i < SAMPLE_QUANTILES; i++) {
+		struct json_object *e;
+
+		if (!isfinite(q[sample_quantiles[i].d][0]))
+			continue;
+		e = json_object_new_object();
+		for (int k = 0; k < 3; k++)
+			add_double(e, sample_qnames[k], q[sample_quantiles[i].d][k] / sample_quantiles[i].div);
+		add(o, sample_quantiles[i].name, e);
+	}
+	return o;
+}
+
+/* The features scored, by name: value, p50, p99, ratios and score each. */
+static struct json_object *features(const struct pl_score f[PL_DIST_MAX])
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int d = 0; o && d < PL_DIST_MAX; d++) {
+		const struct pl_score *x = &f[d];
+		struct json_object *e;
+
+		if (!x->valid)
+			continue;
+		e = json_object_new_object();
+		add_double(e, "value", x->value);
+		add_double(e, "p50", x->p50);
+		add_double(e, "p99", x->p99);
+		add_double(e, "ratio_p50", x->ratio_p50);
+		add_double(e, "ratio_p99", x->ratio_p99);
+		add_double(e, "score", x->score);
+		add(o, pl_dist__feature(d), e);
+	}
+	return o;
+}
+
+/* The fleet's view of the key (records.md, baseline.fleet), NULL when the loaded bundle lacks it. */
+static struct json_object *fleet_view(const struct pl_sample *s)
+{
+	const struct pl_fleet_verdict *f = &s->bl.fleet;
+	struct json_object *o;
+
+	if (!f->present)
+		return NULL;
+	o = json_object_new_object();
+	add_str(o, "role", f->role);
+	add_u64(o, "hosts", f->hosts);
+	add_bool(o, "ready", f->ready);
+	add_bool(o, "windows_ready", f->windows_ready);
+	add_u64(o, "samples", f->samples);
+	add(o, "quantiles", quantiles(f->q));
+	if (f->scored)
+		add(o, "features", features(f->f));
+	return o;
+}
+
 struct json_object *sample_json__baseline(const struct pl_sample *s)
 {
 	const struct pl_verdict *v = &s->bl;
-	struct json_object *o, *q;
+	struct json_object *o;
 
 	if (!v->key)
 		return NULL;
 	o = json_object_new_object();
 	add_str(o, "key", v->key);
 	add_bool(o, "ready", v->ready);
+	add_str(o, "source", pl_bl_source__name(v->source));
 	if (v->scored)
 		add_bool(o, "from_prior", v->from_prior);
 	add_u64(o, "samples", v->samples);
 	if (v->scored) {
-		struct json_object *f = json_object_new_object();
-
 		add_bool(o, "learned", v->learned);
 		add_bool(o, "anomalous", v->anomalous);
 		add_double(o, "max_score", v->max_dist >= 0 ? v->max_score : NAN);
 		add(o, "max_feature", v->max_dist >= 0 ? json_object_new_string(pl_dist__feature(v->max_dist)) : NULL);
-		for (int d = 0; d < PL_DIST_MAX; d++) {
-			const struct pl_score *x = &v->f[d];
-			struct json_object *e;
-
-			if (!x->valid)
-				continue;
-			e = json_object_new_object();
-			add_double(e, "value", x->value);
-			add_double(e, "p50", x->p50);
-			add_double(e, "p99", x->p99);
-			add_double(e, "ratio_p50", x->ratio_p50);
-			add_double(e, "ratio_p99", x->ratio_p99);
-			add_double(e, "score", x->score);
-			add(f, pl_dist__feature(d), e);
-		}
-		add(o, "features", f);
+		add(o, "features", features(v->f));
 		add(o, "new_fail_paths", strings(v->new_fail_paths, v->nnew_fail_paths));
 		add(o, "new_syscalls", strings(v->new_syscalls, v->nnew_syscalls));
 		if (s->moment == PL_AT_EXIT) {
@@ -388,18 +433,8 @@ struct json_object *sample_json__baseline(const struct pl_sample *s)
 	add_bool(o, "peers_never", v->peers_never);
 	if (s->moment == PL_AT_CONNECT)
 		add_bool(o, "peer_new", v->peer_new);
-	q = json_object_new_object();
-	for (size_t i = 0; i < SAMPLE_QUANTILES; i++) {
-		struct json_object *e;
-
-		if (!isfinite(v->q[sample_quantiles[i].d][0]))
-			continue;
-		e = json_object_new_object();
-		for (int k = 0; k < 3; k++)
-			add_double(e, sample_qnames[k], v->q[sample_quantiles[i].d][k] / sample_quantiles[i].div);
-		add(q, sample_quantiles[i].name, e);
-	}
-	add(o, "quantiles", q);
+	add(o, "quantiles", quantiles(v->q));
+	add(o, "fleet", fleet_view(s));
 	return o;
 }
 

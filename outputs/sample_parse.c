@@ -358,6 +358,60 @@ static uint32_t parse_strings(struct sample_buf *b, struct json_object *arr, con
 	return n;
 }
 
+/* A "features" object into f. */
+static void parse_features(struct json_object *fo, struct pl_score f[PL_DIST_MAX])
+{
+	if (!fo || !json_object_is_type(fo, json_type_object))
+		return;
+	json_object_object_foreach(fo, name, e)
+	{
+		int d = dist_of_feature(name);
+
+		if (d < 0 || !json_object_is_type(e, json_type_object))
+			continue;
+		f[d] = (struct pl_score){
+		    .valid = true,
+		    .value = dbl(e, "value"),
+		    .p50 = dbl(e, "p50"),
+		    .p99 = dbl(e, "p99"),
+		    .ratio_p50 = dbl(e, "ratio_p50"),
+		    .ratio_p99 = dbl(e, "ratio_p99"),
+		    .score = dbl(e, "score"),
+		};
+	}
+}
+
+/* A "quantiles" object into q (NaN where absent). */
+static void parse_quantiles(struct json_object *q, double out[PL_DIST_MAX][3])
+{
+	for (size_t i = 0; i < SAMPLE_QUANTILES; i++)
+		for (int k = 0; k < 3; k++)
+			out[sample_quantiles[i].d][k] =
+			    dbl(at(q, sample_quantiles[i].name), sample_qnames[k]) * sample_quantiles[i].div;
+}
+
+/* baseline.source and baseline.fleet (sample_json.c's fleet_view). */
+static void parse_fleet(struct sample_buf *b, struct json_object *o, struct pl_verdict *v)
+{
+	const char *src = json_object_get_string(at(o, "source"));
+	struct json_object *f = at(o, "fleet");
+
+	v->source = src && !strcmp(src, "fleet")   ? PL_BL_SOURCE_FLEET
+		    : src && !strcmp(src, "prior") ? PL_BL_SOURCE_PRIOR
+						   : PL_BL_SOURCE_HOST;
+	if (!f || !json_object_is_type(f, json_type_object))
+		return;
+	v->fleet.present = true;
+	v->fleet.role = str(b, f, "role");
+	v->fleet.hosts = u32(f, "hosts");
+	v->fleet.ready = boolean(f, "ready");
+	v->fleet.windows_ready = boolean(f, "windows_ready");
+	v->fleet.samples = u64(f, "samples");
+	parse_quantiles(at(f, "quantiles"), v->fleet.q);
+	v->fleet.scored = at(f, "features") != NULL;
+	parse_features(at(f, "features"), v->fleet.f);
+}
+
 static void parse_baseline(struct sample_buf *b, struct json_object *o, struct pl_sample *s)
 {
 	struct pl_verdict *v = &s->bl;
@@ -375,10 +429,8 @@ static void parse_baseline(struct sample_buf *b, struct json_object *o, struct p
 	v->peers_ready = boolean(o, "peers_ready");
 	v->peers_never = boolean(o, "peers_never");
 	v->peer_new = boolean(o, "peer_new");
-	for (size_t i = 0; i < SAMPLE_QUANTILES; i++)
-		for (int k = 0; k < 3; k++)
-			v->q[sample_quantiles[i].d][k] =
-			    dbl(at(q, sample_quantiles[i].name), sample_qnames[k]) * sample_quantiles[i].div;
+	parse_quantiles(q, v->q);
+	parse_fleet(b, o, v);
 	if (s->moment == PL_AT_EXEC || !at(o, "anomalous"))
 		return;
 	v->scored = true;
@@ -387,24 +439,7 @@ static void parse_baseline(struct sample_buf *b, struct json_object *o, struct p
 	v->anomalous = boolean(o, "anomalous");
 	v->max_dist = dist_of_feature(json_object_get_string(at(o, "max_feature")));
 	v->max_score = v->max_dist >= 0 ? dbl(o, "max_score") : NAN;
-	if (f && json_object_is_type(f, json_type_object)) {
-		json_object_object_foreach(f, name, e)
-		{
-			int d = dist_of_feature(name);
-
-			if (d < 0 || !json_object_is_type(e, json_type_object))
-				continue;
-			v->f[d] = (struct pl_score){
-			    .valid = true,
-			    .value = dbl(e, "value"),
-			    .p50 = dbl(e, "p50"),
-			    .p99 = dbl(e, "p99"),
-			    .ratio_p50 = dbl(e, "ratio_p50"),
-			    .ratio_p99 = dbl(e, "ratio_p99"),
-			    .score = dbl(e, "score"),
-			};
-		}
-	}
+	parse_features(f, v->f);
 	v->nnew_fail_paths = parse_strings(b, at(o, "new_fail_paths"), v->new_fail_paths);
 	v->nnew_syscalls = parse_strings(b, at(o, "new_syscalls"), v->new_syscalls);
 	v->oncpu_ready = boolean(o, "oncpu_ready");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sensor_event.h - the sensor's own life, typed: start, rules, losses, stop
- * and the audit log's head.
+ * sensor_event.h - the sensor's own life, typed: start, rules, losses, stop,
+ * the audit log's head and the fleet bundles it judged.
  *
  * The audit trail (sensor/telemetry/audit_trail.c) says what happens to the sensor
  * with these; they cross the output interface as they are (PL_RECORD_SENSOR
@@ -25,6 +25,21 @@ enum pl_sensor_event_kind {
 	PL_SENSOR_LOSSES,     /* "losses": what was lost since the last one */
 	PL_SENSOR_STOP,	      /* "stop": the sensor detached, with its last counters */
 	PL_SENSOR_AUDIT_HEAD, /* "audit_head": the audit log's chain head, for off the host */
+	PL_SENSOR_FLEET,      /* "fleet": a role bundle of --fleet-dir loaded or refused */
+};
+
+/* A fleet bundle judged (sensor/pipeline/fleet.h): raw strings, escaped when formatted. */
+struct pl_fleet_event {
+	const char *file;    /* its name in the fleet directory */
+	const char *verdict; /* "loaded", "bad_signature", "unknown_key", "unsigned", "other_role", "not_newer", "invalid" */
+	const char *why;     /* the verdict in words */
+	const char *role;    /* what the bundle says of itself; NULL when it could not be read */
+	uint64_t created_ns;
+	uint32_t hosts;
+	uint64_t baselines;
+	const char *key_id;  /* the signing key's id (16 hex); NULL: none */
+	uint64_t arrival_ns; /* CLOCK_REALTIME the file arrived (its ctime: a rename sets it) */
+	uint64_t load_ns;    /* loaded: the time to read, verify and index it */
 };
 
 /* The rules loaded: how many, from how many files, and the SHA-256 of them all. */
@@ -72,10 +87,11 @@ struct pl_sensor_event {
 			char hash[65]; /* lowercase hex */
 			const char *file;
 		} head;
+		struct pl_fleet_event fleet;
 	};
 };
 
-/* The event's record type ("start", "rules", "losses", "stop", "audit_head"). */
+/* The event's record type ("start", "rules", "losses", "stop", "audit_head", "fleet"). */
 const char *pl_sensor_event__type(const struct pl_sensor_event *ev);
 
 /* The event's record (type and time_ns first), a new object, NULL on ENOMEM. */

@@ -8,7 +8,7 @@
 
 static const char *const types[] = {
     [PL_SENSOR_START] = "start", [PL_SENSOR_RULES] = "rules",		[PL_SENSOR_LOSSES] = "losses",
-    [PL_SENSOR_STOP] = "stop",	 [PL_SENSOR_AUDIT_HEAD] = "audit_head",
+    [PL_SENSOR_STOP] = "stop",	 [PL_SENSOR_AUDIT_HEAD] = "audit_head", [PL_SENSOR_FLEET] = "fleet",
 };
 
 const char *pl_sensor_event__type(const struct pl_sensor_event *ev)
@@ -93,6 +93,21 @@ static void add_body(struct json_object *o, const struct pl_sensor_event *ev)
 		json_object_object_add(o, "hash", json_object_new_string(ev->head.hash));
 		json_object_object_add(o, "file", json_object_new_string(ev->head.file));
 		break;
+	case PL_SENSOR_FLEET: {
+		const struct pl_fleet_event *f = &ev->fleet;
+
+		json_object_object_add(o, "file", sample_json__str(f->file));
+		json_object_object_add(o, "verdict", json_object_new_string(f->verdict));
+		json_object_object_add(o, "why", sample_json__str(f->why));
+		json_object_object_add(o, "role", f->role ? sample_json__str(f->role) : NULL);
+		add_u64(o, "created_ns", f->created_ns);
+		add_u64(o, "hosts", f->hosts);
+		add_u64(o, "baselines", f->baselines);
+		json_object_object_add(o, "key_id", f->key_id && f->key_id[0] ? sample_json__str(f->key_id) : NULL);
+		add_u64(o, "arrival_ns", f->arrival_ns);
+		add_u64(o, "load_ns", f->load_ns);
+		break;
+	}
 	}
 }
 

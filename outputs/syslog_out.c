@@ -332,7 +332,9 @@ int syslog_output__open(const struct pl_syslog_target *t, const struct pl_syslog
 	snprintf(s->app_name, sizeof(s->app_name), "%s", opts->app_name ? opts->app_name : "plumbline");
 	s->facility = opts->facility;
 	s->pid = (long)getpid();
-	if (gethostname(s->hostname, sizeof(s->hostname) - 1) < 0)
+	if (opts->hostname)
+		snprintf(s->hostname, sizeof(s->hostname), "%s", opts->hostname);
+	else if (gethostname(s->hostname, sizeof(s->hostname) - 1) < 0)
 		snprintf(s->hostname, sizeof(s->hostname), "-");
 	if (t->kind == PL_SYSLOG_UNIX)
 		r = syslog_unix__new(t->path, &tr);

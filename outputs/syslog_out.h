@@ -162,6 +162,7 @@ struct pl_syslog_opts {
 	size_t buffer_bytes;  /* 0: PL_SYSLOG_BUFFER_BYTES */
 	size_t buffer_msgs;   /* 0: PL_SYSLOG_BUFFER_MSGS */
 	struct pl_syslog_tls tls; /* a TLS target's files and peer (syslog_tls__check() passed) */
+	const char *hostname; /* HOSTNAME (--host-name); NULL: gethostname() */
 };
 
 enum pl_syslog_state {

@@ -262,6 +262,26 @@ static bool score(const struct pl_sample *s, enum pl_dist d, bool ratio, double 
 	return s->bl.key && s->bl.scored && f->valid && val(ratio ? f->ratio_p50 : f->score, ret);
 }
 
+/* The fleet's view of the key is known (it comes with the host's own baseline's key). */
+static bool fleet_on(const struct pl_sample *s)
+{
+	return s->bl.key && s->bl.fleet.present;
+}
+
+/* The fleet's quantile k of d (fleet.*), when the loaded bundle holds the key and it is ready. */
+static bool fleet_quantile(const struct pl_sample *s, enum pl_dist d, int k, double div, double *ret)
+{
+	return fleet_on(s) && val(s->bl.fleet.q[d][k] / div, ret);
+}
+
+/* A score of feature d against the fleet's baseline, when it was scored against it. */
+static bool fleet_score(const struct pl_sample *s, enum pl_dist d, bool ratio, double *ret)
+{
+	const struct pl_score *f = &s->bl.fleet.f[d];
+
+	return fleet_on(s) && s->bl.fleet.scored && f->valid && val(ratio ? f->ratio_p50 : f->score, ret);
+}
+
 /*
  * What the binary did, as opposed to what its caller asked for: a sleep's
  * lifetime and off-CPU time are its argument, its CPU, syscalls and failed
@@ -656,6 +676,67 @@ bool rl_field__num(const struct pl_sample *s, enum rl_field f, int param, double
 		return s->map && s->map->objects_known && val(s->map->objects_ready, ret);
 	case RL_F_BL_OBJECT_NEW:
 		return s->map && s->map->objects_known && val(s->map->object_new, ret);
+	/* the fleet's view (struct pl_fleet_verdict), absent when the loaded bundle lacks the key */
+	case RL_F_FL_READY:
+		return fleet_on(s) && val(s->bl.fleet.ready, ret);
+	case RL_F_FL_WINDOWS_READY:
+		return fleet_on(s) && val(s->bl.fleet.windows_ready, ret);
+	case RL_F_FL_SAMPLES:
+		return fleet_on(s) && val((double)s->bl.fleet.samples, ret);
+	case RL_F_FL_HOSTS:
+		return fleet_on(s) && val(s->bl.fleet.hosts, ret);
+	case RL_F_FL_CPU_MS_P50:
+		return fleet_quantile(s, PL_LIFE_CPU, 0, 1e6, ret);
+	case RL_F_FL_CPU_MS_P90:
+		return fleet_quantile(s, PL_LIFE_CPU, 1, 1e6, ret);
+	case RL_F_FL_CPU_MS_P99:
+		return fleet_quantile(s, PL_LIFE_CPU, 2, 1e6, ret);
+	case RL_F_FL_WALL_MS_P50:
+		return fleet_quantile(s, PL_LIFE_WALL, 0, 1e6, ret);
+	case RL_F_FL_WALL_MS_P99:
+		return fleet_quantile(s, PL_LIFE_WALL, 2, 1e6, ret);
+	case RL_F_FL_OFFCPU_MS_P50:
+		return fleet_quantile(s, PL_LIFE_OFFCPU, 0, 1e6, ret);
+	case RL_F_FL_OFFCPU_MS_P99:
+		return fleet_quantile(s, PL_LIFE_OFFCPU, 2, 1e6, ret);
+	case RL_F_FL_SYSCALLS_P50:
+		return fleet_quantile(s, PL_LIFE_SYSCALLS, 0, 1, ret);
+	case RL_F_FL_SYSCALLS_P99:
+		return fleet_quantile(s, PL_LIFE_SYSCALLS, 2, 1, ret);
+	case RL_F_FL_OPEN_FAILURES_P50:
+		return fleet_quantile(s, PL_LIFE_OPEN_FAIL, 0, 1, ret);
+	case RL_F_FL_OPEN_FAILURES_P99:
+		return fleet_quantile(s, PL_LIFE_OPEN_FAIL, 2, 1, ret);
+	case RL_F_FL_WIN_CPU_MS_P50:
+		return fleet_quantile(s, PL_WIN_CPU, 0, 1e6, ret);
+	case RL_F_FL_WIN_CPU_MS_P99:
+		return fleet_quantile(s, PL_WIN_CPU, 2, 1e6, ret);
+	case RL_F_FL_WIN_SYSCALLS_P50:
+		return fleet_quantile(s, PL_WIN_SYSCALLS, 0, 1, ret);
+	case RL_F_FL_WIN_SYSCALLS_P99:
+		return fleet_quantile(s, PL_WIN_SYSCALLS, 2, 1, ret);
+	case RL_F_FL_WIN_OPEN_FAILURES_P99:
+		return fleet_quantile(s, PL_WIN_OPEN_FAIL, 2, 1, ret);
+	case RL_F_FL_CPU_SCORE:
+		return fleet_score(s, PL_LIFE_CPU, false, ret);
+	case RL_F_FL_CPU_RATIO:
+		return fleet_score(s, PL_LIFE_CPU, true, ret);
+	case RL_F_FL_WALL_SCORE:
+		return fleet_score(s, PL_LIFE_WALL, false, ret);
+	case RL_F_FL_OFFCPU_SCORE:
+		return fleet_score(s, PL_LIFE_OFFCPU, false, ret);
+	case RL_F_FL_SYSCALLS_SCORE:
+		return fleet_score(s, PL_LIFE_SYSCALLS, false, ret);
+	case RL_F_FL_OPEN_FAILURES_SCORE:
+		return fleet_score(s, PL_LIFE_OPEN_FAIL, false, ret);
+	case RL_F_FL_WIN_CPU_SCORE:
+		return fleet_score(s, PL_WIN_CPU, false, ret);
+	case RL_F_FL_WIN_CPU_RATIO:
+		return fleet_score(s, PL_WIN_CPU, true, ret);
+	case RL_F_FL_WIN_SYSCALLS_SCORE:
+		return fleet_score(s, PL_WIN_SYSCALLS, false, ret);
+	case RL_F_FL_WIN_OPEN_FAILURES_SCORE:
+		return fleet_score(s, PL_WIN_OPEN_FAIL, false, ret);
 	default:
 		return false;
 	}
@@ -736,6 +817,10 @@ const char *rl_field__str(const struct pl_sample *s, enum rl_field f)
 		return s->bin.present ? s->bin.storm_paths : NULL;
 	case RL_F_BL_KEY:
 		return s->bl.key;
+	case RL_F_BL_SOURCE:
+		return s->bl.key ? pl_bl_source__name(s->bl.source) : NULL;
+	case RL_F_FL_ROLE:
+		return fleet_on(s) ? s->bl.fleet.role : NULL;
 	case RL_F_BL_MAX_FEATURE:
 		return s->bl.key && s->bl.scored && s->bl.max_dist >= 0 ? pl_dist__feature(s->bl.max_dist) : NULL;
 	case RL_F_BL_MAX_FEATURE_TEXT:

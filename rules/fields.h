@@ -249,7 +249,40 @@ enum rl_type { RL_T_NUM, RL_T_BOOL, RL_T_STR, RL_T_STRLIST };
 	X(BL_OBJECTS_READY, "baseline.objects_ready", BOOL, RL_M, "",                                          \
 	  "the set of objects this binary's images map is saturated (Good-Turing, docs/baselines.md)")          \
 	X(BL_OBJECT_NEW, "baseline.object_new", BOOL, RL_M, "",                                                \
-	  "the set is saturated and never held this object's path")
+	  "the set is saturated and never held this object's path") \
+	X(BL_SOURCE, "baseline.source", STR, RL_ANY, "",                                                      \
+	  "whose baseline.ready, quantiles and scores these are: host (its own), prior (a rebuilt binary's predecessor), fleet (its own not ready: the fleet's, --fleet-dir)") \
+	X(FL_READY, "fleet.ready", BOOL, RL_ANY, "", "the fleet's baseline of this key (the loaded role bundle, --fleet-dir) is ready, whatever the host's own") \
+	X(FL_WINDOWS_READY, "fleet.windows_ready", BOOL, RL_ANY, "", "the fleet's window baseline of this key is ready") \
+	X(FL_SAMPLES, "fleet.samples", NUM, RL_ANY, "", "process samples behind the fleet's baseline, over its hosts") \
+	X(FL_HOSTS, "fleet.hosts", NUM, RL_ANY, "", "hosts whose exports back the fleet's baseline of this key") \
+	X(FL_ROLE, "fleet.role", STR, RL_ANY, "", "the role of the loaded fleet bundle (present when it holds this key)") \
+	X(FL_CPU_MS_P50, "fleet.cpu_ms.p50", NUM, RL_EWX, "ms", "the fleet's median lifetime CPU (when ready)") \
+	X(FL_CPU_MS_P90, "fleet.cpu_ms.p90", NUM, RL_EWX, "ms", "the fleet's p90 lifetime CPU (when ready)") \
+	X(FL_CPU_MS_P99, "fleet.cpu_ms.p99", NUM, RL_EWX, "ms", "the fleet's p99 lifetime CPU (when ready)") \
+	X(FL_WALL_MS_P50, "fleet.wall_ms.p50", NUM, RL_EWX, "ms", "the fleet's median lifetime (when ready)") \
+	X(FL_WALL_MS_P99, "fleet.wall_ms.p99", NUM, RL_EWX, "ms", "the fleet's p99 lifetime (when ready)") \
+	X(FL_OFFCPU_MS_P50, "fleet.offcpu_ms.p50", NUM, RL_EWX, "ms", "the fleet's median off-CPU time (when ready)") \
+	X(FL_OFFCPU_MS_P99, "fleet.offcpu_ms.p99", NUM, RL_EWX, "ms", "the fleet's p99 off-CPU time (when ready)") \
+	X(FL_SYSCALLS_P50, "fleet.syscalls.p50", NUM, RL_EWX, "", "the fleet's median syscalls per lifetime (when ready)") \
+	X(FL_SYSCALLS_P99, "fleet.syscalls.p99", NUM, RL_EWX, "", "the fleet's p99 syscalls per lifetime (when ready)") \
+	X(FL_OPEN_FAILURES_P50, "fleet.open_failures.p50", NUM, RL_EWX, "", "the fleet's median failed opens per lifetime (when ready)") \
+	X(FL_OPEN_FAILURES_P99, "fleet.open_failures.p99", NUM, RL_EWX, "", "the fleet's p99 failed opens per lifetime (when ready)") \
+	X(FL_WIN_CPU_MS_P50, "fleet.win_cpu_ms.p50", NUM, RL_EWX, "ms", "the fleet's median CPU per second (windows ready)") \
+	X(FL_WIN_CPU_MS_P99, "fleet.win_cpu_ms.p99", NUM, RL_EWX, "ms", "the fleet's p99 CPU per second (windows ready)") \
+	X(FL_WIN_SYSCALLS_P50, "fleet.win_syscalls.p50", NUM, RL_EWX, "1/s", "the fleet's median syscall rate (windows ready)") \
+	X(FL_WIN_SYSCALLS_P99, "fleet.win_syscalls.p99", NUM, RL_EWX, "1/s", "the fleet's p99 syscall rate (windows ready)") \
+	X(FL_WIN_OPEN_FAILURES_P99, "fleet.win_open_failures.p99", NUM, RL_EWX, "1/s", "the fleet's p99 failed-open rate (windows ready)") \
+	X(FL_CPU_SCORE, "fleet.cpu.score", NUM, RL_X, "", "score of this lifetime's CPU against the fleet's (as baseline.cpu.score)") \
+	X(FL_CPU_RATIO, "fleet.cpu.ratio", NUM, RL_X, "", "this lifetime's CPU / the fleet's median") \
+	X(FL_WALL_SCORE, "fleet.wall.score", NUM, RL_X, "", "score of the lifetime against the fleet's") \
+	X(FL_OFFCPU_SCORE, "fleet.offcpu.score", NUM, RL_X, "", "score of the off-CPU time against the fleet's") \
+	X(FL_SYSCALLS_SCORE, "fleet.syscalls.score", NUM, RL_X, "", "score of the syscall count against the fleet's") \
+	X(FL_OPEN_FAILURES_SCORE, "fleet.open_failures.score", NUM, RL_X, "", "score of the failed opens against the fleet's") \
+	X(FL_WIN_CPU_SCORE, "fleet.win_cpu.score", NUM, RL_W, "", "score of this window's CPU against the fleet's") \
+	X(FL_WIN_CPU_RATIO, "fleet.win_cpu.ratio", NUM, RL_W, "", "this window's CPU / the fleet's median") \
+	X(FL_WIN_SYSCALLS_SCORE, "fleet.win_syscalls.score", NUM, RL_W, "", "score of the syscall rate against the fleet's") \
+	X(FL_WIN_OPEN_FAILURES_SCORE, "fleet.win_open_failures.score", NUM, RL_W, "", "score of the failed-open rate against the fleet's")
 
 enum rl_field {
 #define RL_FIELD_ENUM(id, name, type, kinds, unit, desc) RL_F_##id,

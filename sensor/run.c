@@ -35,6 +35,7 @@
 #include "probes/bpfsensor.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "sensor_event.h"
 #include "config/config.h"
 #include "process/failpaths.h"
 #include "stacks/oncpu.h"
@@ -153,7 +154,43 @@ static struct stats_sources sources(const struct sensor *s)
 		.sym = s->sym,
 		.sample_hz = s->opts->sample_hz,
 		.audit = audit_trail__output(s->audit),
+		.fleet = s->fleet,
 	};
+}
+
+/* A fleet bundle judged (fleet.h): a `fleet` record to the JSON output and
+ * the audit log, and the sensor's own alert for a bad signature. */
+static void on_fleet_report(void *ctx, const struct fleet_report *r)
+{
+	struct sensor *s = ctx;
+	struct pl_output *audit = audit_trail__output(s->audit);
+	struct pl_sensor_event ev = {
+		.kind = PL_SENSOR_FLEET,
+		.time_ns = real_ns(),
+		.fleet = {
+			.file = r->file,
+			.verdict = fleet_result__name(r->result),
+			.why = r->why && r->why[0] ? r->why : NULL,
+			.role = r->has_meta ? r->role : NULL,
+			.created_ns = r->created_ns,
+			.hosts = r->hosts,
+			.baselines = r->baselines,
+			.key_id = r->key_id,
+			.arrival_ns = r->arrival_ns,
+			.load_ns = r->load_ns,
+		},
+	};
+
+	if (s->out)
+		output__write_sensor(s->out, &ev);
+	if (audit)
+		output__write_sensor(audit, &ev);
+	if (r->result == FLEET_BAD_SIGNATURE) {
+		struct pl_output *outs[SENSOR_ALERT_OUTPUTS];
+		size_t n = sensor__alert_outputs(s, outs);
+
+		fleet__alert(r, s->opts->fleet_dir, &s->ids, outs, n);
+	}
 }
 
 /* The counters now (stats.h). */
@@ -399,6 +436,8 @@ int sensor_run(const struct run_opts *opts)
 		goto out;
 
 	audit_trail__start(s->audit, s->alerts);
+	if (s->fleet)
+		fleet__scan(s->fleet, on_fleet_report, s); /* the bundles there at start */
 	log_info("attached: watching every process (%s%s)", s->opts->process_records ? "process records" : "no process records",
 		 s->opts->json_path ? "" : ", no JSON output");
 	{
@@ -447,6 +486,9 @@ int sensor_run(const struct run_opts *opts)
 				break;
 			case FD_SAVED:
 				learner__saved(s->learn); /* baseline saves finished off the loop */
+				break;
+			case FD_FLEET:
+				fleet__changed(s->fleet, on_fleet_report, s); /* a bundle arrived */
 				break;
 			}
 		}

@@ -20,6 +20,7 @@
 #include "identity/identity.h"
 #include "pipeline/images.h"
 #include "probes/kfeatures.h"
+#include "pipeline/fleet.h"
 #include "pipeline/learn.h"
 #include "process/live.h"
 #include "telemetry/lossalert.h"
@@ -31,7 +32,7 @@
 #include "telemetry/runtime.h"
 #include "stacks/symbols.h"
 
-enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP, FD_IDENTITY, FD_SYSLOG, FD_SAVED };
+enum { FD_RINGBUF = 1, FD_SIGNAL, FD_TICK, FD_STOP, FD_IDENTITY, FD_SYSLOG, FD_SAVED, FD_FLEET };
 
 /* How an output is named in the messages of on_output(). */
 struct out_label {
@@ -51,6 +52,7 @@ struct sensor {
 	struct pl_output *out;
 	struct live *live;
 	struct learner *learn; /* NULL: baselines off or unavailable */
+	struct fleet *fleet;   /* the fleet's view (--role, --fleet-dir), NULL: none */
 	struct alerts *alerts; /* NULL: --no-rules */
 	struct binagg *bin;
 	struct failpaths *fails; /* failed-path keys: the kernel's table and each image's list */

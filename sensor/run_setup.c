@@ -132,6 +132,9 @@ void sensor__close(struct sensor *s)
 	audit_trail__free(s->audit);
 	lossalert__free(s->loss);
 	live__free(s->live);
+	if (s->learn)
+		learner__set_fleet(s->learn, NULL);
+	fleet__free(s->fleet);
 	learner__free(s->learn); /* saves */
 	alerts__free(s->alerts);
 	output__free(s->syslog);
@@ -233,7 +236,8 @@ static int load_rules(struct sensor *s)
 static int open_syslog_output(struct sensor *s)
 {
 	struct pl_syslog_opts so = { .app_name = "plumbline", .facility = LOG_DAEMON,
-				     .buffer_bytes = s->opts->syslog_buffer_bytes, .tls = s->opts->syslog_tls };
+				     .buffer_bytes = s->opts->syslog_buffer_bytes, .tls = s->opts->syslog_tls,
+				     .hostname = s->opts->host_name };
 	char target[PL_SYSLOG_HOST_MAX + 16];
 	int r;
 
@@ -517,6 +521,8 @@ static int open_event_loop(struct sensor *s)
 		r = add_fd(s, syslog_output__event_fd(s->syslog), FD_SYSLOG);
 	if (!r && s->learn)
 		r = add_fd(s, learner__epoll_fd(s->learn), FD_SAVED);
+	if (!r && s->fleet)
+		r = add_fd(s, fleet__epoll_fd(s->fleet), FD_FLEET);
 	if (r < 0)
 		return log_error_errno(r, "epoll_ctl: %m");
 	return 0;
@@ -568,6 +574,16 @@ int sensor__open(struct sensor *s)
 	/* the host's name and id for every alert: the state directory (checked
 	 * and locked by now) keeps an id of the sensor's own where the host has none */
 	hostinfo__init(s->learn ? s->opts->state_dir : NULL);
+	hostinfo__set_name(s->opts->host_name);
+	/* the fleet's view: keys and the directory's watch before the drop (no inotify after it) */
+	if (s->learn && s->opts->fleet_dir && s->opts->role) {
+		r = fleet__open(s->opts->fleet_dir, s->opts->fleet_keys, s->opts->role, &s->fleet);
+		if (r < 0) {
+			log_error("not starting without the fleet view it was asked for");
+			return r;
+		}
+		learner__set_fleet(s->learn, s->fleet);
+	}
 	r = open_probes(s);
 	if (r < 0)
 		return r;

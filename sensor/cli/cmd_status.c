@@ -293,6 +293,42 @@ static void print_learning(FILE *out, struct json_object *l)
 	print_families(out, l);
 }
 
+/* The fleet's view: the role, the bundle in use, what was refused. */
+static void print_fleet(FILE *out, struct json_object *f)
+{
+	struct json_object *b = get(f, "bundle"), *refused = get(f, "refused");
+	char role[80], dir[300], file[300], key[40], made[40], rb[64];
+	bool any = false;
+
+	if (!f)
+		return;
+	fprintf(out, "\nFleet\n  role %s, directory %s, %llu trusted key%s\n",
+		str(f, "role", role, sizeof(role)) ?: "?", str(f, "dir", dir, sizeof(dir)) ?: "?",
+		(unsigned long long)u64(f, "keys"), u64(f, "keys") == 1 ? "" : "s");
+	if (b) {
+		when(u64(b, "created_ns"), made, sizeof(made));
+		fprintf(out, "  in use: %s, %llu baselines from %llu hosts, made %s, key %s (read in %.1f ms)\n",
+			str(b, "file", file, sizeof(file)) ?: "?", (unsigned long long)u64(b, "baselines"),
+			(unsigned long long)u64(b, "hosts"), made, str(b, "key_id", key, sizeof(key)) ?: "?",
+			u64(b, "load_ns") / 1e6);
+	} else {
+		fprintf(out, "  in use: none yet (no good bundle for the role)\n");
+	}
+	fprintf(out, "  refused:");
+	if (object(refused)) {
+		json_object_object_foreach(refused, why, v)
+		{
+			uint64_t n = json_object_get_uint64(v);
+
+			if (!n)
+				continue;
+			fprintf(out, " %s %llu", printable(why, rb, sizeof(rb)), (unsigned long long)n);
+			any = true;
+		}
+	}
+	fprintf(out, "%s\n", any ? "" : " none");
+}
+
 static void print_losses(FILE *out, struct json_object *losses)
 {
 	bool any = false;
@@ -338,19 +374,21 @@ static void print_alerts(FILE *out, struct json_object *alerts)
 
 void cmd_status__print(struct json_object *o, FILE *out)
 {
-	char ver[32], started[40], up[40], metrics[96], dir[256];
+	char ver[32], started[40], up[40], metrics[96], dir[256], host[256];
 	uint64_t now = real_ns(), t = u64(o, "time_ns");
 
 	when(u64(o, "start_time_ns"), started, sizeof(started));
 	duration(u64(o, "uptime_ns"), up, sizeof(up));
-	fprintf(out, "plumbline %s, pid %llu, running for %s (since %s)\n", str(o, "version", ver, sizeof(ver)) ?: "?",
-		(unsigned long long)u64(o, "pid"), up, started);
+	fprintf(out, "plumbline %s, pid %llu, running for %s (since %s)%s%s\n",
+		str(o, "version", ver, sizeof(ver)) ?: "?", (unsigned long long)u64(o, "pid"), up, started,
+		str(o, "host_name", host, sizeof(host)) ? " on " : "", str(o, "host_name", host, sizeof(host)) ?: "");
 	fprintf(out, "  CPU %.1f s, RSS %.1f MiB; metrics %s; status of %llu s ago (%s)\n", u64(o, "cpu_ns") / 1e9,
 		u64(o, "rss_bytes") / 1048576.0, str(o, "metrics", metrics, sizeof(metrics)) ? metrics : "off",
 		(unsigned long long)(now > t ? (now - t) / 1000000000ull : 0),
 		str(o, "runtime_dir", dir, sizeof(dir)) ?: "?");
 	print_watching(out, get(o, "watching"), u64(o, "alerts"));
 	print_learning(out, get(o, "learning"));
+	print_fleet(out, get(o, "fleet"));
 	print_losses(out, get(o, "losses"));
 	print_alerts(out, get(o, "last_alerts"));
 }

@@ -262,16 +262,22 @@ static void on_log(enum log_level lvl, const char *msg, void *ctx)
 		snprintf(s->msg, sizeof(s->msg), "%s", msg);
 }
 
-/* run_opts__parse(argv) with its errors collected, not printed. */
-int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
+/* run_opts__parse(argv) with its errors collected, not printed; one setting
+ * alone: run_opts__parse_setting(). */
+static int parse_quietly_as(int argc, char **argv, struct run_opts *o, struct sink *s, bool alone)
 {
 	int r;
 
 	memset(s, 0, sizeof(*s));
 	log_set_sink(on_log, s);
-	r = run_opts__parse(argc, argv, o);
+	r = alone ? run_opts__parse_setting(argc, argv, o) : run_opts__parse(argc, argv, o);
 	log_set_sink(NULL, NULL);
 	return r;
+}
+
+int parse_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
+{
+	return parse_quietly_as(argc, argv, o, s, false);
 }
 
 int parse_whole_quietly(int argc, char **argv, struct run_opts *o, struct sink *s)
@@ -349,7 +355,7 @@ static int gen_settings(struct gen *g)
 		{
 			char *argv[] = {(char *)"run", arg, NULL};
 
-			if (parse_quietly(2, argv, &scratch, &sink) != 0)
+			if (parse_quietly_as(2, argv, &scratch, &sink, true) != 0)
 				conffile__error(&g->cf, e->line, e->vcol, "%s",
 						sink.errors ? sink.msg : "invalid value");
 		}

@@ -134,7 +134,9 @@ static void apply_defaults(struct run_opts *o)
 }
 
 /* What no option gets wrong alone, their combination may. */
-static int check_combination(struct run_opts *o)
+/* whole: o is every setting (a config file's one setting checked alone is
+ * not: what needs another key waits for the whole file). */
+static int check_combination(struct run_opts *o, bool whole)
 {
 	if ((o->process_records || o->window_records || o->map_records) && !o->json_path)
 		o->json_path = "-";
@@ -156,6 +158,35 @@ static int check_combination(struct run_opts *o)
 			return -EINVAL;
 		}
 	}
+	if (!whole)
+		goto fleet_done;
+	if (o->fleet_dir && !o->role) {
+		log_error("--fleet-dir needs --role: the bundles taken are the role's");
+		return -EINVAL;
+	}
+	if (o->fleet_dir && !o->baselines) {
+		log_error("--fleet-dir gives baselines, and --no-baselines uses none");
+		return -EINVAL;
+	}
+	if (o->fleet_dir && !o->fleet_keys) {
+		struct stat st;
+
+		if (stat(PL_FLEET_KEYS_DEFAULT, &st) < 0) {
+			log_error(
+			    "--fleet-dir needs trusted keys (fleet bundles must be signed): give --fleet-keys, or put "
+			    "them at " PL_FLEET_KEYS_DEFAULT " (docs/fleet.md)");
+			return -EINVAL;
+		}
+		o->fleet_keys = PL_FLEET_KEYS_DEFAULT;
+	} else if (o->fleet_dir) {
+		struct stat st;
+
+		if (stat(o->fleet_keys, &st) < 0) {
+			log_error("--fleet-keys %s: %m (the public keys fleet bundles must be signed by)", o->fleet_keys);
+			return -EINVAL;
+		}
+	}
+fleet_done:
 	if (o->ocsf_path && !o->rules) {
 		log_error("--ocsf writes alerts, and --no-rules raises none");
 		return -EINVAL;
@@ -181,7 +212,19 @@ int run_opts__check_files(const struct run_opts *o)
 	return 0;
 }
 
+static int parse(int argc, char **argv, struct run_opts *o, bool whole);
+
 int run_opts__parse(int argc, char **argv, struct run_opts *o)
+{
+	return parse(argc, argv, o, true);
+}
+
+int run_opts__parse_setting(int argc, char **argv, struct run_opts *o)
+{
+	return parse(argc, argv, o, false);
+}
+
+static int parse(int argc, char **argv, struct run_opts *o, bool whole)
 {
 	int c;
 
@@ -214,5 +257,5 @@ int run_opts__parse(int argc, char **argv, struct run_opts *o)
 		return -EINVAL;
 	}
 	run_opts__resolve_rules(o);
-	return check_combination(o);
+	return check_combination(o, whole);
 }

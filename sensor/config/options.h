@@ -67,6 +67,11 @@ struct run_opts {
 	const char *metrics;       /* --metrics ADDR:PORT, NULL: no endpoint */
 	bool metrics_allow_remote; /* --metrics-allow-remote: a non-loopback ADDR is allowed */
 	const char *runtime_dir;   /* --runtime-dir: where status.json goes */
+	/* the host in its fleet (docs/fleet.md) */
+	const char *host_name;     /* --host-name: alerts' host.name, status, exports; NULL: gethostname() */
+	const char *role;          /* --role: the fleet role this host plays; NULL: none */
+	const char *fleet_dir;     /* --fleet-dir: where the role's bundles arrive; NULL: no fleet view */
+	const char *fleet_keys;    /* --fleet-keys: trusted public keys (PL_FLEET_KEYS_DEFAULT when unset) */
 };
 
 /* The sections of `run --help`, the example config and the docs tables. */
@@ -147,6 +152,12 @@ const char *run_opts__default_rules(void);
 #define PL_LOCAL_RULES_DEFAULT "/etc/plumbline/rules.d"
 #endif
 
+/* The trusted fleet keys read when no --fleet-keys is given: a PEM public
+ * key, or a directory of *.pub (docs/fleet.md). From CMake, beside the config. */
+#ifndef PL_FLEET_KEYS_DEFAULT
+#define PL_FLEET_KEYS_DEFAULT "/etc/plumbline/fleet-keys"
+#endif
+
 /* Fill o->rule_list from o's rules and local rules (run_opts__parse() does). */
 void run_opts__resolve_rules(struct run_opts *o);
 
@@ -164,6 +175,11 @@ int run_opts__parse(int argc, char **argv, struct run_opts *ret);
  * and the file without its command line. 0, or -EINVAL (logged).
  */
 int run_opts__check_files(const struct run_opts *o);
+
+/* The same for one setting of a config file checked alone (config.c): the
+ * checks that need another key (--fleet-dir needs --role) are the whole
+ * file's. */
+int run_opts__parse_setting(int argc, char **argv, struct run_opts *ret);
 void run_opts__usage(FILE *out);
 
 /* the long options of `run` for getopt_long(), made of the table, ended by

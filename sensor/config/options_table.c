@@ -220,6 +220,20 @@ static int set_metrics(const struct run_opt *d, const char *arg, struct run_opts
 	return r;
 }
 
+/* A name of the fleet: a role, or a host name ([A-Za-z0-9._-], at most max bytes). */
+static int set_name(const struct run_opt *d, const char *arg, struct run_opts *o)
+{
+	size_t n = strlen(arg);
+
+	if (!n || n > d->max || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n) {
+		log_error("invalid value for --%s: expected 1 to %u of the characters A-Z a-z 0-9 . _ -", d->name,
+			  d->max);
+		return -EINVAL;
+	}
+	*(const char **)field(d, o) = arg;
+	return 0;
+}
+
 /* ---- the table, in the order of --help ---- */
 
 
@@ -329,6 +343,25 @@ static const struct run_opt table[] = {
 	  FIELD(policy.prior_max_age_ns), 0, 36500, 86400ull * NS_PER_S },
 	{ "no-baselines", 0, NULL, RUN_SEC_BASELINES, NULL, "neither learn nor score; no state directory",
 	  "neither learn nor score; no state directory", "false", NULL, NULL, 0, set_false, FIELD(baselines) },
+	{ "host-name", 0, "NAME", RUN_SEC_BASELINES, NULL,
+	  "this host's name in alerts (host.name), status and\n"
+	  "exports (default: the machine's name)",
+	  "this host's name in alerts, status and exports", NULL, "the machine's name (gethostname)", "web-07", 0,
+	  set_name, FIELD(host_name), 0, 255 },
+	{ "role", 0, "NAME", RUN_SEC_BASELINES, NULL,
+	  "the fleet role this host plays (ssh, builder...): the\n"
+	  "role bundles of --fleet-dir it takes (docs/fleet.md)",
+	  "the fleet role this host plays", NULL, "no role", "ssh", 0, set_name, FIELD(role), 0, 63 },
+	{ "fleet-dir", 0, "DIR", RUN_SEC_BASELINES, NULL,
+	  "where the role's signed baseline bundles arrive: the\n"
+	  "newest good one is the fleet's view (needs --role)",
+	  "where the role's signed bundles arrive (with `role`)", NULL, "no fleet view", "/var/lib/plumbline/fleet", 0,
+	  set_text, FIELD(fleet_dir), .need = "a directory" },
+	{ "fleet-keys", 0, "PATH", RUN_SEC_BASELINES, NULL,
+	  "the public keys fleet bundles must be signed by: a PEM\n"
+	  "file or a directory of *.pub (default " PL_FLEET_KEYS_DEFAULT ")",
+	  "trusted public keys of fleet bundles: a PEM file or a directory of *.pub", NULL, PL_FLEET_KEYS_DEFAULT,
+	  "/etc/plumbline/fleet-keys", 0, set_text, FIELD(fleet_keys), .need = "a key file or directory" },
 
 	/* Rules */
 	{ "rules", 0, "PATH", RUN_SEC_RULES, NULL,

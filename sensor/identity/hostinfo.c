@@ -224,8 +224,14 @@ static struct hostinfo host;
 static bool host_ready;
 static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static char fixed_name[HOSTINFO_NAME_MAX + 1]; /* --host-name; "": the machine's */
+
 static void read_name(char *buf, size_t size)
 {
+	if (fixed_name[0]) {
+		snprintf(buf, size, "%s", fixed_name);
+		return;
+	}
 	if (gethostname(buf, size) < 0) {
 		log_warn("gethostname: %m; alerts carry no host name");
 		buf[0] = '\0';
@@ -256,6 +262,15 @@ void hostinfo__init(const char *state_dir)
 {
 	pthread_mutex_lock(&host_lock);
 	gather(state_dir);
+	pthread_mutex_unlock(&host_lock);
+}
+
+void hostinfo__set_name(const char *name)
+{
+	pthread_mutex_lock(&host_lock);
+	snprintf(fixed_name, sizeof(fixed_name), "%s", name ? name : "");
+	if (host_ready)
+		read_name(host.name, sizeof(host.name));
 	pthread_mutex_unlock(&host_lock);
 }
 

@@ -64,6 +64,10 @@ int hostinfo__boot_id(const char *root, char ret[HOSTINFO_BOOT_ID_LEN + 1]);
  * from when it is not /etc/machine-id. */
 void hostinfo__init(const char *state_dir);
 
+/* The host name the sensor says (--host-name) instead of gethostname(),
+ * from now on and over refreshes; NULL or "": the machine's again. */
+void hostinfo__set_name(const char *name);
+
 /* SIGHUP: the host name again (a renamed host). */
 void hostinfo__refresh(void);
 

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "log.h"
 #include "hardening/statedir.h"
+#include "pipeline/fleet.h"
 #include "pipeline/saver.h"
 #include "store.h"
 #include "syscalls.h"
@@ -43,6 +44,7 @@ struct pending {
 	struct bl_process_sample ps;
 	struct bl_window_sample ws;
 	struct bl_verdict v;
+	struct bl_verdict fv; /* against the fleet's baseline of the key (fleet.*) */
 	const char *paths[PROC_MAX_FAIL_KEYS]; /* borrowed from the sample until commit */
 	const char *names[PL_NR_SYSCALLS];
 	const char *objs[LEARN_MAX_OBJECTS]; /* on-CPU objects, borrowed likewise */
@@ -87,6 +89,8 @@ struct learner {
 		uint64_t at_flush; /* its refusals at the last flush */
 	} episodes[BL_UID_TRACK];
 	uint64_t uid_refused_seen; /* bl_store__uid_refused() at the last look */
+	const struct fleet *fleet;  /* the fleet's view (learner__set_fleet), NULL: none */
+	uint64_t fleet_gen;         /* its generation when the quantile cache was last cleared */
 };
 
 static void log_refusals(struct learner *l, bool at_flush);
@@ -387,11 +391,65 @@ uint32_t learner__mark_new_frames(struct learner *l, const struct baseline *b, s
 	return oc ? baseline__mark_new_frames(b, prior, &l->pol, real_ns(), oc) : 0;
 }
 
+void learner__set_fleet(struct learner *l, const struct fleet *f)
+{
+	l->fleet = f;
+	l->fleet_gen = f ? fleet__generation(f) : 0;
+	memset(l->qcache, 0, sizeof(l->qcache));
+}
+
+/* The fleet's baseline of b's key, NULL when none is loaded or it lacks
+ * the key. A new view's baselines may reuse a freed one's addresses: the
+ * quantile cache is cleared when the view changes. */
+static const struct baseline *fleet_of(struct learner *l, const struct baseline *b, uint32_t *ret_hosts)
+{
+	if (!l->fleet || !b)
+		return NULL;
+	if (fleet__generation(l->fleet) != l->fleet_gen) {
+		memset(l->qcache, 0, sizeof(l->qcache));
+		l->fleet_gen = fleet__generation(l->fleet);
+	}
+	return fleet__get(l->fleet, b->key, ret_hosts);
+}
+
+/* The fleet's view of the key into v->fleet (fleet.* fields). */
+static void fleet_state(struct learner *l, const struct baseline *fb, uint32_t hosts, struct pl_verdict *v)
+{
+	struct pl_fleet_verdict *fv = &v->fleet;
+	const double (*q)[3];
+
+	if (!fb)
+		return;
+	fv->present = true;
+	fv->ready = baseline__ready(fb, &l->pol);
+	fv->windows_ready = baseline__windows_ready(fb, &l->pol);
+	fv->samples = fb->samples;
+	fv->hosts = hosts;
+	fv->role = fleet__role(l->fleet);
+	if (!fv->ready && !fv->windows_ready)
+		return;
+	q = quantiles_of(l, fb);
+	for (int d = 0; d <= PL_WIN_OPEN_FAIL; d++) {
+		if (!(d >= PL_WIN_CPU ? fv->windows_ready : fv->ready))
+			continue;
+		for (int k = 0; k < 3; k++)
+			fv->q[d][k] = q[d][k];
+	}
+}
+
+/* The prior of b, when it has one in the store. */
+static const struct baseline *prior_of(struct learner *l, const struct baseline *b)
+{
+	return b && b->prior_key ? bl_store__get(l->store, b->prior_key) : NULL;
+}
+
 void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sample *s)
 {
 	struct pl_verdict *v = &s->bl;
-	const struct baseline *b = pi ? pi->bl : NULL;
+	const struct baseline *b = pi ? pi->bl : NULL, *fb, *prior;
 	const double (*q)[3];
+	bool fleet_life = false, fleet_win = false;
+	uint32_t hosts = 0;
 
 	/* every sample with stacks, baseline or not: frames may be shared with
 	 * another image's stacks, marked for that one */
@@ -408,16 +466,32 @@ void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sam
 	v->peers_ready = baseline__set_ready(b, BL_SET_PEERS, &l->pol, real_ns());
 	v->peers_never = v->peers_ready && baseline__peers_never(b);
 	v->peer_new = v->peers_ready && s->net && !baseline__peer_known(b, s->net->peer);
+	v->source = PL_BL_SOURCE_HOST;
+	fb = fleet_of(l, b, &hosts);
+	fleet_state(l, fb, hosts, v);
+	/* its own not ready and no ready prior: the fleet's stands for it (a
+	 * host that joins is armed at once), until its own is ready */
+	prior = fb ? prior_of(l, b) : NULL;
+	if (!v->ready && v->fleet.ready && !baseline__ready(prior, &l->pol))
+		v->ready = fleet_life = true;
+	if (!v->windows_ready && v->fleet.windows_ready && !baseline__windows_ready(prior, &l->pol))
+		v->windows_ready = fleet_win = true;
+	if (s->moment == PL_AT_WINDOW ? fleet_win : fleet_life)
+		v->source = PL_BL_SOURCE_FLEET;
 	if (!v->ready && !v->windows_ready)
 		return;
 	q = quantiles_of(l, b);
 	for (int d = 0; d <= PL_WIN_OPEN_FAIL; d++) {
-		if (!(d >= PL_WIN_CPU ? v->windows_ready : v->ready))
+		bool win = d >= PL_WIN_CPU;
+
+		if (!(win ? v->windows_ready : v->ready))
 			continue; /* a distribution that is not ready says nothing */
 		for (int k = 0; k < 3; k++)
-			v->q[d][k] = q[d][k];
+			v->q[d][k] = (win ? fleet_win : fleet_life) ? v->fleet.q[d][k] : q[d][k];
 	}
 }
+
+static void put_scores(struct pl_score f[PL_DIST_MAX], const struct bl_verdict *bv);
 
 /* The verdict of the baseline into the sample. */
 static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
@@ -434,16 +508,7 @@ static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 	v->learned = false;
 	v->max_dist = bv->max_dist;
 	v->max_score = bv->max_dist >= 0 ? bv->max_score : NAN;
-	for (int d = 0; d < PL_DIST_MAX; d++)
-		v->f[d] = (struct pl_score){
-			.valid = bv->f[d].valid,
-			.value = bv->f[d].value,
-			.p50 = bv->f[d].p50,
-			.p99 = bv->f[d].p99,
-			.ratio_p50 = bv->f[d].ratio_p50,
-			.ratio_p99 = bv->f[d].ratio_p99,
-			.score = bv->f[d].score,
-		};
+	put_scores(v->f, bv);
 	v->nnew_fail_paths = bv->new_members[BL_SET_FAIL_PATHS] < PL_SAMPLE_NEW_MAX ? bv->new_members[BL_SET_FAIL_PATHS]
 										  : PL_SAMPLE_NEW_MAX;
 	for (uint32_t i = 0; i < v->nnew_fail_paths; i++)
@@ -458,6 +523,20 @@ static void put_verdict(struct pl_sample *s, const struct bl_verdict *bv)
 	for (uint32_t i = 0; i < v->nnew_oncpu_objects; i++)
 		v->new_oncpu_objects[i] = bv->new_list[BL_SET_ONCPU][i];
 	v->new_oncpu_samples = bv->new_oncpu_samples;
+}
+
+static void put_scores(struct pl_score f[PL_DIST_MAX], const struct bl_verdict *bv)
+{
+	for (int d = 0; d < PL_DIST_MAX; d++)
+		f[d] = (struct pl_score){
+			.valid = bv->f[d].valid,
+			.value = bv->f[d].value,
+			.p50 = bv->f[d].p50,
+			.p99 = bv->f[d].p99,
+			.ratio_p50 = bv->f[d].ratio_p50,
+			.ratio_p99 = bv->f[d].ratio_p99,
+			.score = bv->f[d].score,
+		};
 }
 
 /* The user functions of stack st (number si) into q's members, each
@@ -511,7 +590,8 @@ static void collect_functions(struct pending *q, const struct pl_oncpu *oc)
 	}
 }
 
-static void score_process(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
+static void score_process(struct learner *l, struct baseline *b, const struct baseline *prior,
+			  const struct baseline *fleet, struct pl_sample *s)
 {
 	struct pending *q = &l->pending;
 	struct bl_process_sample *ps = &q->ps;
@@ -543,6 +623,8 @@ static void score_process(struct learner *l, struct baseline *b, const struct ba
 	}
 	collect_functions(q, s->oncpu);
 	baseline__score_process(b, prior, ps, &l->pol, &q->v);
+	if (fleet)
+		baseline__score_process(fleet, NULL, ps, &l->pol, &q->fv);
 	/* each object beside what the baseline expects of it */
 	const struct baseline *ref = q->v.from_prior ? prior : b;
 
@@ -554,7 +636,8 @@ static void score_process(struct learner *l, struct baseline *b, const struct ba
 	}
 }
 
-static void score_window(struct learner *l, struct baseline *b, const struct baseline *prior, struct pl_sample *s)
+static void score_window(struct learner *l, struct baseline *b, const struct baseline *prior,
+			 const struct baseline *fleet, struct pl_sample *s)
 {
 	struct pending *q = &l->pending;
 	struct bl_window_sample *ws = &q->ws;
@@ -569,24 +652,46 @@ static void score_window(struct learner *l, struct baseline *b, const struct bas
 		ws->sc_class[l->sc_class[i]] += s->win.sc[i];
 	ws->sc_class[BL_SC_OTHER] += s->win.sc_other;
 	baseline__score_window(b, prior, ws, &l->pol, &q->v);
+	if (fleet)
+		baseline__score_window(fleet, NULL, ws, &l->pol, &q->fv);
 }
 
 void learner__score(struct learner *l, struct proc_info *pi, struct pl_sample *s, bool learn)
 {
 	struct pending *q = &l->pending;
-	const struct baseline *prior;
+	const struct baseline *prior, *fleet, *other;
+	bool exit_moment = s->moment == PL_AT_EXIT;
+	uint32_t hosts;
 
 	q->kind = PENDING_NONE;
 	learner__state(l, pi, s);
 	if (!pi || !pi->bl || (s->moment != PL_AT_EXIT && s->moment != PL_AT_WINDOW))
 		return;
 	bl_store__touch(pi->bl, real_ns());
-	prior = pi->bl->prior_key ? bl_store__get(l->store, pi->bl->prior_key) : NULL;
-	if (s->moment == PL_AT_EXIT)
-		score_process(l, pi->bl, prior, s);
+	prior = prior_of(l, pi->bl);
+	fleet = s->bl.fleet.present ? fleet_of(l, pi->bl, &hosts) : NULL;
+	if (fleet && !(exit_moment ? s->bl.fleet.ready : s->bl.fleet.windows_ready))
+		fleet = NULL; /* not ready: it scores nothing */
+	/* a ready prior first (its semantics unchanged), else the fleet's */
+	other = (exit_moment ? baseline__ready(prior, &l->pol) : baseline__windows_ready(prior, &l->pol)) || !fleet
+			? prior
+			: fleet;
+	q->fv = (struct bl_verdict){ 0 };
+	if (exit_moment)
+		score_process(l, pi->bl, other, fleet, s);
 	else
-		score_window(l, pi->bl, prior, s);
+		score_window(l, pi->bl, other, fleet, s);
 	put_verdict(s, &q->v);
+	if (q->v.from_prior && other == fleet && fleet) {
+		s->bl.from_prior = false; /* scored against the fleet's: baseline.source says so */
+		s->bl.source = PL_BL_SOURCE_FLEET;
+	} else {
+		s->bl.source = q->v.from_prior ? PL_BL_SOURCE_PRIOR : PL_BL_SOURCE_HOST;
+	}
+	if (fleet && q->fv.ready) {
+		s->bl.fleet.scored = true;
+		put_scores(s->bl.fleet.f, &q->fv);
+	}
 	l->anomalous += q->v.anomalous;
 	/* what the sensor saw only in part is scored but not learned */
 	if (learn && !s->partial) {

@@ -32,6 +32,17 @@ int learner__open(const char *state_dir, const struct bl_policy *pol, struct lea
 /* Save and free. NULL-safe. */
 void learner__free(struct learner *l);
 
+struct fleet;
+
+/*
+ * Score against the fleet's view f too (fleet.h; NULL: none): each sample's
+ * fleet.* values, and, while a key's own baseline (and any prior) is not
+ * ready and the fleet's is, baseline.ready, its quantiles and scores are
+ * the fleet's (baseline.source "fleet"). The host keeps learning its own,
+ * which takes over once ready. f must outlive the learner or be unset.
+ */
+void learner__set_fleet(struct learner *l, const struct fleet *f);
+
 /* Find or create pi's baseline from its binary and parent identities. */
 void learner__attach(struct learner *l, struct proc_info *pi);
 

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "identity/hostinfo.h"
 #include "probes/bpfsensor.h"
 #include "clock.h"
 #include "lineread.h"
@@ -152,9 +153,14 @@ int snapshot__fill(struct snapshot *s, const struct stats_sources *src, uint64_t
 		learner__progress(src->learn, &s->learn);
 		loss(s, "without_baseline", s->learn.without_baseline, true); /* every event kept: not judged */
 	}
+	fleet__counts(src->fleet, &s->fleet);
+	snprintf(s->fleet_dir, sizeof(s->fleet_dir), "%s", s->fleet.dir ? s->fleet.dir : "");
+	s->fleet.dir = s->fleet.on ? s->fleet_dir : NULL;
+	snprintf(s->host_name, sizeof(s->host_name), "%s", hostinfo__get()->name);
 	hostctx__psi(now, &s->psi);
 	return r;
 }
+
 
 /* ---- Prometheus text (docs/metrics.md) ---- */
 
@@ -211,6 +217,25 @@ static void render_rules(const struct snapshot *s, struct pl_expo *e)
 	counter(e, "plumbline_regex_runs_total", "PCRE2 matches run.", c->regex_runs);
 	counter(e, "plumbline_regex_cache_hits_total", "Regex evaluations answered from the verdict cache.",
 		c->regex_cache_hits);
+}
+
+/* The fleet's view: what was judged, and the bundle in use (docs/metrics.md). */
+static void render_fleet(const struct snapshot *s, struct pl_expo *e)
+{
+	const struct fleet_counts *f = &s->fleet;
+
+	expo__family(e, "plumbline_fleet_bundles_total", PL_METRIC_COUNTER,
+		     "Files of the fleet directory judged, by result: loaded, or refused (bad_signature, unknown_key, "
+		     "unsigned, other_role, not_newer, invalid).");
+	for (int r = 0; r < FLEET_RESULT_MAX; r++)
+		expo__u64(e, L1("result", fleet_result__name(r)), 1, f->results[r]);
+	gauge(e, "plumbline_fleet_bundle_created_seconds",
+	      "When the fleet bundle in use was made (Unix time; 0: none loaded).",
+	      f->loaded ? f->bundle.created_ns / 1e9 : 0);
+	gauge(e, "plumbline_fleet_bundle_hosts", "Host exports the fleet bundle in use holds (0: none loaded).",
+	      (double)(f->loaded ? f->bundle.hosts : 0));
+	gauge(e, "plumbline_fleet_bundle_baselines", "Baselines the fleet bundle in use holds (0: none loaded).",
+	      (double)(f->loaded ? f->bundle.baselines : 0));
 }
 
 static void render_baselines(const struct snapshot *s, struct pl_expo *e)
@@ -323,6 +348,8 @@ int snapshot__metrics(const struct snapshot *s, struct pl_expo *e)
 		render_rules(s, e);
 	if (s->baselines_on)
 		render_baselines(s, e);
+	if (s->fleet.on)
+		render_fleet(s, e);
 	if (s->psi.present) {
 		expo__family(e, "plumbline_host_pressure_some_avg10_ratio", PL_METRIC_GAUGE,
 			     "Host pressure stall information: share of the last 10 s some task stalled, by resource.");
@@ -460,6 +487,38 @@ static struct json_object *status_learning(const struct snapshot *s)
 	return o;
 }
 
+/* status.json's fleet: the role, the directory, the bundle in use and what was refused. */
+static struct json_object *status_fleet(const struct snapshot *s)
+{
+	const struct fleet_counts *f = &s->fleet;
+	struct json_object *o, *b = NULL, *refused;
+
+	if (!f->on)
+		return NULL;
+	o = json_object_new_object();
+	add_raw(o, "role", f->role);
+	add_raw(o, "dir", f->dir);
+	add_u64(o, "keys", f->keys);
+	if (f->loaded) {
+		b = json_object_new_object();
+		add_raw(b, "file", f->bundle.file);
+		add_raw(b, "key_id", f->bundle.key_id);
+		add_u64(b, "created_ns", f->bundle.created_ns);
+		add_u64(b, "hosts", f->bundle.hosts);
+		add_u64(b, "baselines", f->bundle.baselines);
+		add_u64(b, "loaded_ns", f->bundle.loaded_ns);
+		add_u64(b, "arrival_ns", f->bundle.arrival_ns);
+		add_u64(b, "load_ns", f->bundle.load_ns);
+	}
+	json_object_object_add(o, "bundle", b);
+	add_u64(o, "loaded", f->results[FLEET_LOADED]);
+	refused = json_object_new_object();
+	for (int r = FLEET_LOADED + 1; r < FLEET_RESULT_MAX; r++)
+		add_u64(refused, fleet_result__name(r), f->results[r]);
+	json_object_object_add(o, "refused", refused);
+	return o;
+}
+
 struct json_object *snapshot__status(const struct snapshot *s, const char *runtime_dir, const char *metrics_addr)
 {
 	struct json_object *o = json_object_new_object(), *losses, *detail, *groups, *alerts;
@@ -480,6 +539,8 @@ struct json_object *snapshot__status(const struct snapshot *s, const char *runti
 	add_str(o, "metrics", metrics_addr);
 	json_object_object_add(o, "watching", status_watch(s));
 	json_object_object_add(o, "learning", status_learning(s));
+	add_raw(o, "host_name", s->host_name[0] ? s->host_name : NULL);
+	json_object_object_add(o, "fleet", status_fleet(s));
 	losses = json_object_new_object();
 	detail = json_object_new_object();
 	for (size_t i = 0; i < s->nloss; i++)

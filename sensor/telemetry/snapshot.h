@@ -20,6 +20,7 @@
 #include "pipeline/alerts.h"
 #include "probes/hostctx.h"
 #include "probes/kfeatures.h"
+#include "pipeline/fleet.h"
 #include "pipeline/learn.h"
 #include "process/live.h"
 #include "metrics.h"
@@ -84,6 +85,10 @@ struct snapshot {
 	size_t nrecent;
 	/* baselines */
 	struct learn_progress learn;
+	/* the fleet's view (fleet.h); fleet.dir points into fleet_dir */
+	struct fleet_counts fleet;
+	char fleet_dir[4096];
+	char host_name[256]; /* the host's name as alerts say it (--host-name or the machine's) */
 	/* the host */
 	struct hostctx_psi psi;
 	uint64_t scrapes; /* of the metrics endpoint */

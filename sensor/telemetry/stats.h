@@ -19,6 +19,7 @@
 #include "identity/identity.h"
 #include "pipeline/images.h"
 #include "probes/kfeatures.h"
+#include "pipeline/fleet.h"
 #include "pipeline/learn.h"
 #include "stacks/oncpu.h"
 #include "stacks/symbols.h"
@@ -47,6 +48,7 @@ struct stats_sources {
 	const struct symbols *sym;
 	uint32_t sample_hz;
 	const struct pl_output *audit;  /* the audit log (--audit-log) */
+	const struct fleet *fleet;      /* the fleet's view, NULL: none */
 };
 
 /*

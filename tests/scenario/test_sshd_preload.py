@@ -56,154 +56,27 @@ schema_records test validates against docs/schema/ (scenario_lib.keep_records).
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario_lib as sl  # noqa: E402
-from scenario_lib import Failure, fail, finish, free_port, log, skip  # noqa: E402
+from scenario_lib import SSHD, Failure, Sshd, fail, finish, log, login_children, skip, wait_login_children  # noqa: E402,F401
 
 SENSOR, LIB = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-SSHD = "/usr/sbin/sshd"
 AUTH_RULES = ("New code on CPU in authentication", "Unexpected CPU in authentication")
 BURN_FN = "plxz_decode_payload"
 HOOK_FN = "getpwnam"  # plxz.c interposes it: the -R image calls it from getpwnamallow() per login
 LEARN_LOGINS, MAX_LEARN_LOGINS, ATTACK_LOGINS, CLEAN_AFTER = 30, 45, 3, 30
 ALERT_BOUND_S = 2  # the alert within 2 s of the login ending (asserted with margin: 3x)
 MIN_SAMPLES, SAMPLE_HZ = 10, 199
-class Sshd:
-    """Debian's sshd, on loopback, with everything of its own in d."""
-
-    def __init__(self, d):
-        self.d = d
-        self.port = free_port()
-        self.conf = os.path.join(d, "sshd_config")
-        self.pidfile = os.path.join(d, "sshd.pid")
-        self.log = os.path.join(d, "sshd.log")
-        self.hostkey = os.path.join(d, "ssh_host_ed25519_key")
-        self.key = os.path.join(d, "id_ed25519")
-        for k in (self.hostkey, self.key):
-            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "plumbline-test", "-f", k],
-                           check=True, stdin=subprocess.DEVNULL)
-        shutil.copy(self.key + ".pub", os.path.join(d, "authorized_keys"))
-        with open(self.conf, "w") as f:
-            f.write(f"ListenAddress 127.0.0.1\nPort {self.port}\nHostKey {self.hostkey}\n"
-                    f"PidFile {self.pidfile}\nAuthorizedKeysFile {d}/authorized_keys\n"
-                    "PermitRootLogin prohibit-password\nPubkeyAuthentication yes\n"
-                    "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
-                    "StrictModes no\nLogLevel ERROR\nUseDNS no\nPrintMotd no\nPrintLastLog no\n"
-                    "X11Forwarding no\nSubsystem sftp internal-sftp\n")
-        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # the privilege-separation chroot
-        self.p = None
-
-    def start(self, preload=None):
-        if os.path.exists(self.pidfile):
-            os.unlink(self.pidfile)
-        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-        if preload:
-            env["LD_PRELOAD"] = preload
-        self.p = subprocess.Popen([SSHD, "-D", "-f", self.conf, "-E", self.log], env=env,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        # sshd writes its pid file once its socket listens: no probe connection, which would
-        # start a login child of its own
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if self.p.poll() is not None:
-                fail(f"sshd exited {self.p.returncode} at start: {self.log_text()}")
-            try:
-                with open(self.pidfile) as f:
-                    if f.read().strip() == str(self.p.pid):
-                        return self.p.pid
-            except FileNotFoundError:
-                pass
-            time.sleep(0.05)
-        fail("sshd wrote no pid file")
-
-    def login(self):
-        r = subprocess.run(["ssh", "-i", self.key, "-p", str(self.port), "-o", "StrictHostKeyChecking=no",
-                            "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
-                            "-o", "IdentitiesOnly=yes", "-F", "/dev/null", "root@127.0.0.1", "true"],
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
-        if r.returncode != 0:
-            fail(f"ssh login failed ({r.returncode}): {r.stderr.strip()}; sshd log: {self.log_text()}")
-
-    def stop(self):
-        """SIGTERM the listener (its pid file), then any login child of ours still there."""
-        pid = None
-        try:
-            with open(self.pidfile) as f:
-                pid = int(f.read().strip())
-        except (OSError, ValueError):
-            pass
-        if self.p and self.p.poll() is None:
-            pid = pid or self.p.pid
-        if pid:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        if self.p:
-            try:
-                self.p.wait(10)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        self.p = None
-        # login children run in sessions of their own: find ours by our config's path
-        for pid in self.children():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            os.unlink(self.pidfile)
-        except FileNotFoundError:
-            pass
-
-    def children(self):
-        mine = []
-        for e in os.listdir("/proc"):
-            if e.isdigit():
-                try:
-                    with open(f"/proc/{e}/cmdline", "rb") as f:
-                        if self.conf.encode() in f.read().split(b"\0"):
-                            mine.append(int(e))
-                except OSError:
-                    pass
-        return mine
-
-    def log_text(self):
-        try:
-            with open(self.log) as f:
-                return f.read().strip() or "(empty)"
-        except OSError:
-            return "(none)"
-
-
 def Sensor(d):
     # the shipped rules: the default without --rules
     return sl.Sensor(d, "sensor", SENSOR, extra=[
         "--min-samples", str(MIN_SAMPLES),
         "--set-quiet", "10",  # learning compressed into a minute (docs/baselines.md: set saturation)
         "--sample-hz", str(SAMPLE_HZ)])
-
-
-def login_children(recs, listener):
-    """The process records of the listener's per-connection children (sshd ... -R)."""
-    return [r for r in recs if r.get("type") == "process" and r.get("ppid") == listener and r.get("exe") == SSHD
-            and r.get("image") == "exec" and "-R" in (r.get("cmdline") or "").split()
-            and r.get("end_reason") == "exit"]
-
-
-def wait_login_children(sensor, listener, n, timeout=15):
-    deadline = time.time() + timeout
-    while True:
-        kids = login_children(sensor.records(), listener)
-        if len(kids) >= n or time.time() > deadline:
-            return kids
-        time.sleep(0.2)
 
 
 def objects(rec):

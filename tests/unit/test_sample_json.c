@@ -138,7 +138,15 @@ static void state(struct pl_sample *s)
 		s->bl.q[ds[i]][0] = (10 + i) * unit + unit / 4;
 		s->bl.q[ds[i]][1] = (20 + i) * unit;
 		s->bl.q[ds[i]][2] = (40 + i) * unit;
+		/* the fleet's view of the key: a wider spread of the same */
+		s->bl.fleet.q[ds[i]][0] = (5 + i) * unit + unit / 2;
+		s->bl.fleet.q[ds[i]][1] = (30 + i) * unit;
+		s->bl.fleet.q[ds[i]][2] = (80 + i) * unit;
 	}
+	s->bl.fleet.present = s->bl.fleet.ready = s->bl.fleet.windows_ready = true;
+	s->bl.fleet.samples = 300;
+	s->bl.fleet.hosts = 12;
+	s->bl.fleet.role = "ssh";
 }
 
 static void feature(struct pl_sample *s, enum pl_dist d, double value, double p50, double p99, double score)
@@ -156,6 +164,12 @@ static void feature(struct pl_sample *s, enum pl_dist d, double value, double p5
 		s->bl.max_score = score;
 		s->bl.max_dist = d;
 	}
+	/* and against the fleet's: twice the median, the same score plus one */
+	s->bl.fleet.scored = true;
+	s->bl.fleet.f[d] = s->bl.f[d];
+	s->bl.fleet.f[d].p50 = 2 * p50;
+	s->bl.fleet.f[d].ratio_p50 = value / (2 * p50);
+	s->bl.fleet.f[d].score = score + 1;
 }
 
 static int setup(void **state_)
@@ -370,7 +384,7 @@ static void test_sample_json_exec_record_has_identity_time_context_and_baseline_
 	struct json_object *o = written(&f->exec), *bl, *q, *e;
 	static const char *const mid[] = {"time_ns", "binary_id", "parent_exe", "ancestors", "baseline", NULL};
 	static const char *const bl_keys[] = {
-	    "key", "ready", "samples", "windows_ready", "parent_ready", "parent_new_child", "peers_ready", "peers_never", "quantiles", NULL};
+	    "key", "ready", "source", "samples", "windows_ready", "parent_ready", "parent_new_child", "peers_ready", "peers_never", "quantiles", "fleet", NULL};
 	static const char *const q_keys[] = {"cpu_ms",	     "wall_ms",		  "offcpu_ms",
 					     "syscalls",     "open_failures",	  "win_cpu_ms",
 					     "win_syscalls", "win_open_failures", NULL};
@@ -720,7 +734,7 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 {
 	struct fx *f = *state;
 	struct json_object *o, *bl, *feat, *e;
-	static const char *const scored_keys[] = {"key",	  "ready",
+	static const char *const scored_keys[] = {"key",	  "ready",	  "source",
 						  "from_prior",	  "samples",
 						  "learned",	  "anomalous",
 						  "max_score",	  "max_feature",
@@ -728,8 +742,8 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 						  "new_syscalls", "windows_ready",
 						  "parent_ready", "parent_new_child",
 						  "peers_ready", "peers_never",
-						  "quantiles",	  NULL};
-	static const char *const exit_keys[] = {"key",	  "ready",
+						  "quantiles",	  "fleet",	  NULL};
+	static const char *const exit_keys[] = {"key",	  "ready",	  "source",
 						"from_prior",	  "samples",
 						"learned",	  "anomalous",
 						"max_score",	  "max_feature",
@@ -737,7 +751,7 @@ static void test_sample_json_baseline_is_state_at_exec_and_a_verdict_at_window_a
 						"new_syscalls", "oncpu_ready", "new_oncpu_objects", "new_oncpu_samples",
 						"windows_ready", "parent_ready", "parent_new_child",
 						"peers_ready", "peers_never",
-						"quantiles",	  NULL};
+						"quantiles",	  "fleet",	  NULL};
 	static const char *const fkeys[] = {"value", "p50", "p99", "ratio_p50", "ratio_p99", "score", NULL};
 	static const char *const exit_features[] = {"cpu_ns",	"wall_ns",	 "offcpu_ns",
 						    "syscalls", "open_failures", NULL};
@@ -1430,6 +1444,7 @@ static void test_sample_json_parse_survives_hostile_input(void **state)
 			if (rl_field__info(fid)->type == RL_T_STR && fid != RL_F_EVT_WHEN && fid != RL_F_PROC_IMAGE &&
 			    fid != RL_F_BL_KEY && fid != RL_F_BL_MAX_FEATURE && fid != RL_F_BL_MAX_FEATURE_TEXT &&
 			    fid != RL_F_BL_DID_FEATURE && fid != RL_F_BL_DID_TEXT && fid != RL_F_BL_CPU_USUAL_TEXT &&
+			    fid != RL_F_BL_SOURCE && /* host, prior or fleet: a name of the sensor's */
 			    rl_field__str(&s, fid)) /* those are made from numbers */
 				fail_msg("record %zu: %s is '%s'", i, rl_field__info(fid)->name,
 					 rl_field__str(&s, fid));
