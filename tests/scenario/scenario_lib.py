@@ -207,7 +207,28 @@ class Sensor(Daemon):
                                    *(self.DEFAULTS if defaults else ()), *extra], env)
 
     def records(self):
-        return read_records(self.json)
+        """The records written so far, as read_records() gives them, but read
+        incrementally: only the bytes written since the last call are parsed
+        (a storm's thousands of process records made each poll of a test
+        re-parse megabytes, seconds that a test's time-to-alert then counted).
+        A file replaced (another inode) or cut short is read again from its
+        start. The records are shared between calls: don't change them."""
+        try:
+            f = open(self.json, "rb")
+        except FileNotFoundError:
+            self._recs, self._off, self._ino, self._tail = [], 0, None, b""
+            return []
+        with f:
+            st = os.fstat(f.fileno())
+            if st.st_ino != getattr(self, "_ino", None) or st.st_size < self._off:
+                self._recs, self._off, self._ino, self._tail = [], 0, st.st_ino, b""
+            f.seek(self._off)
+            data = f.read()
+        self._off += len(data)
+        lines = (self._tail + data).split(b"\n")
+        self._tail = lines[-1]  # the last line may be half-written
+        self._recs.extend(json.loads(l.decode("utf-8")) for l in lines[:-1] if l.strip())
+        return list(self._recs)
 
     def stopped(self):
         keep_records(self.json, self.name)
