@@ -739,7 +739,10 @@ int baseline__merge(struct baseline *dst, const struct baseline *src)
 		return r;
 	dst->samples += src->samples;
 	dst->windows += src->windows;
-	dst->oncpu_fn_samples += src->oncpu_fn_samples; /* the functions set's draws, as its counts add */
+	/* each set's draws add as its counts do: a share is a count over its draws */
+	dst->oncpu_samples += src->oncpu_samples;
+	dst->oncpu_procs += src->oncpu_procs;
+	dst->oncpu_fn_samples += src->oncpu_fn_samples;
 	dst->oncpu_fn_procs += src->oncpu_fn_procs;
 	dst->quarantined += src->quarantined;
 	dst->rate_limited += src->rate_limited;

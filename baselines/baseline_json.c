@@ -132,6 +132,25 @@ static int get_u64(struct json_object *o, const char *key, uint64_t *ret, char *
 	return jf_get_u64(o, key, "baseline", ret, err, errlen);
 }
 
+/*
+ * The on-CPU objects' counts are draws of oncpu_samples, so they sum to no
+ * more than it (overflowed members and refused merges only lower the sum).
+ * Merges once did not add oncpu_samples and oncpu_procs: a store
+ * merged by `baseline import`, or a bundle, then held counts above them and
+ * shares above 1. Raise the draws to what the counts show; nothing else is
+ * lost (a low oncpu_procs only delays readiness).
+ */
+static void repair_oncpu_draws(struct baseline *b)
+{
+	const struct strset *set = &b->set[BL_SET_ONCPU];
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < set->n; i++)
+		sum = set->m[i].count > UINT64_MAX - sum ? UINT64_MAX : sum + set->m[i].count;
+	if (sum > b->oncpu_samples)
+		b->oncpu_samples = sum;
+}
+
 int baseline__from_json(struct json_object *o, struct baseline **ret, char *err, size_t errlen)
 {
 	struct baseline *b = baseline__new("x", "x", "", "", 0);
@@ -295,6 +314,7 @@ int baseline__from_json(struct json_object *o, struct baseline **ret, char *err,
 		r = jf_fail(err, errlen, "sample counts disagree with the distributions");
 		goto fail;
 	}
+	repair_oncpu_draws(b);
 	b->dirty = false;
 	*ret = b;
 	return 0;

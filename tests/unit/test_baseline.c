@@ -119,6 +119,8 @@ static void assert_baseline_equal(const struct baseline *a, const struct baselin
 	assert_int_equal(a->rate_limited, b->rate_limited);
 	assert_true(a->tokens == b->tokens);
 	assert_int_equal(a->tokens_ns, b->tokens_ns);
+	assert_int_equal(a->oncpu_samples, b->oncpu_samples);
+	assert_int_equal(a->oncpu_procs, b->oncpu_procs);
 	assert_int_equal(a->oncpu_fn_procs, b->oncpu_fn_procs);
 	assert_int_equal(a->oncpu_fn_samples, b->oncpu_fn_samples);
 	for (int i = 0; i < PL_DIST_MAX; i++)
@@ -728,6 +730,8 @@ static struct baseline *variant(int which)
 	struct bl_policy p = policy(BL_MODE_LEARN);
 	struct baseline *b = baseline__new(BIN_A, PARENT_A, "/usr/bin/a", "/usr/sbin/sshd", NOW0 + (uint64_t)which * 7);
 	const char *const sys[] = { which == 1 ? "accept4" : "bind", "openat" };
+	const char *const objs[] = { "/usr/lib/libc.so.6", which == 2 ? "/usr/lib/liblzma.so.5" : "/usr/bin/a" };
+	const uint64_t obj_counts[] = { 3, 1 + (uint64_t)which };
 
 	assert_non_null(b);
 	for (unsigned i = 0; i < 30u + 11u * (unsigned)which; i++) {
@@ -740,6 +744,9 @@ static struct baseline *variant(int which)
 		s.nsyscall_names = 2;
 		s.syscall_names = sys;
 		s.open_fail = i % 4;
+		s.oncpu_objects = objs;
+		s.oncpu_counts = obj_counts;
+		s.noncpu = i % 3 ? 2 : 0;
 		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + 100 * (uint64_t)which + i, &v), 0);
 		assert_int_equal(baseline__observe_window(b, NULL, &w, &p, NOW0 + 100 * (uint64_t)which + i, &v), 0);
 	}
@@ -788,6 +795,21 @@ static void test_baseline_merge_adds_counts_and_is_associative_and_commutative(v
 	assert_int_equal(ref->windows, v0->windows + v1->windows + v2->windows);
 	assert_int_equal(ref->quarantined, 1 + 4 + 7);
 	assert_int_equal(ref->rate_limited, 0 + 5 + 10);
+	assert_int_equal(ref->oncpu_procs, v0->oncpu_procs + v1->oncpu_procs + v2->oncpu_procs);
+	assert_int_equal(ref->oncpu_samples, v0->oncpu_samples + v1->oncpu_samples + v2->oncpu_samples);
+	{
+		/* a share is of the merged draws: libc's 3 of every 4 to 6 samples, the shares summing to 1 */
+		struct bl_policy p = policy(BL_MODE_LEARN);
+		double libc = baseline__oncpu_share(ref, &p, "/usr/lib/libc.so.6");
+		double sum = libc + baseline__oncpu_share(ref, &p, "/usr/bin/a") +
+			     baseline__oncpu_share(ref, &p, "/usr/lib/liblzma.so.5");
+		uint64_t procs[3] = { v0->oncpu_procs, v1->oncpu_procs, v2->oncpu_procs };
+
+		assert_true(v0->oncpu_samples > 0 && v2->oncpu_samples > 0);
+		assert_true(fabs(libc - 3.0 * (double)(procs[0] + procs[1] + procs[2]) /
+						 (double)(4 * procs[0] + 5 * procs[1] + 6 * procs[2])) < 1e-12);
+		assert_true(fabs(sum - 1) < 1e-12);
+	}
 	assert_int_equal(ref->dist[PL_LIFE_CPU].count, ref->samples);
 	assert_int_equal(ref->dist[PL_WIN_CPU].count, ref->windows);
 	assert_int_equal(ref->created_ns, NOW0);
@@ -1092,6 +1114,16 @@ static void test_baseline_oncpu_objects_learned_then_new_ones_named(void **state
 	assert_int_equal(back->oncpu_procs, 0);
 	assert_int_equal(back->set[BL_SET_ONCPU].n, 0);
 	assert_true(isnan(baseline__oncpu_share(back, &p, usual[0])));
+	json_object_put(o);
+	baseline__free(back);
+
+	/* a file whose counts exceed its draws (merged before merges added them)
+	 * loads with the draws its counts show: no share above 1 */
+	o = baseline__to_json(b);
+	json_object_object_add(o, "oncpu_samples", json_object_new_uint64(b->oncpu_samples / 3));
+	assert_int_equal(baseline__from_json(o, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->oncpu_samples, b->oncpu_samples);
+	assert_true(fabs(baseline__oncpu_share(back, &p, usual[0]) - 0.75) < 1e-12);
 	json_object_put(o);
 	baseline__free(back);
 	baseline__free(b);
