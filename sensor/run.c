@@ -277,6 +277,7 @@ static void on_tick(struct sensor *s)
 		sensor__watch_files(s);
 	if (s->ticks % s->opts->fail_sweep_s == 0)
 		failpaths__sweep(s->fails, now);
+	fleet__tick(s->fleet); /* a fleet directory removed: watched again once it is back */
 	if (s->oncpu) {
 		if (s->ticks % ONCPU_SWEEP_S == 0)
 			oncpu__sweep(s->oncpu, now);
@@ -437,7 +438,7 @@ int sensor_run(const struct run_opts *opts)
 
 	audit_trail__start(s->audit, s->alerts);
 	if (s->fleet)
-		fleet__scan(s->fleet, on_fleet_report, s); /* the bundles there at start */
+		fleet__scan(s->fleet); /* the bundles there at start: said when the look is done */
 	log_info("attached: watching every process (%s%s)", s->opts->process_records ? "process records" : "no process records",
 		 s->opts->json_path ? "" : ", no JSON output");
 	{

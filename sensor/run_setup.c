@@ -575,7 +575,7 @@ int sensor__open(struct sensor *s)
 	 * and locked by now) keeps an id of the sensor's own where the host has none */
 	hostinfo__init(s->learn ? s->opts->state_dir : NULL);
 	hostinfo__set_name(s->opts->host_name);
-	/* the fleet's view: keys and the directory's watch before the drop (no inotify after it) */
+	/* the fleet's view: keys and the inotify instance before the drop */
 	if (s->learn && s->opts->fleet_dir && s->opts->role) {
 		r = fleet__open(s->opts->fleet_dir, s->opts->fleet_keys, s->opts->role, &s->fleet);
 		if (r < 0) {

@@ -305,6 +305,9 @@ static void print_fleet(FILE *out, struct json_object *f)
 	fprintf(out, "\nFleet\n  role %s, directory %s, %llu trusted key%s\n",
 		str(f, "role", role, sizeof(role)) ?: "?", str(f, "dir", dir, sizeof(dir)) ?: "?",
 		(unsigned long long)u64(f, "keys"), u64(f, "keys") == 1 ? "" : "s");
+	if (json_object_is_type(get(f, "watching"), json_type_boolean) &&
+	    !json_object_get_boolean(get(f, "watching")))
+		fprintf(out, "  the directory was removed or moved away: looked for each second, the view in use stays\n");
 	if (b) {
 		when(u64(b, "created_ns"), made, sizeof(made));
 		fprintf(out, "  in use: %s, %llu baselines from %llu hosts, made %s, key %s (read in %.1f ms)\n",

@@ -78,6 +78,7 @@ static const int allowed[] = {
 	SCMP_SYS(getdents64), SCMP_SYS(access), SCMP_SYS(faccessat), SCMP_SYS(faccessat2), SCMP_SYS(fcntl),
 	SCMP_SYS(dup), SCMP_SYS(dup2), SCMP_SYS(dup3), SCMP_SYS(pipe2), SCMP_SYS(fsync), SCMP_SYS(fdatasync),
 	SCMP_SYS(syncfs), /* baseline saves: one sync for a batch of files (saver.h) */
+	SCMP_SYS(inotify_add_watch), SCMP_SYS(inotify_rm_watch), /* a fleet directory removed and made again */
 	SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2), SCMP_SYS(unlink), SCMP_SYS(unlinkat),
 	SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(fchmod), SCMP_SYS(flock), SCMP_SYS(ftruncate),
 	SCMP_SYS(fallocate), SCMP_SYS(fadvise64), SCMP_SYS(getcwd), SCMP_SYS(umask), SCMP_SYS(utimensat),

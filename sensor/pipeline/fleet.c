@@ -2,13 +2,16 @@
 /*
  * fleet.c - the fleet's view and the watch on its directory (see fleet.h).
  *
- * Judging a file costs a read of it (the signature covers every byte) but
- * parses only its header, on the event loop; only the one file loaded has
- * its baselines parsed, once, on a loader thread of its own (a role bundle
- * of a few MB, hundreds of baselines, takes hundreds of milliseconds to
- * parse: docs/fleet.md has the figures), which hands the new view over
- * through an eventfd. The event loop never waits for it: until it is done
- * the old view serves, and files that arrive meanwhile are judged after.
+ * Every look at the directory runs on a loader thread of its own: judging
+ * a file reads it whole (the signature covers every byte: tens of ms for
+ * an ssh role's bundle, some hundreds for a build role's 30 MB) and parses
+ * its header; the newest good one is then read whole again, verified and
+ * its baselines parsed (hundreds of ms: docs/fleet.md has the figures).
+ * The thread hands its verdicts and the new view over through an eventfd;
+ * the event loop says them and swaps the view in, and never waits: until a
+ * look is done the old view serves, and files that arrive meanwhile are
+ * judged in the next look. While a look runs, the table of files judged
+ * (seen[]) is the thread's; the event loop touches it only after the join.
  */
 #include "pipeline/fleet.h"
 
@@ -36,6 +39,9 @@
 #include "textsafe.h"
 #include "thread.h"
 
+/* What the directory's watch sees: a file written, renamed in or made; the directory itself gone */
+#define FLEET_WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
 /* A file judged: what it was when judged, and the results said of it. */
 struct seen {
 	char name[NAME_MAX + 1];
@@ -47,30 +53,35 @@ struct seen {
 	bool present;  /* still in the directory at the last look */
 };
 
-/* A candidate: a file good for our role, by its header. */
-struct cand {
+/* One verdict of a look, found on the loader thread, said on the event loop. */
+struct verdict {
 	struct seen *s;
+	enum fleet_result result; /* FLEET_RESULT_MAX: nothing to say (judged again) */
+	bool cand;		  /* good for our role by its header: loaded or not newer */
+	bool has_meta;
 	struct bl_bundle_meta meta;
 	char key_id[17];
-	uint64_t arrival_ns;
+	uint64_t arrival_ns, load_ns;
+	char why[640];
 };
 
-/* A load on the loader thread: what it was asked, and what it found. */
-struct load_job {
-	char *path;
-	struct cand c;			 /* the candidate, as judged by its header */
-	const struct bl_keyring *keys;	 /* read-only while the job runs */
-	const char *role;
-	/* the thread's */
-	int r;
-	struct bl_bundle_meta meta;
-	enum bl_sig sig;
-	char key_id[17];
-	struct baseline **bs;
+/* A look at the directory on the loader thread: what it was given, and what it found. */
+struct scan_job {
+	struct fleet *f; /* dir, keys and role read-only; seen[] the thread's while it runs */
+	bool threaded;	 /* false: run on the event loop (the thread could not start) */
+	/* the view in use when the look began */
+	bool loaded;
+	uint64_t created_ns;
+	char cur[256];
+	/* found */
+	struct verdict v[FLEET_MAX_FILES];
+	size_t nv, passed;
+	int dir_errno;	    /* the directory could not be read: nothing judged */
+	ssize_t loaded_at;  /* the verdict loaded, -1: none */
+	struct baseline **bs; /* its baselines, sorted by key */
 	size_t n;
-	char err[512];
-	uint64_t load_ns;
-	int efd;
+	bool rescan; /* a file changed while it was read */
+	uint64_t judged, judge_max_ns;
 };
 
 struct fleet {
@@ -78,11 +89,12 @@ struct fleet {
 	char role[64];
 	struct bl_keyring *keys;
 	int ifd;   /* inotify */
+	int wd;	   /* the directory's watch, -1: lost (removed or moved), looked for each tick */
 	int efd;   /* the loader thread's "done" */
 	int epfd;  /* both, for the event loop's one fd */
 	pthread_t loader;
-	struct load_job *job; /* the load under way, NULL: none */
-	bool rescan;	      /* files arrived (or were put off) while it ran */
+	struct scan_job *job; /* the look under way, NULL: none */
+	bool rescan;	      /* files arrived (or changed under a read) while it ran */
 	/* the view: baselines sorted by key */
 	struct baseline **bs;
 	size_t n;
@@ -92,8 +104,8 @@ struct fleet {
 	uint64_t generation;
 	uint64_t results[FLEET_RESULT_MAX];
 	struct seen seen[FLEET_MAX_FILES];
-	bool overflow_said;
-	uint64_t judged, judge_ns, judge_max_ns; /* headers judged on the event loop, and their time */
+	bool overflow_said, thread_said;
+	uint64_t judged, judge_max_ns; /* files judged by their header and signature, and the longest */
 };
 
 const char *fleet_result__name(enum fleet_result r)
@@ -131,7 +143,8 @@ int fleet__open(const char *dir, const char *keys, const char *role, struct flee
 		r = log_error_errno(errno, "fleet: inotify_init1: %m");
 		goto fail;
 	}
-	if (inotify_add_watch(f->ifd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR) < 0) {
+	f->wd = inotify_add_watch(f->ifd, dir, FLEET_WATCH_MASK);
+	if (f->wd < 0) {
 		_cleanup_free_ char *d = text_escape_str(dir);
 
 		r = log_error_errno(errno, "fleet: cannot watch the fleet directory %s: %m", d ? d : "?");
@@ -174,12 +187,11 @@ static void free_view(struct baseline **bs, size_t n)
 	free(bs);
 }
 
-static void job_free(struct load_job *j)
+static void job_free(struct scan_job *j)
 {
 	if (!j)
 		return;
 	free_view(j->bs, j->n);
-	free(j->path);
 	free(j);
 }
 
@@ -188,7 +200,8 @@ void fleet__free(struct fleet *f)
 	if (!f)
 		return;
 	if (f->job) {
-		pthread_join(f->loader, NULL); /* a parse of a few MB at most */
+		if (f->job->threaded)
+			pthread_join(f->loader, NULL); /* one look: a few files read at most */
 		job_free(f->job);
 	}
 	free_view(f->bs, f->n);
@@ -250,13 +263,13 @@ void fleet__counts(const struct fleet *f, struct fleet_counts *ret)
 	snprintf(ret->role, sizeof(ret->role), "%s", f->role);
 	ret->dir = f->dir;
 	memcpy(ret->results, f->results, sizeof(ret->results));
+	ret->watching = f->wd >= 0;
 	ret->loaded = f->loaded;
 	ret->bundle = f->bundle;
 	ret->keys = bl_keyring__count(f->keys);
 }
 
-/* ---- judging ---- */
-
+/* ---- judging (on the loader thread) ---- */
 
 static uint64_t ts_ns(const struct timespec *t)
 {
@@ -289,42 +302,6 @@ static enum fleet_result judge_sig(const struct fleet *f, enum bl_sig sig, const
 	return FLEET_LOADED;
 }
 
-static void report(struct fleet *f, struct seen *s, enum fleet_result res, const char *why,
-		   const struct bl_bundle_meta *m, const char *key_id, uint64_t arrival_ns, uint64_t load_ns,
-		   fleet_report_fn fn, void *ctx)
-{
-	_cleanup_free_ char *name = text_escape_str(s->name);
-
-	f->results[res]++;
-	if (s->said & (1u << res))
-		return; /* once per file and reason */
-	s->said |= 1u << res;
-	if (res == FLEET_LOADED)
-		log_info("fleet: loaded %s: role %s, %zu baselines from %u hosts, key %s; read in %.1f ms on the loader "
-			 "thread, in use %.0f ms after it arrived (headers judged on the event loop: %llu, %.1f ms at "
-			 "most)",
-			 name ? name : "?", f->role, m->nbaselines, m->hosts, key_id, load_ns / 1e6,
-			 arrival_ns && real_ns() > arrival_ns ? (real_ns() - arrival_ns) / 1e6 : 0.0,
-			 (unsigned long long)f->judged, f->judge_max_ns / 1e6);
-	else
-		log_warn("fleet: refused %s: %s", name ? name : "?", why);
-	if (fn)
-		fn(ctx, &(struct fleet_report){
-			    .file = s->name,
-			    .result = res,
-			    .why = why,
-			    .has_meta = m != NULL,
-			    .role = m ? m->role : NULL,
-			    .host = m ? m->host : NULL,
-			    .created_ns = m ? m->created_ns : 0,
-			    .hosts = m ? m->hosts : 0,
-			    .baselines = m ? m->nbaselines : 0,
-			    .key_id = key_id ? key_id : "",
-			    .arrival_ns = arrival_ns,
-			    .load_ns = load_ns,
-			});
-}
-
 /* The entry of name, made (or an absent one reused) when new; NULL when the table is full. */
 static struct seen *seen_of(struct fleet *f, const char *name, const struct stat *st, bool *ret_changed)
 {
@@ -354,109 +331,131 @@ static struct seen *seen_of(struct fleet *f, const char *name, const struct stat
 	return free_slot;
 }
 
-/* The loader thread: read the candidate whole, verify it again, index it. */
-static void *load_worker(void *arg)
+/* Whether name is a file on its way in, passed over: ., .., and names
+ * starting with '.' (rsync's temporary files and the like), and NAME.tmp.PID
+ * (an atomic write's, plumbline's own `baseline merge -o` into the directory). */
+static bool temp_name(const char *name)
 {
-	struct load_job *j = arg;
-	uint64_t t0 = mono_ns(), one = 1;
+	const char *t = strstr(name, ".tmp.");
 
-	j->r = bl_bundle__read_meta(j->path, j->keys, &j->meta, &j->sig, j->key_id, &j->bs, &j->n, j->err,
-				    sizeof(j->err));
-	if (j->r == 0 && j->bs)
-		qsort(j->bs, j->n, sizeof(j->bs[0]), cmp_key);
-	j->load_ns = mono_ns() - t0;
-	if (write(j->efd, &one, sizeof(one)) < 0) {
-		/* a full counter is already readable: the loop sees it */
-	}
-	return NULL;
+	if (name[0] == '.')
+		return true;
+	while (t && t[5] && strspn(t + 5, "0123456789") != strlen(t + 5))
+		t = strstr(t + 1, ".tmp.");
+	return t && t[5];
 }
 
-/* Start loading c on the loader thread. 0, or -errno (c is then looked at again at the next change). */
-static int load_start(struct fleet *f, const struct cand *c)
+/* Judge one changed file by its header and signature into v: a candidate
+ * (v->cand), or refused. */
+static void judge(struct scan_job *j, struct seen *s, const struct stat *st, struct verdict *v)
 {
-	struct load_job *j = calloc(1, sizeof(*j));
-	int r;
+	struct fleet *f = j->f;
+	_cleanup_free_ char *path = NULL;
+	char err[512];
+	enum bl_sig sig;
+	uint64_t t0;
 
-	if (!j || asprintf(&j->path, "%s/%s", f->dir, c->s->name) < 0) {
-		free(j);
-		return -ENOMEM;
+	*v = (struct verdict){ .s = s, .result = FLEET_INVALID, .arrival_ns = ts_ns(&st->st_ctim) };
+	if (st->st_size > (off_t)BL_BUNDLE_MAX) {
+		snprintf(v->why, sizeof(v->why), "%lld bytes, over the bound of %u", (long long)st->st_size,
+			 BL_BUNDLE_MAX);
+		return;
 	}
-	j->c = *c;
-	j->keys = f->keys;
-	j->role = f->role;
-	j->efd = f->efd;
-	r = pl_thread_start(&f->loader, load_worker, j);
-	if (r < 0) {
-		job_free(j);
-		return r;
+	if (asprintf(&path, "%s/%s", f->dir, s->name) < 0) {
+		path = NULL;
+		s->mtime = (struct timespec){ 0 }; /* judged again at the next look */
+		v->result = FLEET_RESULT_MAX;
+		j->rescan = true;
+		return;
 	}
-	f->job = j;
-	return 0;
+	t0 = mono_ns();
+	if (bl_bundle__read_meta(path, f->keys, &v->meta, &sig, v->key_id, NULL, NULL, err, sizeof(err)) < 0) {
+		snprintf(v->why, sizeof(v->why), "not a bundle plumbline can read: %s", err);
+		v->key_id[0] = '\0';
+	} else {
+		v->has_meta = true;
+		v->result = judge_sig(f, sig, &v->meta, v->why, sizeof(v->why));
+		v->cand = v->result == FLEET_LOADED;
+	}
+	j->judged++;
+	if (mono_ns() - t0 > j->judge_max_ns)
+		j->judge_max_ns = mono_ns() - t0;
+}
+
+/* Read candidate v whole, verify it again and index it: 1 loaded into j,
+ * 0 refused (v says why), or 0 with nothing to say when it was replaced
+ * while read (judged again at the next look). */
+static int load(struct scan_job *j, struct verdict *v)
+{
+	struct fleet *f = j->f;
+	_cleanup_free_ char *path = NULL;
+	struct bl_bundle_meta m;
+	struct baseline **bs = NULL;
+	size_t n = 0;
+	enum bl_sig sig;
+	char key_id[17], err[512];
+	uint64_t t0 = mono_ns();
+
+	if (asprintf(&path, "%s/%s", f->dir, v->s->name) < 0) {
+		path = NULL;
+		v->s->mtime = (struct timespec){ 0 }; /* judged again at the next look */
+		v->result = FLEET_RESULT_MAX;
+		j->rescan = true;
+		return 0;
+	}
+	if (bl_bundle__read_meta(path, f->keys, &m, &sig, key_id, &bs, &n, err, sizeof(err)) < 0) {
+		v->result = FLEET_INVALID;
+		snprintf(v->why, sizeof(v->why), "not a bundle plumbline can read: %s", err);
+		return 0;
+	}
+	if (judge_sig(f, sig, &m, err, sizeof(err)) != FLEET_LOADED || m.created_ns != v->meta.created_ns ||
+	    strcmp(key_id, v->key_id) != 0) {
+		free_view(bs, n);
+		v->s->mtime = (struct timespec){ 0 }; /* replaced while it was read */
+		v->result = FLEET_RESULT_MAX;
+		j->rescan = true;
+		return 0;
+	}
+	if (bs)
+		qsort(bs, n, sizeof(bs[0]), cmp_key);
+	v->meta = m;
+	v->result = FLEET_LOADED;
+	v->load_ns = mono_ns() - t0;
+	j->bs = bs;
+	j->n = n;
+	return 1;
 }
 
 static int cmp_newest(const void *a, const void *b)
 {
-	const struct cand *x = a, *y = b;
+	const struct verdict *x = *(struct verdict *const *)a, *y = *(struct verdict *const *)b;
 
 	return x->meta.created_ns < y->meta.created_ns ? 1 : x->meta.created_ns > y->meta.created_ns ? -1 : 0;
 }
 
-/* Judge one changed file by its header: a candidate into c (1), or refused and reported (0). */
-static int judge(struct fleet *f, int dfd, struct seen *s, const struct stat *st, struct cand *c, fleet_report_fn fn,
-		 void *ctx)
+/* The look: every changed file judged, the newest good one newer than the
+ * view in use loaded (a failed read makes way for the next newest), the
+ * rest of the good ones not newer. */
+static void look(struct scan_job *j)
 {
-	_cleanup_free_ char *path = NULL;
-	char why[640], err[512];
-	enum fleet_result res;
-	enum bl_sig sig;
-	uint64_t t0;
-	int r;
-
-	(void)dfd;
-	*c = (struct cand){.s = s, .arrival_ns = ts_ns(&st->st_ctim)};
-	if (st->st_size > (off_t)BL_BUNDLE_MAX) {
-		snprintf(why, sizeof(why), "%lld bytes, over the bound of %u", (long long)st->st_size, BL_BUNDLE_MAX);
-		report(f, s, FLEET_INVALID, why, NULL, NULL, c->arrival_ns, 0, fn, ctx);
-		return 0;
-	}
-	if (asprintf(&path, "%s/%s", f->dir, s->name) < 0)
-		return 0;
-	t0 = mono_ns();
-	r = bl_bundle__read_meta(path, f->keys, &c->meta, &sig, c->key_id, NULL, NULL, err, sizeof(err));
-	f->judged++;
-	f->judge_ns += mono_ns() - t0;
-	if (mono_ns() - t0 > f->judge_max_ns)
-		f->judge_max_ns = mono_ns() - t0;
-	if (r < 0) {
-		snprintf(why, sizeof(why), "not a bundle plumbline can read: %s", err);
-		report(f, s, FLEET_INVALID, why, NULL, NULL, c->arrival_ns, 0, fn, ctx);
-		return 0;
-	}
-	res = judge_sig(f, sig, &c->meta, why, sizeof(why));
-	if (res != FLEET_LOADED) {
-		report(f, s, res, why, &c->meta, c->key_id, c->arrival_ns, 0, fn, ctx);
-		return 0;
-	}
-	return 1;
-}
-
-void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
-{
-	struct cand cands[FLEET_MAX_FILES];
-	size_t nc = 0, passed = 0;
-	_cleanup_close_ int dfd = -1;
+	struct fleet *f = j->f;
+	struct verdict *cands[FLEET_MAX_FILES];
+	size_t nc = 0;
+	bool have = j->loaded;
+	uint64_t have_ns = j->created_ns;
+	const char *have_name = j->cur;
 	DIR *d;
 	struct dirent *e;
+	int dfd;
 
+	j->loaded_at = -1;
 	dfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd))) {
-		_cleanup_free_ char *dn = text_escape_str(f->dir);
-
-		log_warn_errno(errno, "fleet: cannot read the fleet directory %s: %m (the view loaded stays)",
-			       dn ? dn : "?");
+		j->dir_errno = errno;
+		if (dfd >= 0)
+			close(dfd);
 		return;
 	}
-	dfd = -1; /* the DIR's now */
 	for (size_t i = 0; i < FLEET_MAX_FILES; i++)
 		f->seen[i].present = false;
 	while ((e = readdir(d))) {
@@ -464,129 +463,253 @@ void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx)
 		struct seen *s;
 		bool changed;
 
-		if (e->d_name[0] == '.')
-			continue; /* ., .., and the temporary files of rsync and the like */
+		if (temp_name(e->d_name))
+			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue; /* regular files only: no symlink out of the directory, no FIFO to wait on */
 		s = seen_of(f, e->d_name, &st, &changed);
 		if (!s) {
-			passed++;
+			j->passed++;
 			continue;
 		}
 		if (!changed)
 			continue;
-		if (judge(f, dirfd(d), s, &st, &cands[nc], fn, ctx) == 1)
-			nc++;
+		judge(j, s, &st, &j->v[j->nv]);
+		if (j->v[j->nv].cand)
+			cands[nc++] = &j->v[j->nv];
+		j->nv++;
 	}
 	closedir(d);
 	for (size_t i = 0; i < FLEET_MAX_FILES; i++)
 		if (!f->seen[i].present)
 			f->seen[i].name[0] = '\0'; /* gone: its slot is free, its verdicts forgotten */
-	if (passed && !f->overflow_said) {
-		log_warn("fleet: more than %d files in the fleet directory: %zu passed over", FLEET_MAX_FILES, passed);
-		f->overflow_said = true;
-	}
-	/* the newest first: loaded if newer than what is in use, the rest not newer */
 	qsort(cands, nc, sizeof(cands[0]), cmp_newest);
 	for (size_t i = 0; i < nc; i++) {
-		struct cand *c = &cands[i];
-		char why[640] = "";
+		struct verdict *v = cands[i];
+		_cleanup_free_ char *cur = NULL;
 
-		if (!f->loaded || c->meta.created_ns > f->bundle.created_ns) {
-			int r = f->job ? -EBUSY : load_start(f, c);
-
-			if (r < 0) {
-				/* judged again once the load under way is done (or at the next change) */
-				c->s->mtime = (struct timespec){ 0 };
-				f->rescan = true;
-				if (r != -EBUSY)
-					log_warn_errno(r, "fleet: cannot start the loader thread: %m");
+		if (!have || v->meta.created_ns > have_ns) {
+			if (load(j, v)) {
+				j->loaded_at = v - j->v;
+				have = true;
+				have_ns = v->meta.created_ns;
+				have_name = v->s->name;
 			}
 			continue;
 		}
-		{
-			_cleanup_free_ char *cur = text_escape_str(f->bundle.file);
-
-			if (c->meta.created_ns < f->bundle.created_ns)
-				snprintf(why, sizeof(why), "created %.3f s before the bundle in use (%s)",
-					 (f->bundle.created_ns - c->meta.created_ns) / 1e9, cur ? cur : "?");
-			else
-				snprintf(why, sizeof(why), "created when the bundle in use (%s) was, not after",
-					 cur ? cur : "?");
-		}
-		report(f, c->s, FLEET_NOT_NEWER, why, &c->meta, c->key_id, c->arrival_ns, 0, fn, ctx);
+		cur = text_escape_str(have_name);
+		v->result = FLEET_NOT_NEWER;
+		if (v->meta.created_ns < have_ns)
+			snprintf(v->why, sizeof(v->why), "created %.3f s before the bundle in use (%s)",
+				 (have_ns - v->meta.created_ns) / 1e9, cur ? cur : "?");
+		else
+			snprintf(v->why, sizeof(v->why), "created when the bundle in use (%s) was, not after",
+				 cur ? cur : "?");
 	}
 }
 
-/* The loader thread is done: the new view in use, or the file refused. */
-static void load_done(struct fleet *f, fleet_report_fn fn, void *ctx)
+static void *look_worker(void *arg)
 {
-	struct load_job *j = f->job;
-	struct seen *s = NULL;
-	char why[640] = "";
+	struct scan_job *j = arg;
+	uint64_t one = 1;
 
-	pthread_join(f->loader, NULL);
-	f->job = NULL;
-	for (size_t i = 0; i < FLEET_MAX_FILES && !s; i++)
-		if (f->seen[i].name[0] && strcmp(f->seen[i].name, j->c.s->name) == 0)
-			s = &f->seen[i];
-	if (!s) {
-		job_free(j); /* gone from the directory meanwhile */
+	look(j);
+	if (write(j->f->efd, &one, sizeof(one)) < 0) {
+		/* a full counter is already readable: the loop sees it */
+	}
+	return NULL;
+}
+
+void fleet__scan(struct fleet *f)
+{
+	struct scan_job *j;
+	int r;
+
+	if (f->job) {
+		f->rescan = true; /* looked at again once the look under way is done */
 		return;
 	}
-	if (j->r < 0) {
-		snprintf(why, sizeof(why), "not a bundle plumbline can read: %s", j->err);
-		report(f, s, FLEET_INVALID, why, &j->c.meta, j->c.key_id, j->c.arrival_ns, 0, fn, ctx);
-	} else if (judge_sig(f, j->sig, &j->meta, why, sizeof(why)) != FLEET_LOADED ||
-		   j->meta.created_ns != j->c.meta.created_ns) {
-		s->mtime = (struct timespec){ 0 }; /* replaced while it was read: judged again */
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		log_warn("fleet: out of memory for a look at the directory (looked at again at the next change)");
 		f->rescan = true;
-	} else {
+		return;
+	}
+	j->f = f;
+	j->loaded = f->loaded;
+	j->created_ns = f->bundle.created_ns;
+	snprintf(j->cur, sizeof(j->cur), "%s", f->bundle.file);
+	f->job = j;
+	r = pl_thread_start(&f->loader, look_worker, j);
+	if (r == 0) {
+		j->threaded = true;
+		return;
+	}
+	if (!f->thread_said) {
+		log_warn_errno(r, "fleet: cannot start the loader thread: %m (the fleet directory is read on the "
+				  "event loop instead)");
+		f->thread_said = true;
+	}
+	look_worker(j); /* its eventfd says it is done */
+}
+
+/* ---- the verdicts, on the event loop ---- */
+
+static void report(struct fleet *f, const struct verdict *v, fleet_report_fn fn, void *ctx)
+{
+	struct seen *s = v->s;
+	enum fleet_result res = v->result;
+	const struct bl_bundle_meta *m = v->has_meta ? &v->meta : NULL;
+	_cleanup_free_ char *name = text_escape_str(s->name);
+
+	f->results[res]++;
+	if (s->said & (1u << res))
+		return; /* once per file and reason */
+	s->said |= 1u << res;
+	if (res == FLEET_LOADED)
+		log_info("fleet: loaded %s: role %s, %zu baseline%s from %u host%s, key %s; read in %.1f ms on the loader "
+			 "thread, in use %.0f ms after it arrived (files judged: %llu, the longest in %.1f ms)",
+			 name ? name : "?", f->role, v->meta.nbaselines, v->meta.nbaselines == 1 ? "" : "s",
+			 v->meta.hosts, v->meta.hosts == 1 ? "" : "s", v->key_id, v->load_ns / 1e6,
+			 v->arrival_ns && real_ns() > v->arrival_ns ? (real_ns() - v->arrival_ns) / 1e6 : 0.0,
+			 (unsigned long long)f->judged, f->judge_max_ns / 1e6);
+	else
+		log_warn("fleet: refused %s: %s", name ? name : "?", v->why);
+	if (fn)
+		fn(ctx, &(struct fleet_report){
+			    .file = s->name,
+			    .result = res,
+			    .why = v->why,
+			    .has_meta = m != NULL,
+			    .role = m ? m->role : NULL,
+			    .host = m ? m->host : NULL,
+			    .created_ns = m ? m->created_ns : 0,
+			    .hosts = m ? m->hosts : 0,
+			    .baselines = m ? m->nbaselines : 0,
+			    .key_id = v->key_id,
+			    .arrival_ns = v->arrival_ns,
+			    .load_ns = v->load_ns,
+			});
+}
+
+/* The look is done: its view in use, its verdicts said. */
+static void look_done(struct fleet *f, fleet_report_fn fn, void *ctx)
+{
+	struct scan_job *j = f->job;
+
+	if (j->threaded)
+		pthread_join(f->loader, NULL);
+	f->job = NULL;
+	f->rescan |= j->rescan;
+	f->judged += j->judged;
+	if (j->judge_max_ns > f->judge_max_ns)
+		f->judge_max_ns = j->judge_max_ns;
+	if (j->dir_errno) {
+		_cleanup_free_ char *dn = text_escape_str(f->dir);
+
+		errno = j->dir_errno;
+		log_warn_errno(j->dir_errno, "fleet: cannot read the fleet directory %s: %m (the view loaded stays)",
+			       dn ? dn : "?");
+	}
+	if (j->passed && !f->overflow_said) {
+		log_warn("fleet: more than %d files in the fleet directory: %zu passed over", FLEET_MAX_FILES,
+			 j->passed);
+		f->overflow_said = true;
+	}
+	if (j->loaded_at >= 0) {
+		const struct verdict *v = &j->v[j->loaded_at];
+
 		free_view(f->bs, f->n);
 		f->bs = j->bs;
 		f->n = j->n;
 		j->bs = NULL;
 		j->n = 0;
-		f->bundle_hosts = j->meta.hosts;
+		f->bundle_hosts = v->meta.hosts;
 		f->loaded = true;
 		f->generation++;
 		f->bundle = (struct fleet_bundle){
-			.created_ns = j->meta.created_ns,
-			.hosts = j->meta.hosts,
+			.created_ns = v->meta.created_ns,
+			.hosts = v->meta.hosts,
 			.baselines = f->n,
 			.loaded_ns = real_ns(),
-			.arrival_ns = j->c.arrival_ns,
-			.load_ns = j->load_ns,
+			.arrival_ns = v->arrival_ns,
+			.load_ns = v->load_ns,
 		};
-		snprintf(f->bundle.file, sizeof(f->bundle.file), "%s", s->name);
-		snprintf(f->bundle.role, sizeof(f->bundle.role), "%s", j->meta.role);
-		snprintf(f->bundle.key_id, sizeof(f->bundle.key_id), "%s", j->key_id);
-		report(f, s, FLEET_LOADED, "", &j->meta, j->key_id, j->c.arrival_ns, j->load_ns, fn, ctx);
+		snprintf(f->bundle.file, sizeof(f->bundle.file), "%s", v->s->name);
+		snprintf(f->bundle.role, sizeof(f->bundle.role), "%s", v->meta.role);
+		snprintf(f->bundle.key_id, sizeof(f->bundle.key_id), "%s", v->key_id);
 	}
+	for (size_t i = 0; i < j->nv; i++)
+		if (j->v[i].result < FLEET_RESULT_MAX)
+			report(f, &j->v[i], fn, ctx);
 	job_free(j);
+}
+
+bool fleet__busy(const struct fleet *f)
+{
+	return f && f->job;
+}
+
+/* The directory's events: whether any file event came, and the watch lost
+ * when the directory itself was removed or moved away. */
+static bool read_events(struct fleet *f)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false, lost = false;
+	ssize_t n;
+
+	while ((n = read(f->ifd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->mask & IN_Q_OVERFLOW) {
+				any = true; /* events lost: look at everything */
+			} else if (f->wd >= 0 && ev->wd == f->wd) {
+				lost |= (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) != 0;
+				any |= (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)) != 0;
+			}
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR)
+		log_warn_errno(errno, "fleet: reading the directory's events: %m");
+	if (lost) {
+		_cleanup_free_ char *d = text_escape_str(f->dir);
+
+		inotify_rm_watch(f->ifd, f->wd); /* a directory moved away keeps its watch: not ours any more */
+		f->wd = -1;
+		log_warn("fleet: the fleet directory %s was removed or moved away: the view in use stays; looking for "
+			 "the directory again every second",
+			 d ? d : "?");
+	}
+	return any;
 }
 
 void fleet__changed(struct fleet *f, fleet_report_fn fn, void *ctx)
 {
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool any = false;
+	bool any = read_events(f);
 	uint64_t done;
-	ssize_t n;
 
-	while ((n = read(f->ifd, buf, sizeof(buf))) > 0)
-		any = true;
-	if (n < 0 && errno != EAGAIN && errno != EINTR)
-		log_warn_errno(errno, "fleet: reading the directory's events: %m");
 	if (f->job && read(f->efd, &done, sizeof(done)) == sizeof(done))
-		load_done(f, fn, ctx);
-	if (f->job) {
-		f->rescan |= any; /* judged once the load under way is done */
-		return;
-	}
+		look_done(f, fn, ctx);
 	if (any || f->rescan) {
 		f->rescan = false;
-		fleet__scan(f, fn, ctx);
+		fleet__scan(f); /* or, with a look under way, once it is done */
 	}
+}
+
+void fleet__tick(struct fleet *f)
+{
+	_cleanup_free_ char *d = NULL;
+
+	if (!f || f->wd >= 0)
+		return;
+	f->wd = inotify_add_watch(f->ifd, f->dir, FLEET_WATCH_MASK);
+	if (f->wd < 0)
+		return; /* not back yet */
+	d = text_escape_str(f->dir);
+	log_info("fleet: the fleet directory %s is back: watching it again", d ? d : "?");
+	fleet__scan(f);
 }
 
 /* ---- the alert ---- */

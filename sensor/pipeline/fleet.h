@@ -8,7 +8,8 @@
  * The directory is the fleet's to fill (rsync, configuration management,
  * object storage): the sensor only reads it, at start and whenever a file
  * in it is written, renamed in or created (inotify, its fd in the event
- * loop). Each regular file (at most FLEET_MAX_FILES, names starting with
+ * loop; a directory removed or moved away is looked for again each tick,
+ * and watched again when it is back). Each regular file (at most FLEET_MAX_FILES, names starting with
  * '.' passed over: rsync's temporary files) is judged by its header and
  * signature first (bl_bundle__read_meta() without its baselines): signed
  * by a trusted key (--fleet-keys), for our role, newer than the bundle
@@ -16,7 +17,9 @@
  * the view. Every other file is refused, for one reason, said once per file
  * and reason (a log line, a `fleet` record, counts); a bad signature also
  * raises the sensor's own alert FLEET_BAD_SIG_RULE. A file is judged again
- * only when it changed (inode, size, mtime).
+ * only when it changed (inode, size, mtime). Each look, the judging
+ * included, runs on a loader thread: the event loop only says what it
+ * found and swaps the new view in.
  */
 #ifndef PL_FLEET_H
 #define PL_FLEET_H
@@ -68,12 +71,13 @@ struct fleet_counts {
 	char role[64];
 	const char *dir;		    /* the fleet directory (the options', raw) */
 	uint64_t results[FLEET_RESULT_MAX]; /* files judged since start, by result */
+	bool watching;			    /* the directory is watched (false: removed or moved away, looked for) */
 	bool loaded;			    /* a bundle is in use */
 	struct fleet_bundle bundle;
 	uint64_t keys; /* trusted public keys */
 };
 
-/* One judgement, for the caller's records and alert (fleet__scan()). */
+/* One judgement, for the caller's records and alert (fleet__changed()). */
 struct fleet_report {
 	const char *file; /* raw name */
 	enum fleet_result result;
@@ -93,28 +97,36 @@ typedef void (*fleet_report_fn)(void *ctx, const struct fleet_report *r);
 /*
  * Open the fleet view of role over dir, trusting the public keys at keys
  * (a PEM file or a directory of *.pub): the keys are loaded and the
- * directory watched now (before the privilege drop: inotify is not allowed
- * after it); nothing is judged until fleet__scan(). 0, or -errno (logged):
- * a key file that cannot be loaded, a directory that cannot be watched.
+ * directory watched now (the inotify instance is made before the privilege
+ * drop); nothing is judged until fleet__scan(). 0, or -errno (logged): a
+ * key file that cannot be loaded, a directory that cannot be watched.
  */
 int fleet__open(const char *dir, const char *keys, const char *role, struct fleet **ret);
 /* NULL-safe. */
 void fleet__free(struct fleet *f);
 
-/* The fd for the event loop: readable when the directory changed or the
- * loader thread finished (then fleet__changed()). */
+/* The fd for the event loop: readable when the directory changed or a look
+ * finished (then fleet__changed()). */
 int fleet__epoll_fd(const struct fleet *f);
 
-/* Judge the directory's files now (at start, after the privilege drop: it
- * may start the loader thread), each verdict logged and handed to fn (once
- * per file and result); the newest good one newer than the bundle in use is
- * loaded on the loader thread, its verdict given by fleet__changed(). */
-void fleet__scan(struct fleet *f, fleet_report_fn fn, void *ctx);
+/* Look at the directory's files (at start, after the privilege drop: it
+ * starts the loader thread): each changed file judged, the newest good one
+ * newer than the bundle in use loaded, all on the loader thread. Nothing is
+ * said here: fleet__changed() says the verdicts once the look is done. With
+ * a look under way, another follows it. */
+void fleet__scan(struct fleet *f);
 
-/* The fd was readable: a finished load's view put in use (or the file
- * refused), then, unless a load is still under way, fleet__scan() when the
- * directory changed. */
+/* The fd was readable: a finished look's view put in use and its verdicts
+ * logged and handed to fn (once per file and result), then another look
+ * when the directory changed meanwhile. */
 void fleet__changed(struct fleet *f, fleet_report_fn fn, void *ctx);
+
+/* Each second: a directory whose watch was lost (removed or moved away) is
+ * watched again once it is back, and looked at. f may be NULL (off). */
+void fleet__tick(struct fleet *f);
+
+/* Whether a look is under way. f may be NULL. */
+bool fleet__busy(const struct fleet *f);
 
 /* The fleet's baseline of key, read-only, valid until the next scan
  * replaces the view; NULL when no bundle is loaded or it lacks key.

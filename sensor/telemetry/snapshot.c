@@ -229,6 +229,9 @@ static void render_fleet(const struct snapshot *s, struct pl_expo *e)
 		     "unsigned, other_role, not_newer, invalid).");
 	for (int r = 0; r < FLEET_RESULT_MAX; r++)
 		expo__u64(e, L1("result", fleet_result__name(r)), 1, f->results[r]);
+	gauge(e, "plumbline_fleet_dir_watched",
+	      "1 while the fleet directory is watched; 0 after it was removed or moved away, until it is back.",
+	      f->watching ? 1 : 0);
 	gauge(e, "plumbline_fleet_bundle_created_seconds",
 	      "When the fleet bundle in use was made (Unix time; 0: none loaded).",
 	      f->loaded ? f->bundle.created_ns / 1e9 : 0);
@@ -499,6 +502,7 @@ static struct json_object *status_fleet(const struct snapshot *s)
 	add_raw(o, "role", f->role);
 	add_raw(o, "dir", f->dir);
 	add_u64(o, "keys", f->keys);
+	json_object_object_add(o, "watching", json_object_new_boolean(f->watching));
 	if (f->loaded) {
 		b = json_object_new_object();
 		add_raw(b, "file", f->bundle.file);

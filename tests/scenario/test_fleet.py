@@ -22,7 +22,10 @@ baseline (baseline.source fleet) while its own had learned nothing
 byte flipped (refused, bad_signature, and the sensor's alert "Fleet bundle
 with a bad signature"), one for another role (other_role), an older one (h1's
 own export: not_newer), and a newer good merge (loaded, its time from the
-rename to its use printed); status.json says the same counts.
+rename to its use printed); status.json says the same counts. Last, the
+fleet directory is replaced whole (removed, then a new one renamed in):
+h4 says it is not watched, keeps its view, then watches the new one and
+loads the bundle in it.
 
 depart: a fifth host, h5, learns implant logins alone in --mode learn (its
 own baseline says the slow login is normal), then runs again on its store
@@ -220,7 +223,34 @@ def join(d, sshd, key, fleet_dir):
     if st.get("refused") != want or st.get("loaded") != 2 or st["bundle"]["hosts"] != 3 or st["role"] != ROLE:
         fail(f"h4's status.json fleet: {st}; expected refused {want}, loaded 2, hosts 3")
     log(f"h4's status.json: fleet {json.dumps(st)[:400]}")
+
+    # the directory replaced whole, as configuration management does: removed,
+    # then a new one renamed into its place; the sensor (privileges dropped,
+    # seccomp on) watches it again and loads what it holds
+    shutil.rmtree(fleet_dir)
+
+    def watching(want):
+        with open(os.path.join(d, "h4.run", "status.json")) as f:
+            st = json.load(f).get("fleet") or {}
+        return st if st.get("watching") is want else None
+
+    st = wait_for("h4's status.json: the fleet directory not watched", lambda: watching(False), timeout=5)
+    if (st.get("bundle") or {}).get("file") != "ssh-2.bundle":
+        fail(f"h4's view after its directory was removed: {st.get('bundle')}, expected ssh-2.bundle to stay")
+    staged = fleet_dir + ".new"
+    os.mkdir(staged, 0o755)
+    third = os.path.join(staged, "ssh-3.bundle")
+    plumbline("baseline", "merge", *exports, "-o", third, "--role", ROLE, "--sign", key, "--trust", key + ".pub")
+    os.rename(staged, fleet_dir)
+    rec = wait_fleet(h4, "ssh-3.bundle", "loaded")
+    wait_for("h4's status.json: the fleet directory watched again", lambda: watching(True), timeout=5)
+    log(f"h4 watched its fleet directory again after it was replaced, and loaded ssh-3.bundle "
+        f"({rec['baselines']} baselines)")
     h4.stop()
+    with open(os.path.join(d, "h4.log"), errors="replace") as f:
+        refused = [ln.strip() for ln in f if "seccomp refused" in ln]
+    if refused:
+        fail(f"h4's log: {refused}")
 
 
 def depart(d, sshd, key, fleet_dir):

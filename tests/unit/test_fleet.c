@@ -4,7 +4,8 @@
  * directory of real signed bundles: the newest good one of the role is
  * loaded (on the loader thread) and found by key; every other file is
  * refused once, for its one reason; symlinks, FIFOs and dotfiles are never
- * opened; hostile names are judged like any other.
+ * opened; hostile names are judged like any other; a directory removed
+ * and made again is watched again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,16 +134,17 @@ static void bundle(struct fx *f, const char *name, const char *role, uint64_t cr
 		baseline__free(bs[i]);
 }
 
-/* The loader thread's end, then its verdict (fleet__changed()). */
-static void wait_load(struct fleet *fl, struct fx *f)
+/* The directory's events and the looks they start, until none is under way
+ * (each look's verdicts said by fleet__changed()). */
+static void settle(struct fleet *fl, struct fx *f)
 {
 	struct pollfd p = { .fd = fleet__epoll_fd(fl), .events = POLLIN };
-	size_t before = f->n;
 
-	for (int i = 0; i < 50 && f->n == before; i++) {
-		assert_true(poll(&p, 1, 200) >= 0);
+	for (int i = 0; i < 100 && (fleet__busy(fl) || i == 0); i++) {
+		assert_true(poll(&p, 1, 100) >= 0);
 		fleet__changed(fl, on_report, f);
 	}
+	assert_false(fleet__busy(fl));
 }
 
 static const struct fleet_report *report_of(struct fx *f, const char *name)
@@ -169,9 +171,10 @@ static void test_fleet_loads_the_newest_good_bundle_and_refuses_the_rest_once(vo
 
 	bundle(f, "ssh-1.bundle", "ssh", NOW0 + 10, 3, f->key, 3);
 	assert_int_equal(fleet__open(f->fleet, f->pub, "ssh", &fl), 0);
-	fleet__scan(fl, on_report, f);
-	assert_int_equal(f->n, 0); /* loading, on the loader thread */
-	wait_load(fl, f);
+	fleet__scan(fl);
+	assert_true(fleet__busy(fl));
+	assert_int_equal(f->n, 0); /* judged and loaded on the loader thread, said after */
+	settle(fl, f);
 	assert_int_equal(f->n, 1);
 	assert_int_equal(f->got[0].result, FLEET_LOADED);
 	assert_int_equal(f->got[0].hosts, 3);
@@ -219,9 +222,13 @@ static void test_fleet_loads_the_newest_good_bundle_and_refuses_the_rest_once(vo
 	assert_int_equal(symlink(link, path), 0);
 	snprintf(path, sizeof(path), "%s/.rsync-tmp.bundle", f->fleet);
 	assert_int_equal(write_file(path, "junk", 4), 0);
+	snprintf(path, sizeof(path), "%s/ssh-9.bundle.tmp.4242", f->fleet); /* an atomic write under way */
+	assert_int_equal(write_file(path, "{\"format\"", 10), 0);
 
 	f->n = 0;
-	fleet__scan(fl, on_report, f);
+	fleet__scan(fl);
+	assert_int_equal(f->n, 0); /* nothing judged on the event loop */
+	settle(fl, f);
 	assert_int_equal(f->n, 7);
 	assert_int_equal(report_of(f, "web.bundle")->result, FLEET_OTHER_ROLE);
 	assert_int_equal(report_of(f, "old.bundle")->result, FLEET_NOT_NEWER);
@@ -234,17 +241,18 @@ static void test_fleet_loads_the_newest_good_bundle_and_refuses_the_rest_once(vo
 	assert_null(report_of(f, "fifo"));
 	assert_null(report_of(f, "link.bundle"));
 	assert_null(report_of(f, ".rsync-tmp.bundle"));
+	assert_null(report_of(f, "ssh-9.bundle.tmp.4242"));
 	assert_int_equal(fleet__generation(fl), 1); /* the view in use stays */
 
 	/* unchanged files are not judged again */
 	f->n = 0;
-	fleet__scan(fl, on_report, f);
+	fleet__scan(fl);
+	settle(fl, f);
 	assert_int_equal(f->n, 0);
 
 	/* a newer good one replaces the view */
 	bundle(f, "ssh-2.bundle", "ssh", NOW0 + 30, 5, f->key, 2);
-	fleet__scan(fl, on_report, f);
-	wait_load(fl, f);
+	settle(fl, f); /* the watch saw it */
 	assert_int_equal(f->n, 1);
 	assert_string_equal(f->got[0].file, "ssh-2.bundle");
 	assert_int_equal(f->got[0].result, FLEET_LOADED);
@@ -268,6 +276,70 @@ static void test_fleet_loads_the_newest_good_bundle_and_refuses_the_rest_once(vo
 	fleet__free(fl);
 }
 
+/* A fleet directory removed, or moved away, and made again (configuration
+ * management replacing it whole): the view in use stays, the directory is
+ * looked for each tick, watched again when it is back, and what arrives in
+ * it is loaded; what is written into the old one moved away is not. */
+static void test_fleet_watches_a_directory_made_again(void **state)
+{
+	struct fx *f = *state;
+	struct fleet *fl;
+	struct fleet_counts c;
+	char moved[sizeof(f->fleet) + 8];
+
+	bundle(f, "ssh-1.bundle", "ssh", NOW0 + 10, 3, f->key, 1);
+	assert_int_equal(fleet__open(f->fleet, f->pub, "ssh", &fl), 0);
+	fleet__scan(fl);
+	settle(fl, f);
+	assert_int_equal(f->n, 1);
+
+	ut_rm_rf(f->fleet);
+	settle(fl, f);
+	fleet__counts(fl, &c);
+	assert_false(c.watching);
+	assert_true(c.loaded); /* the view in use stays */
+	fleet__tick(fl);       /* not back yet */
+	fleet__counts(fl, &c);
+	assert_false(c.watching);
+
+	assert_int_equal(mkdir(f->fleet, 0755), 0);
+	bundle(f, "ssh-2.bundle", "ssh", NOW0 + 20, 4, f->key, 2);
+	fleet__tick(fl);
+	fleet__counts(fl, &c);
+	assert_true(c.watching);
+	settle(fl, f);
+	assert_int_equal(f->n, 2);
+	assert_string_equal(f->got[1].file, "ssh-2.bundle");
+	assert_int_equal(f->got[1].result, FLEET_LOADED);
+	assert_int_equal(fleet__generation(fl), 2);
+
+	/* moved away: its watch is not ours any more */
+	snprintf(moved, sizeof(moved), "%s.old", f->fleet);
+	assert_int_equal(rename(f->fleet, moved), 0);
+	settle(fl, f);
+	fleet__counts(fl, &c);
+	assert_false(c.watching);
+	{
+		char save[sizeof(f->fleet)];
+
+		memcpy(save, f->fleet, sizeof(save));
+		memcpy(f->fleet + strlen(f->fleet), ".old", 5); /* moved, as f->fleet has room */
+		bundle(f, "ssh-3.bundle", "ssh", NOW0 + 30, 5, f->key, 1);
+		memcpy(f->fleet, save, sizeof(save));
+	}
+	settle(fl, f);
+	assert_int_equal(f->n, 2);
+	assert_int_equal(mkdir(f->fleet, 0755), 0);
+	bundle(f, "ssh-4.bundle", "ssh", NOW0 + 40, 6, f->key, 1);
+	fleet__tick(fl);
+	settle(fl, f);
+	assert_int_equal(f->n, 3);
+	assert_string_equal(f->got[2].file, "ssh-4.bundle");
+	assert_int_equal(fleet__generation(fl), 3);
+	fleet__free(fl);
+	ut_rm_rf(moved);
+}
+
 static void test_fleet_refuses_keys_it_cannot_load_and_a_missing_directory(void **state)
 {
 	struct fx *f = *state;
@@ -287,6 +359,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fleet_loads_the_newest_good_bundle_and_refuses_the_rest_once, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_fleet_watches_a_directory_made_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fleet_refuses_keys_it_cannot_load_and_a_missing_directory, setup,
 						teardown),
 	};
