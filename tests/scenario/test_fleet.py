@@ -40,7 +40,9 @@ PLUMBLINE_REQUIRE_BPF=1. PLUMBLINE_KEEP_TEST_FILES keeps its directory.
 """
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -154,10 +156,51 @@ def field(a, name):
     return (a.get("output_fields") or {}).get(name)
 
 
+def check_bad_sig_forms(collector, ocsf, alert):
+    """The bad signature alert as syslog (one datagram: RFC 5424, Warning, the
+    alert's scalars as structured data, its output in MSG) and as an OCSF
+    finding: the same alert."""
+    def datagrams():
+        got = []
+        while True:
+            try:
+                got.append(collector.recv(65536).decode("utf-8", "replace"))
+            except BlockingIOError:
+                return [g for g in got if f'rule="{BAD_SIG}"' in g] or None
+
+    dg = wait_for("h4's bad signature alert on syslog", datagrams, timeout=5)
+    m = re.match(r'<(\d+)>1 \S+ \S+ plumbline \d+ alert \[plumbline@32473 ((?:"(?:[^"\\]|\\.)*"|[^\]"])*)\] (.*)$', dg[0], re.S)
+    if len(dg) != 1 or not m or int(m.group(1)) % 8 != 4:
+        fail(f"h4's bad signature datagrams: {dg}; expected one RFC 5424 alert at severity 4 (Warning)")
+    sd = dict(re.findall(r'(\S+?)="((?:[^"\\]|\\.)*)"', m.group(2)))
+    want = {"id": alert["id"], "rule": BAD_SIG, "priority": "Warning", "severity": "4", "when": "sensor",
+            "pid": str(alert["pid"])}
+    if any(sd.get(k) != v for k, v in want.items()):
+        fail(f"h4's bad signature datagram's structured data {sd}; expected {want}")
+    if m.group(3) != f"[WARNING] id={alert['id']} {alert['output']}" or "ssh-flipped.bundle" not in m.group(3):
+        fail(f"h4's bad signature datagram's MSG {m.group(3)!r}; expected [WARNING] id={alert['id']} and its output")
+
+    def findings():
+        with open(ocsf) as f:
+            got = [json.loads(ln) for ln in f if ln.strip()]
+        return [x for x in got if x["finding_info"]["title"] == BAD_SIG] or None
+
+    fs = wait_for("h4's bad signature alert as an OCSF finding", findings, timeout=5)
+    if len(fs) != 1 or fs[0]["finding_info"]["uid"] != alert["id"]:
+        fail(f"h4's bad signature OCSF findings: {fs}; expected one, uid {alert['id']}")
+    log(f"h4's bad signature alert as syslog ({len(dg[0])} bytes, PRI {m.group(1)}) and as an OCSF finding "
+        f"(severity_id {fs[0].get('severity_id')})")
+
+
 def join(d, sshd, key, fleet_dir):
     _, exports, bundle = learn_fleet(d, sshd, key)
     publish(bundle, fleet_dir, "ssh-1.bundle")
-    h4 = host(d, "h4", ["--fleet-dir", fleet_dir, "--fleet-keys", key + ".pub"])
+    collector = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # h4's syslog (RFC 5426)
+    collector.bind(("127.0.0.1", 0))
+    collector.setblocking(False)
+    ocsf = os.path.join(d, "h4.ocsf.jsonl")
+    h4 = host(d, "h4", ["--fleet-dir", fleet_dir, "--fleet-keys", key + ".pub", "--ocsf", ocsf,
+                        "--syslog", f"udp:127.0.0.1:{collector.getsockname()[1]}"])
     rec = wait_fleet(h4, "ssh-1.bundle", "loaded")
     if rec["hosts"] != 3 or rec["role"] != ROLE:
         fail(f"h4 loaded {rec}: expected hosts 3, role {ROLE}")
@@ -192,6 +235,7 @@ def join(d, sshd, key, fleet_dir):
     if len(a) != 1 or field(a[0], "fleet.file") != "ssh-flipped.bundle" or a[0].get("priority") != "Warning":
         fail(f"h4: the bad signature alerts: {a}")
     log(f"h4 refused ssh-flipped.bundle ({rec['why']}) and alerted: {a[0].get('output')}")
+    check_bad_sig_forms(collector, ocsf, a[0])
 
     web = os.path.join(d, "h1-web.bundle")
     plumbline("baseline", "export", web, "--no-config", "--state-dir", os.path.join(d, "h1.state"), "--role",
@@ -247,6 +291,8 @@ def join(d, sshd, key, fleet_dir):
     log(f"h4 watched its fleet directory again after it was replaced, and loaded ssh-3.bundle "
         f"({rec['baselines']} baselines)")
     h4.stop()
+    collector.close()
+    sl.keep_records(ocsf, "h4", ocsf=True)
     with open(os.path.join(d, "h4.log"), errors="replace") as f:
         refused = [ln.strip() for ln in f if "seccomp refused" in ln]
     if refused:
