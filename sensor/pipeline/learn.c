@@ -324,13 +324,6 @@ static const double (*quantiles_of(struct learner *l, const struct baseline *b))
 	return c->q;
 }
 
-uint32_t learner__mark_new_frames(struct learner *l, const struct baseline *b, struct pl_oncpu *oc)
-{
-	const struct baseline *prior = b && b->prior_key ? bl_store__get(l->store, b->prior_key) : NULL;
-
-	return oc ? baseline__mark_new_frames(b, prior, &l->pol, real_ns(), oc) : 0;
-}
-
 void learner__set_fleet(struct learner *l, const struct fleet *f)
 {
 	l->fleet = f;
@@ -350,6 +343,20 @@ static const struct baseline *fleet_of(struct learner *l, const struct baseline 
 		l->fleet_gen = fleet__generation(l->fleet);
 	}
 	return fleet__get(l->fleet, b->key, ret_hosts);
+}
+
+uint32_t learner__mark_new_frames(struct learner *l, const struct baseline *b, struct pl_oncpu *oc)
+{
+	const struct baseline *prior = b && b->prior_key ? bl_store__get(l->store, b->prior_key) : NULL;
+	uint64_t now = real_ns();
+
+	if (!oc)
+		return 0;
+	/* against its own functions, else a ready prior's, else the fleet's (a
+	 * host that joins marks the code its role never ran at once) */
+	if (!baseline__set_ready(prior, BL_SET_ONCPU_FUNCS, &l->pol, now) && fleet_of(l, b, NULL))
+		prior = fleet_of(l, b, NULL);
+	return baseline__mark_new_frames(b, prior, &l->pol, now, oc);
 }
 
 /* The fleet's view of the key into v->fleet (fleet.* fields). */

@@ -82,8 +82,9 @@ void learner__state(struct learner *l, const struct proc_info *pi, struct pl_sam
 
 /*
  * Mark each frame of oc's stacks new or not (pl_frame.is_new) against
- * baseline b's functions on CPU, or its prior's when b's are not saturated
- * (baseline__mark_new_frames: NULL b marks nothing new). learner__state()
+ * baseline b's functions on CPU, or its prior's when b's are not saturated,
+ * or the fleet's (fleet.h) when neither is (baseline__mark_new_frames: NULL
+ * b marks nothing new). learner__state()
  * calls it for every sample; a sampler that builds stacks elsewhere calls
  * it on them before they are written. The frames must be oc's own to write.
  * Returns the frames marked new.

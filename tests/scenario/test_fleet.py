@@ -214,6 +214,16 @@ def join(d, sshd, key, fleet_dir):
     if b.get("source") != "fleet" or b.get("samples") != 0 or (b.get("fleet") or {}).get("hosts") != 3:
         fail(f"h4's alert for pid {pid}: baseline source {b.get('source')}, own samples {b.get('samples')}, "
              f"fleet {b.get('fleet')}: expected fleet, 0, hosts 3")
+    # its stacks' frames are judged against the fleet's functions once the
+    # fleet's set is saturated (36 logins may not saturate it: unit_learn has
+    # the marking itself); whatever is marked new is the implant's, never sshd's
+    frames = [f for t in ((a.get("evidence") or {}).get("stacks") or {}).get("top") or [] for f in t["frames"]
+              if not f.get("kernel")]
+    implant = {(f["object"], f.get("function")) for f in frames if f["object"].endswith("/libplxz.so")}
+    marked = {(f["object"], f.get("function")) for f in frames if f.get("new")}
+    if not implant or not marked <= implant:
+        fail(f"h4's alert for pid {pid}: frames marked new {sorted(marked - implant)} outside the implant")
+    log(f"h4: {len(marked)} of the implant's {len(implant)} functions in the stacks marked new against the fleet's")
     others = [x["pid"] for x in alerts_for(h4, COST) if x["pid"] != pid]
     if others:
         fail(f"h4: {COST!r} for other pids too: {others}")

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 #include <cmocka.h>
@@ -24,9 +25,12 @@
 #include <json-c/json.h>
 
 #include "baseline.h"
+#include "bundle.h"
+#include "pipeline/fleet.h"
 #include "pipeline/learn.h"
 #include "log.h"
 #include "process/proctable.h"
+#include "signing.h"
 #include "sketch.h"
 #include "syscalls.h"
 
@@ -363,6 +367,81 @@ static void test_learn_functions_on_cpu_learned_then_new_frames_marked(void **st
 /* A sample a rule at Warning or above fired on is never learned, ready or
  * not: repeating an attack while a baseline learns must not make it
  * normal. The others are learned until ready and after. */
+/* A host that joins (its own baseline empty, no prior) marks the frames of
+ * its stacks against the fleet's functions on CPU: the role's bundle of a
+ * host that learned the app's code, loaded through the fleet view. */
+static void test_learn_frames_marked_new_against_the_fleet_while_its_own_is_not_ready(void **state)
+{
+	struct fx *f = *state;
+	struct proc_info *pi = image(f, 10, "/usr/bin/app", "build-id:aa", NULL), *joined;
+	struct pl_frame user[] = { { .object = "/usr/bin/app", .function = "main", .offset = 0x41 },
+				   { .object = "/usr/bin/app", .function = "work", .offset = 0x10 } };
+	struct pl_frame hook[] = { { .object = "/usr/bin/app", .function = "main", .offset = 0x41 },
+				   { .object = "/tmp/.x/libhook.so", .function = "hook_spin" } };
+	struct pl_frame kern[] = { { .object = "[kernel]", .function = "do_syscall_64", .kernel = true } };
+	struct pl_stack st[] = { { .samples = 9, .user = user, .kern = kern, .nuser = 2, .nkern = 1 } };
+	struct pl_stack hst[] = { { .samples = 30, .user = hook, .kern = kern, .nuser = 2, .nkern = 1 } };
+	struct pl_oncpu oc = { .samples = 9, .stacks = st, .nstacks = 1 };
+	struct pl_oncpu hoc = { .samples = 30, .stacks = hst, .nstacks = 1 };
+	struct bl_bundle_meta m = { .role = "app", .created_ns = T0, .hosts = 1 };
+	char fleet_dir[128], key[128], pub[128], path[160], state2[128], err[256];
+	struct pollfd p = { .events = POLLIN };
+	struct bl_signkey *k;
+	struct learner *l2;
+	struct fleet *fl;
+	struct pl_sample s;
+
+	for (int i = 0; i < 3; i++) {
+		exit_of(f, &s, 10 * MS);
+		s.oncpu = &oc;
+		assert_true(observe(f, pi, &s, false));
+	}
+	assert_true(baseline__set_ready(pi->bl, BL_SET_ONCPU_FUNCS, &f->pol, 0));
+	/* its store as the role's signed bundle, in a fleet directory */
+	snprintf(fleet_dir, sizeof(fleet_dir), "%s/fleet", f->dir);
+	snprintf(key, sizeof(key), "%s/role.key", f->dir);
+	snprintf(pub, sizeof(pub), "%s/role.key.pub", f->dir);
+	snprintf(path, sizeof(path), "%s/app.bundle", fleet_dir);
+	assert_int_equal(mkdir(fleet_dir, 0755), 0);
+	assert_int_equal(bl_signkey__generate(key, pub, err, sizeof(err)), 0);
+	assert_int_equal(bl_signkey__load(key, &k, err, sizeof(err)), 0);
+	assert_int_equal(bl_bundle__write_meta(path, &pi->bl, 1, &m, k), 0);
+	bl_signkey__free(k);
+
+	/* the joining host: a state of its own, the fleet's view */
+	snprintf(state2, sizeof(state2), "%s/state2", f->dir);
+	assert_int_equal(learner__open(state2, &f->pol, &l2), 0);
+	assert_int_equal(fleet__open(fleet_dir, pub, "app", &fl), 0);
+	fleet__scan(fl);
+	p.fd = fleet__epoll_fd(fl);
+	for (int i = 0; i < 100 && fleet__busy(fl); i++) {
+		assert_true(poll(&p, 1, 100) >= 0);
+		fleet__changed(fl, NULL, NULL);
+	}
+	assert_int_equal(fleet__generation(fl), 1);
+	joined = proctable__reset(f->procs, 20, 20);
+	assert_non_null(joined);
+	joined->exe = strdup("/usr/bin/app");
+	joined->binary_id = strdup("build-id:aa");
+	learner__attach(l2, joined);
+	assert_non_null(joined->bl);
+	assert_int_equal(joined->bl->samples, 0);
+
+	/* no fleet: its own set is not ready, nothing is new */
+	assert_int_equal(learner__mark_new_frames(l2, joined->bl, &hoc), 0);
+	assert_false(hook[1].is_new);
+	learner__set_fleet(l2, fl);
+	assert_int_equal(learner__mark_new_frames(l2, joined->bl, &hoc), 1);
+	assert_false(hook[0].is_new);
+	assert_true(hook[1].is_new);
+	assert_false(kern[0].is_new);
+	assert_int_equal(learner__mark_new_frames(l2, joined->bl, &oc), 0);
+
+	learner__set_fleet(l2, NULL);
+	fleet__free(fl);
+	learner__free(l2);
+}
+
 static void test_learn_commit_a_rule_that_fired_blocks_learning_ready_or_not(void **state)
 {
 	struct fx *f = *state;
@@ -643,6 +722,7 @@ int main(void)
 	    T(test_learn_state_of_an_image_without_baseline_is_empty),
 	    T(test_learn_score_puts_the_baselines_verdict_into_the_sample),
 	    T(test_learn_functions_on_cpu_learned_then_new_frames_marked),
+	    T(test_learn_frames_marked_new_against_the_fleet_while_its_own_is_not_ready),
 	    T(test_learn_commit_a_rule_that_fired_blocks_learning_ready_or_not),
 	    T(test_learn_partial_image_or_unwanted_sample_is_never_learned),
 	    T(test_learn_exec_is_never_scored),
