@@ -39,8 +39,10 @@
 #include "textsafe.h"
 #include "thread.h"
 
-/* What the directory's watch sees: a file written, renamed in or made; the directory itself gone */
-#define FLEET_WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+/* What the directory's watch sees: a file closed after writing or renamed
+ * in (not created: a copy under way would be judged before it is whole);
+ * the directory itself gone */
+#define FLEET_WATCH_MASK (IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
 /* A file judged: what it was when judged, and the results said of it. */
 struct seen {
@@ -666,7 +668,7 @@ static bool read_events(struct fleet *f)
 				any = true; /* events lost: look at everything */
 			} else if (f->wd >= 0 && ev->wd == f->wd) {
 				lost |= (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) != 0;
-				any |= (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)) != 0;
+				any |= (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) != 0;
 			}
 			p += sizeof(*ev) + ev->len;
 		}

@@ -7,7 +7,7 @@
  *
  * The directory is the fleet's to fill (rsync, configuration management,
  * object storage): the sensor only reads it, at start and whenever a file
- * in it is written, renamed in or created (inotify, its fd in the event
+ * in it is closed after writing or renamed in (inotify, its fd in the event
  * loop; a directory removed or moved away is looked for again each tick,
  * and watched again when it is back). Each regular file (at most FLEET_MAX_FILES, names starting with
  * '.' passed over: rsync's temporary files) is judged by its header and

@@ -261,11 +261,42 @@ static void test_fleet_loads_the_newest_good_bundle_and_refuses_the_rest_once(vo
 	assert_non_null(fleet__get(fl, "build-id:a1@build-id:p", &hosts));
 	assert_int_equal(hosts, 5);
 
+	/* copied in place: judged once it is closed, not while it is written */
+	{
+		char staged[160], *data;
+		size_t len;
+		FILE *in, *out;
+
+		bundle(f, "../staged.bundle", "ssh", NOW0 + 40, 5, f->key, 1);
+		snprintf(staged, sizeof(staged), "%s/staged.bundle", f->dir);
+		snprintf(path, sizeof(path), "%s/ssh-3.bundle", f->fleet);
+		in = fopen(staged, "r");
+		assert_non_null(in);
+		data = malloc(1 << 20);
+		len = fread(data, 1, 1 << 20, in);
+		fclose(in);
+		assert_true(len > 100 && len < (1 << 20));
+		f->n = 0;
+		out = fopen(path, "w");
+		assert_non_null(out);
+		assert_int_equal(fwrite(data, 1, len / 2, out), len / 2);
+		fflush(out);
+		settle(fl, f);
+		assert_int_equal(f->n, 0);
+		assert_int_equal(fwrite(data + len / 2, 1, len - len / 2, out), len - len / 2);
+		fclose(out);
+		free(data);
+		settle(fl, f);
+		assert_int_equal(f->n, 1);
+		assert_int_equal(f->got[0].result, FLEET_LOADED);
+		assert_string_equal(f->got[0].file, "ssh-3.bundle");
+	}
+
 	fleet__counts(fl, &c);
 	assert_true(c.on && c.loaded);
-	assert_string_equal(c.bundle.file, "ssh-2.bundle");
+	assert_string_equal(c.bundle.file, "ssh-3.bundle");
 	assert_int_equal(c.bundle.hosts, 5);
-	assert_int_equal(c.results[FLEET_LOADED], 2);
+	assert_int_equal(c.results[FLEET_LOADED], 3);
 	assert_int_equal(c.results[FLEET_NOT_NEWER], 2);
 	assert_int_equal(c.results[FLEET_BAD_SIGNATURE], 1);
 	assert_int_equal(c.results[FLEET_UNKNOWN_KEY], 1);
