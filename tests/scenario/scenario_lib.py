@@ -236,6 +236,29 @@ class Sensor(Daemon):
 
 # ---- a real sshd of the test's own (test_sshd_preload.py, test_fleet.py) ----
 
+def need_sshd(lib):
+    """Skip unless the sshd scenarios can run here: BPF (need_bpf), Debian's
+    sshd, ssh and ssh-keygen, and a root account that is not locked (sshd
+    without PAM refuses even key logins to one); fail when the implant LIB
+    was not built."""
+    need_bpf("the sensor loads BPF, and sshd needs root")
+    if not os.access(SSHD, os.X_OK):
+        skip(f"no {SSHD} (Debian's openssh-server)")
+    for tool in ("ssh", "ssh-keygen"):
+        if not shutil.which(tool):
+            skip(f"no {tool} (Debian's openssh-client)")
+    if not os.path.exists(lib):
+        print(f"FAIL: {lib} was not built", file=sys.stderr)
+        sys.exit(1)
+    try:
+        with open("/etc/shadow") as f:
+            root = next((ln.split(":") for ln in f if ln.startswith("root:")), None)
+        if root and root[1].startswith("!"):
+            skip("root's account is locked ('!' in /etc/shadow): sshd without PAM refuses even key logins")
+    except OSError:
+        pass
+
+
 class Sshd:
     """Debian's sshd, on loopback, with everything of its own in d."""
 

@@ -49,7 +49,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario_lib as sl  # noqa: E402
-from scenario_lib import SSHD, Failure, Sshd, fail, finish, log, skip, wait_for, wait_login_children  # noqa: E402
+from scenario_lib import Failure, Sshd, fail, finish, log, wait_for, wait_login_children  # noqa: E402
 
 MODE, SENSOR, LIB = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 COST = "Unexpected CPU in authentication"
@@ -353,15 +353,7 @@ def main():
     if MODE not in ("join", "depart"):
         print(f"usage: {sys.argv[0]} join|depart PLUMBLINE LIBPLXZ_SO", file=sys.stderr)
         sys.exit(2)
-    sl.need_bpf("the sensor loads BPF, and sshd needs root")
-    if not os.access(SSHD, os.X_OK):
-        skip(f"no {SSHD} (Debian's openssh-server)")
-    for tool in ("ssh", "ssh-keygen"):
-        if not shutil.which(tool):
-            skip(f"no {tool} (Debian's openssh-client)")
-    if not os.path.exists(LIB):
-        print(f"FAIL: {LIB} was not built", file=sys.stderr)
-        sys.exit(1)
+    sl.need_sshd(LIB)
     d = sl.temp_dir("pl-fleet-")
     os.chmod(d, 0o755)
     fleet_dir = os.path.join(d, "fleet")

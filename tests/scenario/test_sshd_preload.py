@@ -62,7 +62,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario_lib as sl  # noqa: E402
-from scenario_lib import SSHD, Failure, Sshd, fail, finish, log, login_children, skip, wait_login_children  # noqa: E402,F401
+from scenario_lib import SSHD, Failure, Sshd, fail, finish, log, login_children, wait_login_children  # noqa: E402,F401
 
 SENSOR, LIB = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 AUTH_RULES = ("New code on CPU in authentication", "Unexpected CPU in authentication")
@@ -183,22 +183,7 @@ def folded_whole(line, sshd_names):
 
 
 def main():
-    sl.need_bpf("the sensor loads BPF, and sshd needs root")
-    if not os.access(SSHD, os.X_OK):
-        skip(f"no {SSHD} (Debian's openssh-server)")
-    for tool in ("ssh", "ssh-keygen"):
-        if not shutil.which(tool):
-            skip(f"no {tool} (Debian's openssh-client)")
-    if not os.path.exists(LIB):
-        print(f"FAIL: {LIB} was not built", file=sys.stderr)
-        sys.exit(1)
-    try:
-        with open("/etc/shadow") as f:
-            root = next((l.split(":") for l in f if l.startswith("root:")), None)
-        if root and root[1].startswith("!"):
-            skip("root's account is locked ('!' in /etc/shadow): sshd without PAM refuses even key logins")
-    except OSError:
-        pass
+    sl.need_sshd(LIB)
 
     d = sl.temp_dir("pl-sshd-")
     os.chmod(d, 0o755)
