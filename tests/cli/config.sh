@@ -10,26 +10,13 @@
 set -u
 bin=$1
 src=$2
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # run NAME EXPECTED_STATUS ARGS...: stdout in $tmp/out, stderr in $tmp/err
 run() {
-	name=$1 want=$2
+	_run_name=$1 _run_want=$2
 	shift 2
-	timeout 10 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	[ "$got" = "$want" ] || fail "$name: exit status $got, expected $want; stdout: $(cat "$tmp/out") stderr: $(cat "$tmp/err")"
-}
-
-expect() { # NAME FILE TEXT
-	grep -qF -- "$3" "$tmp/$2" || fail "$1: expected '$3' in $2, got: $(cat "$tmp/$2")"
+	run_bounded 10 "$_run_name" "$_run_want" "$bin" "$@"
 }
 
 conf() { # write stdin to $tmp/c.conf, mode 0644

@@ -16,22 +16,13 @@ set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
 fx=$here/evidence/alerts.jsonl
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # run NAME EXPECTED_STATUS ARGS...: stdout in $tmp/out, stderr in $tmp/err
 run() {
-	name=$1 want=$2
+	_run_name=$1 _run_want=$2
 	shift 2
-	timeout 10 "$bin" evidence "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	[ "$got" = "$want" ] || fail "$name: exit status $got, expected $want; stderr: $(cat "$tmp/err")"
+	run_bounded 10 "$_run_name" "$_run_want" "$bin" evidence "$@"
 }
 
 expect_err() {
