@@ -499,6 +499,10 @@ static void look(struct scan_job *j)
 			}
 			continue;
 		}
+		if (v->meta.created_ns == have_ns && strcmp(v->s->name, have_name) == 0) {
+			v->result = FLEET_RESULT_MAX; /* the bundle in use, synced again (a directory replaced whole) */
+			continue;
+		}
 		cur = text_escape_str(have_name);
 		v->result = FLEET_NOT_NEWER;
 		if (v->meta.created_ns < have_ns)

@@ -334,10 +334,14 @@ static void test_fleet_watches_a_directory_made_again(void **state)
 	assert_false(c.watching);
 
 	assert_int_equal(mkdir(f->fleet, 0755), 0);
-	bundle(f, "ssh-2.bundle", "ssh", NOW0 + 20, 4, f->key, 2);
+	bundle(f, "ssh-1.bundle", "ssh", NOW0 + 10, 3, f->key, 1); /* the bundle in use, synced again: not news */
 	fleet__tick(fl);
 	fleet__counts(fl, &c);
 	assert_true(c.watching);
+	settle(fl, f);
+	assert_int_equal(f->n, 1);
+	assert_int_equal(fleet__generation(fl), 1);
+	bundle(f, "ssh-2.bundle", "ssh", NOW0 + 20, 4, f->key, 2);
 	settle(fl, f);
 	assert_int_equal(f->n, 2);
 	assert_string_equal(f->got[1].file, "ssh-2.bundle");
