@@ -388,8 +388,13 @@ static void sensor_shutdown(struct sensor *s)
 {
 	drain(s, UINT64_MAX);
 	on_identity(s); /* hashes finished meanwhile, for the running records */
-	if (s->opts->process_records)
+	if (s->opts->process_records) {
+		images__closing(s->images);
 		foreach_kernel_proc(s, running_one);
+		/* a process whose final switch came after the drain: its end is in
+		 * the ring and no longer in the table the walk read */
+		drain(s, UINT64_MAX);
+	}
 	/* what dedupe windows still hold is reported before the last stats */
 	pipeline__finish(s->pipe, real_ns());
 	loss_alert(s, true); /* losses not yet alerted on, before syslog's last chance */

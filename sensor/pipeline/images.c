@@ -48,6 +48,14 @@ struct images {
 	uint64_t wait_pass_ns;
 	uint32_t wait_pass_reads;
 	struct pl_wait wait;
+	/* shutdown (images__closing()): the images written "running", so that an
+	 * end record read after the walk does not write one of them again */
+	bool closing, ran_sorted;
+	struct ran {
+		uint32_t tgid;
+		uint64_t image_id;
+	} *ran;
+	size_t nran, ran_cap;
 };
 
 int images__new(const struct images_deps *d, struct images **ret)
@@ -77,8 +85,37 @@ void images__free(struct images *im)
 		scriptkey_cache__free(im->scripts);
 		exitwin__free(im->exits);
 		pipes__free(im->pipes);
+		free(im->ran);
 	}
 	free(im);
+}
+
+void images__closing(struct images *im)
+{
+	im->closing = true;
+}
+
+static int cmp_ran(const void *a, const void *b)
+{
+	const struct ran *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return x->image_id < y->image_id ? -1 : x->image_id > y->image_id;
+}
+
+/* Whether the shutdown's walk wrote (tgid, image_id) "running". */
+static bool ran_already(struct images *im, uint32_t tgid, uint64_t image_id)
+{
+	struct ran key = { .tgid = tgid, .image_id = image_id };
+
+	if (!im->nran)
+		return false;
+	if (!im->ran_sorted) {
+		qsort(im->ran, im->nran, sizeof(im->ran[0]), cmp_ran);
+		im->ran_sorted = true;
+	}
+	return bsearch(&key, im->ran, im->nran, sizeof(im->ran[0]), cmp_ran) != NULL;
 }
 
 const struct images_stats *images__stats(const struct images *im)
@@ -623,6 +660,11 @@ static void on_end(struct images *im, const struct pl_ev_end *ev)
 	const char *peers[PROC_MAX_PEERS];
 	struct pl_sample *s;
 	uint32_t nfails = 0;
+
+	if (im->closing && ran_already(im, tgid, ev->proc.id.image_id)) {
+		im->st.ended_after_running++; /* written "running" by the shutdown's walk: once is enough */
+		return;
+	}
 
 	if (match && match->have_last) {
 		stats_pack__get(match->last, &last);
@@ -1229,6 +1271,20 @@ void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, 
 	s->nfails = s->fail_paths = nfails;
 	s->end_ns = s->time_ns = now + (uint64_t)m2r;
 	s->end_reason = "running";
+	if (im->closing) {
+		if (im->nran == im->ran_cap) {
+			size_t cap = im->ran_cap ? 2 * im->ran_cap : 256;
+			struct ran *r = realloc(im->ran, cap * sizeof(*r));
+
+			if (r) {
+				im->ran = r;
+				im->ran_cap = cap;
+			}
+		}
+		if (im->nran < im->ran_cap) /* else its end, if read, writes it again: counted as any record */
+			im->ran[im->nran++] = (struct ran){ .tgid = tgid, .image_id = p->id.image_id };
+		im->ran_sorted = false;
+	}
 	if (match)
 		binagg__get(im->d.bin, match->binary_id, &s->bin);
 	/* scored, not learned: a running process is not a finished sample; and

@@ -76,6 +76,7 @@ struct images_stats {
 	uint64_t files_judged;
 	uint64_t files_unclassified;
 	bool files_rescan;
+	uint64_t ended_after_running; /* shutdown: ends of images already written "running", dropped */
 };
 
 struct images;
@@ -118,6 +119,16 @@ void images__window(struct images *im, uint32_t tgid, const struct pl_proc *p, u
 /* A process still running at shutdown (now_ns monotonic): scored, written
  * with end_reason "running", never judged or learned. */
 void images__running(struct images *im, uint32_t tgid, const struct pl_proc *p, uint64_t now_ns);
+
+/*
+ * The shutdown begins: the ring is drained, the kernel's table walked
+ * (images__running()), and the ring drained again, for the processes whose
+ * final switch came between the first drain and the walk (their end is in
+ * the ring, no longer in the table). From now on the end of an image the
+ * walk wrote "running" is dropped (counted: ended_after_running), so no
+ * image is written twice.
+ */
+void images__closing(struct images *im);
 
 /* The content hash of the file (kdev, ino) is known (identity__completed()
  * callback; ctx is the images): its images without a binary_id get it, the

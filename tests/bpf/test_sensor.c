@@ -536,6 +536,18 @@ static void test_windows_see_a_spinning_process_and_shutdown_flushes(void **stat
 	if (good < 2)
 		fail_msg("expected >= 2 one-second windows mostly on-CPU for the spinning pid %d, got %d", spin, good);
 	/* windows are deltas of the lifetime counter: they add up to it, less the last partial window */
+	if (!records_find(recs, spin, "exec")) {
+		/* seen once in CI (stop 29): say what the sensor said, to tell a lost end from a lost record */
+		FILE *lf = fopen(s.log, "r");
+		char line[512];
+
+		while (lf && fgets(line, sizeof(line), lf))
+			fprintf(stderr, "sensor: %s", line);
+		if (lf)
+			fclose(lf);
+		fail_msg("no process record of the spinning pid %d's exec image (%d windows of it were mostly on-CPU)",
+			 spin, good);
+	}
 	total = rec_int(exec_image_of(recs, spin), "cpu_ns");
 	if (window_cpu > total || total - window_cpu > 1050000000)
 		fail_msg("windows sum to %lld ns of CPU, the process record says %lld", window_cpu, total);

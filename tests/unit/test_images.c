@@ -818,6 +818,48 @@ static void test_images_running_at_shutdown_is_written_with_its_totals(void **st
 	assert_int_equal(fake_failpaths__size(&f->k), 1);
 }
 
+/* Shutdown: the walk writes what still runs; the ring is then drained
+ * again, and the end of an image the walk wrote is dropped (counted), while
+ * the end of one the walk no longer found (its final switch came between
+ * the first drain and the walk) is written as any end is. */
+static void test_images_end_after_the_shutdown_walk_is_written_once(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+	struct pl_proc q;
+
+	exec_(f, PID(1), ident(1, 11, PL_PROC_EXECED, 101, "svc", 10), "/nonexistent-plumbline/svc", "svc", 3);
+	exec_(f, PID(2), ident(1, 12, PL_PROC_EXECED, 102, "job", 10), "/nonexistent-plumbline/job", "job", 3);
+	assert_int_equal(nrecords(f), 2);
+	images__closing(f->im);
+	memset(&f->p, 0, sizeof(f->p));
+	f->p.id = ident(1, 11, PL_PROC_EXECED, 101, "svc", 10);
+	f->p.st.cpu_ns = 4 * SEC;
+	images__running(f->im, PID(1), &f->p, 100 * SEC);
+	assert_int_equal(nrecords(f), 3);
+	/* svc ends after the walk: already written */
+	end_(f, PID(1), &f->p, 100 * SEC + MS, PL_END_EXIT, 0);
+	assert_int_equal(nrecords(f), 3);
+	assert_int_equal(images__stats(f->im)->ended_after_running, 1);
+	/* job ended before the walk, its end read only now: written */
+	memset(&q, 0, sizeof(q));
+	q.id = ident(1, 12, PL_PROC_EXECED, 102, "job", 10);
+	q.st.cpu_ns = 2 * SEC;
+	end_(f, PID(2), &q, 99 * SEC, PL_END_EXIT, 0);
+	assert_int_equal(nrecords(f), 4);
+	o = rec(f, 3);
+	assert_string_equal(ut_str(o, "type"), "process");
+	assert_string_equal(ut_str(o, "end_reason"), "exit");
+	assert_int_equal(ut_u64(o, "pid"), PID(2));
+	assert_int_equal(ut_u64(o, "cpu_ns"), 2 * SEC);
+	json_object_put(o);
+	/* another image of the walked pid (an exec after the walk) is not the one written */
+	f->p.id.image_id = 13;
+	end_(f, PID(1), &f->p, 100 * SEC + 2 * MS, PL_END_EXIT, 0);
+	assert_int_equal(nrecords(f), 5);
+	assert_int_equal(images__stats(f->im)->ended_after_running, 1);
+}
+
 /* ---- what the ring buffer must not be trusted with ---- */
 
 static void test_images_invalid_records_are_counted_and_ignored(void **state)
@@ -934,6 +976,7 @@ int main(void)
 	    T(test_images_end_without_proc_info_has_null_strings),
 	    T(test_images_comm_without_nul_is_bounded),
 	    T(test_images_running_at_shutdown_is_written_with_its_totals),
+	    T(test_images_end_after_the_shutdown_walk_is_written_once),
 	    T(test_images_invalid_records_are_counted_and_ignored),
 	    T(test_images_fail_path_of_an_unknown_image_is_not_remembered),
 	    cmocka_unit_test_setup_teardown(test_images_start_records_beyond_the_table_are_counted, setup_small_table,
