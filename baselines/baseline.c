@@ -707,14 +707,18 @@ static void mark_frames(const struct strset *set, const struct pl_frame *frames,
 	}
 }
 
-uint32_t baseline__mark_new_frames(const struct baseline *b, const struct baseline *prior, const struct bl_policy *p,
-				   uint64_t now_ns, struct pl_oncpu *oc)
+uint32_t baseline__mark_new_frames(const struct baseline *b, const struct baseline *prior, const struct baseline *fleet,
+				   const struct bl_policy *p, uint64_t now_ns, struct pl_oncpu *oc)
 {
-	const struct baseline *ref = baseline__set_ready(b, BL_SET_ONCPU_FUNCS, p, now_ns) ? b
-				     : baseline__set_ready(prior, BL_SET_ONCPU_FUNCS, p, now_ns) ? prior
-												 : NULL;
-	const struct strset *set = ref ? &ref->set[BL_SET_ONCPU_FUNCS] : NULL;
+	const struct baseline *refs[] = { b, prior, fleet }, *ref = NULL;
+	const struct strset *set;
 	uint32_t marked = 0;
+
+	/* the first of them whose set is saturated */
+	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]) && !ref; i++)
+		if (baseline__set_ready(refs[i], BL_SET_ONCPU_FUNCS, p, now_ns))
+			ref = refs[i];
+	set = ref ? &ref->set[BL_SET_ONCPU_FUNCS] : NULL;
 
 	if (!oc || p->mode == BL_MODE_LEARN)
 		set = NULL; /* learn mode judges nothing: every frame is written not new */

@@ -342,16 +342,17 @@ int baseline__function_member(const char *object, const char *function, char *bu
 
 /*
  * Set is_new on every frame of oc's stacks: a user frame when the functions
- * set of b (or, when that is not ready, of prior) is saturated
+ * set of b (or, when that is not ready, of prior; when neither is, of
+ * fleet, the fleet's baseline of the key) is saturated
  * (baseline__set_ready) and holds no member for it; never a kernel frame
  * (the set learns none). Every frame is written, new or not, so a frame
- * shared by two images' stacks is marked for the one asked about. b and
- * prior may be NULL (nothing is new). The frames must be the caller's to
+ * shared by two images' stacks is marked for the one asked about. b, prior
+ * and fleet may be NULL (all NULL: nothing is new). The frames must be the caller's to
  * write: oc's stacks point at const frames only so that readers keep off. Pure
  * otherwise. Returns the number of frames marked new.
  */
-uint32_t baseline__mark_new_frames(const struct baseline *b, const struct baseline *prior, const struct bl_policy *p,
-				   uint64_t now_ns, struct pl_oncpu *oc);
+uint32_t baseline__mark_new_frames(const struct baseline *b, const struct baseline *prior, const struct baseline *fleet,
+				   const struct bl_policy *p, uint64_t now_ns, struct pl_oncpu *oc);
 
 /* dst += src (same key); hosts add up (saturating). 0, -EINVAL for different keys, -ENOMEM. */
 int baseline__merge(struct baseline *dst, const struct baseline *src);

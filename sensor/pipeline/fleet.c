@@ -203,7 +203,7 @@ void fleet__free(struct fleet *f)
 		return;
 	if (f->job) {
 		if (f->job->threaded)
-			pthread_join(f->loader, NULL); /* one look: a few files read at most */
+			pthread_join(f->loader, NULL); /* one look: at most FLEET_MAX_FILES files */
 		job_free(f->job);
 	}
 	free_view(f->bs, f->n);

@@ -348,15 +348,9 @@ static const struct baseline *fleet_of(struct learner *l, const struct baseline 
 uint32_t learner__mark_new_frames(struct learner *l, const struct baseline *b, struct pl_oncpu *oc)
 {
 	const struct baseline *prior = b && b->prior_key ? bl_store__get(l->store, b->prior_key) : NULL;
-	uint64_t now = real_ns();
 
-	if (!oc)
-		return 0;
-	/* against its own functions, else a ready prior's, else the fleet's (a
-	 * host that joins marks the code its role never ran at once) */
-	if (!baseline__set_ready(prior, BL_SET_ONCPU_FUNCS, &l->pol, now) && fleet_of(l, b, NULL))
-		prior = fleet_of(l, b, NULL);
-	return baseline__mark_new_frames(b, prior, &l->pol, now, oc);
+	/* the fleet's last: a host that joins marks the code its role never ran at once */
+	return oc ? baseline__mark_new_frames(b, prior, fleet_of(l, b, NULL), &l->pol, real_ns(), oc) : 0;
 }
 
 /* The fleet's view of the key into v->fleet (fleet.* fields). */

@@ -1296,7 +1296,7 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 		s.nfunctions = 2;
 		s.function_samples = 5;
 		/* not saturated while learning: nothing is new */
-		assert_int_equal(baseline__mark_new_frames(b, NULL, &p, NOW0 + i * SEC, &oc), 0);
+		assert_int_equal(baseline__mark_new_frames(b, NULL, NULL, &p, NOW0 + i * SEC, &oc), 0);
 		assert_false(user[1].is_new);
 		assert_int_equal(baseline__observe_process(b, NULL, &s, &p, NOW0 + i * SEC, &v), 0);
 		assert_true(v.learned);
@@ -1313,7 +1313,7 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	/* the objects set is another set: sampled objects were never learned here */
 	assert_false(baseline__set_ready(b, BL_SET_ONCPU, &p, NOW0 + HOUR));
 
-	assert_int_equal(baseline__mark_new_frames(b, NULL, &p, NOW0 + HOUR, &oc), 2);
+	assert_int_equal(baseline__mark_new_frames(b, NULL, NULL, &p, NOW0 + HOUR, &oc), 2);
 	assert_false(user[0].is_new);
 	assert_true(user[1].is_new);
 	assert_true(user[2].is_new);
@@ -1331,11 +1331,11 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	assert_false(v.anomalous);
 
 	/* another baseline, not ready, is judged by its ready prior; in learn mode nothing is new */
-	assert_int_equal(baseline__mark_new_frames(fresh, b, &p, NOW0 + HOUR, &oc), 2);
-	assert_int_equal(baseline__mark_new_frames(fresh, NULL, &p, NOW0 + HOUR, &oc), 0);
+	assert_int_equal(baseline__mark_new_frames(fresh, b, NULL, &p, NOW0 + HOUR, &oc), 2);
+	assert_int_equal(baseline__mark_new_frames(fresh, NULL, NULL, &p, NOW0 + HOUR, &oc), 0);
 	assert_false(user[1].is_new);
 	p.mode = BL_MODE_LEARN;
-	assert_int_equal(baseline__mark_new_frames(b, NULL, &p, NOW0 + HOUR, &oc), 0);
+	assert_int_equal(baseline__mark_new_frames(b, NULL, NULL, &p, NOW0 + HOUR, &oc), 0);
 	p.mode = BL_MODE_AUTO;
 
 	/* the file keeps the set and its draws */
@@ -1345,7 +1345,7 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	assert_baseline_equal(b, back);
 	assert_int_equal(back->oncpu_fn_procs, p.min_samples);
 	assert_int_equal(back->oncpu_fn_samples, 5 * p.min_samples);
-	assert_int_equal(baseline__mark_new_frames(back, NULL, &p, NOW0 + HOUR, &oc), 2);
+	assert_int_equal(baseline__mark_new_frames(back, NULL, NULL, &p, NOW0 + HOUR, &oc), 2);
 	baseline__free(back);
 	back = NULL;
 	/* a file without them (written before) loads, empty and not ready: nothing new */
@@ -1357,7 +1357,7 @@ static void test_baseline_oncpu_functions_learned_then_frames_marked_new(void **
 	assert_int_equal(back->oncpu_fn_procs, 0);
 	assert_int_equal(back->oncpu_fn_samples, 0);
 	assert_int_equal(back->set[BL_SET_ONCPU_FUNCS].n, 0);
-	assert_int_equal(baseline__mark_new_frames(back, NULL, &p, NOW0 + HOUR, &oc), 0);
+	assert_int_equal(baseline__mark_new_frames(back, NULL, NULL, &p, NOW0 + HOUR, &oc), 0);
 	json_object_put(o);
 	baseline__free(back);
 	baseline__free(fresh);
